@@ -34,7 +34,7 @@ public final class MpaFrame extends WireView {
     public static final int FLAG_MARKERS = 0x80;
     public static final int FLAG_CRC = 0x40;
     public static final int FLAG_REJECT = 0x20;
-    /** irdma cm.h IETF_MPA_V2_FLAG; RFC 6581 §5 "H" (enhanced connection establishment). */
+    /** irdma cm.h IETF_MPA_V2_FLAG; RFC 6581 enhanced connection establishment; siw iwarp.h calls it MPA_RR_FLAG_ENHANCED. */
     public static final int FLAG_ENHANCED = 0x10;
 
     public static final int REVISION_1 = 1;
