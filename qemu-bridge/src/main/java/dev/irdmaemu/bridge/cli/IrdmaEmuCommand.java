@@ -1,0 +1,31 @@
+package dev.irdmaemu.bridge.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** The top command: {@code irdma-emu [-v] COMMAND}. */
+@Command(name = "irdma-emu",
+        mixinStandardHelpOptions = true,
+        versionProvider = BuildInfo.class,
+        description = "A hardware-model emulator of the RDMA block of Intel's E810 NIC (the device of the Linux "
+                + "irdma driver).",
+        subcommands = {DecodeCommand.class, VersionCommand.class, HelpCommand.class},
+        synopsisSubcommandLabel = "COMMAND",
+        commandListHeading = "%nCommands:%n")
+final class IrdmaEmuCommand implements Callable<Integer> {
+    @Mixin
+    Verbosity verbosity;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        throw new ParameterException(spec.commandLine(), "a command is required");
+    }
+}
