@@ -1,8 +1,10 @@
 package dev.irdmaemu.bridge.cli;
 
 import dev.irdmaemu.bridge.decode.FrameSummarizer;
+import dev.irdmaemu.bridge.decode.SampleTrace;
 import dev.irdmaemu.fw.pcap.PcapFormatException;
 import dev.irdmaemu.fw.pcap.PcapReader;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.AccessDeniedException;
@@ -22,8 +24,10 @@ import picocli.CommandLine.Spec;
  * since the first frame (6 decimals for a microsecond file, 9 for a nanosecond one), then the frame's summary.
  */
 @Command(name = "decode", mixinStandardHelpOptions = true,
-        description = {"Print one line per frame of a classic pcap file: number, seconds since the first frame, "
-                + "source → destination, EtherType, length.",
+        description = {"Print one line per frame of a classic pcap file, like tshark's summary: number, seconds "
+                + "since the first frame, source → destination, protocol, length, then TCP (relative Seq/Ack), "
+                + "MPA Request/Reply, FPDU (CRC ok/BAD/off), DDP and RDMAP.",
+            "Without FILE, decodes the built-in sample trace (what `irdma-emu sample` writes).",
             "A frame cut by the capture's snaplen ends with [captured N of M]."})
 final class DecodeCommand implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(DecodeCommand.class);
@@ -34,7 +38,8 @@ final class DecodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "FILE.pcap", description = "A classic pcap file (Ethernet, µs or ns timestamps).")
+    @Parameters(paramLabel = "FILE.pcap", arity = "0..1",
+            description = "A classic pcap file (Ethernet, µs or ns timestamps); default: the built-in sample.")
     Path file;
 
     @Override
@@ -42,8 +47,11 @@ final class DecodeCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         FrameSummarizer summarizer = new FrameSummarizer();
         StringBuilder line = new StringBuilder(256);
-        try (PcapReader pcap = PcapReader.open(file)) {
-            LOG.info("{}: {} timestamps, {} byte order, snaplen {}", file, pcap.resolution(), pcap.byteOrder(),
+        String name = file == null ? "(built-in sample)" : file.toString();
+        try (PcapReader pcap = file == null
+                ? new PcapReader(new ByteArrayInputStream(SampleTrace.pcapBytes()))
+                : PcapReader.open(file)) {
+            LOG.info("{}: {} timestamps, {} byte order, snaplen {}", name, pcap.resolution(), pcap.byteOrder(),
                     pcap.snaplen());
             int digits = pcap.resolution().fractionDigits();
             long first = 0;
@@ -64,16 +72,16 @@ final class DecodeCommand implements Callable<Integer> {
                 line.append('\n');
                 out.append(line);
             }
-            LOG.debug("{}: {} frames", file, pcap.frameNumber());
+            LOG.debug("{}: {} frames", name, pcap.frameNumber());
             return ExitCodes.OK;
         } catch (NoSuchFileException e) {
-            throw new CliFailure(ExitCodes.NO_INPUT, "decode: " + file + ": no such file", e);
+            throw new CliFailure(ExitCodes.NO_INPUT, "decode: " + name + ": no such file", e);
         } catch (AccessDeniedException e) {
-            throw new CliFailure(ExitCodes.IO_ERROR, "decode: " + file + ": permission denied", e);
+            throw new CliFailure(ExitCodes.IO_ERROR, "decode: " + name + ": permission denied", e);
         } catch (PcapFormatException e) {
-            throw new CliFailure(ExitCodes.DATA_ERROR, "decode: " + file + ": " + e.getMessage(), e);
+            throw new CliFailure(ExitCodes.DATA_ERROR, "decode: " + name + ": " + e.getMessage(), e);
         } catch (IOException e) {
-            throw new CliFailure(ExitCodes.IO_ERROR, "decode: " + file + ": cannot read: " + e.getMessage(), e);
+            throw new CliFailure(ExitCodes.IO_ERROR, "decode: " + name + ": cannot read: " + e.getMessage(), e);
         } finally {
             out.flush();
         }

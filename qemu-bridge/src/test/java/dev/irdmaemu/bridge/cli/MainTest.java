@@ -1,8 +1,10 @@
 package dev.irdmaemu.bridge.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irdmaemu.bridge.decode.SampleTrace;
 import dev.irdmaemu.fw.pcap.PcapWriter;
 import dev.irdmaemu.fw.pcap.SampleFrames;
 import dev.irdmaemu.fw.pcap.TimestampResolution;
@@ -21,9 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /** The irdma-emu command run in-process, with its output captured. */
 class MainTest {
-    private static final String UDP = "02:00:00:00:00:01 → 02:00:00:00:00:02 IPv4 47";
-    private static final String TCP = "02:00:00:00:00:02 → 02:00:00:00:00:01 IPv4 54";
-    private static final String COUNT = "02:00:00:00:00:02 → 02:00:00:00:00:01 IPv4 106";
+    private static final String UDP = "192.0.2.1 → 192.0.2.2 UDP 47 50000 → 50001 Len=5";
+    private static final String TCP = "198.51.100.1 → 198.51.100.2 TCP 54 50002 → 50003 [SYN] Seq=0 Win=65535 Len=0";
+    private static final String COUNT = "192.0.2.2 → 192.0.2.1 UDP 106 50001 → 50000 Len=64";
 
     record Run(int code, String out, String err) {
         List<String> outLines() {
@@ -55,7 +57,7 @@ class MainTest {
         Run r = run("--help");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().startsWith("Usage: irdma-emu"), r.out());
-        for (String expected : new String[] {"Commands:", "decode", "version", "help", "-v, --verbose",
+        for (String expected : new String[] {"Commands:", "decode", "sample", "version", "help", "-v, --verbose",
             "Exit codes:", "65", "66", "74"}) {
             assertTrue(r.out().contains(expected), () -> "no " + expected + " in\n" + r.out());
         }
@@ -102,7 +104,8 @@ class MainTest {
         assertEquals(0, r.code(), r.err());
         assertEquals(List.of(
                 "    1 0.000000000 " + UDP,
-                "    2 1.000000001 02:00:00:00:00:02 → 02:00:00:00:00:01 IPv4 64 [captured 64 of 106]",
+                "    2 1.000000001 02:00:00:00:00:02 → 02:00:00:00:00:01 IPv4 64 "
+                        + "IPv4: total length reaches past the end of the buffer at 16 [captured 64 of 106]",
                 "    3 -0.000000004 " + TCP), r.outLines());
     }
 
@@ -167,10 +170,36 @@ class MainTest {
         Run unknown = run("--frobnicate");
         assertEquals(ExitCodes.USAGE, unknown.code());
         assertTrue(unknown.err().startsWith("irdma-emu: Unknown option: '--frobnicate'"), unknown.err());
-        Run noFile = run("decode");
-        assertEquals(ExitCodes.USAGE, noFile.code());
-        assertTrue(noFile.err().contains("Try 'irdma-emu decode --help'"), noFile.err());
-        assertEquals(2, noFile.errLines().size(), noFile.err());
+        Run twoFiles = run("decode", "a.pcap", "b.pcap");
+        assertEquals(ExitCodes.USAGE, twoFiles.code());
+        assertTrue(twoFiles.err().contains("Try 'irdma-emu decode --help'"), twoFiles.err());
+        assertEquals(2, twoFiles.errLines().size(), twoFiles.err());
+    }
+
+    @Test
+    void decodeWithoutAFileDecodesTheBuiltInSample() throws IOException {
+        Run r = run("decode");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(SampleTrace.FRAMES, r.outLines().size(), r.out());
+        Path file = dir.resolve("handshake.pcap");
+        SampleTrace.writeFile(file);
+        assertEquals(r.out(), run("decode", file.toString()).out());
+        assertTrue(r.outLines().get(0).startsWith("    1 0.000000000 192.0.2.1 → 192.0.2.2 TCP 66 49152 → 4791 [SYN]"),
+                r.out());
+    }
+
+    @Test
+    void sampleWritesTheTraceWhereAsked() throws IOException {
+        Path file = dir.resolve("new/handshake.pcap");
+        Run r = run("sample", file.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("wrote " + file + " (" + SampleTrace.FRAMES + " frames)"), r.outLines());
+        assertArrayEquals(SampleTrace.pcapBytes(), Files.readAllBytes(file));
+        Files.writeString(dir.resolve("plain"), "x");
+        Run notADirectory = run("sample", dir.resolve("plain").resolve("x.pcap").toString());
+        assertEquals(ExitCodes.IO_ERROR, notADirectory.code());
+        assertEquals(1, notADirectory.errLines().size(), notADirectory.err());
+        assertTrue(notADirectory.err().startsWith("irdma-emu: sample: "), notADirectory.err());
     }
 
     @Test
