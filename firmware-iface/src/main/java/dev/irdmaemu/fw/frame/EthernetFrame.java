@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.frame;
 
+import dev.irdmaemu.fw.NetworkOrder;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -71,7 +72,7 @@ public final class EthernetFrame {
     public EthernetFrame wrap(BytesStore<?, ?> store, long offset, long length) {
         this.store = store;
         this.offset = offset;
-        this.length = Wire.usableLength(store, offset, length);
+        this.length = NetworkOrder.usableLength(store, offset, length);
         this.failedAt = -1;
         return this;
     }
@@ -160,10 +161,10 @@ public final class EthernetFrame {
 
     /** Write an untagged header at {@code offset}; answers the header length (14). */
     public static int write(BytesStore<?, ?> store, long offset, long destination, long source, int etherType) {
-        Wire.requireRange(store, offset, HEADER_LENGTH);
-        Wire.put48(store, offset + DST, destination);
-        Wire.put48(store, offset + SRC, source);
-        Wire.put16(store, offset + TYPE_OR_TPID, etherType);
+        NetworkOrder.requireRange(store, offset, HEADER_LENGTH);
+        NetworkOrder.put48(store, offset + DST, destination);
+        NetworkOrder.put48(store, offset + SRC, source);
+        NetworkOrder.put16(store, offset + TYPE_OR_TPID, etherType);
         return HEADER_LENGTH;
     }
 
@@ -173,20 +174,20 @@ public final class EthernetFrame {
         if (pcp < 0 || pcp > 7 || vlanId < 0 || vlanId > 0xfff) {
             throw new IllegalArgumentException("802.1Q PCP must be 0..7 and VID 0..4095");
         }
-        Wire.requireRange(store, offset, TAGGED_HEADER_LENGTH);
-        Wire.put48(store, offset + DST, destination);
-        Wire.put48(store, offset + SRC, source);
-        Wire.put16(store, offset + TYPE_OR_TPID, ETHERTYPE_VLAN);
-        Wire.put16(store, offset + TCI, (pcp << 13) | (dei ? 0x1000 : 0) | vlanId);
-        Wire.put16(store, offset + INNER_TYPE, etherType);
+        NetworkOrder.requireRange(store, offset, TAGGED_HEADER_LENGTH);
+        NetworkOrder.put48(store, offset + DST, destination);
+        NetworkOrder.put48(store, offset + SRC, source);
+        NetworkOrder.put16(store, offset + TYPE_OR_TPID, ETHERTYPE_VLAN);
+        NetworkOrder.put16(store, offset + TCI, (pcp << 13) | (dei ? 0x1000 : 0) | vlanId);
+        NetworkOrder.put16(store, offset + INNER_TYPE, etherType);
         return TAGGED_HEADER_LENGTH;
     }
 
     private int u16(int rel) {
-        return rel + 2 <= length ? Wire.u16(store, offset + rel) : 0;
+        return rel + 2 <= length ? NetworkOrder.u16(store, offset + rel) : 0;
     }
 
     private long u48(int rel) {
-        return rel + 6 <= length ? Wire.u48(store, offset + rel) : 0;
+        return rel + 6 <= length ? NetworkOrder.u48(store, offset + rel) : 0;
     }
 }

@@ -1,6 +1,7 @@
 package dev.irdmaemu.fw.frame;
 
 import java.nio.ByteOrder;
+import dev.irdmaemu.fw.NetworkOrder;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -34,7 +35,7 @@ public final class InternetChecksum {
      * @throws IllegalArgumentException if the range is not inside the store (a caller bug, not wire input)
      */
     public static int sum(BytesStore<?, ?> store, long offset, long length) {
-        Wire.requireRange(store, offset, length);
+        NetworkOrder.requireRange(store, offset, length);
         return sumUnchecked(store, offset, length);
     }
 

@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.frame;
 
+import dev.irdmaemu.fw.NetworkOrder;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -73,7 +74,7 @@ public final class Ipv4Header {
     public Ipv4Header wrap(BytesStore<?, ?> store, long offset, long length) {
         this.store = store;
         this.offset = offset;
-        this.length = Wire.usableLength(store, offset, length);
+        this.length = NetworkOrder.usableLength(store, offset, length);
         this.failedAt = -1;
         return this;
     }
@@ -226,31 +227,31 @@ public final class Ipv4Header {
         if (totalLength < MIN_HEADER_LENGTH || totalLength > 0xffff) {
             throw new IllegalArgumentException("IPv4 total length must be 20..65535, was " + totalLength);
         }
-        Wire.requireRange(store, offset, MIN_HEADER_LENGTH);
-        Wire.put8(store, offset + VER_IHL, 0x45);
-        Wire.put8(store, offset + TOS, tos);
-        Wire.put16(store, offset + TOTAL_LENGTH, totalLength);
-        Wire.put16(store, offset + IDENTIFICATION, identification);
-        Wire.put16(store, offset + FLAGS_FRAGMENT, dontFragment ? FLAG_DF : 0);
-        Wire.put8(store, offset + TTL, ttl);
-        Wire.put8(store, offset + PROTOCOL, protocol);
-        Wire.put16(store, offset + CHECKSUM, 0);
-        Wire.put32(store, offset + SOURCE, source);
-        Wire.put32(store, offset + DESTINATION, destination);
-        Wire.put16(store, offset + CHECKSUM,
+        NetworkOrder.requireRange(store, offset, MIN_HEADER_LENGTH);
+        NetworkOrder.put8(store, offset + VER_IHL, 0x45);
+        NetworkOrder.put8(store, offset + TOS, tos);
+        NetworkOrder.put16(store, offset + TOTAL_LENGTH, totalLength);
+        NetworkOrder.put16(store, offset + IDENTIFICATION, identification);
+        NetworkOrder.put16(store, offset + FLAGS_FRAGMENT, dontFragment ? FLAG_DF : 0);
+        NetworkOrder.put8(store, offset + TTL, ttl);
+        NetworkOrder.put8(store, offset + PROTOCOL, protocol);
+        NetworkOrder.put16(store, offset + CHECKSUM, 0);
+        NetworkOrder.put32(store, offset + SOURCE, source);
+        NetworkOrder.put32(store, offset + DESTINATION, destination);
+        NetworkOrder.put16(store, offset + CHECKSUM,
                 InternetChecksum.complement(InternetChecksum.sumUnchecked(store, offset, MIN_HEADER_LENGTH)));
         return MIN_HEADER_LENGTH;
     }
 
     private int u8(int rel) {
-        return rel + 1 <= length ? Wire.u8(store, offset + rel) : 0;
+        return rel + 1 <= length ? NetworkOrder.u8(store, offset + rel) : 0;
     }
 
     private int u16(int rel) {
-        return rel + 2 <= length ? Wire.u16(store, offset + rel) : 0;
+        return rel + 2 <= length ? NetworkOrder.u16(store, offset + rel) : 0;
     }
 
     private int i32(int rel) {
-        return rel + 4 <= length ? Wire.i32(store, offset + rel) : 0;
+        return rel + 4 <= length ? NetworkOrder.i32(store, offset + rel) : 0;
     }
 }

@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.frame;
 
+import dev.irdmaemu.fw.NetworkOrder;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -58,7 +59,7 @@ public final class Ipv6Header {
     public Ipv6Header wrap(BytesStore<?, ?> store, long offset, long length) {
         this.store = store;
         this.offset = offset;
-        this.length = Wire.usableLength(store, offset, length);
+        this.length = NetworkOrder.usableLength(store, offset, length);
         this.failedAt = -1;
         return this;
     }
@@ -169,31 +170,31 @@ public final class Ipv6Header {
         if (payloadLength < 0 || payloadLength > 0xffff) {
             throw new IllegalArgumentException("IPv6 payload length must be 0..65535, was " + payloadLength);
         }
-        Wire.requireRange(store, offset, HEADER_LENGTH);
-        Wire.put32(store, offset + VER_TC_FLOW, (6 << 28) | ((trafficClass & 0xff) << 20) | (flowLabel & 0xfffff));
-        Wire.put16(store, offset + PAYLOAD_LENGTH, payloadLength);
-        Wire.put8(store, offset + NEXT_HEADER, nextHeader);
-        Wire.put8(store, offset + HOP_LIMIT, hopLimit);
-        Wire.put64(store, offset + SOURCE, sourceHi);
-        Wire.put64(store, offset + SOURCE + 8, sourceLo);
-        Wire.put64(store, offset + DESTINATION, destinationHi);
-        Wire.put64(store, offset + DESTINATION + 8, destinationLo);
+        NetworkOrder.requireRange(store, offset, HEADER_LENGTH);
+        NetworkOrder.put32(store, offset + VER_TC_FLOW, (6 << 28) | ((trafficClass & 0xff) << 20) | (flowLabel & 0xfffff));
+        NetworkOrder.put16(store, offset + PAYLOAD_LENGTH, payloadLength);
+        NetworkOrder.put8(store, offset + NEXT_HEADER, nextHeader);
+        NetworkOrder.put8(store, offset + HOP_LIMIT, hopLimit);
+        NetworkOrder.put64(store, offset + SOURCE, sourceHi);
+        NetworkOrder.put64(store, offset + SOURCE + 8, sourceLo);
+        NetworkOrder.put64(store, offset + DESTINATION, destinationHi);
+        NetworkOrder.put64(store, offset + DESTINATION + 8, destinationLo);
         return HEADER_LENGTH;
     }
 
     private int u8(int rel) {
-        return rel + 1 <= length ? Wire.u8(store, offset + rel) : 0;
+        return rel + 1 <= length ? NetworkOrder.u8(store, offset + rel) : 0;
     }
 
     private int u16(int rel) {
-        return rel + 2 <= length ? Wire.u16(store, offset + rel) : 0;
+        return rel + 2 <= length ? NetworkOrder.u16(store, offset + rel) : 0;
     }
 
     private long u32(int rel) {
-        return rel + 4 <= length ? Wire.u32(store, offset + rel) : 0;
+        return rel + 4 <= length ? NetworkOrder.u32(store, offset + rel) : 0;
     }
 
     private long i64(int rel) {
-        return rel + 8 <= length ? Wire.i64(store, offset + rel) : 0;
+        return rel + 8 <= length ? NetworkOrder.i64(store, offset + rel) : 0;
     }
 }

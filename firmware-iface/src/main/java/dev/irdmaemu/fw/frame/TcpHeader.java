@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.frame;
 
+import dev.irdmaemu.fw.NetworkOrder;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -105,7 +106,7 @@ public final class TcpHeader {
     public TcpHeader wrap(BytesStore<?, ?> store, long offset, long length) {
         this.store = store;
         this.offset = offset;
-        this.length = Wire.usableLength(store, offset, length);
+        this.length = NetworkOrder.usableLength(store, offset, length);
         this.failedAt = -1;
         clearOptions();
         return this;
@@ -387,13 +388,13 @@ public final class TcpHeader {
 
     /** Write the checksum of a segment already in the buffer (its checksum field is overwritten). */
     public static void writeChecksum(BytesStore<?, ?> store, long offset, long segmentLength, long pseudoHeaderSum) {
-        Wire.requireRange(store, offset, segmentLength);
+        NetworkOrder.requireRange(store, offset, segmentLength);
         if (segmentLength < MIN_HEADER_LENGTH) {
             throw new IllegalArgumentException("TCP segment shorter than its header: " + segmentLength);
         }
-        Wire.put16(store, offset + CHECKSUM, 0);
+        NetworkOrder.put16(store, offset + CHECKSUM, 0);
         int sum = InternetChecksum.sumUnchecked(store, offset, segmentLength);
-        Wire.put16(store, offset + CHECKSUM, InternetChecksum.complement(pseudoHeaderSum + sum));
+        NetworkOrder.put16(store, offset + CHECKSUM, InternetChecksum.complement(pseudoHeaderSum + sum));
     }
 
     /** {@link #writeChecksum} over the IPv4 pseudo-header (RFC 9293 §3.1). */
@@ -542,48 +543,48 @@ public final class TcpHeader {
         /** Write the header at {@code offset}; answers the header length. */
         public int write(BytesStore<?, ?> store, long offset) {
             int headerLength = headerLength();
-            Wire.requireRange(store, offset, headerLength);
-            Wire.put16(store, offset + SOURCE_PORT, sourcePort);
-            Wire.put16(store, offset + DESTINATION_PORT, destinationPort);
-            Wire.put32(store, offset + SEQUENCE, (int) sequence);
-            Wire.put32(store, offset + ACKNOWLEDGMENT, (int) acknowledgment);
-            Wire.put8(store, offset + DATA_OFFSET, (headerLength / 4) << 4);
-            Wire.put8(store, offset + FLAGS, flags);
-            Wire.put16(store, offset + WINDOW, window);
-            Wire.put16(store, offset + CHECKSUM, 0);
-            Wire.put16(store, offset + URGENT, urgentPointer);
+            NetworkOrder.requireRange(store, offset, headerLength);
+            NetworkOrder.put16(store, offset + SOURCE_PORT, sourcePort);
+            NetworkOrder.put16(store, offset + DESTINATION_PORT, destinationPort);
+            NetworkOrder.put32(store, offset + SEQUENCE, (int) sequence);
+            NetworkOrder.put32(store, offset + ACKNOWLEDGMENT, (int) acknowledgment);
+            NetworkOrder.put8(store, offset + DATA_OFFSET, (headerLength / 4) << 4);
+            NetworkOrder.put8(store, offset + FLAGS, flags);
+            NetworkOrder.put16(store, offset + WINDOW, window);
+            NetworkOrder.put16(store, offset + CHECKSUM, 0);
+            NetworkOrder.put16(store, offset + URGENT, urgentPointer);
             long at = offset + MIN_HEADER_LENGTH;
             if (mss >= 0) {
-                Wire.put8(store, at, OPTION_MSS);
-                Wire.put8(store, at + 1, 4);
-                Wire.put16(store, at + 2, mss);
+                NetworkOrder.put8(store, at, OPTION_MSS);
+                NetworkOrder.put8(store, at + 1, 4);
+                NetworkOrder.put16(store, at + 2, mss);
                 at += 4;
             }
             if (timestamps) {
                 if (sackPermitted) {
-                    Wire.put8(store, at, OPTION_SACK_PERMITTED);
-                    Wire.put8(store, at + 1, 2);
+                    NetworkOrder.put8(store, at, OPTION_SACK_PERMITTED);
+                    NetworkOrder.put8(store, at + 1, 2);
                 } else {
-                    Wire.put8(store, at, OPTION_NOP);
-                    Wire.put8(store, at + 1, OPTION_NOP);
+                    NetworkOrder.put8(store, at, OPTION_NOP);
+                    NetworkOrder.put8(store, at + 1, OPTION_NOP);
                 }
-                Wire.put8(store, at + 2, OPTION_TIMESTAMPS);
-                Wire.put8(store, at + 3, 10);
-                Wire.put32(store, at + 4, (int) tsVal);
-                Wire.put32(store, at + 8, (int) tsEcr);
+                NetworkOrder.put8(store, at + 2, OPTION_TIMESTAMPS);
+                NetworkOrder.put8(store, at + 3, 10);
+                NetworkOrder.put32(store, at + 4, (int) tsVal);
+                NetworkOrder.put32(store, at + 8, (int) tsEcr);
                 at += 12;
             } else if (sackPermitted) {
-                Wire.put8(store, at, OPTION_NOP);
-                Wire.put8(store, at + 1, OPTION_NOP);
-                Wire.put8(store, at + 2, OPTION_SACK_PERMITTED);
-                Wire.put8(store, at + 3, 2);
+                NetworkOrder.put8(store, at, OPTION_NOP);
+                NetworkOrder.put8(store, at + 1, OPTION_NOP);
+                NetworkOrder.put8(store, at + 2, OPTION_SACK_PERMITTED);
+                NetworkOrder.put8(store, at + 3, 2);
                 at += 4;
             }
             if (windowScale >= 0) {
-                Wire.put8(store, at, OPTION_NOP);
-                Wire.put8(store, at + 1, OPTION_WINDOW_SCALE);
-                Wire.put8(store, at + 2, 3);
-                Wire.put8(store, at + 3, windowScale);
+                NetworkOrder.put8(store, at, OPTION_NOP);
+                NetworkOrder.put8(store, at + 1, OPTION_WINDOW_SCALE);
+                NetworkOrder.put8(store, at + 2, 3);
+                NetworkOrder.put8(store, at + 3, windowScale);
             }
             return headerLength;
         }
@@ -597,14 +598,14 @@ public final class TcpHeader {
     }
 
     private int u8(int rel) {
-        return rel + 1 <= length ? Wire.u8(store, offset + rel) : 0;
+        return rel + 1 <= length ? NetworkOrder.u8(store, offset + rel) : 0;
     }
 
     private int u16(int rel) {
-        return rel + 2 <= length ? Wire.u16(store, offset + rel) : 0;
+        return rel + 2 <= length ? NetworkOrder.u16(store, offset + rel) : 0;
     }
 
     private long u32(int rel) {
-        return rel + 4 <= length ? Wire.u32(store, offset + rel) : 0;
+        return rel + 4 <= length ? NetworkOrder.u32(store, offset + rel) : 0;
     }
 }

@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.frame;
 
+import dev.irdmaemu.fw.NetworkOrder;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -83,7 +84,7 @@ public final class TcpPacket {
     public TcpPacket wrap(BytesStore<?, ?> store, long offset, long length) {
         this.store = store;
         this.offset = offset;
-        this.length = Wire.usableLength(store, offset, length);
+        this.length = NetworkOrder.usableLength(store, offset, length);
         clear();
         ethernet.wrap(store, offset, this.length);
         return this;

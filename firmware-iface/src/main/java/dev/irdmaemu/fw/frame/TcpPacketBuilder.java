@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.frame;
 
+import dev.irdmaemu.fw.NetworkOrder;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -179,7 +180,7 @@ public final class TcpPacketBuilder {
         if (payloadLength > ipLimit || ipPayload > ipLimit) {
             throw new IllegalArgumentException("TCP segment of " + ipPayload + " bytes does not fit in one IP packet");
         }
-        Wire.requireRange(out, offset, (long) headers + payloadLength);
+        NetworkOrder.requireRange(out, offset, (long) headers + payloadLength);
 
         long at = offset;
         int etherType = ipv6 ? EthernetFrame.ETHERTYPE_IPV6 : EthernetFrame.ETHERTYPE_IPV4;
@@ -225,7 +226,7 @@ public final class TcpPacketBuilder {
     public int build(BytesStore<?, ?> out, long offset, BytesStore<?, ?> payload, long payloadOffset,
                      int payloadLength) {
         if (payloadLength > 0) {
-            Wire.requireRange(payload, payloadOffset, payloadLength);
+            NetworkOrder.requireRange(payload, payloadOffset, payloadLength);
         }
         long at = begin(out, offset, payloadLength);
         if (payloadLength > 0) {

@@ -1,5 +1,7 @@
 package dev.irdmaemu.fw.iwarp;
 
+import dev.irdmaemu.fw.NetworkOrder;
+
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -187,22 +189,22 @@ public final class DdpHeader extends WireView {
 
     /** Writes a tagged header (14 bytes) at absolute {@code offset}; answers the bytes written. */
     public static int writeTagged(BytesStore<?, ?> dst, long offset, int opcode, boolean last, int stag, long to) {
-        put8(dst, offset + OFF_CONTROL, controlByte(true, last));
-        put8(dst, offset + OFF_RDMAP_CONTROL, rdmapControlByte(opcode));
-        put32(dst, offset + OFF_STAG, stag);
-        put64(dst, offset + OFF_TO, to);
+        NetworkOrder.put8(dst, offset + OFF_CONTROL, controlByte(true, last));
+        NetworkOrder.put8(dst, offset + OFF_RDMAP_CONTROL, rdmapControlByte(opcode));
+        NetworkOrder.put32(dst, offset + OFF_STAG, stag);
+        NetworkOrder.put64(dst, offset + OFF_TO, to);
         return TAGGED_LENGTH;
     }
 
     /** Writes an untagged header (18 bytes) at absolute {@code offset}; answers the bytes written. */
     public static int writeUntagged(BytesStore<?, ?> dst, long offset, int opcode, boolean last,
                                     int invalidateStag, int qn, int msn, int mo) {
-        put8(dst, offset + OFF_CONTROL, controlByte(false, last));
-        put8(dst, offset + OFF_RDMAP_CONTROL, rdmapControlByte(opcode));
-        put32(dst, offset + OFF_INVALIDATE_STAG, invalidateStag);
-        put32(dst, offset + OFF_QN, qn);
-        put32(dst, offset + OFF_MSN, msn);
-        put32(dst, offset + OFF_MO, mo);
+        NetworkOrder.put8(dst, offset + OFF_CONTROL, controlByte(false, last));
+        NetworkOrder.put8(dst, offset + OFF_RDMAP_CONTROL, rdmapControlByte(opcode));
+        NetworkOrder.put32(dst, offset + OFF_INVALIDATE_STAG, invalidateStag);
+        NetworkOrder.put32(dst, offset + OFF_QN, qn);
+        NetworkOrder.put32(dst, offset + OFF_MSN, msn);
+        NetworkOrder.put32(dst, offset + OFF_MO, mo);
         return UNTAGGED_LENGTH;
     }
 }

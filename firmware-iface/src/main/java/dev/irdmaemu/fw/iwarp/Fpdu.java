@@ -1,5 +1,7 @@
 package dev.irdmaemu.fw.iwarp;
 
+import dev.irdmaemu.fw.NetworkOrder;
+
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -137,12 +139,12 @@ public final class Fpdu extends WireView {
         if (ulpduLength < 0 || ulpduLength > MAX_ULPDU_LENGTH) {
             throw new IllegalArgumentException("ULPDU_Length " + ulpduLength);
         }
-        requireRoom(capacity, LENGTH_SIZE + ulpduLength + padFor(ulpduLength), "FPDU");
+        NetworkOrder.requireRoom(capacity, LENGTH_SIZE + ulpduLength + padFor(ulpduLength), "FPDU");
         out = dst;
         outBase = offset;
         outCapacity = capacity;
         outUlpdu = ulpduLength;
-        put16(dst, offset, ulpduLength);
+        NetworkOrder.put16(dst, offset, ulpduLength);
         return offset + LENGTH_SIZE;
     }
 
@@ -154,10 +156,10 @@ public final class Fpdu extends WireView {
         int ulp = outUlpdu;
         outUlpdu = -1;
         int total = totalLengthFor(ulp, crcEnabled);
-        requireRoom(outCapacity, total, "FPDU");
+        NetworkOrder.requireRoom(outCapacity, total, "FPDU");
         long padAt = outBase + LENGTH_SIZE + ulp;
         for (int i = 0, n = padFor(ulp); i < n; i++) {
-            put8(out, padAt + i, 0);
+            NetworkOrder.put8(out, padAt + i, 0);
         }
         if (crcEnabled) {
             int body = total - CRC_SIZE;

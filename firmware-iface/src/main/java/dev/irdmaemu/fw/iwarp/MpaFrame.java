@@ -1,5 +1,7 @@
 package dev.irdmaemu.fw.iwarp;
 
+import dev.irdmaemu.fw.NetworkOrder;
+
 import java.nio.charset.StandardCharsets;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -323,18 +325,18 @@ public final class MpaFrame extends WireView {
                 throw new IllegalArgumentException("PD_Length " + pdField + " above " + MAX_PRIVATE_DATA);
             }
             int total = HEADER_SIZE + pdField;
-            requireRoom(capacity, total, "MPA frame");
+            NetworkOrder.requireRoom(capacity, total, "MPA frame");
             String key = request ? KEY_REQUEST : KEY_REPLY;
             for (int i = 0; i < KEY_SIZE; i++) {
-                put8(dst, offset + i, key.charAt(i));
+                NetworkOrder.put8(dst, offset + i, key.charAt(i));
             }
-            put8(dst, offset + OFF_FLAGS, flags);
-            put8(dst, offset + OFF_REVISION, revision);
-            put16(dst, offset + OFF_PD_LENGTH, pdField);
+            NetworkOrder.put8(dst, offset + OFF_FLAGS, flags);
+            NetworkOrder.put8(dst, offset + OFF_REVISION, revision);
+            NetworkOrder.put16(dst, offset + OFF_PD_LENGTH, pdField);
             long pd = offset + OFF_PRIVATE_DATA;
             if (rtr) {
-                put16(dst, offset + OFF_CTRL_IRD, ctrlIrd);
-                put16(dst, offset + OFF_CTRL_ORD, ctrlOrd);
+                NetworkOrder.put16(dst, offset + OFF_CTRL_IRD, ctrlIrd);
+                NetworkOrder.put16(dst, offset + OFF_CTRL_ORD, ctrlOrd);
                 pd += RTR_SIZE;
             }
             if (pdLength > 0) {

@@ -1,5 +1,7 @@
 package dev.irdmaemu.fw.iwarp;
 
+import dev.irdmaemu.fw.NetworkOrder;
+
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -57,11 +59,11 @@ public final class RdmaReadRequest extends WireView {
     /** Writes the 28-byte header at absolute {@code offset}; answers 28. */
     public static int write(BytesStore<?, ?> dst, long offset, int sinkStag, long sinkTo, int readMessageSize,
                             int sourceStag, long sourceTo) {
-        put32(dst, offset + OFF_SINK_STAG, sinkStag);
-        put64(dst, offset + OFF_SINK_TO, sinkTo);
-        put32(dst, offset + OFF_READ_SIZE, readMessageSize);
-        put32(dst, offset + OFF_SOURCE_STAG, sourceStag);
-        put64(dst, offset + OFF_SOURCE_TO, sourceTo);
+        NetworkOrder.put32(dst, offset + OFF_SINK_STAG, sinkStag);
+        NetworkOrder.put64(dst, offset + OFF_SINK_TO, sinkTo);
+        NetworkOrder.put32(dst, offset + OFF_READ_SIZE, readMessageSize);
+        NetworkOrder.put32(dst, offset + OFF_SOURCE_STAG, sourceStag);
+        NetworkOrder.put64(dst, offset + OFF_SOURCE_TO, sourceTo);
         return LENGTH;
     }
 }

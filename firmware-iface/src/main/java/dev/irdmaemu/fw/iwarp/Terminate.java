@@ -1,5 +1,7 @@
 package dev.irdmaemu.fw.iwarp;
 
+import dev.irdmaemu.fw.NetworkOrder;
+
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -226,16 +228,16 @@ public final class Terminate extends WireView {
                         ? DdpHeader.TAGGED_LENGTH : DdpHeader.UNTAGGED_LENGTH;
         int total = CONTROL_LENGTH + (ddpSegmentLength >= 0 ? DDP_SEGMENT_LENGTH_SIZE : 0) + ddpLen
                 + (rdmaHeader != null ? RdmaReadRequest.LENGTH : 0);
-        requireRoom(capacity, total, "Terminate");
+        NetworkOrder.requireRoom(capacity, total, "Terminate");
         int hdrct = (ddpSegmentLength >= 0 ? FLAG_M : 0) | (ddpHeader != null ? FLAG_D : 0)
                 | (rdmaHeader != null ? FLAG_R : 0);
-        put8(dst, offset + OFF_LAYER_ETYPE, (layer & 0x0f) << 4 | (errorType & 0x0f));
-        put8(dst, offset + OFF_ERROR_CODE, errorCode);
-        put8(dst, offset + OFF_HDRCT, hdrct);
-        put8(dst, offset + 3, 0);
+        NetworkOrder.put8(dst, offset + OFF_LAYER_ETYPE, (layer & 0x0f) << 4 | (errorType & 0x0f));
+        NetworkOrder.put8(dst, offset + OFF_ERROR_CODE, errorCode);
+        NetworkOrder.put8(dst, offset + OFF_HDRCT, hdrct);
+        NetworkOrder.put8(dst, offset + 3, 0);
         long at = offset + OFF_HEADERS;
         if (ddpSegmentLength >= 0) {
-            put16(dst, at, ddpSegmentLength);
+            NetworkOrder.put16(dst, at, ddpSegmentLength);
             at += DDP_SEGMENT_LENGTH_SIZE;
         }
         if (ddpHeader != null) {

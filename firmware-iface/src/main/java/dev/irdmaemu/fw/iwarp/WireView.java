@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.iwarp;
 
+import dev.irdmaemu.fw.NetworkOrder;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -24,13 +25,7 @@ abstract class WireView {
             length = 0;
             return;
         }
-        long lo = s.start();
-        long hi = s.readLimit();
-        if (offset < lo || offset >= hi) {
-            length = 0;
-            return;
-        }
-        length = Math.min(len, hi - offset);
+        length = NetworkOrder.usableLength(s, offset, len);
     }
 
     final boolean has(long rel, long n) {
@@ -42,45 +37,19 @@ abstract class WireView {
     }
 
     final int u16(long rel) {
-        return has(rel, 2) ? Short.toUnsignedInt(Short.reverseBytes(store.readShort(base + rel))) : 0;
+        return has(rel, 2) ? NetworkOrder.u16(store, base + rel) : 0;
     }
 
     final int u32(long rel) {
-        return has(rel, 4) ? Integer.reverseBytes(store.readInt(base + rel)) : 0;
+        return has(rel, 4) ? NetworkOrder.i32(store, base + rel) : 0;
     }
 
     final long u64(long rel) {
-        return has(rel, 8) ? Long.reverseBytes(store.readLong(base + rel)) : 0L;
+        return has(rel, 8) ? NetworkOrder.i64(store, base + rel) : 0L;
     }
 
     final <C extends Enum<C>> C fail(C check, long rel) {
         failedAt = (int) Math.max(0, Math.min(rel, Integer.MAX_VALUE));
         return check;
-    }
-
-    static void put8(BytesStore<?, ?> s, long off, int v) {
-        s.writeByte(off, (byte) v);
-    }
-
-    static void put16(BytesStore<?, ?> s, long off, int v) {
-        s.writeShort(off, Short.reverseBytes((short) v));
-    }
-
-    static void put32(BytesStore<?, ?> s, long off, int v) {
-        s.writeInt(off, Integer.reverseBytes(v));
-    }
-
-    static void put64(BytesStore<?, ?> s, long off, long v) {
-        s.writeLong(off, Long.reverseBytes(v));
-    }
-
-    static int get8(BytesStore<?, ?> s, long off) {
-        return s.readUnsignedByte(off);
-    }
-
-    static void requireRoom(long capacity, long needed, String what) {
-        if (capacity < needed) {
-            throw new IllegalArgumentException(what + " needs " + needed + " bytes, buffer has " + capacity);
-        }
     }
 }
