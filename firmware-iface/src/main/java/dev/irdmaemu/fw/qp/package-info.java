@@ -1,0 +1,7 @@
+/**
+ * The iWARP QP host context ({@link dev.irdmaemu.fw.qp.QpContext}) as irdma_sc_qp_setctx writes it for gen2,
+ * with the driver's info structures as records ({@link dev.irdmaemu.fw.qp.TcpOffloadInfo},
+ * {@link dev.irdmaemu.fw.qp.IwarpOffloadInfo}, {@link dev.irdmaemu.fw.qp.QpHostContextInfo},
+ * {@link dev.irdmaemu.fw.qp.QpResources}).
+ */
+package dev.irdmaemu.fw.qp;

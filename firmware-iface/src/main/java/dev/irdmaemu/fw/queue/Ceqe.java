@@ -1,0 +1,54 @@
+package dev.irdmaemu.fw.queue;
+
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * Flyweight over one 8-byte completion event queue entry (user.h IRDMA_CEQE_SIZE = 1 quadword):
+ * IRDMA_CEQE_CQCTX [62:0] carries the CQ id, IRDMA_CEQE_VALID is bit 63 (defs.h). irdma_sc_process_ceq reads
+ * the quadword, compares bit 63 with the ring polarity, keeps the low 32 bits as the CQ index and skips entries
+ * whose index is not below the committed CQ count (or is IRDMA_INVALID_CQ_IDX, written by
+ * irdma_sc_cleanup_ceqes for a destroyed CQ).
+ */
+public final class Ceqe extends QuadView {
+    public static final int SIZE = 8;
+    public static final int BIT_VALID = 63;
+    /** irdma.h IRDMA_INVALID_CQ_IDX. */
+    public static final long INVALID_CQ_IDX = 0xffff_ffffL;
+
+    public Ceqe wrap(BytesStore<?, ?> store, long offset, long length) {
+        attach(store, offset, length);
+        return this;
+    }
+
+    public CqeCheck validate(boolean polarity) {
+        failedAt = -1;
+        if (!has(0, SIZE)) {
+            return fail(CqeCheck.TRUNCATED, length);
+        }
+        if (valid() != polarity) {
+            return fail(CqeCheck.NOT_POSTED, 7);
+        }
+        return CqeCheck.ACCEPTED;
+    }
+
+    /** IRDMA_CEQE_CQCTX [62:0]. */
+    public long cqContext() {
+        return get(q(0), 62, 0);
+    }
+
+    /** The CQ index as irdma_sc_process_ceq takes it: the low 32 bits, unsigned. */
+    public long cqIndex() {
+        return q(0) & 0xffff_ffffL;
+    }
+
+    public boolean valid() {
+        return bit(q(0), BIT_VALID);
+    }
+
+    /** Writes the whole entry in one quadword store: CQ id and valid bit together. */
+    public Ceqe write(long cqId, boolean valid) {
+        requireRoom(SIZE, "CEQE");
+        putQ(0, prep(cqId, 62, 0) | flag(valid, BIT_VALID));
+        return this;
+    }
+}
