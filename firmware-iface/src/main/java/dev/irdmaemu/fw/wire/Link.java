@@ -1,0 +1,180 @@
+package dev.irdmaemu.fw.wire;
+
+import dev.irdmaemu.fw.pcap.FrameTap;
+import dev.irdmaemu.fw.sim.SimScheduler;
+import dev.irdmaemu.fw.sim.SimTimer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * A simulated Ethernet segment joining two or more {@link LinkPort}s, driven by a {@link SimScheduler}. A frame
+ * put on the link is copied into a link-owned buffer, passed to the tap (for pcap), put through the sending port's
+ * {@link FaultProfile} and delivered, after the delay, to every port whose MAC is the destination (the sender
+ * included, which is how loopback traffic comes back) or to every other port for a group address.
+ *
+ * <p>Buffers and their delivery timers are pooled: once the pool has grown to the number of frames in flight,
+ * transmitting allocates nothing.
+ */
+public final class Link {
+    /** Largest frame carried: a tagged 1500-byte MTU frame, with room to spare. */
+    public static final int MAX_FRAME = 2048;
+    private static final int ETHERNET_HEADER = 14;
+    private static final int TAGGED_HEADER = 18;
+
+    private final SimScheduler scheduler;
+    private final FrameTap tap;
+    private final List<LinkPort> ports = new ArrayList<>();
+    private final ArrayDeque<InFlight> free = new ArrayDeque<>();
+    private long framesCarried;
+    private long framesLost;
+    private long framesDuplicated;
+    private long framesReordered;
+    private long framesCorrupted;
+    private int inFlight;
+
+    public Link(SimScheduler scheduler, FrameTap tap) {
+        this.scheduler = scheduler;
+        this.tap = tap == null ? FrameTap.NONE : tap;
+    }
+
+    public Link(SimScheduler scheduler) {
+        this(scheduler, FrameTap.NONE);
+    }
+
+    /** Plugs a port with this MAC (48-bit) into the link; {@code outbound} applies to the frames it sends. */
+    public LinkPort attach(long mac, FaultProfile outbound, FrameReceiver receiver) {
+        LinkPort p = new LinkPort(this, mac & 0xffff_ffff_ffffL, outbound,
+                scheduler.random(0x11CCL * 31 + ports.size() + 1), receiver);
+        ports.add(p);
+        return p;
+    }
+
+    public SimScheduler scheduler() {
+        return scheduler;
+    }
+
+    public long framesCarried() {
+        return framesCarried;
+    }
+
+    public long framesLost() {
+        return framesLost;
+    }
+
+    public long framesDuplicated() {
+        return framesDuplicated;
+    }
+
+    public long framesReordered() {
+        return framesReordered;
+    }
+
+    public long framesCorrupted() {
+        return framesCorrupted;
+    }
+
+    /** Frames scheduled for delivery and not delivered yet. */
+    public int framesInFlight() {
+        return inFlight;
+    }
+
+    void transmit(LinkPort from, BytesStore<?, ?> store, long offset, int length) {
+        if (length <= 0 || length > MAX_FRAME) {
+            throw new IllegalArgumentException("frame of " + length + " bytes");
+        }
+        framesCarried++;
+        InFlight f = take();
+        store.read(offset, f.data, 0, length);
+        f.length = length;
+        f.corruptedAt = -1;
+        tap.frame(scheduler.now(), f.store, 0, length);
+        FaultProfile faults = from.outbound;
+        SplittableRandom rnd = from.random;
+        if (faults.loss() > 0 && rnd.nextDouble() < faults.loss()) {
+            framesLost++;
+            free.push(f);
+            return;
+        }
+        if (faults.corruption() > 0 && rnd.nextDouble() < faults.corruption()) {
+            int header = headerLength(f);
+            if (length > header) {
+                int bit = rnd.nextInt((length - header) * 8);
+                f.data[header + bit / 8] ^= (byte) (1 << (bit % 8));
+                f.corruptedAt = header + bit / 8;
+                framesCorrupted++;
+            }
+        }
+        long delay = faults.delayNanos() + (faults.jitterNanos() > 0 ? rnd.nextLong(faults.jitterNanos()) : 0);
+        long at = scheduler.now() + delay;
+        if (faults.reordering() > 0 && rnd.nextDouble() < faults.reordering()) {
+            framesReordered++;
+            at += faults.reorderNanos();
+        } else {
+            // keep the direction in order: never deliver before the frame sent ahead of it
+            at = Math.max(at, from.lastDelivery);
+            from.lastDelivery = at;
+        }
+        boolean duplicate = faults.duplication() > 0 && rnd.nextDouble() < faults.duplication();
+        f.from = from;
+        schedule(f, at);
+        if (duplicate) {
+            framesDuplicated++;
+            InFlight copy = take();
+            System.arraycopy(f.data, 0, copy.data, 0, length);
+            copy.length = length;
+            copy.corruptedAt = f.corruptedAt;
+            copy.from = from;
+            schedule(copy, at + Math.max(1, faults.delayNanos() / 2));
+        }
+    }
+
+    private static int headerLength(InFlight f) {
+        boolean tagged = f.length >= TAGGED_HEADER && (f.data[12] & 0xff) == 0x81 && f.data[13] == 0;
+        return tagged ? TAGGED_HEADER : ETHERNET_HEADER;
+    }
+
+    private void schedule(InFlight f, long at) {
+        inFlight++;
+        f.timer.scheduleAt(at);
+    }
+
+    private InFlight take() {
+        InFlight f = free.poll();
+        return f != null ? f : new InFlight();
+    }
+
+    private void deliver(InFlight f) {
+        inFlight--;
+        long dst = ((f.data[0] & 0xffL) << 40) | ((f.data[1] & 0xffL) << 32) | ((f.data[2] & 0xffL) << 24)
+                | ((f.data[3] & 0xffL) << 16) | ((f.data[4] & 0xffL) << 8) | (f.data[5] & 0xffL);
+        boolean group = (f.data[0] & 1) != 0;
+        try {
+            for (int i = 0; i < ports.size(); i++) {
+                LinkPort p = ports.get(i);
+                if (group ? p != f.from : p.mac == dst) {
+                    p.deliveringCorruptedAt = f.corruptedAt;
+                    try {
+                        p.receiver.receive(f.store, 0, f.length);
+                    } finally {
+                        p.deliveringCorruptedAt = -1;
+                    }
+                }
+            }
+        } finally {
+            f.from = null;
+            free.push(f);
+        }
+    }
+
+    private final class InFlight {
+        final byte[] data = new byte[MAX_FRAME];
+        final BytesStore<?, ?> store = BytesStore.wrap(data);
+        final SimTimer timer = scheduler.newTimer("link-delivery", () -> deliver(this));
+        int length;
+        int corruptedAt = -1;
+        LinkPort from;
+    }
+}
