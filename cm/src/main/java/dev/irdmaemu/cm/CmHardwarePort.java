@@ -1,0 +1,70 @@
+package dev.irdmaemu.cm;
+
+import dev.irdmaemu.fw.sim.SimScheduler;
+import java.util.List;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * Everything the CM needs from the device, in the terms a driver has: the ILQ to send frames on, the quad hash
+ * and the accelerated-port table to steer what arrives, neighbour resolution, and the QP hooks that take a
+ * connection over. No threads: everything happens on {@link #scheduler()}'s thread. The device delivers received
+ * frames and QP events to the {@link Receiver} the CM attaches.
+ */
+public interface CmHardwarePort {
+    /** Where the device delivers what is meant for the CM. */
+    interface Receiver {
+        /** A frame the quad hash steered to the ILQ (irdma_receive_ilq). The bytes are valid only during the call. */
+        void receive(BytesStore<?, ?> frame, long offset, int length);
+
+        /** An asynchronous event of an offloaded QP. */
+        void qpEvent(int qpn, QpEvent event);
+    }
+
+    void attach(Receiver receiver);
+
+    SimScheduler scheduler();
+
+    /** This port's MAC, as a 48-bit value. */
+    long macAddress();
+
+    /** The VSI MTU; the CM's MSS is derived from it (cm.c irdma_make_cm_node). */
+    int mtu();
+
+    /** Device limits {@code hw_attrs.max_hw_ird} / {@code max_hw_ord}. */
+    int maxIrd();
+
+    int maxOrd();
+
+    /** Addresses on the netdev and its VLAN sub-interfaces. */
+    List<LocalAddress> localAddresses();
+
+    /** The MAC of the next hop for {@code remote} (ARP/ND), or -1 when it does not resolve. */
+    long resolveNeighbour(boolean ipv4, long remoteHi, long remoteLo);
+
+    /** Sends one frame on the ILQ; the port copies it before returning. {@code loopback}: irdma's do_lpb. */
+    void transmit(BytesStore<?, ?> frame, long offset, int length, boolean loopback);
+
+    /** irdma_manage_qhash ADD; false when the device refuses. */
+    boolean addQhash(Qhash entry);
+
+    /** irdma_manage_qhash DELETE. */
+    void deleteQhash(Qhash entry);
+
+    /** irdma_add_apbvt: the port is accelerated (use-counted by the device). */
+    boolean addAcceleratedPort(int port);
+
+    void deleteAcceleratedPort(int port);
+
+    /**
+     * Creates a QP for the connection and moves it to RTS with this TCP context and MPA outcome (irdma_cm_init_tsa_conn
+     * + irdma_modify_qp RTS); the QP takes over the connection's four-tuple from the CM's quad hash entry.
+     * Returns the QP number, or -1 when it cannot.
+     */
+    int offload(TcpOffloadContext tcp, MpaOutcome mpa);
+
+    /** Closes the QP's connection: gracefully (FIN) or abortively (RST); completion comes as a {@link QpEvent}. */
+    void closeQp(int qpn, boolean abortive);
+
+    /** Destroys the QP; its four-tuple is no longer steered anywhere. */
+    void destroyQp(int qpn);
+}
