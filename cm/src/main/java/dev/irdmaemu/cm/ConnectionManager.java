@@ -35,8 +35,6 @@ import org.slf4j.LoggerFactory;
  *       in its list.</li>
  *   <li>Segments the firmware-iface codec refuses (checksum, malformed option lengths) never reach the state
  *       machine; cm.c would reset a peer whose MSS option has the wrong length.</li>
- *   <li>The SYN's options come from the codec's builder: MSS, NOP, window scale (cm.c: MSS, window scale, EOL);
- *       same length and meaning.</li>
  *   <li>Tearing down an address fails the opens still in setup; cm.c moves their QP to error.</li>
  * </ul>
  */
@@ -1080,8 +1078,8 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             t.acknowledgmentNumber(n.locAck);
         }
         if ((flags & TcpHeader.SYN) != 0) {
-            // cm.c irdma_send_syn: MSS and window scale, nothing else
-            t.mss(n.mss).windowScale(n.rcvWscale);
+            // cm.c irdma_send_syn: MSS, window scale and EOL, back to back, nothing else
+            t.mss(n.mss).windowScale(n.rcvWscale).packedWithEndOfList(true);
             n.locSeq = n.locSeq + 1 & 0xffff_ffffL;
         } else {
             n.locSeq = n.locSeq + payload & 0xffff_ffffL;

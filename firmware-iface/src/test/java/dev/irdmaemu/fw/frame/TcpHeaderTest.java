@@ -30,6 +30,38 @@ class TcpHeaderTest {
         return tcp.wrap(Ref.store(b), 0, b.length).validate();
     }
 
+    /** cm.c irdma_send_syn lays out MSS (kind 2, len 4), window scale (kind 3, len 3) and EOL: 8 option bytes. */
+    @Test
+    void packedLayoutIsTheOneIrdmaSendSynWrites() {
+        BytesStore<?, byte[]> out = Ref.store(new byte[40]);
+        int len = new TcpHeader.Builder().ports(12345, 4567).flags(TcpHeader.SYN).window(0xfaf0)
+                .mss(1460).windowScale(2).packedWithEndOfList(true).write(out, 0);
+        assertEquals(28, len);
+        byte[] b = new byte[len];
+        out.read(0, b, 0, len);
+        assertEquals("020405b4" + "03030200", Ref.toHex(b, 20, 8));
+        assertEquals(TcpHeader.Status.ACCEPTED, parse(b));
+        assertEquals(1460, tcp.mss());
+        assertEquals(2, tcp.windowScale());
+    }
+
+    @Test
+    void packedLayoutPadsEveryOptionSetToAWordAfterEol() {
+        TcpHeader.Builder all = new TcpHeader.Builder().mss(536).sackPermitted(true).timestamps(1, 2).windowScale(7)
+                .packedWithEndOfList(true);
+        assertEquals(20, all.optionsLength(), "4 + 2 + 10 + 3 + EOL = 20");
+        assertEquals(0, new TcpHeader.Builder().packedWithEndOfList(true).optionsLength());
+        BytesStore<?, byte[]> out = Ref.store(new byte[60]);
+        int len = all.write(out, 0);
+        byte[] b = new byte[len];
+        out.read(0, b, 0, len);
+        assertEquals(TcpHeader.Status.ACCEPTED, parse(b));
+        assertTrue(tcp.sackPermitted() && tcp.hasTimestamps());
+        assertEquals(536, tcp.mss());
+        assertEquals(7, tcp.windowScale());
+        assertEquals(1L, tcp.tsVal());
+    }
+
     @Test
     void fixedFieldsAndFlags() {
         byte[] b = Ref.hex(header(5, 0xff) + "68656c6c6f");
