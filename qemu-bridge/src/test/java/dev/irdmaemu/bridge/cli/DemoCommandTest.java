@@ -1,0 +1,59 @@
+package dev.irdmaemu.bridge.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code irdma-emu demo}: the CM's two-node run, its printout, and a capture that decodes to the handshake. */
+class DemoCommandTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void demoPrintsTheEventSequenceAndNegotiationAndWritesAPcapThatDecodesToTheHandshake() {
+        Path pcap = dir.resolve("demo.pcap");
+        MainTest.Run r = MainTest.run("demo", "--pcap", pcap.toString());
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.outLines();
+        List<String> upcalls = lines.stream().filter(l -> l.contains(" ms ")).map(l -> l.trim().split("\\s+"))
+                .map(f -> f[2] + " " + f[3]).toList();
+        assertEquals(List.of("server CONNECT_REQUEST", "server ESTABLISHED", "client CONNECT_REPLY",
+                "server DISCONNECT", "client CLOSE", "server CLOSE"), upcalls);
+        assertTrue(r.out().contains("negotiated: MPA revision 2; client IRD 16 ORD 16;"), r.out());
+        assertTrue(r.out().contains("client received \"hello from B\", server received \"hello from A\""), r.out());
+        assertTrue(r.out().contains("both nodes clean afterwards"), r.out());
+        assertTrue(Files.isRegularFile(pcap));
+
+        MainTest.Run decoded = MainTest.run("decode", pcap.toString());
+        assertEquals(0, decoded.code(), decoded.err());
+        List<String> frames = decoded.outLines();
+        assertTrue(frames.get(0).contains("[SYN]") && frames.get(0).contains("MSS=1460"), frames.get(0));
+        assertTrue(frames.get(1).contains("[SYN, ACK]"), frames.get(1));
+        assertTrue(frames.stream().anyMatch(l -> l.contains("MPA Req rev 2 [CRC, enhanced]") && l.contains("P2P")),
+                decoded.out());
+        assertTrue(frames.stream().anyMatch(l -> l.contains("MPA Rep rev 2 [CRC, enhanced]")), decoded.out());
+        assertTrue(frames.stream().anyMatch(l -> l.contains("CRC ok") && l.contains("Read Request")),
+                "the zero-length RDMA Read RTR: " + decoded.out());
+        assertTrue(frames.get(frames.size() - 1).contains("[ACK]"), "the last ACK of the close");
+    }
+
+    @Test
+    void outOfRangeIrdIsAUsageErrorInOneLine() {
+        MainTest.Run r = MainTest.run("demo", "--pcap", dir.resolve("x.pcap").toString(), "--ird", "16384");
+        assertEquals(ExitCodes.USAGE, r.code());
+        assertEquals(1, r.errLines().size(), r.err());
+        assertTrue(r.err().contains("14-bit"), r.err());
+    }
+
+    @Test
+    void anUnwritablePcapIsAnIoErrorInOneLine() {
+        MainTest.Run r = MainTest.run("demo", "--pcap", dir.resolve("no/such/dir/demo.pcap").toString());
+        assertEquals(ExitCodes.IO_ERROR, r.code());
+        assertEquals(1, r.errLines().size(), r.err());
+    }
+}
