@@ -1,0 +1,76 @@
+package dev.irdmaemu.fw.reg;
+
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * Shared plumbing of the device-structure flyweights (CQP WQEs, the CQP host context, the CCQ completion, FPM
+ * buffers): a window {@code [base, base + length)} onto a Chronicle store read as little-endian quadwords, the
+ * "__le64" words of irdma's get_64bit_val/set_64bit_val (defs.h). Chronicle's native order is little-endian, so
+ * quadwords are read with readLong at their byte offset. Chronicle's absolute reads are not bounds-checked, so
+ * every read is guarded here: a quadword outside the readable window reads as 0 and never throws;
+ * {@code validate()} is what tells the caller whether the structure was really there.
+ */
+public abstract class QuadwordView {
+    protected BytesStore<?, ?> store;
+    protected long base;
+    /** Readable bytes of the window (the caller's length clamped to the store's readable range). */
+    protected long length;
+    protected int failedAt = -1;
+
+    protected final void attach(BytesStore<?, ?> s, long offset, long len) {
+        store = s;
+        base = offset;
+        failedAt = -1;
+        if (s == null || offset < 0 || len <= 0) {
+            length = 0;
+            return;
+        }
+        long lo = s.start();
+        long hi = s.readLimit();
+        if (offset < lo || offset >= hi) {
+            length = 0;
+            return;
+        }
+        length = Math.min(len, hi - offset);
+    }
+
+    /** True when {@code n} bytes at relative offset {@code rel} lie inside the readable window. */
+    public final boolean has(long rel, long n) {
+        return rel >= 0 && n >= 0 && rel <= length - n;
+    }
+
+    /** The little-endian quadword at relative byte offset {@code rel}; 0 when outside the window. */
+    public final long qword(long rel) {
+        return has(rel, 8) ? store.readLong(base + rel) : 0L;
+    }
+
+    /** Byte offset (into the wrapped bytes) of the field that failed the last validate(), -1 if none. */
+    public final int failedAt() {
+        return failedAt;
+    }
+
+    public final long offset() {
+        return base;
+    }
+
+    public final long length() {
+        return length;
+    }
+
+    protected final <C extends Enum<C>> C fail(C check, long rel) {
+        failedAt = (int) Math.max(0, Math.min(rel, Integer.MAX_VALUE));
+        return check;
+    }
+
+    /** Writes quadword {@code value} at absolute {@code offset} of {@code dst} (set_64bit_val). */
+    public static void putQword(BytesStore<?, ?> dst, long offset, long value) {
+        dst.writeLong(offset, value);
+    }
+
+    /** Throws when {@code [offset, offset + needed)} is not writable in {@code dst}: builders write caller buffers. */
+    public static void requireRoom(BytesStore<?, ?> dst, long offset, long needed, String what) {
+        if (dst == null || offset < dst.start() || offset > dst.capacity() - needed) {
+            throw new IllegalArgumentException(what + " needs " + needed + " bytes at " + offset);
+        }
+    }
+}

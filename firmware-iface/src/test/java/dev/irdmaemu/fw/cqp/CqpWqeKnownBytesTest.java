@@ -1,0 +1,464 @@
+package dev.irdmaemu.fw.cqp;
+
+import static dev.irdmaemu.fw.cqp.Wqes.assertQwords;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import net.openhft.chronicle.bytes.BytesStore;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One WQE per op, its expected quadwords written by hand from the defs.h / icrdma_hw.h masks named in each test
+ * (bit positions spelled out as shifts), for the ctrl.c writer named in each test. The WQE sits at a non-zero
+ * offset of a store pre-filled with 0xee, so the writer's zeroing (IRDMA_CQP_INIT_WQE) is checked too.
+ */
+class CqpWqeKnownBytesTest {
+    private static final long VALID = 1L << 63; // IRDMA_CQPSQ_WQEVALID BIT_ULL(63)
+    private static final int AT = 64;
+
+    private final BytesStore<?, ?> s = Wqes.heap(256);
+    private final CqpWqe w = new CqpWqe();
+
+    private static long op(int code) { // IRDMA_CQPSQ_OPCODE GENMASK_ULL(37, 32)
+        return (long) code << 32;
+    }
+
+    private CqpWqe fresh() {
+        for (int i = 0; i < 256; i++) {
+            s.writeByte(i, (byte) 0xee);
+        }
+        return w;
+    }
+
+    private void accepted() {
+        w.wrap(s, AT);
+        assertEquals(CqpWqeCheck.ACCEPTED, w.validate(), () -> "failed at " + w.failedAt());
+        assertEquals(0xeeeeeeeeeeeeeeeeL, s.readLong(AT + 64), "nothing written past the WQE");
+        assertEquals(0xeeeeeeeeeeeeeeeeL, s.readLong(AT - 8), "nothing written before the WQE");
+    }
+
+    /** irdma_sc_qp_create: QPID 23:0, ORDVALID 42, TOECTXVALID 43, CQNUMVALID 47, QPTYPE 50:48, MACVALID 51,
+     * ARPTABIDXVALID 59, NEXTIWSTATE 62:60; host context pa at byte 16, shadow area pa at 40. */
+    @Test
+    void createQp() {
+        fresh();
+        QpOpFields f = new QpOpFields();
+        f.qpId = 0x1234;
+        f.qpType = 1;
+        f.hostContextAddress = 0x0000_0001_2345_6000L;
+        f.shadowAreaAddress = 0x0000_0001_2345_7040L;
+        f.ordValid = true;
+        f.tcpContextValid = true;
+        f.cqNumValid = true;
+        f.macValid = true;
+        f.arpIndexValid = true;
+        f.nextIwarpState = 1;
+        CqpWqeWriter.createQp(s, AT, f, true);
+        assertQwords(new long[] {0, 0, 0x0000_0001_2345_6000L,
+            0x1234L | op(0x00) | 1L << 42 | 1L << 43 | 1L << 47 | 1L << 48 | 1L << 51 | 1L << 59 | 1L << 60 | VALID,
+            0, 0x0000_0001_2345_7040L, 0, 0}, s, AT);
+        accepted();
+        assertSame(CqpOpcode.CREATE_QP, w.opcode());
+        assertEquals(0x1234, w.qpId());
+        assertTrue(w.valid());
+        assertTrue(w.postedFor(true));
+        assertFalse(w.postedFor(false));
+    }
+
+    /** irdma_sc_qp_modify: NEWMSS 45:32 and TERMLEN 51:48 at byte 8; header adds CACHEDVARVALID 44, MSSCHANGE 52,
+     * REMOVEHASHENTRY 55, TERMACT 57:56, RESETCON 58. Next state TERMINATE (5) with termlen 28. */
+    @Test
+    void modifyQp() {
+        fresh();
+        QpOpFields f = new QpOpFields();
+        f.qpId = 3;
+        f.qpType = 1;
+        f.hostContextAddress = 0x10_0000L;
+        f.shadowAreaAddress = 0x10_1000L;
+        f.newMss = 1460;
+        f.termLength = 7;
+        f.mssChange = true;
+        f.cachedVarValid = true;
+        f.removeHashEntry = true;
+        f.termActions = 1;
+        f.resetConnection = true;
+        f.nextIwarpState = 5;
+        CqpWqeWriter.modifyQp(s, AT, f, false);
+        assertQwords(new long[] {0, 1460L << 32 | 7L << 48, 0x10_0000L,
+            3L | op(0x01) | 1L << 44 | 1L << 48 | 1L << 52 | 1L << 55 | 1L << 56 | 1L << 58 | 5L << 60,
+            0, 0x10_1000L, 0, 0}, s, AT);
+        accepted();
+        assertEquals(5, w.qpNextIwarpState());
+        assertEquals(1460, w.qpNewMss());
+        assertFalse(w.valid(), "polarity 0");
+    }
+
+    /** irdma_sc_qp_destroy: QPTYPE, IGNOREMWBOUND 54, REMOVEHASHENTRY 55. */
+    @Test
+    void destroyQp() {
+        fresh();
+        QpOpFields f = new QpOpFields();
+        f.qpId = 0xffffff;
+        f.qpType = 2;
+        f.ignoreMwBound = true;
+        f.hostContextAddress = 0x2000;
+        f.shadowAreaAddress = 0x3000;
+        CqpWqeWriter.destroyQp(s, AT, f, true);
+        assertQwords(new long[] {0, 0, 0x2000, 0xffffffL | op(0x02) | 2L << 48 | 1L << 54 | VALID, 0, 0x3000, 0, 0},
+                s, AT);
+        accepted();
+    }
+
+    /** irdma_sc_cq_create: cq size at 0, cq id at 8, SHADOW_READ_THRESHOLD 17:0 at 16, pa at 32, shadow at 40,
+     * FIRSTPMPBLIDX at 48, TPHVAL 7:0 / VSIIDX 23:8 at 56; header ICRDMA_CQPSQ_CQ_CQID 18:0, ICRDMA_CQPSQ_CQ_CEQID
+     * 31:22, CHKOVERFLOW 46, ENCEQEMASK 48, CEQIDVALID 49, CQID_HIGH 52:50, CEQID_HIGH 59:54, AVOIDMEMCNFLCT 61. */
+    @Test
+    void createCq() {
+        fresh();
+        CqOpFields f = new CqOpFields();
+        f.cqSize = 4096;
+        f.cqId = 0x401; // above 1024 so the low/high split of CEQ id below is exercised separately
+        f.ceqId = 0x7ff; // 10 bits low (0x3ff) and CEQID_HIGH = 1
+        f.ceqIdValid = true;
+        f.shadowReadThreshold = 0x3ffff;
+        f.cqAddress = 0x4_0000L;
+        f.shadowAreaAddress = 0x4_1000L;
+        f.tphValue = 0xab;
+        f.vsiIndex = 0x0102;
+        f.checkOverflow = true;
+        f.ceqeMask = true;
+        f.avoidMemConflict = true;
+        CqpWqeWriter.createCq(s, AT, f, true);
+        assertQwords(new long[] {4096, 0x401, 0x3ffff, 0x401L | 0x3ffL << 22 | op(0x03) | 1L << 46 | 1L << 48
+                | 1L << 49 | 1L << 54 | 1L << 61 | VALID, 0x4_0000L, 0x4_1000L, 0, 0xabL | 0x0102L << 8}, s, AT);
+        accepted();
+        assertEquals(0x7ff, w.cqCeqId());
+        assertEquals(0x401, w.cqId());
+    }
+
+    /** irdma_sc_cq_create with virtual_map: pa written 0, FIRSTPMPBLIDX 27:0, LPBLSIZE 45:44, VIRTMAP 47. */
+    @Test
+    void createCqVirtual() {
+        fresh();
+        CqOpFields f = new CqOpFields();
+        f.cqSize = 256;
+        f.cqId = 2;
+        f.cqAddress = 0x9000; // ignored: virtually mapped
+        f.virtualMap = true;
+        f.pblChunkSize = 1;
+        f.firstPmPblIndex = 0xfffffff;
+        CqpWqeWriter.createCq(s, AT, f, true);
+        assertQwords(new long[] {256, 2, 0, 2L | op(0x03) | 1L << 44 | 1L << 47 | VALID, 0, 0, 0xfffffffL, 0}, s,
+                AT);
+        accepted();
+    }
+
+    /** irdma_sc_cq_modify: raw cq id in the header, CQRESIZE 43; irdma_sc_cq_destroy; irdma_sc_ccq_destroy. */
+    @Test
+    void modifyAndDestroyCq() {
+        CqOpFields f = new CqOpFields();
+        f.cqSize = 512;
+        f.cqId = 9;
+        f.cqAddress = 0x8000;
+        f.shadowAreaAddress = 0x8800;
+        f.resize = true;
+        f.vsiIndex = 1;
+        fresh();
+        CqpWqeWriter.modifyCq(s, AT, f, true);
+        assertQwords(new long[] {512, 9, 0, 9L | op(0x04) | 1L << 43 | VALID, 0x8000, 0x8800, 0, 1L << 8}, s, AT);
+        accepted();
+        f.ceqId = 5;
+        f.ceqIdValid = true;
+        fresh();
+        CqpWqeWriter.destroyCq(s, AT, f, false);
+        assertQwords(new long[] {512, 9, 0, 9L | 5L << 22 | op(0x05) | 1L << 49, 0, 0x8800, 0, 0}, s, AT);
+        accepted();
+        assertEquals(5, w.cqCeqId());
+        fresh();
+        CqpWqeWriter.destroyCcq(s, AT, f, true);
+        assertQwords(new long[] {512, 9, 0, 9L | 5L << 22 | op(0x05) | 1L << 49 | VALID, 0, 0x8800, 0, 0}, s, AT);
+        accepted();
+    }
+
+    /** irdma_sc_ceq_create: elem_cnt at 16 (CEQSIZE 21:0), pa at 32, TPHVAL / PASID 51:32 / VSIIDX at 56; header
+     * CEQID 9:0, CEQID_HIGH 15:10, ITRNOEXPIRE 46, TPHEN 60, PASID_VALID 62. irdma_sc_ceq_destroy: raw id. */
+    @Test
+    void ceq() {
+        EqOpFields f = new EqOpFields();
+        f.ceqId = 0x401;
+        f.elementCount = 0x3fffff;
+        f.address = 0x5_0000L;
+        f.tphValue = 1;
+        f.pasid = 0xfffff;
+        f.vsiIndex = 2;
+        f.itrNoExpire = true;
+        f.tphEnable = true;
+        f.pasidValid = true;
+        fresh();
+        CqpWqeWriter.createCeq(s, AT, f, true);
+        assertQwords(new long[] {0, 0, 0x3fffff, 0x1L | 1L << 10 | op(0x16) | 1L << 46 | 1L << 60 | 1L << 62 | VALID,
+            0x5_0000L, 0, 0, 1L | 0xfffffL << 32 | 2L << 8}, s, AT);
+        accepted();
+        assertEquals(0x401, w.eqId());
+        fresh();
+        CqpWqeWriter.destroyCeq(s, AT, f, true);
+        assertQwords(new long[] {0, 0, 0x3fffff, 0x401L | op(0x18) | 1L << 60 | 1L << 62 | VALID, 0, 0, 0,
+            0xfffffL << 32}, s, AT);
+        accepted();
+        assertEquals(0x401, w.eqId());
+    }
+
+    /** irdma_sc_aeq_create / _destroy: elem_cnt (AEQECNT 18:0) at 16, pa at 32, PASID at 56; LPBLSIZE, VMAP 47. */
+    @Test
+    void aeq() {
+        EqOpFields f = new EqOpFields();
+        f.elementCount = 0x7ffff;
+        f.address = 0x6_0000L;
+        fresh();
+        CqpWqeWriter.createAeq(s, AT, f, true);
+        assertQwords(new long[] {0, 0, 0x7ffff, op(0x19) | VALID, 0x6_0000L, 0, 0, 0}, s, AT);
+        accepted();
+        f.virtualMap = true;
+        f.pblChunkSize = 2;
+        f.firstPmPblIndex = 77;
+        fresh();
+        CqpWqeWriter.destroyAeq(s, AT, f, false);
+        assertQwords(new long[] {0, 0, 0x7ffff, op(0x1b) | 2L << 44 | 1L << 47, 0, 0, 77, 0}, s, AT);
+        accepted();
+    }
+
+    /** irdma_sc_manage_qhash_table_entry, IPv4 TCP_ESTABLISHED to QP 5 with VLAN: mac at 0 (ether_addr_to_u64),
+     * QPN 49:32 / SRC_PORT 31:16 / DEST_PORT 15:0 at 8, QS_HANDLE 9:0 / VLANID 43:32 at 16, src ip ADDR3 31:0 at 32,
+     * dest ip at 48; header MANAGE 62:61, IPV4VALID 60, VLANVALID 59, ENTRYTYPE 44:42. 192.0.2.1 local :4791... */
+    @Test
+    void qhashIpv4Established() {
+        QhashFields f = new QhashFields();
+        f.mac = 0x02_00_00_00_00_01L;
+        f.qpNumber = 5;
+        f.destPort = 20049;
+        f.srcPort = 50000;
+        f.qsHandle = 0x3ff;
+        f.vlanValid = true;
+        f.vlanId = 100;
+        f.ipv4 = true;
+        f.destIp[0] = 0xc000_0201; // 192.0.2.1
+        f.srcIp[0] = 0xc000_0202; // 192.0.2.2
+        f.manage = CqpWqe.QHASH_MANAGE_ADD;
+        f.entryType = CqpWqe.QHASH_TYPE_TCP_ESTABLISHED;
+        fresh();
+        CqpWqeWriter.manageQhash(s, AT, f, true);
+        assertQwords(new long[] {0x0200_0000_0001L, 5L << 32 | 50000L << 16 | 20049L, 0x3ffL | 100L << 32,
+            op(0x25) | 1L << 61 | 1L << 60 | 1L << 59 | 1L << 42 | VALID, 0xc000_0202L, 0, 0xc000_0201L, 0}, s, AT);
+        accepted();
+        assertEquals(0xc000_0201, w.qhashDestIp(0));
+        assertEquals(0xc000_0202, w.qhashSrcIp(0));
+        assertEquals(50000, w.qhashSrcPort());
+    }
+
+    /** The listen entry (TCP_SYN, 2) to the ILQ (QP 1), IPv6 2001:db8::1: dest_ip[0..1] in ADDR0 63:32 / ADDR1
+     * 31:0 at 56, [2..3] in ADDR2 / ADDR3 at 48; no source, no VLAN id without VLANVALID. */
+    @Test
+    void qhashIpv6Listen() {
+        QhashFields f = new QhashFields();
+        f.qpNumber = 1;
+        f.destPort = 4791;
+        f.vlanId = 7; // not written: vlan_valid is false
+        f.destIp[0] = 0x2001_0db8;
+        f.destIp[3] = 1;
+        f.srcPort = 999; // not written for a listen entry
+        f.manage = CqpWqe.QHASH_MANAGE_ADD;
+        f.entryType = CqpWqe.QHASH_TYPE_TCP_SYN;
+        fresh();
+        CqpWqeWriter.manageQhash(s, AT, f, false);
+        assertQwords(new long[] {0, 1L << 32 | 4791, 0, op(0x25) | 1L << 61 | 2L << 42, 0, 0, 1L,
+            0x2001_0db8L << 32}, s, AT);
+        accepted();
+        assertEquals(0x2001_0db8, w.qhashDestIp(0));
+        assertEquals(1, w.qhashDestIp(3));
+        assertFalse(w.qhashIpv4());
+    }
+
+    /** irdma_sc_manage_apbvt_entry: port at 16, ADDPORT 62. */
+    @Test
+    void apbvt() {
+        fresh();
+        CqpWqeWriter.manageApbvt(s, AT, 20049, true, true);
+        assertQwords(new long[] {0, 0, 20049, op(0x23) | 1L << 62 | VALID, 0, 0, 0, 0}, s, AT);
+        accepted();
+        assertEquals(20049, w.apbvtPort());
+        assertTrue(w.apbvtAdd());
+    }
+
+    /** irdma_sc_add_arp_cache_entry: reach_max at 8, mac at 16, header arp_index, ENTRYVALID 42, PERMANENT 43;
+     * irdma_sc_del_arp_cache_entry: header arp_index only. */
+    @Test
+    void arp() {
+        fresh();
+        CqpWqeWriter.addArpEntry(s, AT, 0x12, 0, 0x02_11_22_33_44_55L, true, true);
+        assertQwords(new long[] {0, 0, 0x0211_2233_4455L, 0x12L | op(0x0f) | 1L << 42 | 1L << 43 | VALID, 0, 0, 0,
+            0}, s, AT);
+        accepted();
+        assertEquals(0x0211_2233_4455L, w.arpMac());
+        fresh();
+        CqpWqeWriter.deleteArpEntry(s, AT, 0x12, true);
+        assertQwords(new long[] {0, 0, 0, 0x12L | op(0x0f) | VALID, 0, 0, 0, 0}, s, AT);
+        accepted();
+        assertFalse(w.arpEntryValid());
+    }
+
+    /** irdma_sc_alloc_stag: ICRDMA_CQPSQ_STAG_PDID 63:46 with STAGLEN 45:0 at 8, STAG_IDX 31:8 / PDID_HI 59:54 at 16,
+     * HMCFNIDX at 40, FIRSTPMPBLIDX at 48 (chunked); header MR 43, ARIGHTS 52:48, LPBLSIZE, HPAGESIZE 47:46,
+     * REMACCENABLED 53, USEHMCFNIDX 60, USEPFRID / REMOTE_ATOMIC_EN 61. PD 0x40001: low 18 bits 1, high 1. */
+    @Test
+    void allocStag() {
+        StagFields f = new StagFields();
+        f.pdId = 0x40001;
+        f.length = 0x1000;
+        f.stagIndex = 0xabcd;
+        f.hmcFcnIndex = 0;
+        f.pblChunkSize = 1;
+        f.firstPmPblIndex = 0x100;
+        f.pageSize = 1;
+        f.accessRights = 0x0f;
+        f.remoteAccess = true;
+        fresh();
+        CqpWqeWriter.allocStag(s, AT, f, true);
+        assertQwords(new long[] {0, 1L << 46 | 0x1000, 0xabcdL << 8 | 1L << 54, op(0x09) | 1L << 43 | 0xfL << 48
+                | 1L << 44 | 1L << 46 | 1L << 53 | VALID, 0, 0, 0x100, 0}, s, AT);
+        accepted();
+        assertEquals(0x40001, w.stagPdId());
+    }
+
+    /** irdma_sc_mr_reg_non_shared, VA based, no PBL chunks: va at 0, len / PDID at 8, KEY 7:0 / IDX / PDID_HI at 16,
+     * reg_addr_pa at 32, hmc_fcn_index at 40; header VABASEDTO 59. Then irdma_sc_dealloc_stag. */
+    @Test
+    void registerAndDeallocMr() {
+        StagFields f = new StagFields();
+        f.vaOrFbo = 0x7f00_1234_5000L;
+        f.length = 8192;
+        f.pdId = 7;
+        f.stagKey = 0x5a;
+        f.stagIndex = 0x42;
+        f.regAddress = 0x7_0000L;
+        f.vaBased = true;
+        f.accessRights = 0x03;
+        f.pageSize = 0;
+        fresh();
+        CqpWqeWriter.registerMr(s, AT, f, true);
+        assertQwords(new long[] {0x7f00_1234_5000L, 8192L | 7L << 46, 0x5aL | 0x42L << 8,
+            op(0x0a) | 1L << 43 | 3L << 48 | 1L << 59 | VALID, 0x7_0000L, 0, 0, 0}, s, AT);
+        accepted();
+        f.mr = true;
+        fresh();
+        CqpWqeWriter.deallocStag(s, AT, f, false);
+        assertQwords(new long[] {0, 7L << 46, 0x42L << 8, op(0x0d) | 1L << 43, 0, 0, 0, 0}, s, AT);
+        accepted();
+    }
+
+    /** irdma_sc_query_fpm_val: hmc_fn_id at 16, buffer pa at 32. irdma_sc_commit_fpm_val adds BUFSIZE 31:0 = 208
+     * (IRDMA_COMMIT_FPM_BUF_SIZE) and FW_SCRATCH_BUF_PRESENT 38. */
+    @Test
+    void fpm() {
+        fresh();
+        CqpWqeWriter.queryFpm(s, AT, 0, 0x8_0000L, true);
+        assertQwords(new long[] {0, 0, 0, op(0x20) | VALID, 0x8_0000L, 0, 0, 0}, s, AT);
+        accepted();
+        fresh();
+        CqpWqeWriter.commitFpm(s, AT, 2, 0x8_1000L, false, true);
+        assertQwords(new long[] {0, 0, 2, 208L | op(0x21) | VALID, 0x8_1000L, 0, 0, 0}, s, AT);
+        accepted();
+        assertEquals(208, w.fpmBufferSize());
+    }
+
+    /** cqp_sds_wqe_fill with one entry (irdma_hmc_sd_one, a paged SD at index 3): SDCMD at 0 (no valid bit), data
+     * at 8, hmc fn id (ICRDMA_CQPSQ_UPESD_HMCFNID 5:0) at 16, ENTRY_COUNT 3:0 = 0. The entry as irdma_set_sd_entry
+     * makes it: cmd = 3 | BIT(15) | PMSDWR BIT(31); data = pa | BPCOUNT(512) 11:2 | TYPE 0 | VALID BIT(0). */
+    @Test
+    void updatePeSdsOne() {
+        long cmd = 3L | 1L << 15 | 1L << 31;
+        long data = 0x9_0000L | 512L << 2 | 1L;
+        fresh();
+        CqpWqeWriter.updatePeSds(s, AT, 0, new long[] {cmd}, new long[] {data}, 1, 0, null, 0, true);
+        assertQwords(new long[] {cmd, data, 0, op(0x1f) | VALID, 0, 0, 0, 0}, s, AT);
+        accepted();
+        assertEquals(1, w.sdInlineCount());
+        assertEquals(1, w.sdTotalCount());
+    }
+
+    /** cqp_sds_wqe_fill with five entries: entries 1 and 2 at 32/40 and 48/56 with UPESD_ENTRY_VALID 63, entries 3..4
+     * in the buffer (16 bytes each), whose pa is ORed with the fn id at 16; ENTRY_COUNT = 2. Direct SDs (TYPE 1). */
+    @Test
+    void updatePeSdsWithBuffer() {
+        long[] cmds = new long[5];
+        long[] datas = new long[5];
+        for (int i = 0; i < 5; i++) {
+            cmds[i] = (10 + i) | 1L << 15 | 1L << 31;
+            datas[i] = (0x4000_0000L + i * 0x20_0000L) | 512L << 2 | 1L << 1 | 1L;
+        }
+        BytesStore<?, ?> buf = Wqes.heap(128);
+        fresh();
+        CqpWqeWriter.updatePeSds(s, AT, 1, cmds, datas, 5, 0xa_0080L, buf, 0, true);
+        assertQwords(new long[] {cmds[0], datas[0], 0xa_0080L | 1, op(0x1f) | 2 | VALID, cmds[1] | VALID, datas[1],
+            cmds[2] | VALID, datas[2]}, s, AT);
+        assertQwords(new long[] {cmds[3], datas[3], cmds[4], datas[4]}, buf, 0);
+        accepted();
+        assertEquals(3, w.sdInlineCount());
+        assertEquals(5, w.sdTotalCount());
+        assertEquals(0xa_0080L, w.sdBufferAddress());
+        assertEquals(1, w.sdHmcFnId());
+        assertEquals(cmds[2], w.sdEntryCommand(2));
+    }
+
+    /** NOP: IRDMA_CQP_OP_NOP 0x24 and the valid bit. */
+    @Test
+    void nop() {
+        fresh();
+        CqpWqeWriter.nop(s, AT, true);
+        assertQwords(new long[] {0, 0, 0, op(0x24) | VALID, 0, 0, 0, 0}, s, AT);
+        accepted();
+    }
+
+    /** irdma_sc_query_rdma_features: buffer pa at 32, BUF_LEN 31:0 and IRDMA_CQPSQ_UP_OP 37:32 = 0x12. */
+    @Test
+    void queryRdmaFeatures() {
+        fresh();
+        CqpWqeWriter.queryRdmaFeatures(s, AT, 0xb_0000L, 272, true);
+        assertQwords(new long[] {0, 0, 0, 272L | op(0x12) | VALID, 0xb_0000L, 0, 0, 0}, s, AT);
+        accepted();
+        assertEquals(272, w.featuresBufferLength());
+        assertEquals(0xb_0000L, w.featuresBufferAddress());
+    }
+
+    /** irdma_sc_static_hmc_pages_allocated: IRDMA_SHMC_PAGE_ALLOCATED_HMC_FN_ID 5:0 at 16, opcode 0x2b. */
+    @Test
+    void staticHmcPagesAllocated() {
+        fresh();
+        CqpWqeWriter.staticHmcPagesAllocated(s, AT, 0x3f, false);
+        assertQwords(new long[] {0, 0, 0x3f, op(0x2b), 0, 0, 0, 0}, s, AT);
+        accepted();
+        assertEquals(0x3f, w.shmcHmcFnId());
+    }
+
+    /** irdma_get_rdma_features: IRDMA_FEATURE_CNT 47:32 of entry 0, IRDMA_FEATURE_TYPE 63:48 of each entry. */
+    @Test
+    void featureBuffer() {
+        BytesStore<?, ?> b = Wqes.heap(272);
+        assertTrue(RdmaFeatureBuffer.write(b, 0, 272, 0, RdmaFeatureBuffer.firstEntry(3, 1, 7)));
+        assertTrue(RdmaFeatureBuffer.write(b, 0, 272, 1, RdmaFeatureBuffer.entry(RdmaFeatureBuffer.HW_VERSION_INFO,
+                0x1_0002)));
+        assertTrue(RdmaFeatureBuffer.write(b, 0, 272, 2, RdmaFeatureBuffer.entry(RdmaFeatureBuffer.FTN_FLAGS,
+                RdmaFeatureBuffer.FLAG_MANAGE_RSRC_VER2)));
+        assertFalse(RdmaFeatureBuffer.write(b, 0, 272, 34, 1), "past the driver's buffer");
+        assertEquals(3L << 32 | 1L << 16 | 7, b.readLong(0));
+        assertEquals(1L << 48 | 0x1_0002L, b.readLong(8));
+        assertEquals(32L << 48 | 4L, b.readLong(16));
+        RdmaFeatureBuffer f = new RdmaFeatureBuffer().wrap(b, 0, 272);
+        assertEquals(3, f.count());
+        assertEquals(3, f.readableCount());
+        assertEquals(RdmaFeatureBuffer.FTN_FLAGS, f.type(2));
+        assertEquals(4, f.info(2));
+        assertEquals(0, new RdmaFeatureBuffer().wrap(b, 300, 8).count(), "outside the store");
+    }
+}
