@@ -231,11 +231,11 @@ public final class QpContext extends QuadView {
     // ---------------------------------------------------------------- reader (the model)
 
     private long f(int off, int hi, int lo) {
-        return get(q(off), hi, lo);
+        return get(qword(off), hi, lo);
     }
 
     private boolean b(int off, int bit) {
-        return bit(q(off), bit);
+        return bit(qword(off), bit);
     }
 
     public int rqWqeSize() { return (int) f(OFF_QW0, 9, 8); }
@@ -261,8 +261,8 @@ public final class QpContext extends QuadView {
     public boolean dropOooSeg() { return b(OFF_QW0, 15); }
     public int dupAckThresh() { return (int) f(OFF_QW0, 18, 16); }
 
-    public long sqAddress() { return q(OFF_SQ_ADDR); }
-    public long rqAddress() { return q(OFF_RQ_ADDR); }
+    public long sqAddress() { return qword(OFF_SQ_ADDR); }
+    public long rqAddress() { return qword(OFF_RQ_ADDR); }
 
     public int ttl() { return (int) f(OFF_QW3, 7, 0); }
     public int rqSize() { return (int) f(OFF_QW3, 11, 8); }
@@ -333,7 +333,7 @@ public final class QpContext extends QuadView {
     public int rxCqNum() { return (int) f(OFF_CQ_NUMS, 56, 32); }
     public int statsIndex() { return (int) f(OFF_Q2_STATS, 6, 0); }
     /** The Q2 buffer's address (IRDMAQPC_Q2ADDR, 256-byte aligned). */
-    public long q2Address() { return q(OFF_Q2_STATS) & mask(63, 8); }
+    public long q2Address() { return qword(OFF_Q2_STATS) & mask(63, 8); }
     public int lastByteSent() { return (int) f(OFF_MAC, 7, 0); }
     /** IRDMAQPC_MACADDRESS: the local MAC, first byte most significant. */
     public long macAddress() { return f(OFF_MAC, 63, 16); }
@@ -358,7 +358,7 @@ public final class QpContext extends QuadView {
     public int rcvMarkOffset() { return (int) f(OFF_IWARP, 40, 32); }
     public int sndMarkOffset() { return (int) f(OFF_IWARP, 56, 48); }
 
-    public long qpComplCtx() { return q(OFF_COMPL_CTX); }
+    public long qpComplCtx() { return qword(OFF_COMPL_CTX); }
     public int sqTphVal() { return (int) f(OFF_TPH_QS, 7, 0); }
     public int rqTphVal() { return (int) f(OFF_TPH_QS, 15, 8); }
     public int qsHandle() { return (int) f(OFF_TPH_QS, 25, 16); }

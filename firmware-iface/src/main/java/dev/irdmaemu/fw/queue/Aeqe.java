@@ -42,29 +42,29 @@ public final class Aeqe extends QuadView {
     }
 
     public long completionContext() {
-        return q(OFF_CONTEXT);
+        return qword(OFF_CONTEXT);
     }
 
     public long info() {
-        return q(OFF_INFO);
+        return qword(OFF_INFO);
     }
 
     public int qpCqId() {
-        long w = q(OFF_INFO);
+        long w = qword(OFF_INFO);
         return (int) (get(w, 17, 0) | get(w, BIT_QPCQID_HI, BIT_QPCQID_HI) << 18);
     }
 
     public int wqeIndex() {
-        return (int) get(q(OFF_INFO), 32, 18);
+        return (int) get(qword(OFF_INFO), 32, 18);
     }
 
     public boolean overflow() {
-        return bit(q(OFF_INFO), BIT_OVERFLOW);
+        return bit(qword(OFF_INFO), BIT_OVERFLOW);
     }
 
     /** IRDMA_AEQE_AECODE: one of {@link AeCode}'s codes (12 bits). */
     public int aeCode() {
-        return (int) get(q(OFF_INFO), 45, 34);
+        return (int) get(qword(OFF_INFO), 45, 34);
     }
 
     /** The code as a constant, null when irdma defines no such code. */
@@ -74,25 +74,25 @@ public final class Aeqe extends QuadView {
 
     /** IRDMA_AEQE_AESRC: one of {@link AeSource}'s values. */
     public int source() {
-        return (int) get(q(OFF_INFO), 53, 50);
+        return (int) get(qword(OFF_INFO), 53, 50);
     }
 
     /** IRDMA_AEQE_IWSTATE: the iWARP QP state (IRDMA_QP_STATE_*, 3 bits). */
     public int iwarpState() {
-        return (int) get(q(OFF_INFO), 56, 54);
+        return (int) get(qword(OFF_INFO), 56, 54);
     }
 
     /** IRDMA_AEQE_TCPSTATE: IRDMA_TCP_STATE_*. */
     public int tcpState() {
-        return (int) get(q(OFF_INFO), 60, 57);
+        return (int) get(qword(OFF_INFO), 60, 57);
     }
 
     public int q2DataWritten() {
-        return (int) get(q(OFF_INFO), 62, 61);
+        return (int) get(qword(OFF_INFO), 62, 61);
     }
 
     public boolean valid() {
-        return bit(q(OFF_INFO), BIT_VALID);
+        return bit(qword(OFF_INFO), BIT_VALID);
     }
 
     /** What the driver will take this entry to be about (both switches of irdma_sc_get_next_aeqe, gen2). */

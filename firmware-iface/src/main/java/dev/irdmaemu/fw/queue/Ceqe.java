@@ -33,16 +33,16 @@ public final class Ceqe extends QuadView {
 
     /** IRDMA_CEQE_CQCTX [62:0]. */
     public long cqContext() {
-        return get(q(0), 62, 0);
+        return get(qword(0), 62, 0);
     }
 
     /** The CQ index as irdma_sc_process_ceq takes it: the low 32 bits, unsigned. */
     public long cqIndex() {
-        return q(0) & 0xffff_ffffL;
+        return qword(0) & 0xffff_ffffL;
     }
 
     public boolean valid() {
-        return bit(q(0), BIT_VALID);
+        return bit(qword(0), BIT_VALID);
     }
 
     /** Writes the whole entry in one quadword store: CQ id and valid bit together. */

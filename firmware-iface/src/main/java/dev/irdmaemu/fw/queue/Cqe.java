@@ -72,86 +72,87 @@ public final class Cqe extends QuadView {
 
     // ---- reader (the driver's view) ----
 
-    public long qword(int index) {
-        return index >= 0 && index < 4 ? q(8L * index) : 0L;
+    /** The {@code index}-th quadword (0..3) of the CQE; 0 outside. */
+    public long quadword(int index) {
+        return index >= 0 && index < 4 ? qword(8L * index) : 0L;
     }
 
     /** IRDMACQ_PAYLDLEN: bytes placed for an RQ completion (PUDA: the whole placed packet, see PudaLayout). */
     public long payloadLength() {
-        return get(q(OFF_QW0), 31, 0);
+        return get(qword(OFF_QW0), 31, 0);
     }
 
     /** IRDMACQ_TCPSEQNUMRTT [63:32]. */
     public int tcpSeqNumRtt() {
-        return (int) get(q(OFF_QW0), 63, 32);
+        return (int) get(qword(OFF_QW0), 63, 32);
     }
 
     /** qword1: the QP completion context (irdma_sc_qp_setctx's qp_compl_ctx), the driver's QP handle. */
     public long completionContext() {
-        return q(OFF_COMPLETION_CONTEXT);
+        return qword(OFF_COMPLETION_CONTEXT);
     }
 
     /** IRDMACQ_INVSTAG [31:0]: the invalidated STag when {@link #stagInvalidated()}. */
     public int invalidatedStag() {
-        return (int) get(q(OFF_QW2), 31, 0);
+        return (int) get(qword(OFF_QW2), 31, 0);
     }
 
     /** IRDMACQ_QPID [55:32]. */
     public int qpId() {
-        return (int) get(q(OFF_QW2), 55, 32);
+        return (int) get(qword(OFF_QW2), 55, 32);
     }
 
     public int minorError() {
-        return (int) get(q(OFF_QW3), 15, 0);
+        return (int) get(qword(OFF_QW3), 15, 0);
     }
 
     public int majorError() {
-        return (int) get(q(OFF_QW3), 31, 16);
+        return (int) get(qword(OFF_QW3), 31, 16);
     }
 
     /** IRDMA_CQ_WQEIDX [46:32]: the SQ quantum index or RQ WQE index (in quanta) that completed. */
     public int wqeIndex() {
-        return (int) get(q(OFF_QW3), 46, 32);
+        return (int) get(qword(OFF_QW3), 46, 32);
     }
 
     public boolean extended() {
-        return bit(q(OFF_QW3), BIT_EXTCQE);
+        return bit(qword(OFF_QW3), BIT_EXTCQE);
     }
 
     public boolean pushDropped() {
-        return bit(q(OFF_QW3), BIT_PSHDROP);
+        return bit(qword(OFF_QW3), BIT_PSHDROP);
     }
 
     public boolean srq() {
-        return bit(q(OFF_QW3), BIT_SRQ);
+        return bit(qword(OFF_QW3), BIT_SRQ);
     }
 
     /** IRDMACQ_STAG (bit 53) read as on an iWARP RQ completion. */
     public boolean stagInvalidated() {
-        return bit(q(OFF_QW3), BIT_STAG_OR_IPV4);
+        return bit(qword(OFF_QW3), BIT_STAG_OR_IPV4);
     }
 
     /** IRDMACQ_IPV4 (bit 53) read as on a PUDA completion (irdma_puda_poll_info, gen2). */
     public boolean ipv4() {
-        return bit(q(OFF_QW3), BIT_STAG_OR_IPV4);
+        return bit(qword(OFF_QW3), BIT_STAG_OR_IPV4);
     }
 
     public boolean solicitedEvent() {
-        return bit(q(OFF_QW3), BIT_SOEVENT);
+        return bit(qword(OFF_QW3), BIT_SOEVENT);
     }
 
     public boolean error() {
-        return bit(q(OFF_QW3), BIT_ERROR);
+        return bit(qword(OFF_QW3), BIT_ERROR);
     }
 
     /** IRDMACQ_OP [61:56]: an IRDMAQP_OP_* / IRDMA_OP_TYPE_* code. */
     public int opType() {
-        return (int) get(q(OFF_QW3), 61, 56);
+        return (int) get(qword(OFF_QW3), 61, 56);
     }
 
     /** IRDMA_CQ_SQ: true for a send-queue completion (IRDMA_CQE_QTYPE_SQ). */
     public boolean sq() {
-        return bit(q(OFF_QW3), BIT_SQ);
+        return bit(qword(OFF_QW3), BIT_SQ);
     }
 
     public int queueType() {
@@ -159,7 +160,7 @@ public final class Cqe extends QuadView {
     }
 
     public boolean valid() {
-        return bit(q(OFF_QW3), BIT_VALID);
+        return bit(qword(OFF_QW3), BIT_VALID);
     }
 
     /** The driver's compl_error for a PUDA error completion (irdma_puda_poll_info): major << 16 | minor. */
@@ -214,7 +215,7 @@ public final class Cqe extends QuadView {
 
     /** Sets IRDMA_CQ_ERROR with the major and minor codes (an error completion). */
     public Cqe error(int major, int minor) {
-        long q3 = q(OFF_QW3);
+        long q3 = qword(OFF_QW3);
         q3 = set(q3, 31, 16, major);
         q3 = set(q3, 15, 0, minor);
         putQ(OFF_QW3, q3 | 1L << BIT_ERROR);

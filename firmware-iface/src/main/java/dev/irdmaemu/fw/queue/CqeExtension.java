@@ -42,17 +42,17 @@ public final class CqeExtension extends QuadView {
     }
 
     public long immediateData() {
-        return q(OFF_IMM);
+        return qword(OFF_IMM);
     }
 
     /** What irdma_uk_cq_poll_cmpl reports as imm_data: the low 32 bits. */
     public int immediateDataLow32() {
-        return (int) get(q(OFF_IMM), 31, 0);
+        return (int) get(qword(OFF_IMM), 31, 0);
     }
 
     /** IRDMA_CQ_UDSMAC as a 48-bit number, smac[0] most significant. */
     public long sourceMac() {
-        return get(q(OFF_UD), 47, 0);
+        return get(qword(OFF_UD), 47, 0);
     }
 
     /** Byte {@code i} (0..5) of the source MAC as the driver assembles ud_smac[i]. */
@@ -61,23 +61,23 @@ public final class CqeExtension extends QuadView {
     }
 
     public int vlan() {
-        return (int) get(q(OFF_UD), 63, 48);
+        return (int) get(qword(OFF_UD), 63, 48);
     }
 
     public boolean vlanValid() {
-        return bit(q(OFF_FLAGS), BIT_VLAN_VALID);
+        return bit(qword(OFF_FLAGS), BIT_VLAN_VALID);
     }
 
     public boolean sourceMacValid() {
-        return bit(q(OFF_FLAGS), BIT_SMAC_VALID);
+        return bit(qword(OFF_FLAGS), BIT_SMAC_VALID);
     }
 
     public boolean immediateValid() {
-        return bit(q(OFF_FLAGS), BIT_IMM_VALID);
+        return bit(qword(OFF_FLAGS), BIT_IMM_VALID);
     }
 
     public boolean valid() {
-        return bit(q(OFF_FLAGS), BIT_VALID);
+        return bit(qword(OFF_FLAGS), BIT_VALID);
     }
 
     public CqeExtension clear() {

@@ -1,10 +1,10 @@
 package dev.irdmaemu.fw.queue;
 
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.reg.Bits;
+import dev.irdmaemu.fw.reg.QuadwordView;
 
 /**
- * Shared plumbing of the device-structure flyweights: a window {@code [base, base + length)} onto a Chronicle
- * store holding little-endian 64-bit quadwords (the kernel's {@code __le64} with set_64bit_val/get_64bit_val,
+ * Shared plumbing of the queue flyweights: a {@link QuadwordView} (little-endian 64-bit quadwords (the kernel's {@code __le64} with set_64bit_val/get_64bit_val,
  * defs.h). Chronicle's native order is little-endian, so {@code readLong}/{@code writeLong} at byte offsets are
  * the quadwords as the driver sees them. Fields are bit ranges {@code [hi:lo]} inside a quadword, exactly the
  * kernel's GENMASK_ULL(hi, lo) / BIT_ULL(b) masks.
@@ -14,39 +14,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * window too short for what they write: that is a caller bug, not hostile input. Absolute Chronicle reads are
  * not bounds-checked, hence the explicit window checks here.
  */
-public abstract class QuadView {
-    protected BytesStore<?, ?> store;
-    protected long base;
-    /** Bytes of the window really backed by the store (the caller's length clamped to the store). */
-    protected long length;
-    protected int failedAt = -1;
-
-    protected final void attach(BytesStore<?, ?> s, long offset, long len) {
-        store = s;
-        base = offset;
-        failedAt = -1;
-        if (s == null || offset < 0 || len <= 0) {
-            length = 0;
-            return;
-        }
-        long lo = s.start();
-        long hi = Math.min(s.readLimit(), s.capacity());
-        if (offset < lo || offset >= hi) {
-            length = 0;
-            return;
-        }
-        length = Math.min(len, hi - offset);
-    }
-
-    /** True when {@code n} bytes at {@code rel} lie inside the window. */
-    protected final boolean has(long rel, long n) {
-        return rel >= 0 && n >= 0 && rel <= length - n;
-    }
-
-    /** The quadword at byte offset {@code rel} of the window, 0 when outside. */
-    protected final long q(long rel) {
-        return has(rel, 8) ? store.readLong(base + rel) : 0L;
-    }
+public abstract class QuadView extends QuadwordView {
 
     protected final int u8(long rel) {
         return has(rel, 1) ? store.readUnsignedByte(base + rel) : 0;
@@ -68,11 +36,11 @@ public abstract class QuadView {
 
     /** Read-modify-write of the field [hi:lo] of the quadword at {@code rel}. */
     protected final void putField(long rel, int hi, int lo, long value) {
-        putQ(rel, set(q(rel), hi, lo, value));
+        putQ(rel, set(qword(rel), hi, lo, value));
     }
 
     protected final void putBit(long rel, int bit, boolean value) {
-        putQ(rel, set(q(rel), bit, bit, value ? 1 : 0));
+        putQ(rel, set(qword(rel), bit, bit, value ? 1 : 0));
     }
 
     protected final void requireRoom(long needed, String what) {
@@ -81,29 +49,9 @@ public abstract class QuadView {
         }
     }
 
-    protected final <C extends Enum<C>> C fail(C check, long rel) {
-        failedAt = (int) Math.max(0, Math.min(rel, Integer.MAX_VALUE));
-        return check;
-    }
-
-    /** Byte offset (into the wrapped window) of the field that failed the last validate(), -1 if none. */
-    public int failedAt() {
-        return failedAt;
-    }
-
-    /** Absolute store offset of the window. */
-    public long offset() {
-        return base;
-    }
-
-    /** Readable bytes of the window. */
-    public long length() {
-        return length;
-    }
-
     /** GENMASK_ULL(hi, lo). */
     public static long mask(int hi, int lo) {
-        return (-1L >>> (63 - hi)) & (-1L << lo);
+        return Bits.genmask(hi, lo);
     }
 
     /** FIELD_GET(GENMASK_ULL(hi, lo), qw). */

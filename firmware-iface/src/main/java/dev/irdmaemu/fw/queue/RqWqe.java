@@ -28,7 +28,7 @@ public final class RqWqe extends QuadView {
     }
 
     public long header() {
-        return q(OFF_HEADER);
+        return qword(OFF_HEADER);
     }
 
     public boolean valid() {
@@ -44,19 +44,19 @@ public final class RqWqe extends QuadView {
     }
 
     public long fragmentAddress(int slot) {
-        return slot < 0 || slot > 15 ? 0 : q(SqWqe.slotOffset(slot));
+        return slot < 0 || slot > 15 ? 0 : qword(SqWqe.slotOffset(slot));
     }
 
     public long fragmentLength(int slot) {
-        return slot < 0 || slot > 15 ? 0 : get(q(SqWqe.slotOffset(slot) + 8L), 62, 32);
+        return slot < 0 || slot > 15 ? 0 : get(qword(SqWqe.slotOffset(slot) + 8L), 62, 32);
     }
 
     public int fragmentStag(int slot) {
-        return slot < 0 || slot > 15 ? 0 : (int) get(q(SqWqe.slotOffset(slot) + 8L), 31, 0);
+        return slot < 0 || slot > 15 ? 0 : (int) get(qword(SqWqe.slotOffset(slot) + 8L), 31, 0);
     }
 
     public boolean fragmentValid(int slot) {
-        return slot >= 0 && slot <= 15 && bit(q(SqWqe.slotOffset(slot) + 8L), 63);
+        return slot >= 0 && slot <= 15 && bit(qword(SqWqe.slotOffset(slot) + 8L), 63);
     }
 
     public long totalLength() {
@@ -89,8 +89,8 @@ public final class RqWqe extends QuadView {
         if (reserved != 0) {
             return fail(WqeCheck.RESERVED_BITS, OFF_HEADER + Long.numberOfTrailingZeros(reserved) / 8);
         }
-        if (q(16) != 0) {
-            return fail(WqeCheck.RESERVED_BITS, 16 + Long.numberOfTrailingZeros(q(16)) / 8);
+        if (qword(16) != 0) {
+            return fail(WqeCheck.RESERVED_BITS, 16 + Long.numberOfTrailingZeros(qword(16)) / 8);
         }
         int slots = fragmentSlots();
         if (slots > SqWqe.MAX_FRAGMENTS + 1) {

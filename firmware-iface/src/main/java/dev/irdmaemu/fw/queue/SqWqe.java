@@ -70,7 +70,7 @@ public final class SqWqe extends QuadView {
     // ---------------------------------------------------------------- reader (the model)
 
     public long header() {
-        return q(OFF_HEADER);
+        return qword(OFF_HEADER);
     }
 
     public boolean valid() {
@@ -157,12 +157,12 @@ public final class SqWqe extends QuadView {
 
     /** Quadword 2: the remote tagged offset of an RDMA Write/Read. */
     public long remoteTaggedOffset() {
-        return q(OFF_REMOTE_TO);
+        return qword(OFF_REMOTE_TO);
     }
 
     /** Quadword 0 when {@link #immediate()}. */
     public long immediateData() {
-        return q(0);
+        return qword(0);
     }
 
     /** Byte offset of fragment slot {@code slot} in the WQE. */
@@ -171,19 +171,19 @@ public final class SqWqe extends QuadView {
     }
 
     public long fragmentAddress(int slot) {
-        return slot < 0 || slot > 15 ? 0 : q(slotOffset(slot));
+        return slot < 0 || slot > 15 ? 0 : qword(slotOffset(slot));
     }
 
     public long fragmentLength(int slot) {
-        return slot < 0 || slot > 15 ? 0 : get(q(slotOffset(slot) + 8L), 62, 32);
+        return slot < 0 || slot > 15 ? 0 : get(qword(slotOffset(slot) + 8L), 62, 32);
     }
 
     public int fragmentStag(int slot) {
-        return slot < 0 || slot > 15 ? 0 : (int) get(q(slotOffset(slot) + 8L), 31, 0);
+        return slot < 0 || slot > 15 ? 0 : (int) get(qword(slotOffset(slot) + 8L), 31, 0);
     }
 
     public boolean fragmentValid(int slot) {
-        return slot >= 0 && slot <= 15 && bit(q(slotOffset(slot) + 8L), 63);
+        return slot >= 0 && slot <= 15 && bit(qword(slotOffset(slot) + 8L), 63);
     }
 
     /** Sum of the SGE slot lengths (pad slots are zero-length). */
@@ -392,17 +392,17 @@ public final class SqWqe extends QuadView {
 
     /** Fast register: the page list's physical address (quadword 1, IRDMAQPSQ_PBLADDR [63:12] as written). */
     public long pblAddress() {
-        return q(8) & mask(51, 12);
+        return qword(8) & mask(51, 12);
     }
 
     /** Fast register: IRDMAQPSQ_FIRSTPMPBLIDXHI [11:0] of quadword 1 above IRDMAQPSQ_FIRSTPMPBLIDXLO. */
     public int firstPmPblIndex() {
-        return (int) (get(q(8), 11, 0) << 16 | get(q(16), 63, 48));
+        return (int) (get(qword(8), 11, 0) << 16 | get(qword(16), 63, 48));
     }
 
     /** Fast register: the region length (IRDMAQPSQ_STAGLEN [40:0] of quadword 2). */
     public long stagLength() {
-        return get(q(16), 40, 0);
+        return get(qword(16), 40, 0);
     }
 
     // ---------------------------------------------------------------- writers (the driver)

@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.reg;
 
+import dev.irdmaemu.fw.ByteWindow;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -10,56 +11,11 @@ import net.openhft.chronicle.bytes.BytesStore;
  * every read is guarded here: a quadword outside the readable window reads as 0 and never throws;
  * {@code validate()} is what tells the caller whether the structure was really there.
  */
-public abstract class QuadwordView {
-    protected BytesStore<?, ?> store;
-    protected long base;
-    /** Readable bytes of the window (the caller's length clamped to the store's readable range). */
-    protected long length;
-    protected int failedAt = -1;
-
-    protected final void attach(BytesStore<?, ?> s, long offset, long len) {
-        store = s;
-        base = offset;
-        failedAt = -1;
-        if (s == null || offset < 0 || len <= 0) {
-            length = 0;
-            return;
-        }
-        long lo = s.start();
-        long hi = s.readLimit();
-        if (offset < lo || offset >= hi) {
-            length = 0;
-            return;
-        }
-        length = Math.min(len, hi - offset);
-    }
-
-    /** True when {@code n} bytes at relative offset {@code rel} lie inside the readable window. */
-    public final boolean has(long rel, long n) {
-        return rel >= 0 && n >= 0 && rel <= length - n;
-    }
+public abstract class QuadwordView extends ByteWindow {
 
     /** The little-endian quadword at relative byte offset {@code rel}; 0 when outside the window. */
     public final long qword(long rel) {
         return has(rel, 8) ? store.readLong(base + rel) : 0L;
-    }
-
-    /** Byte offset (into the wrapped bytes) of the field that failed the last validate(), -1 if none. */
-    public final int failedAt() {
-        return failedAt;
-    }
-
-    public final long offset() {
-        return base;
-    }
-
-    public final long length() {
-        return length;
-    }
-
-    protected final <C extends Enum<C>> C fail(C check, long rel) {
-        failedAt = (int) Math.max(0, Math.min(rel, Integer.MAX_VALUE));
-        return check;
     }
 
     /** Writes quadword {@code value} at absolute {@code offset} of {@code dst} (set_64bit_val). */

@@ -213,7 +213,7 @@ class QueueCodecProperties {
         cqe.payloadLength();
         cqe.qpId();
         cqe.wqeIndex();
-        cqe.qword(5);
+        cqe.quadword(5);
         ext.vlan();
         ext.sourceMacByte(3);
         ceqe.cqIndex();

@@ -1,0 +1,48 @@
+package dev.irdmaemu.fw;
+
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * The base of every flyweight codec: a window {@code [base, base + length)} onto a Chronicle store, clamped at
+ * {@link #attach} to the bytes that really exist (Chronicle's absolute accessors are not bounds-checked), and the
+ * offset of the rule that failed last. Subclasses add the readers of their byte order: network order for wire
+ * formats, little-endian quadwords for device structures.
+ */
+public abstract class ByteWindow {
+    protected BytesStore<?, ?> store;
+    protected long base;
+    /** Bytes of the window that are really there: the caller's length clamped to the store. */
+    protected long length;
+    protected int failedAt = -1;
+
+    protected final void attach(BytesStore<?, ?> s, long offset, long len) {
+        store = s;
+        base = offset;
+        failedAt = -1;
+        length = offset < 0 ? 0 : NetworkOrder.usableLength(s, offset, len);
+    }
+
+    /** True when {@code n} bytes at {@code rel} lie inside the window. */
+    public final boolean has(long rel, long n) {
+        return rel >= 0 && n >= 0 && rel <= length - n;
+    }
+
+    protected final <C extends Enum<C>> C fail(C check, long rel) {
+        failedAt = (int) Math.max(0, Math.min(rel, Integer.MAX_VALUE));
+        return check;
+    }
+
+    /** Offset, relative to the window, of the field whose rule failed last; -1 when none failed. */
+    public int failedAt() {
+        return failedAt;
+    }
+
+    /** Where the window starts in its store. */
+    public long offset() {
+        return base;
+    }
+
+    public long length() {
+        return length;
+    }
+}
