@@ -1,0 +1,161 @@
+package dev.irdmaemu.bridge.kit;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * One guest launch: the scenario, the memory and optionally a virtio-net NIC served by a vhost-user backend on a
+ * UNIX socket. {@link #command()} gives QEMU's argument list. The guest gets no other network device: QEMU adds
+ * its default user-mode NIC unless told not to, and {@code -nodefaults} does.
+ */
+public final class GuestLaunch {
+    /** The kernel command line word the guest's init reads the scenario from. */
+    public static final String SCENARIO_PARAMETER = "irdma_emu.scenario";
+    /** The kernel command line word the guest's init reads the siw build from. */
+    public static final String SIW_PARAMETER = "irdma_emu.siw";
+
+    /** Which of the kit's two siw builds the guest loads. */
+    public enum Siw {
+        /** siw as Linux ships it: peer_to_peer false, so its MPA v2 requests lack the peer-to-peer bit. */
+        STOCK("stock"),
+        /**
+         * siw built with peer_to_peer true (a source-level setting: siw_main.c defines it as a constant, no
+         * module parameter). irdma refuses an MPA v2 request without the peer-to-peer bit
+         * (irdma_negotiate_mpa_v2_ird_ord), so only this build gets a siw client through to the model.
+         */
+        PEER_TO_PEER("p2p");
+
+        private final String word;
+
+        Siw(String word) {
+            this.word = word;
+        }
+
+        /** The value of {@value GuestLaunch#SIW_PARAMETER} that selects it. */
+        public String word() {
+            return word;
+        }
+    }
+    private static final Pattern SCENARIO = Pattern.compile("[a-z0-9][a-z0-9_-]{0,63}");
+    private static final Pattern MAC = Pattern.compile("([0-9a-f]{2}:){5}[0-9a-f]{2}");
+    /** memory-backend-memfd and the guest's needs: at least this much (the kernel and a 4 MB initramfs). */
+    public static final int MIN_MEMORY_MIB = 128;
+    public static final int MAX_MEMORY_MIB = 16384;
+
+    private final GuestKit kit;
+    private String scenario = "smoke";
+    private Siw siw = Siw.STOCK;
+    private int memoryMiB = 512;
+    private Path vhostUserSocket;
+    private String mac;
+    private final List<String> kernelArguments = new ArrayList<>();
+
+    GuestLaunch(GuestKit kit) {
+        this.kit = Objects.requireNonNull(kit, "kit");
+    }
+
+    /** The scenario the guest's init runs (/scenarios/NAME.sh in the initramfs): lower case, digits, - and _. */
+    public GuestLaunch scenario(String name) {
+        if (name == null || !SCENARIO.matcher(name).matches()) {
+            throw new IllegalArgumentException("scenario names are [a-z0-9][a-z0-9_-]{0,63}: " + name);
+        }
+        this.scenario = name;
+        return this;
+    }
+
+    /** The siw build the guest loads (stock unless told). */
+    public GuestLaunch siw(Siw build) {
+        this.siw = Objects.requireNonNull(build, "build");
+        return this;
+    }
+
+    public Siw siw() {
+        return siw;
+    }
+
+    /** Guest memory, all of it in one shared memfd (a vhost-user backend maps it). */
+    public GuestLaunch memoryMiB(int mib) {
+        if (mib < MIN_MEMORY_MIB || mib > MAX_MEMORY_MIB) {
+            throw new IllegalArgumentException("memory must be " + MIN_MEMORY_MIB + ".." + MAX_MEMORY_MIB + " MiB: " + mib);
+        }
+        this.memoryMiB = mib;
+        return this;
+    }
+
+    /**
+     * A virtio-net-pci NIC whose queues a vhost-user backend serves on {@code socket} (QEMU connects as the
+     * client), with a locally administered unicast {@code mac} ("02:..." style: bit 1 of the first octet set, bit
+     * 0 clear).
+     */
+    public GuestLaunch vhostUserNic(Path socket, String mac) {
+        Objects.requireNonNull(socket, "socket");
+        String m = Objects.requireNonNull(mac, "mac").toLowerCase(java.util.Locale.ROOT);
+        if (!MAC.matcher(m).matches()) {
+            throw new IllegalArgumentException("not a MAC address: " + mac);
+        }
+        int first = Integer.parseInt(m.substring(0, 2), 16);
+        if ((first & 0x02) == 0 || (first & 0x01) != 0) {
+            throw new IllegalArgumentException("the guest's MAC must be locally administered unicast: " + mac);
+        }
+        this.vhostUserSocket = socket.toAbsolutePath();
+        this.mac = m;
+        return this;
+    }
+
+    /** An extra kernel command line word (e.g. a scenario's parameter, "irdma_emu.peer=198.51.100.2"). */
+    public GuestLaunch kernelArgument(String word) {
+        if (word == null || word.isEmpty() || !word.chars().allMatch(c -> c > ' ' && c < 0x7f && c != '"')) {
+            throw new IllegalArgumentException("a kernel argument is one printable word: " + word);
+        }
+        kernelArguments.add(word);
+        return this;
+    }
+
+    public GuestKit kit() {
+        return kit;
+    }
+
+    public String scenario() {
+        return scenario;
+    }
+
+    /** The kernel command line: the console on the first serial port, a quiet kernel, power off on panic. */
+    public String kernelCommandLine() {
+        StringBuilder b = new StringBuilder("console=ttyS0 loglevel=4 panic=-1 ");
+        b.append(SCENARIO_PARAMETER).append('=').append(scenario);
+        b.append(' ').append(SIW_PARAMETER).append('=').append(siw.word());
+        for (String w : kernelArguments) {
+            b.append(' ').append(w);
+        }
+        return b.toString();
+    }
+
+    /** QEMU's full argument list, the kit's loader first. The serial console is QEMU's stdout. */
+    public List<String> command() {
+        List<String> c = new ArrayList<>(kit.qemuCommand());
+        // TCG only: KVM guests hang on the machines this runs on (issue 6)
+        c.addAll(List.of("-accel", "tcg", "-smp", "1", "-m", memoryMiB + "M"));
+        // all guest memory in one memfd that a vhost-user backend can map (share=on), as NUMA node 0
+        c.addAll(List.of("-object", "memory-backend-memfd,id=mem,size=" + memoryMiB + "M,share=on",
+                "-numa", "node,memdev=mem"));
+        if (vhostUserSocket != null) {
+            c.addAll(List.of("-chardev", "socket,id=chr0,path=" + optionValue(vhostUserSocket.toString()),
+                    "-netdev", "vhost-user,id=net0,chardev=chr0",
+                    "-device", "virtio-net-pci,netdev=net0,mac=" + mac));
+        }
+        c.addAll(List.of("-kernel", kit.kernel().toString(), "-initrd", kit.initramfs().toString(),
+                "-append", kernelCommandLine()));
+        // no default devices (no user-mode NIC, no VGA), the serial console on stdio, no monitor; a guest
+        // reboot (a panic, a triple fault) ends QEMU instead of booting again
+        c.addAll(List.of("-nographic", "-nodefaults", "-serial", "stdio", "-monitor", "none", "-no-reboot"));
+        return List.copyOf(c);
+    }
+
+    /** A value inside a QEMU option list: a comma is written as two (QEMU's QemuOpts escaping). */
+    static String optionValue(String v) {
+        return v.replace(",", ",,");
+    }
+}

@@ -1,0 +1,224 @@
+package dev.irdmaemu.bridge.kit;
+
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running QEMU: its serial console (QEMU's stdout and stderr) streamed line by line (DEBUG) to the SLF4J logger
+ * {@value #CONSOLE_LOGGER} and to a log file, and watched for the guest's {@link GuestResult} line. Closing it
+ * ends QEMU and anything it started (SIGTERM, then SIGKILL after a grace period).
+ */
+public final class QemuProcess implements AutoCloseable {
+    /** The logger the guest console goes to, one DEBUG event a line. */
+    public static final String CONSOLE_LOGGER = "dev.irdmaemu.bridge.kit.console";
+    private static final Logger LOG = LoggerFactory.getLogger(QemuProcess.class);
+    private static final Logger CONSOLE = LoggerFactory.getLogger(CONSOLE_LOGGER);
+    /** Terminal control sequences SeaBIOS and the kernel write (CSI sequences, "ESC c" resets). */
+    private static final Pattern TERMINAL_CONTROL = Pattern.compile("\u001B\\[[0-9;?]*[ -/]*[@-~]|\u001B[@-Z\\\\-_c]|[\r\u0000]");
+    private static final int TAIL_LINES = 40;
+    private static final Duration GRACE = Duration.ofSeconds(5);
+
+    private final Process process;
+    private final List<String> command;
+    private final Path consoleLog;
+    private final long startedNanos;
+    private final Thread reader;
+    private final CompletableFuture<GuestResult> result = new CompletableFuture<>();
+    private final ArrayDeque<String> tail = new ArrayDeque<>();
+
+    private QemuProcess(Process process, List<String> command, Path consoleLog, BufferedWriter log, long startedNanos) {
+        this.process = process;
+        this.command = command;
+        this.consoleLog = consoleLog;
+        this.startedNanos = startedNanos;
+        this.reader = new Thread(() -> pump(log), "qemu-console-" + process.pid());
+        this.reader.setDaemon(true);
+    }
+
+    /** Starts the launch's QEMU, its console going to {@code consoleLog} (replaced) and to SLF4J. */
+    public static QemuProcess start(GuestLaunch launch, Path consoleLog) throws GuestBootException {
+        return start(launch.command(), consoleLog);
+    }
+
+    /** Starts {@code command} (a QEMU argument list), its console going to {@code consoleLog} and to SLF4J. */
+    public static QemuProcess start(List<String> command, Path consoleLog) throws GuestBootException {
+        List<String> cmd = List.copyOf(command);
+        Objects.requireNonNull(consoleLog, "consoleLog");
+        BufferedWriter log;
+        try {
+            Path parent = consoleLog.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            log = Files.newBufferedWriter(consoleLog, StandardCharsets.UTF_8);
+            log.write("# " + String.join(" ", cmd));
+            log.newLine();
+            log.flush();
+        } catch (IOException e) {
+            throw new GuestBootException("cannot write the console log " + consoleLog + ": " + e.getMessage(), e);
+        }
+        LOG.info("starting QEMU: {}", String.join(" ", cmd));
+        Process p;
+        long started = System.nanoTime();
+        try {
+            p = new ProcessBuilder(cmd)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectErrorStream(true)
+                    .start();
+        } catch (IOException e) {
+            try {
+                log.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw new GuestBootException("cannot start QEMU (" + cmd.get(0) + "): " + e.getMessage(), e);
+        }
+        QemuProcess q = new QemuProcess(p, cmd, consoleLog, log, started);
+        q.reader.start();
+        return q;
+    }
+
+    private void pump(BufferedWriter log) {
+        try (log; BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String raw;
+            while ((raw = in.readLine()) != null) {
+                String line = TERMINAL_CONTROL.matcher(raw).replaceAll("");
+                Duration since = Duration.ofNanos(System.nanoTime() - startedNanos);
+                log.write(line);
+                log.newLine();
+                log.flush();
+                CONSOLE.debug("{}", line);
+                synchronized (tail) {
+                    if (tail.size() == TAIL_LINES) {
+                        tail.removeFirst();
+                    }
+                    tail.addLast(line);
+                }
+                if (!result.isDone()) {
+                    GuestResult.parse(line, since).ifPresent(r -> {
+                        LOG.info("guest result after {} ms: {}", since.toMillis(), r);
+                        writeQuietly(log, "# result after " + since.toMillis() + " ms");
+                        result.complete(r);
+                    });
+                }
+            }
+            String exit = process.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS) ? "exit code " + process.exitValue() : "still running";
+            writeQuietly(log, "# console closed after " + Duration.ofNanos(System.nanoTime() - startedNanos).toMillis() + " ms, " + exit);
+            result.completeExceptionally(new GuestBootException("QEMU's console closed (" + exit + ") before a result line"
+                    + tailText()));
+        } catch (IOException e) {
+            result.completeExceptionally(new GuestBootException("reading QEMU's console failed: " + e.getMessage(), e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            result.completeExceptionally(new GuestBootException("interrupted while QEMU exited", e));
+        }
+    }
+
+    private static void writeQuietly(BufferedWriter log, String line) {
+        try {
+            log.write(line);
+            log.newLine();
+            log.flush();
+        } catch (IOException e) {
+            LOG.warn("console log: {}", e.getMessage());
+        }
+    }
+
+    private String tailText() {
+        List<String> t = consoleTail();
+        return t.isEmpty() ? " (the console stayed empty)" : "; the console's last lines:\n  " + String.join("\n  ", t);
+    }
+
+    /**
+     * Waits for the guest's result line. Fails when QEMU ends first or the line takes longer than {@code timeout};
+     * the message then holds the console's last lines.
+     */
+    public GuestResult awaitResult(Duration timeout) throws GuestBootException, InterruptedException {
+        try {
+            return result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new GuestBootException("no result line from the guest within " + timeout.toSeconds() + " s" + tailText(), e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw new GuestBootException(cause.getMessage(), cause);
+        }
+    }
+
+    /** Waits for QEMU to end by itself (the guest powers off after its result line): its exit code, if it did. */
+    public OptionalInt awaitExit(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? OptionalInt.of(process.exitValue()) : OptionalInt.empty();
+    }
+
+    /** The console's last lines (up to 40), terminal control removed. */
+    public List<String> consoleTail() {
+        synchronized (tail) {
+            return new ArrayList<>(tail);
+        }
+    }
+
+    public Path consoleLog() {
+        return consoleLog;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public List<String> command() {
+        return command;
+    }
+
+    /** Ends QEMU and its descendants (SIGTERM, SIGKILL after 5 s) and waits for the console to drain. */
+    @Override
+    public void close() {
+        // the descendants first, while they are still QEMU's: once it is gone they are nobody's
+        List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
+        tree.add(process.toHandle());
+        for (ProcessHandle h : tree) {
+            h.destroy();
+        }
+        boolean interrupted = false;
+        for (ProcessHandle h : tree) {
+            try {
+                h.onExit().get(GRACE.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                LOG.warn("QEMU process {} ignored SIGTERM: killing it", h.pid());
+                h.destroyForcibly();
+            } catch (InterruptedException e) {
+                interrupted = true;
+                h.destroyForcibly();
+            }
+        }
+        try {
+            reader.join(GRACE.toMillis());
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
