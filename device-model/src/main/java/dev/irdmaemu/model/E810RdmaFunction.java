@@ -1,0 +1,343 @@
+package dev.irdmaemu.model;
+
+import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.bus.InterruptSink;
+import dev.irdmaemu.fw.bus.Mmio;
+import dev.irdmaemu.fw.hmc.HmcObjectType;
+import dev.irdmaemu.fw.queue.AeCode;
+import dev.irdmaemu.fw.queue.AeSource;
+import dev.irdmaemu.fw.reg.Gen2Register;
+import dev.irdmaemu.fw.reg.Gen2Registers;
+import dev.irdmaemu.fw.sim.SimScheduler;
+import dev.irdmaemu.fw.sim.SimTimer;
+import dev.irdmaemu.fw.wire.FaultProfile;
+import dev.irdmaemu.fw.wire.Link;
+import dev.irdmaemu.fw.wire.LinkPort;
+import dev.irdmaemu.model.cqp.CqpEngine;
+import dev.irdmaemu.model.cqp.CqpOperations;
+import dev.irdmaemu.model.eq.AsyncEventQueue;
+import dev.irdmaemu.model.eq.CompletionEventQueue;
+import dev.irdmaemu.model.eq.InterruptController;
+import dev.irdmaemu.model.hmc.HmcFunction;
+import dev.irdmaemu.model.hmc.HmcLimits;
+import dev.irdmaemu.model.port.Apbvt;
+import dev.irdmaemu.model.port.ArpTable;
+import dev.irdmaemu.model.port.EthernetPort;
+import dev.irdmaemu.model.port.QuadHashTable;
+import dev.irdmaemu.model.port.ReceiveClassifier;
+import dev.irdmaemu.model.puda.PudaQueues;
+import dev.irdmaemu.model.qp.CompletionQueue;
+import dev.irdmaemu.model.qp.CqTable;
+import dev.irdmaemu.model.qp.QpTable;
+import dev.irdmaemu.model.qp.QueuePair;
+import dev.irdmaemu.model.qp.StagTable;
+import dev.irdmaemu.model.reg.RegisterFile;
+import dev.irdmaemu.model.trace.Trace;
+import dev.irdmaemu.model.trace.TraceEvent;
+import dev.irdmaemu.model.trace.TraceKind;
+
+/**
+ * The RDMA function of an E810 PF as the irdma driver sees it: BAR0 ({@link Mmio}), DMA into host memory and
+ * MSI-X toward the host. This class is the bus glue (the register table and what each side-effect register
+ * does); the device core lives in the subpackages: {@code cqp} (control QP engine and op handlers), {@code hmc},
+ * {@code eq} (CEQs, AEQ, interrupt routing), {@code qp} (CQs, QPs, STags), {@code port} (quad hash, APBVT, ARP,
+ * classifier, Ethernet port) and {@code puda} (ILQ / IEQ). Every action runs on the one {@link SimScheduler}; the
+ * model has no threads. Register offsets from {@link Gen2Register} (icrdma_hw.h).
+ */
+public final class E810RdmaFunction implements Mmio {
+    private final SimScheduler scheduler;
+    private final HostMemory memory;
+    private final Trace trace;
+    private final LatencyTable latency;
+    private final RegisterFile regs;
+    private final InterruptController irq;
+    private final HmcFunction hmc;
+    private final CompletionEventQueue[] ceqs = new CompletionEventQueue[HmcLimits.MAX_CEQS];
+    private final AsyncEventQueue aeq;
+    private final CqTable cqs;
+    private final QpTable qps;
+    private final StagTable stags;
+    private final QuadHashTable qhash;
+    private final Apbvt apbvt = new Apbvt();
+    private final ArpTable arp;
+    private final CqpEngine cqp;
+    private final EthernetPort port;
+    private final PudaQueues puda;
+    private final int[] wqeAllocQueue;
+    private final boolean[] wqeAllocPending;
+    private int wqeAllocHead;
+    private int wqeAllocCount;
+    private final SimTimer wqeAllocTimer;
+    private long wqeAllocIgnored;
+
+    /** The E810 function with HMC function id 0 (the PF's), latencies from {@code latency}. */
+    public E810RdmaFunction(SimScheduler scheduler, HostMemory memory, InterruptSink interrupts, Trace trace,
+                            LatencyTable latency) {
+        this(scheduler, memory, interrupts, trace, latency, 0);
+    }
+
+    public E810RdmaFunction(SimScheduler scheduler, HostMemory memory, InterruptSink interrupts, Trace trace,
+                            LatencyTable latency, int hmcFunctionId) {
+        this.scheduler = scheduler;
+        this.memory = memory;
+        this.trace = trace;
+        this.latency = latency;
+        this.regs = new RegisterFile(trace);
+        this.irq = new InterruptController(scheduler, trace, interrupts, latency.interruptNanos);
+        this.hmc = new HmcFunction(memory, trace);
+        for (int i = 0; i < ceqs.length; i++) {
+            ceqs[i] = new CompletionEventQueue(i, memory, trace, irq);
+        }
+        this.aeq = new AsyncEventQueue(memory, trace, irq);
+        CompletionQueue.CqEvents cqEvents = new CompletionQueue.CqEvents() {
+            @Override
+            public void cqNotify(int ceqId, int cqId) {
+                if (ceqId >= 0 && ceqId < ceqs.length) {
+                    ceqs[ceqId].post(cqId);
+                }
+            }
+
+            @Override
+            public void cqOverflow(CompletionQueue cq) {
+                aeq.post(cq.id(), cq.id(), AeCode.CQ_OPERATION_ERROR.code(), AeSource.CQ, 0, 0, 0);
+            }
+        };
+        this.cqs = new CqTable(memory, cqEvents, (int) HmcLimits.maxCount(HmcObjectType.CQ));
+        this.qps = new QpTable(CqpOperations.qpTableCapacity());
+        this.stags = new StagTable((int) HmcLimits.maxCount(HmcObjectType.MR));
+        this.qhash = new QuadHashTable(1 << 16);
+        this.arp = new ArpTable((int) HmcLimits.maxCount(HmcObjectType.ARP));
+        CqpOperations ops = new CqpOperations(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp,
+                hmcFunctionId);
+        this.cqp = new CqpEngine(memory, scheduler, trace, latency, cqs, ops);
+        this.port = new EthernetPort(scheduler, trace, latency, new ReceiveClassifier(qhash, apbvt), qps, aeq);
+        this.puda = new PudaQueues(memory, cqs, qps, scheduler, trace, port::transmit, aeq);
+        port.attachPuda(puda);
+        this.wqeAllocQueue = new int[qps.capacity()];
+        this.wqeAllocPending = new boolean[qps.capacity()];
+        this.wqeAllocTimer = scheduler.newTimer("wqe-alloc", this::serviceWqeAlloc);
+        defineRegisters();
+    }
+
+    // --- the register table
+
+    private void defineRegisters() {
+        reg(Gen2Register.CQPTAIL, "cqp_tail", (e, s) -> cqp.readTail(), "cqp_set_tail", (e, v) -> cqp.writeTail(v));
+        reg(Gen2Register.CQPDB, "cqp_db_read", (e, s) -> cqp.readDoorbell(), "cqp_doorbell",
+                (e, v) -> cqp.doorbell(v));
+        reg(Gen2Register.CCQPSTATUS, "cqp_status", (e, s) -> cqp.readStatus(), "cqp_clear_status",
+                (e, v) -> cqp.writeStatus(v));
+        reg(Gen2Register.CCQPHIGH, "cqp_ctx_high", (e, s) -> cqp.readContextHigh(), "cqp_set_ctx_high",
+                (e, v) -> cqp.writeContextHigh(v));
+        reg(Gen2Register.CCQPLOW, "cqp_ctx_low", (e, s) -> cqp.readContextLow(), "cqp_set_ctx_low",
+                (e, v) -> cqp.writeContextLow(v));
+        reg(Gen2Register.CQARM, null, null, "cq_arm", (e, v) -> cqArm(v));
+        reg(Gen2Register.CQACK, null, null, "cq_ack", (e, v) -> cqAck(v));
+        reg(Gen2Register.AEQALLOC, null, null, "aeq_alloc", (e, v) -> aeq.allocate(v));
+        reg(Gen2Register.CQPERRCODES, "cqp_err_codes", (e, s) -> cqp.readErrCodes(), "read_only", (e, v) -> { });
+        reg(Gen2Register.WQEALLOC, null, null, "wqe_alloc", (e, v) -> wqeAlloc(v));
+        reg(Gen2Register.GLINT_DYN_CTL, "dyn_ctl", (e, s) -> irq.readDynCtl(e), "dyn_ctl_arm",
+                (e, v) -> irq.writeDynCtl(e, v));
+        int lbar = regs.define(Gen2Register.GLPCI_LBARCTRL.name(), Gen2Register.GLPCI_LBARCTRL.offset(), 1, 0,
+                null, null, "read_only", (e, v) -> { });
+        regs.store(lbar, 0, Gen2Registers.lbarCtrl(Gen2Registers.PE_DB_SIZE_8M));
+        for (Gen2Register r : new Gen2Register[] {Gen2Register.GLPE_CPUSTATUS0, Gen2Register.GLPE_CPUSTATUS1,
+                Gen2Register.GLPE_CPUSTATUS2}) {
+            // ctrl.c irdma_wait_pe_ready: the PE firmware is up once all three read 0x80.
+            int b = regs.define(r.name(), r.offset(), 1, 0, null, null, "read_only", (e, v) -> { });
+            regs.store(b, 0, Gen2Registers.CPUSTATUS_READY);
+        }
+        reg(Gen2Register.PFINT_AEQCTL, "aeq_ctl", (e, s) -> irq.readAeqCtl(), "aeq_route",
+                (e, v) -> irq.writeAeqCtl(v));
+        reg(Gen2Register.GLINT_CEQCTL, "ceq_ctl", (e, s) -> irq.readCeqCtl(e), "ceq_route",
+                (e, v) -> irq.writeCeqCtl(e, v));
+        reg(Gen2Register.VSIQF_PE_CTL1, null, null, null, null);
+        reg(Gen2Register.PFHMC_PDINV, null, null, "pd_invalidate",
+                (e, v) -> hmc.invalidatePd(Gen2Registers.pdInvalidateSdIndex(v), Gen2Registers.pdInvalidatePdIndex(v)));
+        reg(Gen2Register.GLHMC_VFPDINV, null, null, null, null);
+        reg(Gen2Register.GLPE_CRITERR, null, null, null, null);
+        reg(Gen2Register.GLINT_RATE, null, null, null, null);
+        reg(Gen2Register.PFHMC_ERRORINFO, "hmc_error_info", (e, s) -> hmc.errorInfo(), "hmc_error_clear",
+                (e, v) -> hmc.clearError());
+        reg(Gen2Register.PFHMC_ERRORDATA, "hmc_error_data", (e, s) -> hmc.errorData(), "read_only", (e, v) -> { });
+    }
+
+    private void reg(Gen2Register r, String readName, RegisterFile.OnRead read, String writeName,
+                     RegisterFile.OnWrite write) {
+        regs.define(r.name(), r.offset(), r.count(), r.stride(), readName, read, writeName, write);
+    }
+
+    // --- doorbells
+
+    private void cqArm(int cqId) {
+        CompletionQueue cq = cqs.get(cqId);
+        if (cq == null || !cq.arm()) {
+            TraceEvent t = trace.start(TraceKind.CQE);
+            if (t != null) {
+                t.text("action", "arm_ignored").num("cq", cqId).emit();
+            }
+        }
+    }
+
+    private void cqAck(int cqId) {
+        TraceEvent t = trace.start(TraceKind.CQE);
+        if (t != null) {
+            t.text("action", "ack").num("cq", cqId).flag("known", cqs.get(cqId) != null).emit();
+        }
+    }
+
+    /** PFPE_WQEALLOC: the QP id (uk.c irdma_uk_qp_post_wr). PUDA QPs transmit; offloaded QPs are issue 5. */
+    private void wqeAlloc(int value) {
+        int qpId = Gen2Registers.wqeAllocQpId(value);
+        QueuePair qp = qps.get(qpId);
+        if (qp == null || qp.role() == QueuePair.Role.IWARP) {
+            wqeAllocIgnored++;
+            return;
+        }
+        if (!wqeAllocPending[qpId]) {
+            wqeAllocPending[qpId] = true;
+            wqeAllocQueue[(wqeAllocHead + wqeAllocCount) % wqeAllocQueue.length] = qpId;
+            wqeAllocCount++;
+        }
+        if (!wqeAllocTimer.isPending()) {
+            wqeAllocTimer.scheduleIn(latency.mmioWriteNanos + latency.pudaWqeFetchNanos);
+        }
+    }
+
+    private void serviceWqeAlloc() {
+        while (wqeAllocCount > 0) {
+            int qpId = wqeAllocQueue[wqeAllocHead];
+            wqeAllocHead = (wqeAllocHead + 1) % wqeAllocQueue.length;
+            wqeAllocCount--;
+            wqeAllocPending[qpId] = false;
+            QueuePair qp = qps.get(qpId);
+            if (qp != null) {
+                puda.transmit(qp);
+            }
+        }
+    }
+
+    // --- Mmio
+
+    @Override
+    public int read32(long offset) {
+        return regs.read32(offset);
+    }
+
+    @Override
+    public void write32(long offset, int value) {
+        regs.write32(offset, value);
+    }
+
+    // --- accessors for the glue (bridge, tests, demo)
+
+    public SimScheduler scheduler() {
+        return scheduler;
+    }
+
+    public HostMemory memory() {
+        return memory;
+    }
+
+    public Trace trace() {
+        return trace;
+    }
+
+    public LatencyTable latency() {
+        return latency;
+    }
+
+    public RegisterFile registers() {
+        return regs;
+    }
+
+    public CqpEngine cqp() {
+        return cqp;
+    }
+
+    public HmcFunction hmc() {
+        return hmc;
+    }
+
+    public CompletionEventQueue ceq(int id) {
+        return ceqs[id];
+    }
+
+    public AsyncEventQueue aeq() {
+        return aeq;
+    }
+
+    public InterruptController interrupts() {
+        return irq;
+    }
+
+    public CqTable cqs() {
+        return cqs;
+    }
+
+    public QpTable qps() {
+        return qps;
+    }
+
+    public StagTable stags() {
+        return stags;
+    }
+
+    public QuadHashTable quadHash() {
+        return qhash;
+    }
+
+    public Apbvt apbvt() {
+        return apbvt;
+    }
+
+    public ArpTable arp() {
+        return arp;
+    }
+
+    /**
+     * Connects the Ethernet port to a simulated link: frames the port transmits go onto {@code link}, frames the
+     * link delivers go to the port's receive path. Answers the port's end of the link.
+     */
+    public LinkPort attach(Link link, long mac, FaultProfile outbound) {
+        LinkPort lp = link.attach(mac, outbound, port::receive);
+        port.setTransmitter(lp::transmit);
+        return lp;
+    }
+
+    /** The Ethernet port: {@code port()::receive} is the wire's FrameReceiver. */
+    public EthernetPort port() {
+        return port;
+    }
+
+    public PudaQueues puda() {
+        return puda;
+    }
+
+    public long wqeAllocIgnored() {
+        return wqeAllocIgnored;
+    }
+
+    /** A human-readable status: CQP op counts and latencies, queues, port and PUDA counters (for the demo). */
+    public String summary() {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format("simulated time %d ns%n", scheduler.now()));
+        sb.append(String.format("CQP: %s, %d ops, %d failed%n", cqp.created() ? "up" : "down", cqp.completedOps(),
+                cqp.failedOps()));
+        sb.append(cqp.stats().summary());
+        sb.append(String.format("HMC: QP %d, CQ %d, MR %d committed; %d resolution failures%n",
+                hmc.count(HmcObjectType.QP), hmc.count(HmcObjectType.CQ), hmc.count(HmcObjectType.MR),
+                hmc.failures()));
+        sb.append(String.format("CQs %d, QPs %d, STags %d, qhash %d established / %d listen, APBVT ports %d%n",
+                cqs.liveCount(), qps.liveCount(), stags.liveCount(), qhash.establishedCount(), qhash.listenCount(),
+                apbvt.size()));
+        sb.append(String.format("AEQ: %d posted, %d lost%n", aeq.posted(), aeq.lost()));
+        sb.append(String.format("port rx %d (puda %d, qp %d, ieq %d, lan %d, bad qp %d, dropped %d), tx %d%n",
+                port.rxFrames(), port.rxPuda(), port.rxQp(), port.rxIeq(), port.rxLan(), port.rxBadQp(),
+                port.rxDropped(), port.txFrames()));
+        sb.append(String.format("PUDA received %d, transmitted %d, drops %d (last: %s)%n", puda.received(),
+                puda.transmitted(), puda.totalDrops(), puda.lastDrop()));
+        sb.append(String.format("registers: %d unknown offsets seen%n", regs.unknownOffsets()));
+        return sb.toString();
+    }
+}

@@ -1,0 +1,59 @@
+package dev.irdmaemu.model.cqp;
+
+import dev.irdmaemu.fw.cqp.CqpErrorCode;
+
+/**
+ * The CQP error vocabulary of the model: each is a major/minor pair written to the CCQ completion and to
+ * PFPE_CQPERRCODES. Where the kernel names a pair (utils.c: 0xffff/0x8002 "Invalid State") the model uses it;
+ * for everything else the generic major IRDMA_CQPSQ_MAJ_ERROR (0xffff, defs.h) with model-defined minors from
+ * 0x9001, which irdma reports as -EIO and logs with the codes (ctrl.c irdma_sc_poll_for_cqp_op_done).
+ */
+public enum CqpFault {
+    NONE(CqpErrorCode.MAJ_NO_ERROR, 0, "completed"),
+    UNKNOWN_OPCODE(CqpErrorCode.MAJ_ERROR, 0x9001, "opcode is no IRDMA_CQP_OP_* value"),
+    UNSUPPORTED_OPCODE(CqpErrorCode.MAJ_ERROR, 0x9002, "op not supported by the model"),
+    INVALID_FIELD(CqpErrorCode.MAJ_ERROR, 0x9003, "a WQE field is invalid"),
+    DMA_FAULT(CqpErrorCode.MAJ_ERROR, 0x9004, "an address is outside mapped host memory"),
+    INDEX_OUT_OF_RANGE(CqpErrorCode.MAJ_ERROR, 0x9005, "object index beyond the committed count or table"),
+    OBJECT_IN_USE(CqpErrorCode.MAJ_ERROR, 0x9006, "the object already exists"),
+    NO_SUCH_OBJECT(CqpErrorCode.MAJ_ERROR, 0x9007, "the object does not exist"),
+    HMC_NOT_READY(CqpErrorCode.MAJ_ERROR, 0x9008, "the HMC object does not resolve (FPM not committed, SD/PD invalid)"),
+    WQE_NOT_VALID(CqpErrorCode.MAJ_ERROR, 0x9009, "the WQE's valid bit is not the ring's current polarity"),
+    TABLE_FULL(CqpErrorCode.MAJ_ERROR, 0x900a, "the device table is full"),
+    BAD_DOORBELL(CqpErrorCode.MAJ_ERROR, 0x900b, "CQP doorbell beyond the SQ size"),
+    UNSUPPORTED_FIELD(CqpErrorCode.MAJ_ERROR, 0x900c, "a WQE option the model does not support (e.g. PBL-mapped rings)"),
+    BAD_HOST_CONTEXT(CqpErrorCode.MAJ_ERROR, 0x900d, "the CQP host context is invalid"),
+    INVALID_STATE(CqpErrorCode.Pair.INVALID_STATE.major(), CqpErrorCode.Pair.INVALID_STATE.minor(),
+            "QP state transition not allowed");
+
+    private final int major;
+    private final int minor;
+    private final String text;
+
+    CqpFault(int major, int minor, String text) {
+        this.major = major;
+        this.minor = minor;
+        this.text = text;
+    }
+
+    public int major() {
+        return major;
+    }
+
+    public int minor() {
+        return minor;
+    }
+
+    public boolean isError() {
+        return this != NONE;
+    }
+
+    public String describe() {
+        return text;
+    }
+
+    /** The PFPE_CQPERRCODES image: major in 31:16, minor in 15:0. */
+    public int errCodes() {
+        return major << 16 | minor;
+    }
+}

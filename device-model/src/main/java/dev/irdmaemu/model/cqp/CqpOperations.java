@@ -1,0 +1,569 @@
+package dev.irdmaemu.model.cqp;
+
+import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.cqp.CqpOpcode;
+import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.frame.IpAddress;
+import dev.irdmaemu.fw.hmc.HmcObjectType;
+import dev.irdmaemu.fw.hmc.SdCheck;
+import dev.irdmaemu.fw.hmc.SegmentDescriptor;
+import dev.irdmaemu.fw.qp.QpContext;
+import dev.irdmaemu.fw.qp.QpContextCheck;
+import dev.irdmaemu.fw.queue.Aeqe;
+import dev.irdmaemu.fw.queue.Ceqe;
+import dev.irdmaemu.model.eq.AsyncEventQueue;
+import dev.irdmaemu.model.eq.CompletionEventQueue;
+import dev.irdmaemu.model.hmc.HmcFault;
+import dev.irdmaemu.model.hmc.HmcFunction;
+import dev.irdmaemu.model.hmc.HmcLimits;
+import dev.irdmaemu.model.port.Apbvt;
+import dev.irdmaemu.model.port.ArpTable;
+import dev.irdmaemu.model.port.QuadHashTable;
+import dev.irdmaemu.model.qp.CompletionQueue;
+import dev.irdmaemu.model.qp.CqTable;
+import dev.irdmaemu.model.qp.QpState;
+import dev.irdmaemu.model.qp.QpTable;
+import dev.irdmaemu.model.qp.QueuePair;
+import dev.irdmaemu.model.qp.StagTable;
+import dev.irdmaemu.model.trace.Trace;
+import dev.irdmaemu.model.trace.TraceEvent;
+import dev.irdmaemu.model.trace.TraceKind;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * The CQP ops the model executes, one method per op, each checking every guest value before using it and answering
+ * a {@link CqpFault} (never an exception). The WQE has passed {@link CqpWqe#validate()} (layout and reserved bits);
+ * what is checked here is meaning: ids against the committed HMC counts and the device tables, addresses against
+ * mapped host memory, object existence and QP state transitions. Rings mapped through PBLs (virtual_map) are not
+ * modelled and answer {@link CqpFault#UNSUPPORTED_FIELD}.
+ */
+public final class CqpOperations implements CqpOpHandler {
+    /** user.h IRDMA_QP_CTX_SIZE. */
+    public static final int QP_CONTEXT_SIZE = QpContext.SIZE;
+
+    private final HostMemory memory;
+    private final Trace trace;
+    private final HmcFunction hmc;
+    private final CompletionEventQueue[] ceqs;
+    private final AsyncEventQueue aeq;
+    private final CqTable cqs;
+    private final QpTable qps;
+    private final StagTable stags;
+    private final QuadHashTable qhash;
+    private final Apbvt apbvt;
+    private final ArpTable arp;
+    private final int hmcFunctionId;
+    private final BytesStore<?, Void> qpCtxBuf = BytesStore.nativeStoreWithFixedCapacity(QP_CONTEXT_SIZE);
+    private final QpContext qpContext = new QpContext();
+    private final long[] word = new long[2];
+
+    public CqpOperations(HostMemory memory, Trace trace, HmcFunction hmc, CompletionEventQueue[] ceqs,
+                         AsyncEventQueue aeq, CqTable cqs, QpTable qps, StagTable stags, QuadHashTable qhash,
+                         Apbvt apbvt, ArpTable arp, int hmcFunctionId) {
+        this.memory = memory;
+        this.trace = trace;
+        this.hmc = hmc;
+        this.ceqs = ceqs;
+        this.aeq = aeq;
+        this.cqs = cqs;
+        this.qps = qps;
+        this.stags = stags;
+        this.qhash = qhash;
+        this.apbvt = apbvt;
+        this.arp = arp;
+        this.hmcFunctionId = hmcFunctionId;
+    }
+
+    @Override
+    public void execute(CqpOpcode op, CqpWqe w, int wqeIndex, CqpResult r) {
+        switch (op) {
+            case NOP -> r.ok();
+            case QUERY_FPM_VAL -> queryFpm(w, r);
+            case COMMIT_FPM_VAL -> commitFpm(w, r);
+            case UPDATE_PE_SDS -> updateSds(w, r);
+            case CREATE_CEQ -> createCeq(w, r);
+            case DESTROY_CEQ -> destroyCeq(w, r);
+            case CREATE_AEQ -> createAeq(w, r);
+            case DESTROY_AEQ -> destroyAeq(r);
+            case CREATE_CQ -> createCq(w, r);
+            case MODIFY_CQ -> modifyCq(w, r);
+            case DESTROY_CQ -> destroyCq(w, r);
+            case CREATE_QP -> createQp(w, r);
+            case MODIFY_QP -> modifyQp(w, r);
+            case DESTROY_QP -> destroyQp(w, r);
+            case MANAGE_QUAD_HASH_TABLE_ENTRY -> manageQhash(w, r);
+            case MANAGE_APBVT -> manageApbvt(w, r);
+            case MANAGE_ARP -> manageArp(w, r);
+            case ALLOC_STAG -> stag(w, r, false);
+            case REG_MR -> stag(w, r, true);
+            case DEALLOC_STAG -> deallocStag(w, r);
+            default -> r.fail(CqpFault.UNSUPPORTED_OPCODE, "op not modelled");
+        }
+    }
+
+    // --- HMC
+
+    private boolean ownFunction(int fnId, CqpResult r) {
+        if (fnId != hmcFunctionId) {
+            r.fail(CqpFault.INVALID_FIELD, "HMC function id is not this PF's");
+            return false;
+        }
+        return true;
+    }
+
+    private void queryFpm(CqpWqe w, CqpResult r) {
+        if (!ownFunction(w.fpmHmcFnId(), r)) {
+            return;
+        }
+        if (!hmc.writeQueryBuffer(w.fpmBufferAddress())) {
+            r.fail(CqpFault.DMA_FAULT, "query buffer outside mapped memory");
+        }
+    }
+
+    private void commitFpm(CqpWqe w, CqpResult r) {
+        if (!ownFunction(w.fpmHmcFnId(), r)) {
+            return;
+        }
+        switch (hmc.commit(w.fpmBufferAddress())) {
+            case OK -> arp.setLimit(hmc.count(HmcObjectType.ARP));
+            case DMA_FAULT -> r.fail(CqpFault.DMA_FAULT, "commit buffer outside mapped memory");
+            case COUNT_ABOVE_MAX -> r.fail(CqpFault.INDEX_OUT_OF_RANGE, "a count above the queried maximum");
+            case TOO_MANY_SDS -> r.fail(CqpFault.INDEX_OUT_OF_RANGE, "objects need more SDs than max_pe_sds");
+        }
+    }
+
+    private void updateSds(CqpWqe w, CqpResult r) {
+        if (!ownFunction(w.sdHmcFnId(), r)) {
+            return;
+        }
+        int inline = w.sdInlineCount();
+        for (int i = 0; i < inline; i++) {
+            if (!programSd(w.sdEntryCommand(i), w.sdEntryData(i), r)) {
+                return;
+            }
+        }
+        int buffered = w.sdBufferEntryCount();
+        long buf = w.sdBufferAddress();
+        for (int i = 0; i < buffered; i++) {
+            long at = buf + (long) i * SegmentDescriptor.ENTRY_SIZE;
+            if (!memory.readLong(at, word, 0) || !memory.readLong(at + 8, word, 1)) {
+                r.fail(CqpFault.DMA_FAULT, "SD buffer outside mapped memory");
+                return;
+            }
+            if (!programSd(word[0], word[1], r)) {
+                return;
+            }
+        }
+    }
+
+    private boolean programSd(long command, long data, CqpResult r) {
+        SdCheck c = hmc.programSd(command, data);
+        if (c == null) {
+            r.fail(CqpFault.INDEX_OUT_OF_RANGE, "SD index beyond max_pe_sds");
+            return false;
+        }
+        if (!c.accepted()) {
+            r.fail(CqpFault.INVALID_FIELD, c.describe());
+            return false;
+        }
+        return true;
+    }
+
+    // --- CEQ / AEQ
+
+    private void createCeq(CqpWqe w, CqpResult r) {
+        int id = w.eqId();
+        int n = w.eqElementCount();
+        if (id < 0 || id >= ceqs.length) {
+            r.fail(CqpFault.INDEX_OUT_OF_RANGE, "CEQ id beyond max_ceqs");
+        } else if (ceqs[id].live()) {
+            r.fail(CqpFault.OBJECT_IN_USE, "CEQ exists");
+        } else if (w.eqVirtualMap()) {
+            r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-mapped CEQ");
+        } else if (n <= 0) {
+            r.fail(CqpFault.INVALID_FIELD, "CEQ of 0 elements");
+        } else if (!memory.contains(w.eqAddress(), (long) n * Ceqe.SIZE)) {
+            r.fail(CqpFault.DMA_FAULT, "CEQ ring outside mapped memory");
+        } else {
+            ceqs[id].create(w.eqAddress(), n);
+        }
+    }
+
+    private void destroyCeq(CqpWqe w, CqpResult r) {
+        int id = w.eqId();
+        if (id < 0 || id >= ceqs.length) {
+            r.fail(CqpFault.INDEX_OUT_OF_RANGE, "CEQ id beyond max_ceqs");
+        } else if (!ceqs[id].live()) {
+            r.fail(CqpFault.NO_SUCH_OBJECT, "no such CEQ");
+        } else {
+            ceqs[id].destroy();
+        }
+    }
+
+    private void createAeq(CqpWqe w, CqpResult r) {
+        int n = w.eqElementCount();
+        if (aeq.live()) {
+            r.fail(CqpFault.OBJECT_IN_USE, "AEQ exists");
+        } else if (w.eqVirtualMap()) {
+            r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-mapped AEQ");
+        } else if (n <= 0) {
+            r.fail(CqpFault.INVALID_FIELD, "AEQ of 0 elements");
+        } else if (!memory.contains(w.eqAddress(), (long) n * Aeqe.SIZE)) {
+            r.fail(CqpFault.DMA_FAULT, "AEQ ring outside mapped memory");
+        } else {
+            aeq.create(w.eqAddress(), n);
+        }
+    }
+
+    private void destroyAeq(CqpResult r) {
+        if (!aeq.live()) {
+            r.fail(CqpFault.NO_SUCH_OBJECT, "no AEQ");
+        } else {
+            aeq.destroy();
+        }
+    }
+
+    // --- CQ
+
+    private boolean hmcObject(HmcObjectType t, long index, CqpResult r) {
+        if (hmc.resolve(t, index) >= 0) {
+            return true;
+        }
+        HmcFault f = hmc.lastFault();
+        r.fail(f == HmcFault.INDEX_OUT_OF_RANGE ? CqpFault.INDEX_OUT_OF_RANGE : CqpFault.HMC_NOT_READY,
+                f.describe());
+        return false;
+    }
+
+    private void createCq(CqpWqe w, CqpResult r) {
+        int id = w.cqId();
+        long size = w.cqSize();
+        int stride = w.cqAvoidMemConflict() ? 64 : 32;
+        if (!hmcObject(HmcObjectType.CQ, id, r)) {
+            return;
+        }
+        if (id >= cqs.capacity()) {
+            r.fail(CqpFault.INDEX_OUT_OF_RANGE, "CQ id beyond the model's table");
+        } else if (cqs.get(id) != null) {
+            r.fail(CqpFault.OBJECT_IN_USE, "CQ exists");
+        } else if (w.cqVirtualMap()) {
+            r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-mapped CQ");
+        } else if (size < 2) {
+            r.fail(CqpFault.INVALID_FIELD, "CQ of fewer than 2 entries");
+        } else if (w.cqCeqIdValid() && w.cqCeqId() >= ceqs.length) {
+            r.fail(CqpFault.INDEX_OUT_OF_RANGE, "CEQ id beyond max_ceqs");
+        } else if (!memory.contains(w.cqAddress(), size * stride)) {
+            r.fail(CqpFault.DMA_FAULT, "CQ ring outside mapped memory");
+        } else if (!memory.contains(w.cqShadowAreaAddress(), CompletionQueue.SHADOW_AREA_SIZE)) {
+            r.fail(CqpFault.DMA_FAULT, "CQ shadow area outside mapped memory");
+        } else {
+            cqs.create(id, w.cqAddress(), (int) size, w.cqShadowAreaAddress(), w.cqCeqId(), w.cqCeqIdValid(),
+                    w.cqCheckOverflow(), w.cqAvoidMemConflict());
+        }
+    }
+
+    private void modifyCq(CqpWqe w, CqpResult r) {
+        CompletionQueue cq = cqs.get(w.cqId());
+        if (cq == null) {
+            r.fail(CqpFault.NO_SUCH_OBJECT, "no such CQ");
+            return;
+        }
+        if (w.cqResize()) {
+            long size = w.cqSize();
+            if (w.cqVirtualMap()) {
+                r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-mapped CQ");
+            } else if (size < 2) {
+                r.fail(CqpFault.INVALID_FIELD, "CQ of fewer than 2 entries");
+            } else if (!memory.contains(w.cqAddress(), size * cq.stride())) {
+                r.fail(CqpFault.DMA_FAULT, "resized CQ ring outside mapped memory");
+            } else {
+                cqs.modify(cq, (int) size, w.cqAddress());
+            }
+        }
+    }
+
+    private void destroyCq(CqpWqe w, CqpResult r) {
+        CompletionQueue cq = cqs.get(w.cqId());
+        if (cq == null) {
+            r.fail(CqpFault.NO_SUCH_OBJECT, "no such CQ");
+        } else {
+            cqs.destroy(cq);
+        }
+    }
+
+    // --- QP
+
+    /** Copies the 256-byte host context into the QP's HMC object and wraps {@link #qpContext} on it. */
+    private long loadContext(int qpId, long hostContext, CqpResult r) {
+        long obj = hmc.resolve(HmcObjectType.QP, qpId);
+        if (obj < 0) {
+            HmcFault f = hmc.lastFault();
+            r.fail(f == HmcFault.INDEX_OUT_OF_RANGE ? CqpFault.INDEX_OUT_OF_RANGE : CqpFault.HMC_NOT_READY,
+                    f.describe());
+            return -1;
+        }
+        if (!memory.copyOut(hostContext, qpCtxBuf, 0, QP_CONTEXT_SIZE)) {
+            r.fail(CqpFault.DMA_FAULT, "QP host context outside mapped memory");
+            return -1;
+        }
+        if (!memory.copyIn(obj, qpCtxBuf, 0, QP_CONTEXT_SIZE)) {
+            r.fail(CqpFault.HMC_NOT_READY, "QP object page too small");
+            return -1;
+        }
+        int region = memory.find(obj, QP_CONTEXT_SIZE);
+        qpContext.wrap(memory.store(region), memory.offset(region, obj), QP_CONTEXT_SIZE);
+        return obj;
+    }
+
+    private void createQp(CqpWqe w, CqpResult r) {
+        int id = w.qpId();
+        int type = w.qpType();
+        if (id >= qps.capacity()) {
+            r.fail(CqpFault.INDEX_OUT_OF_RANGE, "QP id beyond the model's table");
+            return;
+        }
+        if (qps.get(id) != null) {
+            r.fail(CqpFault.OBJECT_IN_USE, "QP exists");
+            return;
+        }
+        if (type != QueuePair.TYPE_IWARP && type != QueuePair.TYPE_UDA) {
+            r.fail(CqpFault.UNSUPPORTED_FIELD, "RoCE QP types are not modelled");
+            return;
+        }
+        if (w.qpVirtualMap()) {
+            r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-mapped QP");
+            return;
+        }
+        QpState next = QpState.of(w.qpNextIwarpState());
+        if (next == QpState.INVALID) {
+            next = QpState.IDLE;
+        }
+        if (next != QpState.IDLE && next != QpState.RTS) {
+            r.fail(CqpFault.INVALID_STATE, "a QP is created IDLE or RTS");
+            return;
+        }
+        long obj = loadContext(id, w.qpHostContextAddress(), r);
+        if (obj < 0) {
+            return;
+        }
+        boolean withTcp = w.qpTcpContextValid();
+        if (type == QueuePair.TYPE_IWARP) {
+            QpContextCheck c = qpContext.validate(withTcp);
+            if (!c.accepted()) {
+                r.fail(CqpFault.INVALID_FIELD, c.describe());
+                return;
+            }
+        }
+        if (w.qpCqNumValid()
+                && (cqs.get(qpContext.txCqNum()) == null || cqs.get(qpContext.rxCqNum()) == null)) {
+            r.fail(CqpFault.NO_SUCH_OBJECT, "the QP's send or receive CQ does not exist");
+            return;
+        }
+        long sqBytes = (long) QueuePair.QUANTUM * (4L << qpContext.sqSize());
+        long rqBytes = (long) QueuePair.QUANTUM * (4L << qpContext.rqSize());
+        if (!memory.contains(qpContext.sqAddress(), sqBytes) || !memory.contains(qpContext.rqAddress(), rqBytes)) {
+            r.fail(CqpFault.DMA_FAULT, "SQ or RQ outside mapped memory");
+            return;
+        }
+        QueuePair qp = qps.create(id, type, obj, qpContext, withTcp, next);
+        traceState(qp, QpState.INVALID, next);
+    }
+
+    private void modifyQp(CqpWqe w, CqpResult r) {
+        QueuePair qp = qps.get(w.qpId());
+        if (qp == null) {
+            r.fail(CqpFault.NO_SUCH_OBJECT, "no such QP");
+            return;
+        }
+        QpState next = QpState.of(w.qpNextIwarpState());
+        if (next == null || next == QpState.INVALID || !qp.state().canMoveTo(next)) {
+            r.fail(CqpFault.INVALID_STATE, "QP state transition not allowed");
+            return;
+        }
+        boolean withTcp = w.qpTcpContextValid();
+        if (withTcp || w.qpCachedVarValid()) {
+            if (loadContext(qp.id(), w.qpHostContextAddress(), r) < 0) {
+                return;
+            }
+            if (qp.type() == QueuePair.TYPE_IWARP) {
+                QpContextCheck c = qpContext.validate(withTcp);
+                if (!c.accepted()) {
+                    r.fail(CqpFault.INVALID_FIELD, c.describe());
+                    return;
+                }
+            }
+            qps.reload(qp, qpContext, withTcp);
+        }
+        if (w.qpRemoveHashEntry()) {
+            removeHashEntry(qp);
+        }
+        QpState was = qp.state();
+        qps.setState(qp, next);
+        traceState(qp, was, next);
+    }
+
+    /** IRDMA_CQPSQ_QP_REMOVEHASHENTRY: drop the established entry of the QP's own 4-tuple. */
+    private void removeHashEntry(QueuePair qp) {
+        long lh;
+        long ll;
+        long rh;
+        long rl;
+        if (qp.ipv4()) {
+            lh = IpAddress.IPV4_MAPPED_HI;
+            ll = IpAddress.mappedLo(qp.localIp(3));
+            rh = IpAddress.IPV4_MAPPED_HI;
+            rl = IpAddress.mappedLo(qp.remoteIp(3));
+        } else {
+            lh = (long) qp.localIp(0) << 32 | (qp.localIp(1) & 0xffff_ffffL);
+            ll = (long) qp.localIp(2) << 32 | (qp.localIp(3) & 0xffff_ffffL);
+            rh = (long) qp.remoteIp(0) << 32 | (qp.remoteIp(1) & 0xffff_ffffL);
+            rl = (long) qp.remoteIp(2) << 32 | (qp.remoteIp(3) & 0xffff_ffffL);
+        }
+        int vlan = qp.insertVlan() ? qp.vlanTag() & 0xfff : -1;
+        qhash.remove(QuadHashTable.TYPE_ESTABLISHED, lh, ll, qp.localPort(), rh, rl, qp.remotePort(), vlan);
+    }
+
+    private void destroyQp(CqpWqe w, CqpResult r) {
+        QueuePair qp = qps.get(w.qpId());
+        if (qp == null) {
+            r.fail(CqpFault.NO_SUCH_OBJECT, "no such QP");
+            return;
+        }
+        if (w.qpRemoveHashEntry()) {
+            removeHashEntry(qp);
+        }
+        QpState was = qp.state();
+        qps.destroy(qp);
+        traceState(qp, was, QpState.INVALID);
+    }
+
+    private void traceState(QueuePair qp, QpState from, QpState to) {
+        TraceEvent t = trace.start(TraceKind.QP_STATE);
+        if (t != null) {
+            t.num("qp", qp.id()).text("role", qp.role().name()).text("from", from.name()).text("to", to.name())
+                    .num("tcp_state", qp.tcpState()).num("local_port", qp.localPort())
+                    .num("remote_port", qp.remotePort()).emit();
+        }
+    }
+
+    // --- quad hash, APBVT, ARP
+
+    private static long hi(CqpWqe w, boolean dest) {
+        if (w.qhashIpv4()) {
+            return IpAddress.IPV4_MAPPED_HI;
+        }
+        int a = dest ? w.qhashDestIp(0) : w.qhashSrcIp(0);
+        int b = dest ? w.qhashDestIp(1) : w.qhashSrcIp(1);
+        return (long) a << 32 | (b & 0xffff_ffffL);
+    }
+
+    private static long lo(CqpWqe w, boolean dest) {
+        if (w.qhashIpv4()) {
+            return IpAddress.mappedLo(dest ? w.qhashDestIp(0) : w.qhashSrcIp(0));
+        }
+        int a = dest ? w.qhashDestIp(2) : w.qhashSrcIp(2);
+        int b = dest ? w.qhashDestIp(3) : w.qhashSrcIp(3);
+        return (long) a << 32 | (b & 0xffff_ffffL);
+    }
+
+    private void manageQhash(CqpWqe w, CqpResult r) {
+        int type = w.qhashEntryType();
+        if (type != QuadHashTable.TYPE_ESTABLISHED && type != QuadHashTable.TYPE_SYN) {
+            r.fail(CqpFault.UNSUPPORTED_FIELD, "only TCP established and SYN entries are modelled");
+            return;
+        }
+        int qpn = w.qhashQpNumber();
+        long qpCount = hmc.count(HmcObjectType.QP);
+        if (qpn >= qpCount) {
+            r.fail(CqpFault.INDEX_OUT_OF_RANGE, "qhash QP number beyond the committed QP count");
+            return;
+        }
+        int vlan = w.qhashVlanValid() ? w.qhashVlanId() : -1;
+        long lh = hi(w, true);
+        long ll = lo(w, true);
+        long rh = hi(w, false);
+        long rl = lo(w, false);
+        int manage = w.qhashManage();
+        QuadHashTable.Change c = switch (manage) {
+            case CqpWqe.QHASH_MANAGE_ADD -> qhash.put(type, lh, ll, w.qhashDestPort(), rh, rl, w.qhashSrcPort(), vlan,
+                    qpn, false);
+            case CqpWqe.QHASH_MANAGE_MODIFY -> qhash.put(type, lh, ll, w.qhashDestPort(), rh, rl, w.qhashSrcPort(),
+                    vlan, qpn, true);
+            default -> qhash.remove(type, lh, ll, w.qhashDestPort(), rh, rl, w.qhashSrcPort(), vlan);
+        };
+        TraceEvent t = trace.start(TraceKind.QHASH);
+        if (t != null) {
+            StringBuilder local = IpAddress.format(lh, ll, new StringBuilder());
+            StringBuilder remote = IpAddress.format(rh, rl, new StringBuilder());
+            t.text("action", manage == CqpWqe.QHASH_MANAGE_ADD ? "add"
+                            : manage == CqpWqe.QHASH_MANAGE_MODIFY ? "modify" : "delete")
+                    .text("type", type == QuadHashTable.TYPE_SYN ? "listen" : "established")
+                    .text("local", local.toString()).num("local_port", w.qhashDestPort())
+                    .text("remote", remote.toString()).num("remote_port", w.qhashSrcPort()).num("vlan", vlan)
+                    .num("qp", qpn).text("result", c.name()).emit();
+        }
+        switch (c) {
+            case OK -> r.ok();
+            case EXISTS -> r.fail(CqpFault.OBJECT_IN_USE, "qhash entry exists");
+            case NOT_FOUND -> r.fail(CqpFault.NO_SUCH_OBJECT, "no such qhash entry");
+            case FULL -> r.fail(CqpFault.TABLE_FULL, "qhash table full");
+        }
+    }
+
+    private void manageApbvt(CqpWqe w, CqpResult r) {
+        int port = w.apbvtPort();
+        boolean changed = w.apbvtAdd() ? apbvt.add(port) : apbvt.remove(port);
+        TraceEvent t = trace.start(TraceKind.QHASH);
+        if (t != null) {
+            t.text("action", w.apbvtAdd() ? "apbvt_add" : "apbvt_delete").num("local_port", port)
+                    .flag("changed", changed).emit();
+        }
+        r.returnValue(changed ? 1 : 0);
+    }
+
+    private void manageArp(CqpWqe w, CqpResult r) {
+        int idx = w.arpIndex();
+        if (!arp.inRange(idx)) {
+            r.fail(CqpFault.INDEX_OUT_OF_RANGE, "ARP index beyond the committed ARP count");
+        } else if (w.arpEntryValid()) {
+            arp.set(idx, w.arpMac(), w.arpPermanent());
+        } else {
+            arp.clear(idx);
+        }
+    }
+
+    // --- STags
+
+    private void stag(CqpWqe w, CqpResult r, boolean register) {
+        int idx = w.stagIndex();
+        if (!hmcObject(HmcObjectType.MR, idx, r)) {
+            return;
+        }
+        if (idx >= stags.capacity()) {
+            r.fail(CqpFault.INDEX_OUT_OF_RANGE, "STag index beyond the model's table");
+        } else if (stags.inUse(idx)) {
+            r.fail(CqpFault.OBJECT_IN_USE, "STag index in use");
+        } else if (w.pblChunkSize() != 0) {
+            r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-described MR");
+        } else if (register && !memory.contains(w.stagRegAddress(), 1)) {
+            r.fail(CqpFault.DMA_FAULT, "MR buffer outside mapped memory");
+        } else {
+            stags.set(idx, w.stagKey(), w.stagPdId(), w.stagLength(), register ? w.stagVaOrFbo() : 0,
+                    w.stagAccessRights(), register);
+        }
+    }
+
+    private void deallocStag(CqpWqe w, CqpResult r) {
+        int idx = w.stagIndex();
+        if (!stags.inUse(idx)) {
+            r.fail(CqpFault.NO_SUCH_OBJECT, "no such STag");
+        } else {
+            stags.clear(idx);
+        }
+    }
+
+    /** The HMC QP count the model's tables are sized for. */
+    public static int qpTableCapacity() {
+        return (int) HmcLimits.maxCount(HmcObjectType.QP);
+    }
+}

@@ -1,0 +1,110 @@
+package dev.irdmaemu.model.eq;
+
+import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.queue.Aeqe;
+import dev.irdmaemu.model.trace.Trace;
+import dev.irdmaemu.model.trace.TraceEvent;
+import dev.irdmaemu.model.trace.TraceKind;
+
+/**
+ * The AEQ: a ring of 16-byte AEQEs in host memory (Create AEQ, ctrl.c irdma_sc_aeq_create). The driver hands
+ * consumed entries back by writing their number to PFPE_AEQALLOC (ctrl.c irdma_sc_repost_aeq_entries); the device
+ * writes only while it holds credit, and when it has none it counts the event as lost and sets the overflow bit of
+ * the next entry it writes.
+ */
+public final class AsyncEventQueue {
+    private final HostMemory memory;
+    private final Trace trace;
+    private final InterruptController irq;
+    private final Aeqe aeqe = new Aeqe();
+    private final RingCursor cursor = new RingCursor();
+    private long ringAddress;
+    private boolean live;
+    private long credit;
+    private boolean overflowed;
+    private long posted;
+    private long lost;
+
+    public AsyncEventQueue(HostMemory memory, Trace trace, InterruptController irq) {
+        this.memory = memory;
+        this.trace = trace;
+        this.irq = irq;
+    }
+
+    public void create(long address, int elements) {
+        ringAddress = address;
+        cursor.reset(elements);
+        credit = elements;
+        live = true;
+        overflowed = false;
+    }
+
+    public void destroy() {
+        live = false;
+    }
+
+    public boolean live() {
+        return live;
+    }
+
+    public long ringAddress() {
+        return ringAddress;
+    }
+
+    public int size() {
+        return cursor.size();
+    }
+
+    /** PFPE_AEQALLOC: the driver returns {@code count} consumed entries. */
+    public void allocate(int count) {
+        if (!live || count <= 0) {
+            return;
+        }
+        credit = Math.min(cursor.size(), credit + count);
+    }
+
+    /**
+     * Posts one AE. {@code context} is the QP's (or CQ's) completion context, {@code qpCqId} the object id, the
+     * states as IRDMA_QP_STATE_* / IRDMA_TCP_STATE_*. False (counted as lost) when the AEQ is not live, out of
+     * credit, or its ring is not mapped.
+     */
+    public boolean post(long context, int qpCqId, int aeCode, int source, int iwarpState, int tcpState,
+                        int wqeIndex) {
+        TraceEvent t = trace.start(TraceKind.AEQE);
+        if (t != null) {
+            t.hex("ae", aeCode).num("id", qpCqId).num("source", source).num("iwstate", iwarpState)
+                    .num("tcpstate", tcpState).hex("ctx", context).flag("queued", live && credit > 0).emit();
+        }
+        if (!live || credit <= 0) {
+            lost++;
+            overflowed = true;
+            return false;
+        }
+        long gpa = ringAddress + (long) cursor.index() * Aeqe.SIZE;
+        int r = memory.find(gpa, Aeqe.SIZE);
+        if (r < 0) {
+            lost++;
+            return false;
+        }
+        aeqe.wrap(memory.store(r), memory.offset(r, gpa), Aeqe.SIZE).write(context, qpCqId, aeCode, source,
+                iwarpState, tcpState, wqeIndex, 0, overflowed, cursor.polarity());
+        overflowed = false;
+        credit--;
+        cursor.advance();
+        posted++;
+        irq.aeqCause();
+        return true;
+    }
+
+    public long posted() {
+        return posted;
+    }
+
+    public long lost() {
+        return lost;
+    }
+
+    public long credit() {
+        return credit;
+    }
+}

@@ -1,0 +1,183 @@
+package dev.irdmaemu.model.port;
+
+/**
+ * The device's quad-hash table (Manage Quad-Hash Table Entry, ctrl.c irdma_sc_manage_qhash_table_entry): two kinds
+ * of entry, each steering to a QP number (1 = the ILQ, cm.c):
+ * <ul>
+ *   <li>TCP established: local address and port, remote address and port, VLAN: one connection;</li>
+ *   <li>TCP SYN (listen): local address and port, VLAN: every segment to a listener.</li>
+ * </ul>
+ * Addresses in the {@code (hi, lo)} form of {@link dev.irdmaemu.fw.frame.IpAddress} (IPv4 mapped); VLAN -1 for
+ * untagged. Open addressing with linear probing and tombstones over fixed arrays: lookups allocate nothing.
+ */
+public final class QuadHashTable {
+    /** enum irdma_quad_entry_type (type.h). */
+    public static final int TYPE_ESTABLISHED = 1;
+    public static final int TYPE_SYN = 2;
+
+    /** Result of a change. */
+    public enum Change {
+        OK, EXISTS, NOT_FOUND, FULL
+    }
+
+    private static final byte EMPTY = 0;
+    private static final byte USED = 1;
+    private static final byte DELETED = 2;
+
+    private final int capacity;
+    private final int mask;
+    private final byte[] slot;
+    private final int[] type;
+    private final long[] lHi;
+    private final long[] lLo;
+    private final int[] lPort;
+    private final long[] rHi;
+    private final long[] rLo;
+    private final int[] rPort;
+    private final int[] vlan;
+    private final int[] qpn;
+    private int size;
+    private int established;
+    private int listens;
+    private long lookups;
+
+    /** {@code capacity}: a power of two; at most 3/4 of it can be used. */
+    public QuadHashTable(int capacity) {
+        if (Integer.bitCount(capacity) != 1) {
+            throw new IllegalArgumentException("capacity " + capacity + " is not a power of two");
+        }
+        this.capacity = capacity;
+        this.mask = capacity - 1;
+        slot = new byte[capacity];
+        type = new int[capacity];
+        lHi = new long[capacity];
+        lLo = new long[capacity];
+        lPort = new int[capacity];
+        rHi = new long[capacity];
+        rLo = new long[capacity];
+        rPort = new int[capacity];
+        vlan = new int[capacity];
+        qpn = new int[capacity];
+    }
+
+    private static int hash(int t, long lh, long ll, int lp, long rh, long rl, int rp, int v) {
+        long h = t * 0x9E3779B97F4A7C15L;
+        h = (h ^ lh) * 0xBF58476D1CE4E5B9L;
+        h = (h ^ ll) * 0x94D049BB133111EBL;
+        h = (h ^ lp) * 0x9E3779B97F4A7C15L;
+        h = (h ^ rh) * 0xBF58476D1CE4E5B9L;
+        h = (h ^ rl) * 0x94D049BB133111EBL;
+        h = (h ^ ((long) rp << 16 ^ v)) * 0x9E3779B97F4A7C15L;
+        return (int) (h ^ h >>> 31);
+    }
+
+    private int find(int t, long lh, long ll, int lp, long rh, long rl, int rp, int v) {
+        int i = hash(t, lh, ll, lp, rh, rl, rp, v) & mask;
+        for (int n = 0; n < capacity; n++) {
+            byte s = slot[i];
+            if (s == EMPTY) {
+                return -1;
+            }
+            if (s == USED && type[i] == t && lPort[i] == lp && rPort[i] == rp && vlan[i] == v && lLo[i] == ll
+                    && lHi[i] == lh && rLo[i] == rl && rHi[i] == rh) {
+                return i;
+            }
+            i = (i + 1) & mask;
+        }
+        return -1;
+    }
+
+    /** Adds ({@code replace} false) or modifies ({@code replace} true) an entry. */
+    public Change put(int t, long lh, long ll, int lp, long rh, long rl, int rp, int v, int qp, boolean replace) {
+        if (t == TYPE_SYN) {
+            rh = 0;
+            rl = 0;
+            rp = 0;
+        }
+        int at = find(t, lh, ll, lp, rh, rl, rp, v);
+        if (at >= 0) {
+            if (!replace) {
+                return Change.EXISTS;
+            }
+            qpn[at] = qp;
+            return Change.OK;
+        }
+        if (replace) {
+            return Change.NOT_FOUND;
+        }
+        if ((size + 1) * 4 > capacity * 3) {
+            return Change.FULL;
+        }
+        int i = hash(t, lh, ll, lp, rh, rl, rp, v) & mask;
+        while (slot[i] == USED) {
+            i = (i + 1) & mask;
+        }
+        slot[i] = USED;
+        type[i] = t;
+        lHi[i] = lh;
+        lLo[i] = ll;
+        lPort[i] = lp;
+        rHi[i] = rh;
+        rLo[i] = rl;
+        rPort[i] = rp;
+        vlan[i] = v;
+        qpn[i] = qp;
+        size++;
+        if (t == TYPE_SYN) {
+            listens++;
+        } else {
+            established++;
+        }
+        return Change.OK;
+    }
+
+    public Change remove(int t, long lh, long ll, int lp, long rh, long rl, int rp, int v) {
+        if (t == TYPE_SYN) {
+            rh = 0;
+            rl = 0;
+            rp = 0;
+        }
+        int at = find(t, lh, ll, lp, rh, rl, rp, v);
+        if (at < 0) {
+            return Change.NOT_FOUND;
+        }
+        slot[at] = DELETED;
+        size--;
+        if (t == TYPE_SYN) {
+            listens--;
+        } else {
+            established--;
+        }
+        return Change.OK;
+    }
+
+    /** The QP of the established entry for this 4-tuple and VLAN, or -1. */
+    public int lookupEstablished(long lh, long ll, int lp, long rh, long rl, int rp, int v) {
+        lookups++;
+        int at = find(TYPE_ESTABLISHED, lh, ll, lp, rh, rl, rp, v);
+        return at < 0 ? -1 : qpn[at];
+    }
+
+    /** The QP of the listen entry for this local address, port and VLAN, or -1. */
+    public int lookupListen(long lh, long ll, int lp, int v) {
+        lookups++;
+        int at = find(TYPE_SYN, lh, ll, lp, 0, 0, 0, v);
+        return at < 0 ? -1 : qpn[at];
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public int establishedCount() {
+        return established;
+    }
+
+    public int listenCount() {
+        return listens;
+    }
+
+    public long lookups() {
+        return lookups;
+    }
+}

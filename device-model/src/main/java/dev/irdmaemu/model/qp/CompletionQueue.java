@@ -1,0 +1,188 @@
+package dev.irdmaemu.model.qp;
+
+import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.reg.Gen2Registers;
+import dev.irdmaemu.model.eq.RingCursor;
+
+/**
+ * One CQ as the device holds it after Create CQ (ctrl.c irdma_sc_cq_create): the CQE ring in host memory, the
+ * shadow area through which the driver reports its head (quadword 0, IRDMA_CQ_DBSA_CQEIDX) and its arm request
+ * (quadword 4, read on a PFPE_CQARM doorbell), and the CEQ it reports to. Producers reserve slots, write the CQE
+ * with the fw.queue codecs, then {@link #produced(int, boolean)}; allocation-free.
+ */
+public final class CompletionQueue {
+    /** sizeof(struct irdma_cq_shadow_area) in bytes: 8 quadwords. */
+    public static final int SHADOW_AREA_SIZE = 64;
+
+    private final int id;
+    private final HostMemory memory;
+    private final CqEvents events;
+    private final RingCursor cursor = new RingCursor();
+    private final long[] scratch = new long[1];
+    private boolean live;
+    private long ringAddress;
+    private long shadowArea;
+    private int stride;
+    private int ceqId;
+    private boolean ceqIdValid;
+    private boolean checkOverflow;
+    private boolean armed;
+    private boolean armedSolicitedOnly;
+    private long produced;
+    private long overflows;
+    private long notifications;
+
+    /** Where a CQ reports "new completion" (a CEQE) and overflow (an AE). */
+    public interface CqEvents {
+        void cqNotify(int ceqId, int cqId);
+
+        void cqOverflow(CompletionQueue cq);
+    }
+
+    CompletionQueue(int id, HostMemory memory, CqEvents events) {
+        this.id = id;
+        this.memory = memory;
+        this.events = events;
+    }
+
+    void create(long ring, int entries, long shadow, int ceq, boolean ceqValid, boolean overflowCheck,
+                boolean avoidMemConflict) {
+        ringAddress = ring;
+        cursor.reset(entries);
+        shadowArea = shadow;
+        stride = avoidMemConflict ? 64 : 32;
+        ceqId = ceq;
+        ceqIdValid = ceqValid;
+        checkOverflow = overflowCheck;
+        armed = false;
+        armedSolicitedOnly = false;
+        produced = 0;
+        live = true;
+    }
+
+    void destroy() {
+        live = false;
+        armed = false;
+    }
+
+    void modify(int entries, long ring) {
+        ringAddress = ring;
+        cursor.reset(entries);
+    }
+
+    public int id() {
+        return id;
+    }
+
+    public boolean live() {
+        return live;
+    }
+
+    public int size() {
+        return cursor.size();
+    }
+
+    public int stride() {
+        return stride;
+    }
+
+    public long ringAddress() {
+        return ringAddress;
+    }
+
+    public int ceqId() {
+        return ceqId;
+    }
+
+    public boolean ceqIdValid() {
+        return ceqIdValid;
+    }
+
+    public boolean armed() {
+        return armed;
+    }
+
+    /** The device's next write index. */
+    public int head() {
+        return cursor.index();
+    }
+
+    /** Guest address of the slot {@code ahead} entries after the next free one. */
+    public long slotAddress(int ahead) {
+        return ringAddress + (long) cursor.ahead(ahead) * stride;
+    }
+
+    public int slotIndex(int ahead) {
+        return cursor.ahead(ahead);
+    }
+
+    /** The valid bit to write in the slot {@code ahead} entries on. */
+    public boolean polarity(int ahead) {
+        return cursor.polarityAhead(ahead);
+    }
+
+    /**
+     * Whether {@code n} more entries fit. Without overflow checking the device writes regardless (the driver
+     * asked for that); with it, the driver's head from the shadow area must leave room (one slot kept free).
+     */
+    public boolean hasRoom(int n) {
+        if (!checkOverflow) {
+            return true;
+        }
+        if (!memory.readLong(shadowArea, scratch, 0)) {
+            return false;
+        }
+        int swHead = (int) (scratch[0] & Gen2Registers.CQ_DBSA_CQEIDX) % cursor.size();
+        int used = Math.floorMod(cursor.index() - swHead, cursor.size());
+        return used + n <= cursor.size() - 1;
+    }
+
+    /** Records an overflow (the caller drops the completion). */
+    public void overflow() {
+        overflows++;
+        events.cqOverflow(this);
+    }
+
+    /** {@code n} slots were written; notifies the CEQ if the CQ was armed for this completion. */
+    public void produced(int n, boolean solicited) {
+        for (int i = 0; i < n; i++) {
+            cursor.advance();
+        }
+        produced++;
+        if (armed && (!armedSolicitedOnly || solicited)) {
+            armed = false;
+            notifications++;
+            if (ceqIdValid) {
+                events.cqNotify(ceqId, id);
+            }
+        }
+    }
+
+    /**
+     * PFPE_CQARM doorbell: reads the arm word the driver just wrote in quadword 4 of the shadow area (uk.c
+     * irdma_uk_cq_request_notification, ctrl.c irdma_sc_ccq_arm). False when the shadow area is unreadable.
+     */
+    public boolean arm() {
+        if (!memory.readLong(shadowArea + Gen2Registers.CQ_SHADOW_ARM_OFFSET, scratch, 0)) {
+            return false;
+        }
+        long w = scratch[0];
+        if ((w & Gen2Registers.CQ_DBSA_ARM_NEXT) != 0) {
+            armed = true;
+            armedSolicitedOnly = (w & Gen2Registers.CQ_DBSA_ARM_NEXT_SE) != 0;
+        }
+        return true;
+    }
+
+    public long producedCount() {
+        return produced;
+    }
+
+    public long overflows() {
+        return overflows;
+    }
+
+    public long notifications() {
+        return notifications;
+    }
+}

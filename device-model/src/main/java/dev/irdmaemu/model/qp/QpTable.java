@@ -1,0 +1,77 @@
+package dev.irdmaemu.model.qp;
+
+import dev.irdmaemu.fw.qp.QpContext;
+
+/** The QPs by id; ids are bounded by the committed HMC QP count, checked by the caller. */
+public final class QpTable {
+    private final QueuePair[] qps;
+    private int live;
+
+    public QpTable(int capacity) {
+        this.qps = new QueuePair[capacity];
+    }
+
+    public int capacity() {
+        return qps.length;
+    }
+
+    /** The live QP {@code id}, or null. */
+    public QueuePair get(int id) {
+        if (id < 0 || id >= qps.length) {
+            return null;
+        }
+        QueuePair qp = qps[id];
+        return qp != null && qp.live ? qp : null;
+    }
+
+    /** Creates QP {@code id} from its (validated) context in HMC. */
+    public QueuePair create(int id, int type, long contextAddress, QpContext ctx, boolean withTcp, QpState initial) {
+        QueuePair qp = qps[id];
+        if (qp == null) {
+            qp = new QueuePair(id);
+            qps[id] = qp;
+        }
+        qp.type = type;
+        qp.role = type == QueuePair.TYPE_IWARP ? QueuePair.Role.IWARP
+                : id == QueuePair.ILQ_QP_ID ? QueuePair.Role.ILQ
+                : id == QueuePair.IEQ_QP_ID ? QueuePair.Role.IEQ : QueuePair.Role.OTHER_UDA;
+        qp.contextAddress = contextAddress;
+        qp.tcpState = 0;
+        qp.mpaCrc = -1;
+        qp.sndNxt = 0;
+        qp.rcvNxt = 0;
+        qp.framesSteered = 0;
+        qp.bytesSteered = 0;
+        qp.framesDropped = 0;
+        qp.load(ctx, withTcp);
+        qp.resetRings();
+        qp.state = initial;
+        qp.live = true;
+        live++;
+        return qp;
+    }
+
+    /** Re-reads the context after a Modify QP that carries one. */
+    public void reload(QueuePair qp, QpContext ctx, boolean withTcp) {
+        qp.load(ctx, withTcp);
+    }
+
+    public void setState(QueuePair qp, QpState s) {
+        qp.state = s;
+    }
+
+    /** The in-order receive seam: the QP's expected sequence number moves past {@code bytes}. */
+    public void advanceReceive(QueuePair qp, long bytes) {
+        qp.rcvNxt = (qp.rcvNxt + bytes) & 0xffff_ffffL;
+    }
+
+    public void destroy(QueuePair qp) {
+        qp.live = false;
+        qp.state = QpState.INVALID;
+        live--;
+    }
+
+    public int liveCount() {
+        return live;
+    }
+}

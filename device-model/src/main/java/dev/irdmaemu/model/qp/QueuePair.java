@@ -1,0 +1,230 @@
+package dev.irdmaemu.model.qp;
+
+import dev.irdmaemu.fw.qp.QpContext;
+import dev.irdmaemu.model.eq.RingCursor;
+
+/**
+ * One QP as the device holds it: its state, the fields of its HMC QP object the model acts on (decoded with
+ * {@link QpContext}), and for the PUDA QPs the device's positions in their SQ and RQ. The data path of offloaded
+ * iWARP QPs is not modelled yet (issue 5): frames steered to an RTS QP are counted here, and the TCP context
+ * ({@link #rcvNxt()}, {@link #sndNxt()}) is kept for it.
+ */
+public final class QueuePair {
+    /** defs.h IRDMA_QP_TYPE_IWARP / IRDMA_QP_TYPE_UDA. */
+    public static final int TYPE_IWARP = 1;
+    public static final int TYPE_UDA = 2;
+    /** type.h enum irdma_rsvd_qp_id: the ILQ is QP 1, the IEQ QP 2 (hw.c irdma_initialize_ilq / _ieq). */
+    public static final int ILQ_QP_ID = 1;
+    public static final int IEQ_QP_ID = 2;
+    /** 32-byte WQE quanta (IRDMA_QP_WQE_MIN_SIZE). */
+    public static final int QUANTUM = 32;
+
+    /** What the QP is to the receive path. */
+    public enum Role {
+        IWARP, ILQ, IEQ, OTHER_UDA
+    }
+
+    private final int id;
+    boolean live;
+    int type;
+    Role role;
+    QpState state = QpState.INVALID;
+    long contextAddress;
+    long completionContext;
+    long sqAddress;
+    long rqAddress;
+    int sqQuanta;
+    int rqQuanta;
+    int txCq;
+    int rxCq;
+    int mss;
+    boolean ipv4;
+    final int[] localIp = new int[4];
+    final int[] remoteIp = new int[4];
+    int localPort;
+    int remotePort;
+    boolean insertVlan;
+    int vlanTag;
+    int tcpState;
+    int mpaCrc = -1;
+    long sndNxt;
+    long rcvNxt;
+    final RingCursor sq = new RingCursor();
+    final RingCursor rq = new RingCursor();
+    long framesSteered;
+    long bytesSteered;
+    long framesDropped;
+
+    QueuePair(int id) {
+        this.id = id;
+    }
+
+    /** Reads the fields the model uses from the QP object (the host context copied into HMC). */
+    void load(QpContext c, boolean withTcp) {
+        sqAddress = c.sqAddress();
+        rqAddress = c.rqAddress();
+        sqQuanta = 4 << c.sqSize();
+        rqQuanta = 4 << c.rqSize();
+        txCq = c.txCqNum();
+        rxCq = c.rxCqNum();
+        completionContext = c.qpComplCtx();
+        mss = (int) c.sndMss();
+        if (type == TYPE_IWARP) {
+            ipv4 = c.ipv4();
+            for (int i = 0; i < 4; i++) {
+                localIp[i] = c.localIp(i);
+                remoteIp[i] = c.destIp(i);
+            }
+            localPort = c.srcPort();
+            remotePort = c.dstPort();
+            insertVlan = c.insertVlanTag();
+            // FPDU framing is checked only without markers (irdma never enables them): 1 with CRC, 0 without.
+            mpaCrc = c.rcvMarkers() ? -1 : c.rcvNoMpaCrc() ? 0 : 1;
+            vlanTag = c.vlanTag();
+            if (withTcp) {
+                tcpState = c.tcpState();
+                sndNxt = c.sndNxt();
+                rcvNxt = c.rcvNxt();
+            }
+        }
+    }
+
+    void resetRings() {
+        sq.reset(Math.max(1, sqQuanta));
+        rq.reset(Math.max(1, rqQuanta));
+    }
+
+    public int id() {
+        return id;
+    }
+
+    public boolean live() {
+        return live;
+    }
+
+    public int type() {
+        return type;
+    }
+
+    public Role role() {
+        return role;
+    }
+
+    public QpState state() {
+        return state;
+    }
+
+    /** Guest address of the QP's object in HMC. */
+    public long contextAddress() {
+        return contextAddress;
+    }
+
+    public long completionContext() {
+        return completionContext;
+    }
+
+    public long sqAddress() {
+        return sqAddress;
+    }
+
+    public long rqAddress() {
+        return rqAddress;
+    }
+
+    public int sqQuanta() {
+        return sqQuanta;
+    }
+
+    public int rqQuanta() {
+        return rqQuanta;
+    }
+
+    public int txCq() {
+        return txCq;
+    }
+
+    public int rxCq() {
+        return rxCq;
+    }
+
+    public int mss() {
+        return mss;
+    }
+
+    public boolean ipv4() {
+        return ipv4;
+    }
+
+    /** Word {@code i} of the local address as the context holds it (IPv4 in word 3... see QpContext). */
+    public int localIp(int i) {
+        return localIp[i];
+    }
+
+    public int remoteIp(int i) {
+        return remoteIp[i];
+    }
+
+    public int localPort() {
+        return localPort;
+    }
+
+    public int remotePort() {
+        return remotePort;
+    }
+
+    public int vlanTag() {
+        return vlanTag;
+    }
+
+    public boolean insertVlan() {
+        return insertVlan;
+    }
+
+    public int tcpState() {
+        return tcpState;
+    }
+
+    /** 1: FPDUs carry an MPA CRC, 0: they do not, -1: not checked (markers, or not an iWARP QP). */
+    public int mpaCrc() {
+        return mpaCrc;
+    }
+
+    public long sndNxt() {
+        return sndNxt;
+    }
+
+    public long rcvNxt() {
+        return rcvNxt;
+    }
+
+    /** The device's next RQ quantum (PUDA QPs). */
+    public RingCursor rqCursor() {
+        return rq;
+    }
+
+    public RingCursor sqCursor() {
+        return sq;
+    }
+
+    /** The receive seam for offloaded QPs: a frame of {@code tcpPayload} bytes was steered to this QP. */
+    public void steered(long tcpPayload) {
+        framesSteered++;
+        bytesSteered += tcpPayload;
+    }
+
+    public void dropped() {
+        framesDropped++;
+    }
+
+    public long framesSteered() {
+        return framesSteered;
+    }
+
+    public long bytesSteered() {
+        return bytesSteered;
+    }
+
+    public long framesDropped() {
+        return framesDropped;
+    }
+}

@@ -1,0 +1,424 @@
+package dev.irdmaemu.model;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.cqp.CqpWqeWriter;
+import dev.irdmaemu.fw.frame.EthernetFrame;
+import dev.irdmaemu.fw.frame.TcpHeader;
+import dev.irdmaemu.fw.frame.TcpPacketBuilder;
+import dev.irdmaemu.fw.queue.AeCode;
+import dev.irdmaemu.fw.queue.Aeqe;
+import dev.irdmaemu.fw.queue.Cqe;
+import dev.irdmaemu.fw.queue.CqeExtension;
+import dev.irdmaemu.fw.queue.PudaLayout;
+import dev.irdmaemu.fw.reg.Gen2Register;
+import dev.irdmaemu.model.puda.PudaQueues;
+import dev.irdmaemu.model.qp.QpState;
+import dev.irdmaemu.model.qp.QueuePair;
+import dev.irdmaemu.model.trace.TraceKind;
+import java.util.ArrayList;
+import java.util.List;
+import net.openhft.chronicle.bytes.BytesStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The receive classifier (established entry, listen entry, APBVT, LAN), the ILQ / IEQ receive path with the CQE
+ * and buffer layout irdma_puda_poll_info and irdma_puda_get_tcpip_info (utils.c) read, drops, AEs, and the ILQ
+ * send path.
+ */
+class PortPudaTest {
+    static final int LOCAL = BringUpTest.LOCAL;
+    static final int REMOTE = BringUpTest.REMOTE;
+    static final long V6_LOCAL_HI = 0x2001_0db8_0000_0000L;
+    static final long V6_LOCAL_LO = 1;
+    static final long V6_REMOTE_HI = 0x2001_0db8_0000_0000L;
+    static final long V6_REMOTE_LO = 2;
+
+    private final TestDriver d = new TestDriver();
+    private final BytesStore<?, Void> frame = BytesStore.nativeStoreWithFixedCapacity(4096);
+    private final BytesStore<?, Void> payload = BytesStore.nativeStoreWithFixedCapacity(2048);
+    private final TcpPacketBuilder b = new TcpPacketBuilder();
+    private final List<Integer> lan = new ArrayList<>();
+    private TestDriver.Puda ilq;
+
+    @BeforeEach
+    void up() {
+        ilq = BringUpTest.bringUp(d);
+        d.dev.port().setLanSink((s, o, l) -> lan.add(l));
+        for (int i = 0; i < 2048; i++) {
+            payload.writeByte(i, (byte) (i * 7));
+        }
+    }
+
+    @AfterEach
+    void close() {
+        frame.releaseLast();
+        payload.releaseLast();
+        d.close();
+    }
+
+    private int v4(int srcPort, int dstPort, int flags, long seq, int dataLen, int vlan) {
+        b.reset().ethernet(BringUpTest.MAC_LOCAL, BringUpTest.MAC_REMOTE);
+        if (vlan >= 0) {
+            b.vlan(3, false, vlan);
+        }
+        b.ipv4(REMOTE, LOCAL);
+        b.tcp().ports(srcPort, dstPort).sequenceNumber(seq).acknowledgmentNumber(77).flags(flags).window(29200);
+        if ((flags & TcpHeader.SYN) != 0) {
+            b.tcp().mss(1460).windowScale(7);
+        }
+        return b.build(frame, 0, payload, 0, dataLen);
+    }
+
+    private void deliver(int len) {
+        d.dev.port().receive(frame, 0, len);
+        d.run();
+    }
+
+    /** What irdma_puda_get_tcpip_info derives from the CQE and the buffer, checked against the sent frame. */
+    private void assertPudaView(Cqe cqe, long buf, boolean ipv4, int srcPort, int dstPort, long seq, int dataLen) {
+        assertFalse(cqe.error());
+        assertEquals(Cqe.QTYPE_RQ, cqe.queueType());
+        assertEquals(ipv4, cqe.ipv4());
+        long pktLen = cqe.payloadLength();
+        long mem = d.off(buf);
+        int tcph = PudaLayout.tcpHeaderLength(d.store(), mem);
+        long tcp = mem + PudaLayout.TCP_OFFSET;
+        assertEquals(srcPort, NetworkOrder.u16(d.store(), tcp));
+        assertEquals(dstPort, NetworkOrder.u16(d.store(), tcp + 2));
+        assertEquals(seq, NetworkOrder.u32(d.store(), tcp + 4));
+        assertEquals(dataLen, pktLen - PudaLayout.TCP_OFFSET - tcph);
+        if (ipv4) {
+            assertEquals(0x45, d.store().readUnsignedByte(mem + PudaLayout.IPV4_PAD));
+        } else {
+            assertEquals(6, d.store().readUnsignedByte(mem) >>> 4);
+        }
+        for (int i = 0; i < dataLen; i++) {
+            assertEquals((byte) (i * 7), d.store().readByte(tcp + tcph + i), "data byte " + i);
+        }
+    }
+
+    private CqeExtension extensionOf(TestDriver.Puda p, Cqe cqe) {
+        long slot = (cqe.offset() - d.off(p.cqRing)) / 32 + 1;
+        return new CqeExtension().wrap(d.store(), d.off(p.cqRing) + (slot % p.cqSize) * 32, 32);
+    }
+
+    @Test
+    void synToTheListenerIsPlacedAsPudaGetTcpipInfoReadsIt() {
+        int len = v4(40000, 20000, TcpHeader.SYN, 0x8000_0001L, 0, -1);
+        deliver(len);
+        Cqe cqe = d.pollPuda(ilq);
+        assertNotNull(cqe);
+        assertEquals(QueuePair.ILQ_QP_ID, cqe.qpId());
+        assertEquals(0, cqe.wqeIndex());
+        assertTrue(cqe.extended());
+        assertPudaView(cqe, ilq.buffers[0], true, 40000, 20000, 0x8000_0001L, 0);
+        CqeExtension ext = extensionOf(ilq, cqe);
+        assertFalse(ext.vlanValid());
+        assertTrue(ext.sourceMacValid());
+        assertEquals(BringUpTest.MAC_REMOTE, ext.sourceMac());
+        assertEquals("QP_LISTEN", d.sink.of(TraceKind.CLASSIFY).get(0).get("route"));
+        assertEquals(1, d.sink.of(TraceKind.PUDA_RX).size());
+    }
+
+    @Test
+    void establishedEntryWinsOverListenAndCarriesData() {
+        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40001, -1, 1).error());
+        int len = v4(40001, 20000, TcpHeader.ACK | TcpHeader.PSH, 1000, 300, -1);
+        deliver(len);
+        Cqe cqe = d.pollPuda(ilq);
+        assertPudaView(cqe, ilq.buffers[0], true, 40001, 20000, 1000, 300);
+        assertEquals("QP_ESTABLISHED", d.sink.of(TraceKind.CLASSIFY).get(0).get("route"));
+        // Deleting it falls back to the listen entry.
+        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_DELETE, LOCAL, 20000, REMOTE, 40001, -1, 1).error());
+        deliver(len);
+        assertEquals("QP_LISTEN", d.sink.of(TraceKind.CLASSIFY).get(1).get("route"));
+        // Deleting what is not there is an error completion.
+        assertTrue(d.qhashV4(CqpWqe.QHASH_MANAGE_DELETE, LOCAL, 20000, REMOTE, 40001, -1, 1).error());
+    }
+
+    @Test
+    void vlanTaggedFramesMatchVlanEntriesAndReportTheTci() {
+        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 21000, 0, 0, 100, 1).error());
+        int len = v4(40000, 21000, TcpHeader.SYN, 5, 0, 100);
+        deliver(len);
+        Cqe cqe = d.pollPuda(ilq);
+        assertNotNull(cqe);
+        CqeExtension ext = extensionOf(ilq, cqe);
+        assertTrue(ext.vlanValid());
+        assertEquals(3 << 13 | 100, ext.vlan());
+        // The same port untagged matches neither the VLAN entry nor the APBVT: LAN.
+        len = v4(40000, 21000, TcpHeader.SYN, 5, 0, -1);
+        deliver(len);
+        assertEquals(1, lan.size());
+    }
+
+    @Test
+    void ipv6ListenPlacesTheIpv6HeaderAtZero() {
+        assertFalse(d.qhashV6(CqpWqe.QHASH_MANAGE_ADD, V6_LOCAL_HI, V6_LOCAL_LO, 20000, 0, 0, 0, false, -1, 1)
+                .error());
+        b.reset().ethernet(BringUpTest.MAC_LOCAL, BringUpTest.MAC_REMOTE)
+                .ipv6(V6_REMOTE_HI, V6_REMOTE_LO, V6_LOCAL_HI, V6_LOCAL_LO);
+        b.tcp().ports(40000, 20000).sequenceNumber(9).flags(TcpHeader.ACK).window(100);
+        int len = b.build(frame, 0, payload, 0, 100);
+        deliver(len);
+        Cqe cqe = d.pollPuda(ilq);
+        assertNotNull(cqe);
+        assertPudaView(cqe, ilq.buffers[0], false, 40000, 20000, 9, 100);
+    }
+
+    @Test
+    void framesForNoRdmaPortGoToTheLan() {
+        deliver(v4(40000, 22, TcpHeader.SYN, 1, 0, -1));
+        // Not TCP/IP at all: an ARP frame.
+        int n = EthernetFrame.write(frame, 0, -1L & 0xffff_ffff_ffffL, BringUpTest.MAC_REMOTE,
+                EthernetFrame.ETHERTYPE_ARP);
+        deliver(n + 28);
+        assertEquals(2, lan.size());
+        assertEquals(2, d.dev.port().rxLan());
+        assertEquals(2, d.sink.of(TraceKind.LAN).size());
+        assertNull(d.pollPuda(ilq));
+    }
+
+    @Test
+    void quadHashToANonExistentQpRaisesAmpBadQp() {
+        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40002, -1, 20).error());
+        deliver(v4(40002, 20000, TcpHeader.ACK, 1, 10, -1));
+        Aeqe ae = new Aeqe().wrap(d.store(), d.off(d.dev.aeq().ringAddress()), Aeqe.SIZE);
+        assertTrue(ae.valid());
+        assertEquals(AeCode.AMP_BAD_QP.code(), ae.aeCode());
+        assertEquals(20, ae.qpCqId());
+        assertEquals(1, d.dev.port().rxBadQp());
+        assertTrue(d.interrupts.contains(0));
+        // A qhash entry naming a QP beyond the committed count is refused up front.
+        assertTrue(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40003, -1, 64).error());
+        // The ILQ still serves.
+        deliver(v4(40009, 20000, TcpHeader.SYN, 1, 0, -1));
+        assertNotNull(d.pollPuda(ilq));
+    }
+
+    /** Puts one FPDU of {@code total} bytes (a multiple of 4) at the start of the payload: length, ULPDU, CRC. */
+    private void fpdu(int total, int ulpduLength) {
+        payload.writeByte(0, (byte) (ulpduLength >>> 8));
+        payload.writeByte(1, (byte) ulpduLength);
+        assertEquals(0, total % 4);
+    }
+
+    @Test
+    void segmentsOfAnOffloadedConnectionAreSteeredToItsQpAndOutOfOrderOrPartialOnesToTheIeq() {
+        assertFalse(d.createCq(10, 16, 0, true).error());
+        TestDriver.Conn conn = new TestDriver.Conn(LOCAL, 20000, REMOTE, 40005, 100, 5000, -1);
+        assertFalse(d.createQp(10, 1, 1, false, ctx -> d.writeIwarpContext(ctx, 10, 10, conn)).error());
+        long ctx = d.alloc(256);
+        d.writeIwarpContext(ctx, 10, 10, conn);
+        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40005, -1, 10).error());
+        // Before RTS the QP takes nothing.
+        fpdu(52, 46);
+        deliver(v4(40005, 20000, TcpHeader.ACK, 5000, 52, -1));
+        assertEquals(1, d.dev.port().rxQpNotReady());
+        assertFalse(d.modifyQp(10, 1, QpState.RTS.code(), true, ctx).error());
+        // Whole FPDUs in order: steered to the QP (RFC 5044 §4 framing: 2 + 46 bytes, no pad, 4-byte CRC).
+        deliver(v4(40005, 20000, TcpHeader.ACK, 5000, 52, -1));
+        fpdu(60, 53);
+        deliver(v4(40005, 20000, TcpHeader.ACK, 5052, 60, -1));
+        QueuePair qp = d.dev.qps().get(10);
+        assertEquals(2, qp.framesSteered());
+        assertEquals(112, qp.bytesSteered());
+        assertEquals(5112, qp.rcvNxt());
+        // A segment from the future: the IEQ gets it.
+        deliver(v4(40005, 20000, TcpHeader.ACK, 9000, 40, -1));
+        assertEquals(1, d.dev.port().rxIeq());
+        // In order but half an FPDU (ULPDU length 100 in a 40-byte segment): the IEQ too, TCP still advances.
+        fpdu(40, 100);
+        deliver(v4(40005, 20000, TcpHeader.ACK, 5112, 40, -1));
+        assertEquals(2, d.dev.port().rxIeq());
+        assertEquals(1, d.dev.port().rxPartial());
+        assertEquals(5152, qp.rcvNxt());
+        assertEquals(2, d.sink.of(TraceKind.PUDA_RX).stream().filter(e -> "IEQ".equals(e.get("queue"))).count());
+        // Other connections on the port still reach the ILQ.
+        deliver(v4(40006, 20000, TcpHeader.SYN, 1, 0, -1));
+        assertNotNull(d.pollPuda(ilq));
+    }
+
+    @Test
+    void finAndRstOnAnOffloadedConnectionRaiseLlpAes() {
+        assertFalse(d.createCq(10, 16, 0, true).error());
+        TestDriver.Conn conn = new TestDriver.Conn(LOCAL, 20000, REMOTE, 40007, 100, 700, -1);
+        long ctx = d.alloc(256);
+        d.writeIwarpContext(ctx, 10, 10, conn);
+        assertFalse(d.createQp(11, 1, 1, false, c -> d.writeIwarpContext(c, 10, 10, conn)).error());
+        assertFalse(d.modifyQp(11, 1, QpState.RTS.code(), true, ctx).error());
+        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40007, -1, 11).error());
+        deliver(v4(40007, 20000, TcpHeader.ACK | TcpHeader.FIN, 700, 0, -1));
+        deliver(v4(40007, 20000, TcpHeader.RST, 700, 0, -1));
+        Aeqe fin = new Aeqe().wrap(d.store(), d.off(d.dev.aeq().ringAddress()), Aeqe.SIZE);
+        Aeqe rst = new Aeqe().wrap(d.store(), d.off(d.dev.aeq().ringAddress()) + Aeqe.SIZE, Aeqe.SIZE);
+        assertEquals(AeCode.LLP_FIN_RECEIVED.code(), fin.aeCode());
+        assertEquals(AeCode.LLP_CONNECTION_RESET.code(), rst.aeCode());
+        assertEquals(11, rst.qpCqId());
+        assertEquals(0xC0DE_0000L + 10, rst.completionContext());
+        assertEquals(QpState.RTS.code(), rst.iwarpState());
+        // Modify QP with "remove hash entry" drops the connection's steering entry.
+        int before = d.dev.quadHash().establishedCount();
+        d.qpf.clear();
+        d.qpf.qpId = 11;
+        d.qpf.qpType = 1;
+        d.qpf.nextIwarpState = QpState.ERROR.code();
+        d.qpf.removeHashEntry = true;
+        d.post((o, v) -> CqpWqeWriter.modifyQp(d.store(), o, d.qpf, v));
+        assertFalse(d.completion().error());
+        assertEquals(before - 1, d.dev.quadHash().establishedCount());
+    }
+
+    @Test
+    void ilqWithoutPostedBuffersDropsAndCountsThenRecovers() {
+        // A fresh node whose ILQ has no buffers posted.
+        TestDriver e = new TestDriver();
+        try {
+            e.createCqp(64);
+            e.bringUpHmcAndCcq(64);
+            TestDriver.Puda empty = e.createPuda(1, 4, 4, 512, false);
+            e.apbvt(20000, true);
+            e.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, 0, 0, -1, 1);
+            int len = v4(40000, 20000, TcpHeader.SYN, 1, 0, -1);
+            e.dev.port().receive(frame, 0, len);
+            e.run();
+            assertEquals(1, e.dev.puda().drops(PudaQueues.Drop.NO_BUFFER));
+            assertEquals(1, e.sink.of(TraceKind.PUDA_DROP).size());
+            assertNull(e.pollPuda(empty));
+            // Post one buffer: the next frame lands in slot 0.
+            e.repost(empty, 0);
+            e.dev.port().receive(frame, 0, len);
+            e.run();
+            Cqe cqe = e.pollPuda(empty);
+            assertNotNull(cqe);
+            assertEquals(0, cqe.wqeIndex());
+        } finally {
+            e.close();
+        }
+    }
+
+    @Test
+    void rqWrapsWithTheRepostedValidBit() {
+        // 16 buffers posted at bring-up; 40 frames, each buffer reposted after use (irdma_ilq_putback_rcvbuf).
+        for (int i = 0; i < 40; i++) {
+            deliver(v4(41000 + i, 20000, TcpHeader.SYN, i, 0, -1));
+            Cqe cqe = d.pollPuda(ilq);
+            assertNotNull(cqe, "frame " + i);
+            assertEquals(i % 16, cqe.wqeIndex());
+            assertPudaView(cqe, ilq.buffers[i % 16], true, 41000 + i, 20000, i, 0);
+            d.repost(ilq, i % 16);
+        }
+        assertEquals(0, d.dev.puda().totalDrops());
+    }
+
+    @Test
+    void receiveCostsItsLatencyAndTheFifoBoundsWhatWaits() {
+        int len = v4(40000, 20000, TcpHeader.SYN, 1, 0, -1);
+        long t0 = d.scheduler.now();
+        d.dev.port().receive(frame, 0, len);
+        assertNull(d.pollPuda(ilq), "nothing before the classification time");
+        assertEquals(1, d.dev.port().rxQueued());
+        d.scheduler.runFor(d.latency.rxFrameNanos(len) - 1);
+        assertNull(d.pollPuda(ilq));
+        d.scheduler.runFor(1);
+        assertNotNull(d.pollPuda(ilq));
+        assertEquals(t0 + d.latency.rxFrameNanos(len), d.scheduler.now());
+        // 256 frames wait at most; the 257th and an oversized one are dropped and counted.
+        for (int i = 0; i < 257; i++) {
+            d.dev.port().receive(frame, 0, len);
+        }
+        d.dev.port().receive(frame, 0, 3000);
+        assertEquals(2, d.dev.port().rxOverflow());
+        d.run();
+        assertEquals(d.dev.port().rxFrames(), d.dev.port().rxLan() + d.dev.port().rxPuda() + d.dev.port().rxQp()
+                + d.dev.port().rxDropped());
+    }
+
+    @Test
+    void aFrameLargerThanTheBufferIsDroppedNotTruncated() {
+        deliver(v4(40000, 20000, TcpHeader.ACK, 1, 1200, -1));
+        assertEquals(1, d.dev.puda().drops(PudaQueues.Drop.TOO_LONG));
+        assertNull(d.pollPuda(ilq));
+        // The buffer stays posted for the next frame.
+        deliver(v4(40000, 20000, TcpHeader.ACK, 1, 100, -1));
+        assertEquals(0, d.pollPuda(ilq).wqeIndex());
+    }
+
+    @Test
+    void theSendCompletionWaitsForSerialisationAtTheLinkSpeed() {
+        d.dev.port().setLinkSpeed(1_000_000_000L);
+        int len = v4(20000, 40000, TcpHeader.ACK, 1, 1000, -1);
+        long buf = d.alloc(2048);
+        d.store().write(d.off(buf), frame, 0, len);
+        long t0 = d.scheduler.now();
+        d.pudaSend(ilq, buf, len, 20);
+        d.run();
+        assertNotNull(d.pollPuda(ilq));
+        // doorbell + PUDA WQE fetch, then the frame's serialisation at 1 Gb/s (preamble, FCS and gap included)
+        long expected = d.latency.mmioWriteNanos + d.latency.pudaWqeFetchNanos + d.latency.wireNanos(len);
+        assertEquals(expected, d.scheduler.now() - t0);
+        assertEquals((len + 24L) * 8, d.latency.wireNanos(len));
+    }
+
+    @Test
+    void ilqSendPutsTheDriversFrameOnTheWireAndCompletes() {
+        List<byte[]> wire = new ArrayList<>();
+        d.dev.port().setTransmitter((s, o, l) -> {
+            byte[] bytes = new byte[l];
+            for (int i = 0; i < l; i++) {
+                bytes[i] = s.readByte(o + i);
+            }
+            wire.add(bytes);
+        });
+        int len = v4(20000, 40000, TcpHeader.SYN | TcpHeader.ACK, 1, 0, -1);
+        long buf = d.alloc(2048);
+        d.store().write(d.off(buf), frame, 0, len);
+        int idx = d.pudaSend(ilq, buf, len, 28);
+        d.run();
+        assertEquals(1, wire.size());
+        byte[] expected = new byte[len];
+        for (int i = 0; i < len; i++) {
+            expected[i] = frame.readByte(i);
+        }
+        assertArrayEquals(expected, wire.get(0));
+        Cqe cqe = d.pollPuda(ilq);
+        assertNotNull(cqe);
+        assertTrue(cqe.sq());
+        assertEquals(idx, cqe.wqeIndex());
+        assertEquals(1, cqe.qpId());
+        assertEquals(1, d.dev.port().txFrames());
+        // A send whose buffer is outside memory completes with an error, nothing on the wire.
+        d.pudaSend(ilq, TestDriver.UNMAPPED, 100, 20);
+        d.run();
+        assertEquals(1, wire.size());
+        cqe = d.pollPuda(ilq);
+        assertTrue(cqe.error());
+        // A send WQE with a stray header bit: AE WQE_INVALID_PARAMETER, error completion, nothing sent.
+        int bad = ilq.sqHead;
+        d.pudaSend(ilq, buf, len, 28);
+        long hdrAt = d.off(ilq.sq + bad * 32L) + 24;
+        d.store().writeLong(hdrAt, d.store().readLong(hdrAt) | 1L << 50);
+        d.write(Gen2Register.WQEALLOC, 1);
+        d.run();
+        assertEquals(1, wire.size());
+        Cqe badCqe = d.pollPuda(ilq);
+        assertNotNull(badCqe);
+        assertTrue(badCqe.error());
+        Aeqe ae = new Aeqe().wrap(d.store(), d.off(d.dev.aeq().ringAddress()), Aeqe.SIZE);
+        assertEquals(AeCode.WQE_INVALID_PARAMETER.code(), ae.aeCode());
+        // WQEALLOC for a QP that does not exist is ignored.
+        d.write(Gen2Register.WQEALLOC, 33);
+        d.run();
+        assertEquals(1, d.dev.wqeAllocIgnored());
+    }
+}
