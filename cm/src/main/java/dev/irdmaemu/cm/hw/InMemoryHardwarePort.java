@@ -60,6 +60,7 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
     private final IwarpFrame iwarp = new IwarpFrame();
     private final List<String> log = new ArrayList<>();
     private final List<Offload> offloads = new ArrayList<>();
+    private Offload lastOffload;
     private int nextQpn = 2;
 
     private long framesToCm;
@@ -112,7 +113,7 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         }
     }
 
-    /** Stop recording the call log (for long runs). */
+    /** Stop recording the call log and the offload history (for long runs). */
     public InMemoryHardwarePort quiet() {
         recordLog = false;
         return this;
@@ -217,7 +218,10 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         int qpn = nextQpn++;
         record("offload qp " + qpn + " rev " + mpa.revision() + " ird " + mpa.ird() + " ord " + mpa.ord()
                 + " rtr " + mpa.rtrType() + (mpa.sendsRtr() ? " (sends)" : "") + " lsmm " + mpa.lsmmLength() + "B");
-        offloads.add(new Offload(qpn, tcp, mpa));
+        lastOffload = new Offload(qpn, tcp, mpa);
+        if (recordLog) { // a quiet port keeps only the last one: a long run must not grow without bound
+            offloads.add(lastOffload);
+        }
         Quad k = new Quad().set(tcp.localHi(), tcp.localLo(), tcp.localPort(), tcp.remoteHi(), tcp.remoteLo(),
                 tcp.remotePort(), tcp.insertVlanTag() ? tcp.vlanId() : CmNode.NO_VLAN);
         // the QP takes the four-tuple over from the ILQ's connection entry (cm.c then forgets qhash_set)
@@ -399,7 +403,7 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
     }
 
     public Offload lastOffload() {
-        return offloads.isEmpty() ? null : offloads.get(offloads.size() - 1);
+        return lastOffload;
     }
 
     public List<String> log() {
