@@ -1,0 +1,155 @@
+package dev.irdmaemu.bridge.vhost;
+
+import dev.irdmaemu.fw.bus.HostMemory;
+import java.io.FileDescriptor;
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import net.openhft.chronicle.bytes.BytesStore;
+import net.openhft.chronicle.core.io.IOTools;
+import org.newsclub.net.unix.FileDescriptorCast;
+
+/**
+ * One SET_MEM_TABLE: the front-end's shared memory regions, each mapped from its file descriptor through
+ * {@code /proc/self/fd/N} (READ_WRITE, shared, so the guest sees our writes) and published in a {@link HostMemory}
+ * at its guest-physical address as a zero-copy Chronicle store over the mapping.
+ *
+ * <p>Three address spaces meet here (vhost-user.rst "Memory access"): descriptor buffers carry guest-physical
+ * addresses (no VIRTIO_F_IOMMU_PLATFORM), SET_VRING_ADDR carries the front-end's user (virtual) addresses, and
+ * each region starts at its mmap offset in its file. {@link #userToGpa} translates the second into the first.
+ *
+ * <p>A region longer than {@link #CHUNK} is mapped as several consecutive chunks ({@link FileChannel#map} is
+ * limited to 2 GiB); a single buffer that straddles a chunk boundary is then refused like one outside memory.
+ */
+final class GuestMemory implements AutoCloseable {
+    /** The largest piece mapped at once: 1 GiB, so every chunk boundary is 1 GiB-aligned within its region. */
+    static final long CHUNK = 1L << 30;
+
+    private final HostMemory host = new HostMemory();
+    private final long[] gpa;
+    private final long[] size;
+    private final long[] userAddr;
+    private final List<MappedByteBuffer> mappings = new ArrayList<>();
+    private boolean closed;
+
+    private GuestMemory(int regions) {
+        gpa = new long[regions];
+        size = new long[regions];
+        userAddr = new long[regions];
+    }
+
+    /**
+     * Checks and maps the regions {@code [gpa, size, userAddr, mmapOffset]}; the caller keeps (and closes) the fds.
+     * On failure nothing stays mapped.
+     */
+    static GuestMemory map(long[] gpas, long[] sizes, long[] userAddrs, long[] mmapOffsets, FileDescriptor[] fds)
+            throws VhostUserException {
+        int n = gpas.length;
+        for (int i = 0; i < n; i++) {
+            long s = sizes[i];
+            // u64 fields: a value with the top bit set is negative here, and no real address or size is that large
+            if (s <= 0 || gpas[i] < 0 || userAddrs[i] < 0 || mmapOffsets[i] < 0
+                    || gpas[i] > Long.MAX_VALUE - s || userAddrs[i] > Long.MAX_VALUE - s
+                    || mmapOffsets[i] > Long.MAX_VALUE - s) {
+                throw new VhostUserException(VhostUserFailure.BAD_REGION, "region " + i + ": guest 0x"
+                        + Long.toHexString(gpas[i]) + " size 0x" + Long.toHexString(s) + " user 0x"
+                        + Long.toHexString(userAddrs[i]) + " offset 0x" + Long.toHexString(mmapOffsets[i]));
+            }
+            for (int j = 0; j < i; j++) {
+                if (overlaps(gpas[i], s, gpas[j], sizes[j]) || overlaps(userAddrs[i], s, userAddrs[j], sizes[j])) {
+                    throw new VhostUserException(VhostUserFailure.BAD_REGION, "region " + i + " overlaps region " + j);
+                }
+            }
+        }
+        GuestMemory memory = new GuestMemory(n);
+        try {
+            for (int i = 0; i < n; i++) {
+                memory.mapRegion(i, gpas[i], sizes[i], userAddrs[i], mmapOffsets[i], fds[i]);
+            }
+        } catch (VhostUserException | RuntimeException e) {
+            memory.close();
+            throw e;
+        }
+        return memory;
+    }
+
+    private static boolean overlaps(long a, long aLen, long b, long bLen) {
+        return a < b + bLen && b < a + aLen;
+    }
+
+    private void mapRegion(int i, long regionGpa, long regionSize, long ua, long mmapOffset, FileDescriptor fd)
+            throws VhostUserException {
+        int fdNumber;
+        try {
+            fdNumber = FileDescriptorCast.using(fd).as(Integer.class);
+        } catch (IOException | RuntimeException e) {
+            throw new VhostUserException(VhostUserFailure.MAP_FAILED, "region " + i + ": not a file descriptor: " + e);
+        }
+        Path path = Path.of("/proc/self/fd/" + fdNumber);
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long fileSize = channel.size();
+            // Mapping past the end of the file would fault (SIGBUS) on first touch: refuse it up front.
+            if (fileSize < mmapOffset + regionSize) {
+                throw new VhostUserException(VhostUserFailure.MAP_FAILED, "region " + i + ": file of " + fileSize
+                        + " bytes is shorter than offset 0x" + Long.toHexString(mmapOffset) + " + size 0x"
+                        + Long.toHexString(regionSize));
+            }
+            for (long done = 0; done < regionSize; done += CHUNK) {
+                long len = Math.min(CHUNK, regionSize - done);
+                MappedByteBuffer buffer = channel.map(FileChannel.MapMode.READ_WRITE, mmapOffset + done, len);
+                mappings.add(buffer);
+                BytesStore<?, ?> store = BytesStore.wrap(buffer);
+                if (!store.isDirectMemory()) {
+                    throw new VhostUserException(VhostUserFailure.MAP_FAILED, "mapping is not direct memory");
+                }
+                host.map(regionGpa + done, store, 0, len);
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            throw new VhostUserException(VhostUserFailure.MAP_FAILED, "region " + i + " via " + path + ": " + e);
+        }
+        gpa[i] = regionGpa;
+        size[i] = regionSize;
+        userAddr[i] = ua;
+    }
+
+    HostMemory host() {
+        return host;
+    }
+
+    int regions() {
+        return gpa.length;
+    }
+
+    /** The guest-physical address of user address {@code ua} when all of {@code [ua, ua+length)} is in one region, else -1. */
+    long userToGpa(long ua, long length) {
+        if (ua < 0 || length < 0 || ua > Long.MAX_VALUE - length) {
+            return -1;
+        }
+        for (int i = 0; i < userAddr.length; i++) {
+            if (ua >= userAddr[i] && ua + length <= userAddr[i] + size[i]) {
+                return gpa[i] + (ua - userAddr[i]);
+            }
+        }
+        return -1;
+    }
+
+    /** Unmaps every region now (not at GC): the caller guarantees nothing reads the stores any more. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (int r = host.regions() - 1; r >= 0; r--) {
+            host.unmap(host.base(r));
+        }
+        for (MappedByteBuffer buffer : mappings) {
+            IOTools.clean(buffer);
+        }
+        mappings.clear();
+    }
+}

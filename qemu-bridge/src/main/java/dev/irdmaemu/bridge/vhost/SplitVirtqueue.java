@@ -1,0 +1,330 @@
+package dev.irdmaemu.bridge.vhost;
+
+import dev.irdmaemu.fw.bus.HostMemory;
+import java.lang.invoke.VarHandle;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * The device side of one split virtqueue (virtio 1.x §2.7): the descriptor table, the driver's available ring and
+ * the device's used ring, all little-endian in guest memory. Every index and address the guest controls is checked
+ * before use; a violation is a {@link VhostUserException}. Not thread-safe: its connection's lock guards it.
+ *
+ * <p>Layout (§2.7, "Virtqueue Part / Alignment / Size"): descriptor table 16·N bytes aligned 16 (addr u64, len u32,
+ * flags u16, next u16); available ring 6 + 2·N aligned 2 (flags, idx, ring[N], used_event); used ring 6 + 8·N
+ * aligned 4 (flags, idx, ring[N] of {id u32, len u32}, avail_event).
+ */
+final class SplitVirtqueue {
+    /** §2.7.5: descriptor flags. */
+    static final int DESC_F_NEXT = 1;
+    static final int DESC_F_WRITE = 2;
+    static final int DESC_F_INDIRECT = 4;
+    /** §2.7.6: the driver does not want interrupts (ignored with EVENT_IDX). */
+    static final int AVAIL_F_NO_INTERRUPT = 1;
+    static final int DESC_SIZE = 16;
+
+    final int index;
+    final String name;
+
+    int size;
+    boolean addressesSet;
+    long descUser;
+    long availUser;
+    long usedUser;
+    int lastAvailIdx;
+    int usedIdx;
+    boolean enableFlag;
+    NotifyFd call;
+    NotifyFd err;
+    KickWatcher kickWatcher;
+    boolean started;
+
+    private HostMemory memory;
+    private BytesStore<?, ?> descStore;
+    private long descOff;
+    private BytesStore<?, ?> availStore;
+    private long availOff;
+    private BytesStore<?, ?> usedStore;
+    private long usedOff;
+    private boolean eventIdx;
+    private boolean indirect;
+
+    // The walked chain: one entry per buffer segment, reused for every chain (sized to the ring on SET_VRING_NUM).
+    private int[] segRegion = new int[0];
+    private long[] segOffset = new long[0];
+    private int[] segLen = new int[0];
+    int segments;
+    long chainBytes;
+
+    SplitVirtqueue(int index, String name) {
+        this.index = index;
+        this.name = name;
+    }
+
+    void setSize(int num) throws VhostUserException {
+        if (num < 1 || num > VirtioNet.MAX_QUEUE_SIZE || Integer.bitCount(num) != 1) {
+            throw new VhostUserException(VhostUserFailure.BAD_RING_SIZE, name + " num " + Integer.toUnsignedString(num));
+        }
+        size = num;
+        if (segRegion.length < num) {
+            segRegion = new int[num];
+            segOffset = new long[num];
+            segLen = new int[num];
+        }
+    }
+
+    static long descBytes(int num) {
+        return (long) DESC_SIZE * num;
+    }
+
+    static long availBytes(int num) {
+        return 6L + 2L * num;
+    }
+
+    static long usedBytes(int num) {
+        return 6L + 8L * num;
+    }
+
+    /**
+     * Resolves the ring's user addresses through {@code table} and caches the stores that hold each part. Called on
+     * SET_VRING_ADDR and again whenever the size or the memory table changes.
+     */
+    void bind(GuestMemory table, boolean eventIdxNegotiated, boolean indirectNegotiated, boolean readUsedIdx)
+            throws VhostUserException {
+        if (size == 0 || table == null) {
+            throw new VhostUserException(VhostUserFailure.RING_NOT_CONFIGURED, name + (size == 0
+                    ? " has no SET_VRING_NUM" : " has no memory table"));
+        }
+        if ((descUser & 15) != 0 || (availUser & 1) != 0 || (usedUser & 3) != 0) {
+            throw new VhostUserException(VhostUserFailure.RING_MISALIGNED, name + " desc 0x" + Long.toHexString(descUser)
+                    + " avail 0x" + Long.toHexString(availUser) + " used 0x" + Long.toHexString(usedUser));
+        }
+        long descGpa = table.userToGpa(descUser, descBytes(size));
+        long availGpa = table.userToGpa(availUser, availBytes(size));
+        long usedGpa = table.userToGpa(usedUser, usedBytes(size));
+        HostMemory host = table.host();
+        int dr = descGpa < 0 ? -1 : host.find(descGpa, descBytes(size));
+        int ar = availGpa < 0 ? -1 : host.find(availGpa, availBytes(size));
+        int ur = usedGpa < 0 ? -1 : host.find(usedGpa, usedBytes(size));
+        if (dr < 0 || ar < 0 || ur < 0) {
+            throw new VhostUserException(VhostUserFailure.RING_OUTSIDE_MEMORY, name + " of " + size + ": desc 0x"
+                    + Long.toHexString(descUser) + (dr < 0 ? " (outside)" : "") + " avail 0x"
+                    + Long.toHexString(availUser) + (ar < 0 ? " (outside)" : "") + " used 0x"
+                    + Long.toHexString(usedUser) + (ur < 0 ? " (outside)" : ""));
+        }
+        memory = host;
+        descStore = host.store(dr);
+        descOff = host.offset(dr, descGpa);
+        availStore = host.store(ar);
+        availOff = host.offset(ar, availGpa);
+        usedStore = host.store(ur);
+        usedOff = host.offset(ur, usedGpa);
+        eventIdx = eventIdxNegotiated;
+        indirect = indirectNegotiated;
+        addressesSet = true;
+        if (readUsedIdx) {
+            usedIdx = usedStore.readShort(usedOff + 2) & 0xffff;
+        }
+    }
+
+    /** The negotiated ring features (SET_FEATURES may come after the ring was bound). */
+    void features(boolean eventIdxNegotiated, boolean indirectNegotiated) {
+        eventIdx = eventIdxNegotiated;
+        indirect = indirectNegotiated;
+    }
+
+    /** Forgets the ring's memory (GET_VRING_BASE, RESET_OWNER, a new memory table before re-binding). */
+    void unbind() {
+        addressesSet = false;
+        started = false;
+        memory = null;
+        descStore = null;
+        availStore = null;
+        usedStore = null;
+    }
+
+    boolean ready() {
+        return addressesSet && started && memory != null;
+    }
+
+    /**
+     * Takes the next available chain head, or -1 when the driver has made none available. With EVENT_IDX, asks the
+     * driver (avail_event) to kick at the next buffer before reporting the ring empty.
+     */
+    int pop() throws VhostUserException {
+        int pending = pending();
+        if (pending == 0 && eventIdx) {
+            usedStore.writeShort(usedOff + 4 + 8L * size, (short) lastAvailIdx);
+            VarHandle.fullFence();
+            pending = pending();
+        }
+        if (pending == 0) {
+            return -1;
+        }
+        // the ring entry is read only after the idx that published it
+        VarHandle.acquireFence();
+        int head = availStore.readShort(availOff + 4 + 2L * (lastAvailIdx & (size - 1))) & 0xffff;
+        if (head >= size) {
+            throw new VhostUserException(VhostUserFailure.BAD_HEAD, name + " avail[" + lastAvailIdx + "] = " + head
+                    + " with " + size + " descriptors");
+        }
+        lastAvailIdx = (lastAvailIdx + 1) & 0xffff;
+        return head;
+    }
+
+    private int pending() throws VhostUserException {
+        int availIdx = availStore.readShort(availOff + 2) & 0xffff;
+        int pending = (availIdx - lastAvailIdx) & 0xffff;
+        if (pending > size) {
+            throw new VhostUserException(VhostUserFailure.AVAIL_IDX_JUMP, name + " avail idx " + availIdx
+                    + " is " + pending + " past last seen " + lastAvailIdx + " with " + size + " descriptors");
+        }
+        return pending;
+    }
+
+    /** Gives back the chain head taken last (a frame that could not be placed after all). */
+    void unpop(int count) {
+        lastAvailIdx = (lastAvailIdx - count) & 0xffff;
+    }
+
+    /**
+     * Walks the chain at {@code head} into the segment arrays, checking every descriptor: next links and indirect
+     * tables in range, at most one descriptor per table entry (so a loop ends as an error), each buffer inside guest
+     * memory, and each writable exactly when {@code deviceWrites}.
+     */
+    void walk(int head, boolean deviceWrites) throws VhostUserException {
+        segments = 0;
+        chainBytes = 0;
+        long d = descOff + (long) DESC_SIZE * head;
+        int flags = descStore.readShort(d + 12) & 0xffff;
+        if ((flags & DESC_F_INDIRECT) != 0) {
+            walkIndirect(head, d, flags, deviceWrites);
+            return;
+        }
+        int i = head;
+        while (true) {
+            if (segments >= size) {
+                throw new VhostUserException(VhostUserFailure.CHAIN_LOOP, name + " chain at " + head + " passes "
+                        + size + " descriptors");
+            }
+            d = descOff + (long) DESC_SIZE * i;
+            flags = descStore.readShort(d + 12) & 0xffff;
+            if ((flags & DESC_F_INDIRECT) != 0) {
+                throw new VhostUserException(VhostUserFailure.BAD_INDIRECT, name + " descriptor " + i
+                        + " is indirect inside a chain");
+            }
+            addSegment(descStore.readLong(d), descStore.readInt(d + 8), flags, deviceWrites, i);
+            if ((flags & DESC_F_NEXT) == 0) {
+                return;
+            }
+            i = descStore.readShort(d + 14) & 0xffff;
+            if (i >= size) {
+                throw new VhostUserException(VhostUserFailure.BAD_NEXT, name + " next " + i + " with " + size
+                        + " descriptors");
+            }
+        }
+    }
+
+    private void walkIndirect(int head, long d, int flags, boolean deviceWrites) throws VhostUserException {
+        long tableGpa = descStore.readLong(d);
+        long tableLen = descStore.readInt(d + 8) & 0xffffffffL;
+        // §2.7.5.3.1: only when negotiated, never together with NEXT, a whole number of descriptors
+        if (!indirect || (flags & DESC_F_NEXT) != 0 || tableLen == 0 || tableLen % DESC_SIZE != 0
+                || tableLen / DESC_SIZE > size) {
+            throw new VhostUserException(VhostUserFailure.BAD_INDIRECT, name + " head " + head + " table 0x"
+                    + Long.toHexString(tableGpa) + " len " + tableLen + " flags 0x" + Integer.toHexString(flags)
+                    + (indirect ? "" : " (INDIRECT_DESC not negotiated)"));
+        }
+        int region = memory.find(tableGpa, tableLen);
+        if (region < 0) {
+            throw new VhostUserException(VhostUserFailure.DESC_OUTSIDE_MEMORY, name + " indirect table 0x"
+                    + Long.toHexString(tableGpa) + "+" + tableLen);
+        }
+        BytesStore<?, ?> table = memory.store(region);
+        long tableOff = memory.offset(region, tableGpa);
+        int entries = (int) (tableLen / DESC_SIZE);
+        int i = 0;
+        while (true) {
+            if (segments >= entries) {
+                throw new VhostUserException(VhostUserFailure.CHAIN_LOOP, name + " indirect chain at " + head
+                        + " passes its " + entries + " entries");
+            }
+            long e = tableOff + (long) DESC_SIZE * i;
+            int f = table.readShort(e + 12) & 0xffff;
+            if ((f & DESC_F_INDIRECT) != 0) {
+                throw new VhostUserException(VhostUserFailure.BAD_INDIRECT, name + " nested indirect table");
+            }
+            addSegment(table.readLong(e), table.readInt(e + 8), f, deviceWrites, i);
+            if ((f & DESC_F_NEXT) == 0) {
+                return;
+            }
+            i = table.readShort(e + 14) & 0xffff;
+            if (i >= entries) {
+                throw new VhostUserException(VhostUserFailure.BAD_NEXT, name + " indirect next " + i + " of "
+                        + entries + " entries");
+            }
+        }
+    }
+
+    private void addSegment(long gpa, int len, int flags, boolean deviceWrites, int at) throws VhostUserException {
+        if (((flags & DESC_F_WRITE) != 0) != deviceWrites) {
+            throw new VhostUserException(VhostUserFailure.WRONG_DIRECTION, name + " descriptor " + at + " is "
+                    + (deviceWrites ? "read-only" : "device-writable"));
+        }
+        long length = len & 0xffffffffL;
+        int region = memory.find(gpa, length);
+        if (region < 0) {
+            throw new VhostUserException(VhostUserFailure.DESC_OUTSIDE_MEMORY, name + " descriptor " + at + " 0x"
+                    + Long.toHexString(gpa) + "+" + length);
+        }
+        segRegion[segments] = region;
+        segOffset[segments] = memory.offset(region, gpa);
+        segLen[segments] = len;
+        segments++;
+        chainBytes += length;
+    }
+
+    BytesStore<?, ?> segmentStore(int s) {
+        return memory.store(segRegion[s]);
+    }
+
+    long segmentOffset(int s) {
+        return segOffset[s];
+    }
+
+    long segmentLength(int s) {
+        return segLen[s] & 0xffffffffL;
+    }
+
+    /** Returns a chain to the driver: used ring entry {head, bytes written}, then (release-ordered) the used idx. */
+    void push(int head, long written) {
+        long e = usedOff + 4 + 8L * (usedIdx & (size - 1));
+        usedStore.writeInt(e, head);
+        usedStore.writeInt(e + 4, (int) written);
+        VarHandle.releaseFence();
+        usedIdx = (usedIdx + 1) & 0xffff;
+        usedStore.writeShort(usedOff + 2, (short) usedIdx);
+    }
+
+    /**
+     * Whether the driver wants an interrupt for the entries pushed since {@code usedBefore}: with EVENT_IDX when
+     * used_event lies in that span (§2.7.7.2 vring_need_event), otherwise unless it set NO_INTERRUPT.
+     */
+    boolean needsInterrupt(int usedBefore) {
+        if (usedBefore == usedIdx) {
+            return false;
+        }
+        VarHandle.fullFence();
+        if (eventIdx) {
+            int usedEvent = availStore.readShort(availOff + 4 + 2L * size) & 0xffff;
+            return ((usedIdx - usedEvent - 1) & 0xffff) < ((usedIdx - usedBefore) & 0xffff);
+        }
+        return (availStore.readShort(availOff) & AVAIL_F_NO_INTERRUPT) == 0;
+    }
+
+    void interrupt(int usedBefore) {
+        NotifyFd c = call;
+        if (c != null && needsInterrupt(usedBefore)) {
+            c.signal();
+        }
+    }
+}

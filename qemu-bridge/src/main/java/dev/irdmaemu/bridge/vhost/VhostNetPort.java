@@ -1,0 +1,133 @@
+package dev.irdmaemu.bridge.vhost;
+
+import dev.irdmaemu.fw.pcap.FrameTap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * The model's Ethernet port as a virtio-net device served over vhost-user: the object the rest of the system
+ * holds. Frames go to the guest with {@link #transmitToGuest} and come from the guest through
+ * {@link #pollFromGuest}; both are called on the model's thread.
+ *
+ * <p>Threading: the vhost-user connection thread and the kick threads never call the model. A guest kick only runs
+ * the {@linkplain #setWakeup wakeup} callback (the hand-off: post a "poll the port" task to the model thread); the
+ * model thread then drains the transmit ring itself with {@link #pollFromGuest}. Ring state is guarded by the
+ * connection's lock, so a front-end reconfiguring or disconnecting meanwhile is safe.
+ *
+ * <p>When no front-end is connected, or the guest has not started its rings, frames to the guest are dropped (a
+ * NIC with no receive buffers does the same) and counted.
+ */
+public final class VhostNetPort {
+    /** The largest frame either way: Ethernet header, one VLAN tag and virtio-net's largest MTU (65535). */
+    public static final int MAX_FRAME = 14 + 4 + 65535;
+
+    private final String name;
+    private final long startNanos = System.nanoTime();
+    private volatile VhostUserConnection connection;
+    private volatile FrameTap tap = FrameTap.NONE;
+    private volatile LongSupplier clock = () -> System.nanoTime() - startNanos;
+    private volatile Runnable wakeup = () -> { };
+
+    final AtomicLong toGuestFrames = new AtomicLong();
+    final AtomicLong toGuestDropped = new AtomicLong();
+    final AtomicLong fromGuestFrames = new AtomicLong();
+    final AtomicLong fromGuestDropped = new AtomicLong();
+
+    public VhostNetPort(String name) {
+        this.name = name;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** A copy of every frame both ways, stamped with {@link #setClock the clock}. */
+    public void setTap(FrameTap tap) {
+        this.tap = tap == null ? FrameTap.NONE : tap;
+    }
+
+    /** The time source for the tap, in nanoseconds (default: wall time since the port was made). */
+    public void setClock(LongSupplier clock) {
+        this.clock = clock;
+    }
+
+    /**
+     * Called from a back-end thread whenever the guest kicks a ring (it posted frames or receive buffers). It must
+     * not block or call into the port: post a task to the model thread and return.
+     */
+    public void setWakeup(Runnable wakeup) {
+        this.wakeup = wakeup == null ? () -> { } : wakeup;
+    }
+
+    /** True while a front-end is connected and both rings are started. */
+    public boolean linkUp() {
+        VhostUserConnection c = connection;
+        return c != null && c.ringsReady();
+    }
+
+    /**
+     * Puts one frame (destination MAC on, no FCS) in the guest's receive ring, behind a zeroed virtio-net header
+     * (num_buffers set). False when it was dropped: no front-end, rings not started, no receive buffer that fits.
+     * A guest that broke its ring closes the connection (logged) and drops the frame.
+     */
+    public boolean transmitToGuest(BytesStore<?, ?> store, long offset, int length) {
+        if (length < 0 || length > MAX_FRAME || offset < store.start() || offset > store.readLimit() - length) {
+            throw new IllegalArgumentException("frame " + offset + "+" + length + " outside its store or over "
+                    + MAX_FRAME + " bytes");
+        }
+        VhostUserConnection c = connection;
+        boolean delivered = c != null && c.receive(store, offset, length);
+        if (delivered) {
+            toGuestFrames.incrementAndGet();
+            tap.frame(clock.getAsLong(), store, offset, length);
+        } else {
+            toGuestDropped.incrementAndGet();
+        }
+        return delivered;
+    }
+
+    /**
+     * Takes up to {@code budget} frames the guest transmitted and hands each (virtio-net header stripped) to
+     * {@code receiver}, returning their buffers to the guest. Answers how many were taken; when that equals the
+     * budget, more may be waiting.
+     */
+    public int pollFromGuest(FrameReceiver receiver, int budget) {
+        VhostUserConnection c = connection;
+        return c == null ? 0 : c.transmit(receiver, budget);
+    }
+
+    public long framesToGuest() {
+        return toGuestFrames.get();
+    }
+
+    public long framesToGuestDropped() {
+        return toGuestDropped.get();
+    }
+
+    public long framesFromGuest() {
+        return fromGuestFrames.get();
+    }
+
+    public long framesFromGuestDropped() {
+        return fromGuestDropped.get();
+    }
+
+    void tapFromGuest(BytesStore<?, ?> store, long offset, int length) {
+        tap.frame(clock.getAsLong(), store, offset, length);
+    }
+
+    void kicked() {
+        wakeup.run();
+    }
+
+    void attach(VhostUserConnection c) {
+        connection = c;
+    }
+
+    void detach(VhostUserConnection c) {
+        if (connection == c) {
+            connection = null;
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package dev.irdmaemu.bridge.vhost;
+
+/** Feature bits and layouts of virtio-net over split virtqueues that the back-end speaks (virtio 1.x spec). */
+public final class VirtioNet {
+    /** virtio 1.x §5.1.3: the device merges receive buffers; num_buffers in the header counts them. */
+    public static final int F_MRG_RXBUF = 15;
+    /** virtio 1.x §6 (reserved feature bits): the driver may use indirect descriptor tables. */
+    public static final int F_INDIRECT_DESC = 28;
+    /** virtio 1.x §6: used_event / avail_event suppress notifications. */
+    public static final int F_EVENT_IDX = 29;
+    /** vhost-user.rst: the unused bit 30 means "GET/SET_PROTOCOL_FEATURES are understood". */
+    public static final int F_PROTOCOL_FEATURES = 30;
+    /** virtio 1.x §6: a modern (non-legacy) device; little-endian rings, the 12-byte net header. */
+    public static final int F_VERSION_1 = 32;
+
+    /** Everything this back-end offers in GET_FEATURES. */
+    public static final long OFFERED_FEATURES = 1L << F_MRG_RXBUF | 1L << F_INDIRECT_DESC | 1L << F_EVENT_IDX
+            | 1L << F_PROTOCOL_FEATURES | 1L << F_VERSION_1;
+    /** Everything this back-end offers in GET_PROTOCOL_FEATURES: REPLY_ACK only (no MQ: one queue pair). */
+    public static final long OFFERED_PROTOCOL_FEATURES = 1L << VhostUserRequest.PROTOCOL_F_REPLY_ACK;
+
+    /**
+     * virtio 1.x §5.1.6: struct virtio_net_hdr (flags u8, gso_type u8, hdr_len, gso_size, csum_start, csum_offset,
+     * num_buffers; u16 little-endian each). With VERSION_1, num_buffers is always present: 12 bytes.
+     */
+    public static final int NET_HEADER_SIZE = 12;
+    /** Offset of num_buffers in the header. */
+    public static final int NET_HEADER_NUM_BUFFERS = 10;
+
+    /** Queue indexes of a single-queue-pair virtio-net device (virtio 1.x §5.1.2: receiveq1, transmitq1). */
+    public static final int RX_QUEUE = 0;
+    public static final int TX_QUEUE = 1;
+    public static final int QUEUES = 2;
+
+    /** virtio 1.x §2.7: Queue Size is a power of 2 and at most 32768. */
+    public static final int MAX_QUEUE_SIZE = 32768;
+
+    private VirtioNet() {
+    }
+}
