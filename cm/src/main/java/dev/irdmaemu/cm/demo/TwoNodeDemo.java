@@ -4,6 +4,9 @@ import dev.irdmaemu.cm.CmEvent;
 import dev.irdmaemu.cm.CmEventType;
 import dev.irdmaemu.cm.CmNode;
 import dev.irdmaemu.cm.ConnectParams;
+import dev.irdmaemu.cm.ConnectionManager;
+import dev.irdmaemu.fw.sim.SimScheduler;
+import java.util.function.LongSupplier;
 import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import java.nio.charset.StandardCharsets;
@@ -51,15 +54,24 @@ public final class TwoNodeDemo {
 
     public static Result run(FrameTap tap, int clientIrd, int clientOrd) {
         CmPair pair = new CmPair(CmPair.Config.perfect().withTap(tap));
+        return run(pair.a, pair.b, pair.scheduler, pair.link::framesCarried, clientIrd, clientOrd);
+    }
+
+    /**
+     * The scenario on any two connection managers sharing {@code scheduler} (A holds CmPair's A addresses, B the
+     * B ones), whatever hardware port they run on: the in-memory stand-in or the device model.
+     */
+    public static Result run(ConnectionManager a, ConnectionManager b, SimScheduler scheduler,
+                             LongSupplier framesOnWire, int clientIrd, int clientOrd) {
         List<Step> steps = new ArrayList<>();
         String[] serverGot = {""};
         String[] clientGot = {""};
         int[] serverIrdOrd = new int[2];
-        pair.b.listen(CmPair.B_V4.withPort(PORT), 16, e -> {
-            steps.add(step(pair, "server", e));
+        b.listen(CmPair.B_V4.withPort(PORT), 16, e -> {
+            steps.add(step(scheduler, "server", e));
             if (e.type() == CmEventType.CONNECT_REQUEST) {
                 serverGot[0] = new String(e.privateData(), StandardCharsets.UTF_8);
-                pair.b.accept(e.node(), "hello from B".getBytes(StandardCharsets.UTF_8));
+                b.accept(e.node(), "hello from B".getBytes(StandardCharsets.UTF_8));
             } else if (e.type() == CmEventType.ESTABLISHED) {
                 serverIrdOrd[0] = e.ird();
                 serverIrdOrd[1] = e.ord();
@@ -67,27 +79,27 @@ public final class TwoNodeDemo {
         });
         IpEndpoint local = CmPair.A_V4.withPort(50000);
         IpEndpoint remote = CmPair.B_V4.withPort(PORT);
-        CmNode client = pair.a.connect(local, remote,
+        CmNode client = a.connect(local, remote,
                 ConnectParams.of("hello from A".getBytes(StandardCharsets.UTF_8), clientIrd, clientOrd), e -> {
-                    steps.add(step(pair, "client", e));
+                    steps.add(step(scheduler, "client", e));
                     if (e.type() == CmEventType.CONNECT_REPLY) {
                         clientGot[0] = new String(e.privateData(), StandardCharsets.UTF_8);
                     }
                 });
-        pair.runUntilIdle(LIMIT_NANOS);
-        pair.a.disconnect(client, false);
-        pair.runUntilIdle(LIMIT_NANOS);
-        boolean clean = pair.a.nodeCount() == 0 && pair.b.nodeCount() == 0 && pair.scheduler.pendingTimers() == 0;
+        scheduler.runUntilIdle(scheduler.now() + LIMIT_NANOS);
+        a.disconnect(client, false);
+        scheduler.runUntilIdle(scheduler.now() + LIMIT_NANOS);
+        boolean clean = a.nodeCount() == 0 && b.nodeCount() == 0 && scheduler.pendingTimers() == 0;
         return new Result(steps, client.ird(), client.ord(), serverIrdOrd[0], serverIrdOrd[1], client.mpaRevision(),
-                clientGot[0], serverGot[0], clean, pair.link.framesCarried());
+                clientGot[0], serverGot[0], clean, framesOnWire.getAsLong());
     }
 
-    private static Step step(CmPair pair, String who, CmEvent e) {
+    private static Step step(SimScheduler scheduler, String who, CmEvent e) {
         String detail = e.status() + (e.privateData().length > 0
                 ? " private data \"" + new String(e.privateData(), StandardCharsets.UTF_8) + "\"" : "")
                 + (e.type() == CmEventType.CONNECT_REPLY || e.type() == CmEventType.CONNECT_REQUEST
                         || e.type() == CmEventType.ESTABLISHED ? " ird " + e.ird() + " ord " + e.ord() : "");
-        return new Step(pair.scheduler.now(), who, e.type(), detail);
+        return new Step(scheduler.now(), who, e.type(), detail);
     }
 
     /** Prints the demo's event sequence (no capture). */

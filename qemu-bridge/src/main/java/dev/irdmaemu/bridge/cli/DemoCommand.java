@@ -1,6 +1,10 @@
 package dev.irdmaemu.bridge.cli;
 
+import dev.irdmaemu.bridge.model.ModelPair;
 import dev.irdmaemu.cm.demo.TwoNodeDemo;
+import dev.irdmaemu.model.trace.JsonLinesTraceSink;
+import java.io.BufferedWriter;
+import java.nio.file.Files;
 import dev.irdmaemu.fw.pcap.PcapWriter;
 import dev.irdmaemu.fw.pcap.TimestampResolution;
 import java.io.IOException;
@@ -18,13 +22,18 @@ import picocli.CommandLine.Spec;
 /**
  * {@code irdma-emu demo}: two in-process nodes, each running the Java connection manager, connect over the
  * simulated wire with MPA v2, exchange private data and disconnect; prints the event sequence and the negotiated
- * IRD/ORD and writes the wire to a pcap.
+ * IRD/ORD and writes the wire to a pcap. By default ({@code --model}) each node is the E810 device model brought
+ * up by the cm driver layer (ILQ, quad hash, QP offload through CQP ops); {@code --stand-in} runs the CM on the
+ * in-memory hardware stand-in instead. {@code --trace FILE} writes the models' register / CQP trace as JSON
+ * lines, and the model run ends with a per-op CQP latency summary of each node.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Two in-process nodes (192.0.2.1 client, 192.0.2.2 server) connect with MPA v2 through the "
                 + "Java connection manager, exchange private data, and disconnect.",
             "Prints the CM events with simulated time and the negotiated IRD/ORD, and writes every frame on the "
-                + "wire to a pcap (read it with `irdma-emu decode FILE`)."})
+                + "wire to a pcap (read it with `irdma-emu decode FILE`).",
+            "By default each node is the E810 device model brought up by the driver layer (--model); --stand-in "
+                + "uses the in-memory hardware stand-in. --trace FILE writes the models' register / CQP trace."})
 final class DemoCommand implements Callable<Integer> {
     @Mixin
     Verbosity verbosity;
@@ -44,20 +53,44 @@ final class DemoCommand implements Callable<Integer> {
             description = "ORD the client asks for (default: ${DEFAULT-VALUE}).")
     int ord;
 
+    @Option(names = "--model", description = "Run both nodes on the E810 device model (the default).")
+    boolean model;
+
+    @Option(names = "--stand-in", description = "Run both nodes on the in-memory hardware stand-in instead.")
+    boolean standIn;
+
+    @Option(names = "--trace", paramLabel = "FILE",
+            description = "With the model: write the register / CQP trace of both nodes as JSON lines to FILE.")
+    Path trace;
+
     @Override
     public Integer call() throws CliFailure {
+        if (model && standIn) {
+            throw new CliFailure(ExitCodes.USAGE, "demo: --model and --stand-in exclude each other", null);
+        }
+        if (standIn && trace != null) {
+            throw new CliFailure(ExitCodes.USAGE, "demo: --trace needs the device model (drop --stand-in)", null);
+        }
         if (ird < 0 || ird > 0x3fff || ord < 0 || ord > 0x3fff) {
             throw new CliFailure(ExitCodes.USAGE, "demo: IRD and ORD are 14-bit values (0..16383)", null);
         }
         PrintWriter out = spec.commandLine().getOut();
         TwoNodeDemo.Result r;
+        String latency = null;
         try (PcapWriter writer = PcapWriter.open(pcap, TimestampResolution.NANOSECONDS)) {
-            r = TwoNodeDemo.run(writer, ird, ord);
+            if (standIn) {
+                r = TwoNodeDemo.run(writer, ird, ord);
+            } else {
+                String[] summary = new String[1];
+                r = runOnModel(writer, summary);
+                latency = summary[0];
+            }
         } catch (AccessDeniedException e) {
             throw new CliFailure(ExitCodes.IO_ERROR, "demo: " + pcap + ": permission denied", e);
         } catch (IOException | UncheckedIOException e) {
             throw new CliFailure(ExitCodes.IO_ERROR, "demo: " + pcap + ": cannot write: " + e.getMessage(), e);
         }
+        out.println(standIn ? "hardware: in-memory stand-in" : "hardware: E810 device model (irdma driver layer)");
         out.println("CM events (simulated time, node, upcall, detail):");
         r.steps().forEach(s -> out.println("  " + s));
         out.printf("negotiated: MPA revision %d; client IRD %d ORD %d; server IRD %d ORD %d%n", r.mpaRevision(),
@@ -68,7 +101,70 @@ final class DemoCommand implements Callable<Integer> {
                 pcap);
         out.println(r.clean() ? "both nodes clean afterwards: no connection nodes, no timers"
                 : "NOT clean afterwards: connection nodes or timers left");
+        if (latency != null) {
+            out.print(latency);
+        }
+        if (trace != null) {
+            out.printf("register / CQP trace written to %s%n", trace);
+        }
         out.flush();
         return r.clean() && !r.clientReceived().isEmpty() ? ExitCodes.OK : ExitCodes.SOFTWARE;
+    }
+
+    /** The scenario on two model nodes; {@code summary[0]} gets the per-op CQP latency tables. */
+    private TwoNodeDemo.Result runOnModel(PcapWriter writer, String[] summary) throws CliFailure, IOException {
+        BufferedWriter traceOut = null;
+        if (trace != null) {
+            try {
+                traceOut = Files.newBufferedWriter(trace);
+            } catch (IOException e) {
+                throw new CliFailure(ExitCodes.IO_ERROR, "demo: " + trace + ": cannot write: " + e.getMessage(), e);
+            }
+        }
+        try (ModelPair pair = new ModelPair(writer, traceOut == null ? null
+                : new JsonLinesTraceSink(new NodeTagged(traceOut, "A")), traceOut == null ? null
+                : new JsonLinesTraceSink(new NodeTagged(traceOut, "B")))) {
+            TwoNodeDemo.Result r = TwoNodeDemo.run(pair.a.cm, pair.b.cm, pair.scheduler, pair.link::framesCarried,
+                    ird, ord);
+            summary[0] = "CQP op latency, node A (simulated ns):\n" + pair.a.device.cqp().stats().summary()
+                    + "CQP op latency, node B (simulated ns):\n" + pair.b.device.cqp().stats().summary();
+            return r;
+        } finally {
+            if (traceOut != null) {
+                traceOut.close();
+            }
+        }
+    }
+
+    /** Puts {@code "node":"A"} first in each JSON line a node's trace sink writes (one file for both nodes). */
+    private static final class NodeTagged implements Appendable {
+        private final Appendable out;
+        private final String tag;
+
+        NodeTagged(Appendable out, String node) {
+            this.out = out;
+            this.tag = "{\"node\":\"" + node + "\",";
+        }
+
+        @Override
+        public Appendable append(CharSequence csq) throws IOException {
+            if (csq.length() > 0 && csq.charAt(0) == '{') {
+                out.append(tag).append(csq, 1, csq.length());
+            } else {
+                out.append(csq);
+            }
+            return this;
+        }
+
+        @Override
+        public Appendable append(CharSequence csq, int start, int end) throws IOException {
+            return append(csq.subSequence(start, end));
+        }
+
+        @Override
+        public Appendable append(char c) throws IOException {
+            out.append(c);
+            return this;
+        }
     }
 }

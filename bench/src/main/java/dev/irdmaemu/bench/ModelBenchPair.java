@@ -1,0 +1,67 @@
+package dev.irdmaemu.bench;
+
+import dev.irdmaemu.cm.ConnectionManager;
+import dev.irdmaemu.cm.LocalAddress;
+import dev.irdmaemu.cm.demo.CmPair;
+import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.cm.driver.ModelHardwarePort;
+import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.bus.HostRam;
+import dev.irdmaemu.fw.pcap.FrameTap;
+import dev.irdmaemu.fw.sim.SimScheduler;
+import dev.irdmaemu.fw.wire.FaultProfile;
+import dev.irdmaemu.fw.wire.Link;
+import dev.irdmaemu.model.E810RdmaFunction;
+import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.trace.Trace;
+import java.util.List;
+
+/**
+ * Two E810 models, each brought up by the cm driver layer with a ModelHardwarePort and a ConnectionManager, on one
+ * link (CmPair's addresses and MACs), tracing off: what the model benchmarks drive. (The bridge's ModelPair is
+ * the same assembly; bench does not depend on qemu-bridge.)
+ */
+final class ModelBenchPair implements AutoCloseable {
+    final SimScheduler scheduler = new SimScheduler(1);
+    final Link link;
+    final Node a;
+    final Node b;
+
+    static final class Node {
+        final HostMemory memory = new HostMemory();
+        final HostRam ram = new HostRam(memory, 0x4000_0000L, 64L << 20);
+        final IrdmaDriver driver;
+        final E810RdmaFunction device;
+        final ModelHardwarePort port;
+        final ConnectionManager cm;
+
+        Node(SimScheduler s, Link link, long mac, List<LocalAddress> addresses) {
+            driver = new IrdmaDriver(ram, s);
+            device = new E810RdmaFunction(s, memory, driver.interruptSink(), new Trace(s), new LatencyTable());
+            driver.bind(device);
+            device.attach(link, mac, FaultProfile.NONE);
+            driver.bringUp();
+            port = new ModelHardwarePort(driver, mac, addresses);
+            cm = new ConnectionManager(port);
+        }
+    }
+
+    ModelBenchPair(FrameTap tap) {
+        link = new Link(scheduler, tap);
+        a = new Node(scheduler, link, CmPair.MAC_A, List.of(LocalAddress.of(CmPair.A_V4, 0xffff),
+                LocalAddress.of(CmPair.A_V6, 0xffff)));
+        b = new Node(scheduler, link, CmPair.MAC_B, List.of(LocalAddress.of(CmPair.B_V4, 0xffff),
+                LocalAddress.of(CmPair.B_V6, 0xffff)));
+        ModelHardwarePort.neighbours(a.port, b.port);
+    }
+
+    boolean runUntilIdle(long limitNanos) {
+        return scheduler.runUntilIdle(scheduler.now() + limitNanos);
+    }
+
+    @Override
+    public void close() {
+        a.ram.close();
+        b.ram.close();
+    }
+}

@@ -1,0 +1,936 @@
+package dev.irdmaemu.cm.driver;
+
+import dev.irdmaemu.fw.bus.HostRam;
+import dev.irdmaemu.fw.bus.InterruptSink;
+import dev.irdmaemu.fw.bus.Mmio;
+import dev.irdmaemu.fw.cqp.CqOpFields;
+import dev.irdmaemu.fw.cqp.CqpCompletion;
+import dev.irdmaemu.fw.cqp.CqpHostContext;
+import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.cqp.CqpWqeWriter;
+import dev.irdmaemu.fw.cqp.EqOpFields;
+import dev.irdmaemu.fw.cqp.QhashFields;
+import dev.irdmaemu.fw.cqp.QpOpFields;
+import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
+import dev.irdmaemu.fw.hmc.FpmCommitBuffer;
+import dev.irdmaemu.fw.hmc.FpmQueryBuffer;
+import dev.irdmaemu.fw.hmc.HmcObjectType;
+import dev.irdmaemu.fw.hmc.PageDescriptor;
+import dev.irdmaemu.fw.hmc.SegmentDescriptor;
+import dev.irdmaemu.fw.queue.Aeqe;
+import dev.irdmaemu.fw.queue.Ceqe;
+import dev.irdmaemu.fw.queue.Cqe;
+import dev.irdmaemu.fw.queue.CqeExtension;
+import dev.irdmaemu.fw.queue.PudaLayout;
+import dev.irdmaemu.fw.queue.RqWqe;
+import dev.irdmaemu.fw.queue.SqWqe;
+import dev.irdmaemu.fw.reg.Gen2Register;
+import dev.irdmaemu.fw.reg.Gen2Registers;
+import dev.irdmaemu.fw.sim.SimScheduler;
+import dev.irdmaemu.fw.sim.SimTimer;
+import java.util.EnumMap;
+import java.util.Map;
+import net.openhft.chronicle.bytes.BytesStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver layer: brings an E810 RDMA function up the way irdma's probe does (hw.c irdma_ctrl_init_hw, then
+ * irdma_rt_init_hw) and then serves the CM, touching the device only through {@link Mmio}, host memory
+ * ({@link HostRam}) and the {@link InterruptSink} it hands the device ({@link #interruptSink()}).
+ *
+ * <p>CQP ops are synchronous: post the WQE, ring PFPE_CQPDB, run the {@link SimScheduler} until the completion
+ * for that WQE index arrives (through PFPE_CQPTAIL before the CCQ exists, from the CCQ after), bounded by
+ * {@link #CQP_TIMEOUT_NANOS} of simulated time (ctrl.c irdma_sc_poll_for_cqp_op_done /
+ * irdma_cqp_poll_registers): a missing completion is a {@link CqpException}, never a hang.
+ */
+public final class IrdmaDriver {
+    private static final Logger LOG = LoggerFactory.getLogger(IrdmaDriver.class);
+
+    /** Simulated-time bound per CQP op (irdma's CQP timeout is in the seconds; the model answers in µs). */
+    public static final long CQP_TIMEOUT_NANOS = 100_000_000L;
+    /** Completion context the CQP host context carries back in every CCQ CQE (irdma_sc_cqp_init scratch). */
+    public static final long CQP_COMPLETION_CONTEXT = 0x1dba_c0de_0000_0001L;
+    /** Reserved ids (model package-info; hw.c irdma_initialize_ilq / irdma_initialize_ieq). */
+    public static final int CCQ_ID = 0;
+    public static final int ILQ_QP = 1;
+    public static final int IEQ_QP = 2;
+    /** MSI-X vectors: 0 for the AEQ, 1 for CEQ 0 (hw.c irdma_cfg_ceq_vector / irdma_cfg_aeq_vector). */
+    public static final int AEQ_VECTOR = 0;
+    public static final int CEQ0_VECTOR = 1;
+    /** PUDA QP type (puda.c irdma_puda_qp_setctx: UDA) and the iWARP RTS state used for PUDA QPs. */
+    static final int QP_TYPE_UDA = 2;
+    static final int PUDA_NEXT_STATE = 2;
+
+    /** Sizes chosen for the bring-up (hw.c: sc_dev.hw_attrs / irdma_puda_create_rsrc sizes, scaled down). */
+    public static final int CQP_ENTRIES = 2048;
+    public static final int CCQ_ENTRIES = 64;
+    public static final int EQ_ENTRIES = 64;
+    public static final int PUDA_SQ = 64;
+    public static final int PUDA_RQ = 64;
+    public static final int PUDA_BUF = 2048;
+
+    /** Object counts the driver commits (hmc.c irdma_cfg_fpm_val picks them from the query; ours are small). */
+    static final Map<HmcObjectType, Long> COUNTS = new EnumMap<>(HmcObjectType.class);
+
+    static {
+        COUNTS.put(HmcObjectType.QP, 64L);
+        COUNTS.put(HmcObjectType.CQ, 128L);
+        COUNTS.put(HmcObjectType.HTE, 1024L);
+        COUNTS.put(HmcObjectType.ARP, 32L);
+        COUNTS.put(HmcObjectType.MR, 256L);
+        COUNTS.put(HmcObjectType.XF, 64L);
+        COUNTS.put(HmcObjectType.XFFL, 1L);
+        COUNTS.put(HmcObjectType.Q1, 128L);
+        COUNTS.put(HmcObjectType.Q1FL, 2L);
+        COUNTS.put(HmcObjectType.TIMER, 32L);
+        COUNTS.put(HmcObjectType.FSIMC, 16L);
+        COUNTS.put(HmcObjectType.FSIAV, 16L);
+        COUNTS.put(HmcObjectType.PBLE, 1024L);
+        COUNTS.put(HmcObjectType.RRF, 64L);
+        COUNTS.put(HmcObjectType.RRFFL, 1L);
+        COUNTS.put(HmcObjectType.HDR, 64L);
+        COUNTS.put(HmcObjectType.MD, 64L);
+        COUNTS.put(HmcObjectType.OOISC, 16L);
+        COUNTS.put(HmcObjectType.OOISCFFL, 1L);
+    }
+
+    /** What the driver hands up from the ILQ and the AEQ (the CM side of irdma_receive_ilq / irdma_process_aeq). */
+    public interface Upcalls {
+        /** An ILQ receive: the frame is valid only during the call; the buffer is reposted after it returns. */
+        void ilqReceive(BytesStore<?, ?> store, long offset, int length);
+
+        /** An AEQE for a QP (irdma_process_aeq): the AE code and the QP id. */
+        void asyncEvent(int qpId, int aeCode);
+    }
+
+    private Mmio mmio;
+    private final HostRam ram;
+    private final SimScheduler scheduler;
+    private final BytesStore<?, ?> store;
+    private Upcalls upcalls = new Upcalls() {
+        @Override
+        public void ilqReceive(BytesStore<?, ?> s, long o, int l) {
+        }
+
+        @Override
+        public void asyncEvent(int qpId, int aeCode) {
+        }
+    };
+
+    // CQP SQ (ctrl.c irdma_sc_cqp_get_next_send_wqe_idx: polarity flips when the head wraps to 0).
+    private long cqpSq;
+    private int cqpHead;
+    private boolean cqpPolarity;
+    private int lastWqeIndex;
+    private boolean up;
+    // CCQ (CQ 0).
+    private long ccqRing;
+    private long ccqShadow;
+    private int ccqHead;
+    private boolean ccqPolarity = true;
+    private boolean ccqLive;
+    // CEQ 0 and AEQ rings.
+    private long ceqRing;
+    private int ceqHead;
+    private boolean ceqPolarity = true;
+    private long aeqRing;
+    private int aeqHead;
+    private boolean aeqPolarity = true;
+    // FPM.
+    private final Map<HmcObjectType, Long> committedCount = new EnumMap<>(HmcObjectType.class);
+    private final Map<HmcObjectType, Long> committedBase = new EnumMap<>(HmcObjectType.class);
+    private final Map<HmcObjectType, Long> objectSize = new EnumMap<>(HmcObjectType.class);
+
+    private Puda ilq;
+    private Puda ieq;
+
+    // Reused flyweights and field holders: nothing allocated per op or per frame.
+    private final CqpCompletion completion = new CqpCompletion();
+    private final CqOpFields cqf = new CqOpFields();
+    private final EqOpFields eqf = new EqOpFields();
+    private final QpOpFields qpf = new QpOpFields();
+    private final QhashFields qhf = new QhashFields();
+    private final Cqe cqe = new Cqe();
+    private final Ceqe ceqe = new Ceqe();
+    private final Aeqe aeqe = new Aeqe();
+    private final RqWqe rqWqe = new RqWqe();
+    private final SqWqe sqWqe = new SqWqe();
+    private final CqeExtension ext = new CqeExtension();
+    /** The frame rebuilt from an ILQ receive (one buffer, reused: the upcall must not keep it). */
+    private final BytesStore<?, ?> rxFrame = BytesStore.wrap(new byte[PUDA_BUF + 18]);
+    private long localMac;
+    private long ilqRefused;
+    private final SimTimer irqTimer;
+    private boolean postIlqBuffers = true;
+    private int featureCount;
+    // the per-connection ops' writers, made once (a capturing lambda per op would allocate)
+    private final WqeWriter nopWriter;
+    private final WqeWriter qhashWriter;
+    private int opDepth;
+    private boolean irqDeferred;
+    private long opsPosted;
+    private long ilqReceived;
+    private long ilqSendsCompleted;
+    private long interruptsHandled;
+
+    /**
+     * A driver for the device behind {@code mmio}. When the device must be built with this driver's
+     * {@link #interruptSink()}, use {@link #IrdmaDriver(HostRam, SimScheduler)} and {@link #bind(Mmio)}.
+     */
+    public IrdmaDriver(Mmio mmio, HostRam ram, SimScheduler scheduler) {
+        this(ram, scheduler);
+        bind(mmio);
+    }
+
+    /** A driver not yet bound to its device's BAR (the device is built with {@link #interruptSink()} first). */
+    public IrdmaDriver(HostRam ram, SimScheduler scheduler) {
+        this.ram = ram;
+        this.scheduler = scheduler;
+        this.store = ram.store();
+        this.nopWriter = (o, v) -> CqpWqeWriter.nop(store, o, v);
+        this.qhashWriter = (o, v) -> CqpWqeWriter.manageQhash(store, o, qhf, v);
+        this.irqTimer = scheduler.newTimer("irdma-driver-irq", this::handleInterrupt);
+    }
+
+    /** Binds the driver to the device's BAR0 (once, before {@link #bringUp()}). */
+    public IrdmaDriver bind(Mmio deviceBar) {
+        if (this.mmio != null) {
+            throw new IllegalStateException("driver already bound");
+        }
+        this.mmio = deviceBar;
+        return this;
+    }
+
+    /** The host memory the driver allocates in, and the store its addresses resolve to. */
+    public BytesStore<?, ?> store() {
+        return store;
+    }
+
+    /** The store offset of a guest-physical address of {@link #ram()}. */
+    public long offsetOf(long gpa) {
+        return ram.offsetOf(gpa);
+    }
+
+    /**
+     * Services the device as the interrupt handler would, for a device built without this driver's interrupt
+     * sink (polling mode): drains the AEQ and CEQ 0, polls the ILQ / IEQ CQs and re-arms.
+     */
+    public void poll() {
+        handleInterrupt();
+    }
+
+    /**
+     * The sink to give the device: a raised vector schedules the driver's handler on the scheduler (the
+     * tasklet irdma_dpc / irdma_ceq_dpc runs after the hard IRQ returns).
+     */
+    public InterruptSink interruptSink() {
+        return vector -> {
+            if (!irqTimer.isPending()) {
+                irqTimer.scheduleIn(0);
+            }
+        };
+    }
+
+    /** The port's MAC, the destination of the frames rebuilt from ILQ receives. */
+    public IrdmaDriver macAddress(long mac) {
+        this.localMac = mac;
+        return this;
+    }
+
+    /** ILQ receives not handed up: an error CQE or a placed length the headers contradict (PudaLayout.check). */
+    public long ilqRefused() {
+        return ilqRefused;
+    }
+
+    public void attach(Upcalls upcalls) {
+        this.upcalls = upcalls;
+    }
+
+    public SimScheduler scheduler() {
+        return scheduler;
+    }
+
+    public HostRam ram() {
+        return ram;
+    }
+
+    public boolean isUp() {
+        return up;
+    }
+
+    public long committedCount(HmcObjectType t) {
+        return committedCount.getOrDefault(t, 0L);
+    }
+
+    public long ilqReceived() {
+        return ilqReceived;
+    }
+
+    public long ilqSendsCompleted() {
+        return ilqSendsCompleted;
+    }
+
+    /** CQP ops posted since the CQP was created. */
+    public long opsPosted() {
+        return opsPosted;
+    }
+
+    public long interruptsHandled() {
+        return interruptsHandled;
+    }
+
+    private int reg(Gen2Register r) {
+        return mmio.read32(r.offset());
+    }
+
+    private void write(Gen2Register r, int v) {
+        mmio.write32(r.offset(), v);
+    }
+
+    private void write(Gen2Register r, int index, int v) {
+        mmio.write32(r.at(index), v);
+    }
+
+    private long off(long gpa) {
+        return ram.offsetOf(gpa);
+    }
+
+    // ------------------------------------------------------------------ bring-up
+
+    /** The whole probe: hw.c irdma_ctrl_init_hw (CQP, HMC, CCQ, CEQ 0, AEQ) then irdma_rt_init_hw (ILQ, IEQ). */
+    public void bringUp() {
+        waitPeReady();
+        createCqp();
+        // irdma (gen2) queries the RDMA features here (ctrl.c irdma_get_rdma_features); the model answers that
+        // op with UNSUPPORTED_OPCODE, so the probe skips it until the model has it ({@link #queryRdmaFeatures}).
+        hmcSetup();
+        createCcq();
+        setupCeq0();
+        setupAeq();
+        ilq = createPuda(ILQ_QP);
+        ieq = createPuda(IEQ_QP);
+        armCq(ilq.cqId, ilq.cqShadow);
+        armCq(ieq.cqId, ieq.cqShadow);
+        up = true;
+        // anything that arrived during the bring-up is looked at now
+        irqTimer.scheduleIn(0);
+        LOG.debug("irdma driver up: {} CQP ops", opsPosted);
+    }
+
+    /** ctrl.c irdma_wait_pe_ready: GLPE_CPUSTATUS0..2 must read 0x80, polled with a bound. */
+    private void waitPeReady() {
+        long limit = scheduler.now() + CQP_TIMEOUT_NANOS;
+        while (!(reg(Gen2Register.GLPE_CPUSTATUS0) == 0x80 && reg(Gen2Register.GLPE_CPUSTATUS1) == 0x80
+                && reg(Gen2Register.GLPE_CPUSTATUS2) == 0x80)) {
+            if (!scheduler.runNext() || scheduler.now() > limit) {
+                throw new CqpException(CqpException.Kind.PE_NOT_READY, "wait_pe_ready", 0, 0);
+            }
+        }
+    }
+
+    /** hw.c irdma_create_cqp + ctrl.c irdma_sc_cqp_init / irdma_sc_cqp_create: host context, SQ, CCQPHIGH/LOW. */
+    private void createCqp() {
+        cqpSq = ram.allocate((long) CQP_ENTRIES * CqpWqe.SIZE);
+        long ctx = ram.allocate(CqpHostContext.SIZE);
+        CqpHostContext.Fields f = new CqpHostContext.Fields();
+        f.sqEntries = CQP_ENTRIES;
+        f.sqBase = cqpSq;
+        f.hmcProfile = 1;
+        f.protocolUsed = 1; // iWARP
+        f.hwMajorVersion = CqpHostContext.HW_MAJVER_GEN_2;
+        f.completionContext = CQP_COMPLETION_CONTEXT;
+        CqpHostContext.write(store, off(ctx), f);
+        cqpHead = 0;
+        cqpPolarity = false;
+        write(Gen2Register.CQPTAIL, 0);
+        write(Gen2Register.CQPDB, 0);
+        write(Gen2Register.CCQPSTATUS, 0);
+        write(Gen2Register.CCQPHIGH, (int) (ctx >>> 32));
+        write(Gen2Register.CCQPLOW, (int) ctx);
+        long limit = scheduler.now() + CQP_TIMEOUT_NANOS;
+        int status;
+        while (!Gen2Registers.ccqpDone(status = reg(Gen2Register.CCQPSTATUS))) {
+            if (!scheduler.runNext() || scheduler.now() > limit) {
+                throw new CqpException(CqpException.Kind.CQP_CREATE_FAILED, "cqp_create", 0, 0);
+            }
+        }
+        if (Gen2Registers.ccqpError(status)) {
+            int codes = reg(Gen2Register.CQPERRCODES);
+            throw new CqpException(CqpException.Kind.CQP_CREATE_FAILED, "cqp_create",
+                    Gen2Registers.cqpErrMajor(codes), Gen2Registers.cqpErrMinor(codes));
+        }
+    }
+
+    /**
+     * ctrl.c irdma_get_rdma_features (gen2, between irdma_create_cqp and irdma_hmc_setup): query into a 272-byte
+     * buffer; when the device reports more than IRDMA_MAX_FEATURES entries, query again with room for all.
+     */
+    public void queryRdmaFeatures() {
+        long buf = ram.allocate(RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
+        op("QUERY_RDMA_FEATURES", (o, v) -> CqpWqeWriter.queryRdmaFeatures(store, o, buf,
+                RdmaFeatureBuffer.DRIVER_BUFFER_SIZE, v));
+        RdmaFeatureBuffer f = new RdmaFeatureBuffer().wrap(store, off(buf), RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
+        int count = f.count();
+        if (count > RdmaFeatureBuffer.MAX_FEATURES) {
+            int size = (8 * count + 15) & ~15;
+            long big = ram.allocate(size);
+            op("QUERY_RDMA_FEATURES", (o, v) -> CqpWqeWriter.queryRdmaFeatures(store, o, big, size, v));
+            f.wrap(store, off(big), size);
+            count = f.count();
+        }
+        featureCount = count;
+    }
+
+    /** Feature entries the device reported (irdma_get_rdma_features' feature_cnt). */
+    public int featureCount() {
+        return featureCount;
+    }
+
+    /** hw.c irdma_hmc_setup: Query FPM, Commit FPM with our counts, back the HMC with paged SDs (Update PE SDs). */
+    private void hmcSetup() {
+        long q = ram.allocate(FpmQueryBuffer.SIZE);
+        op("QUERY_FPM_VAL", (o, v) -> CqpWqeWriter.queryFpm(store, o, 0, q, v));
+        FpmQueryBuffer query = new FpmQueryBuffer().wrap(store, off(q));
+        long b = ram.allocate(FpmCommitBuffer.SIZE);
+        for (HmcObjectType t : HmcObjectType.values()) {
+            long want = COUNTS.getOrDefault(t, 0L);
+            long max = query.maxCount(t);
+            // hmc.c irdma_cfg_fpm_val: never ask for more than the device's maximum.
+            FpmCommitBuffer.writeRequest(store, off(b), t, max > 0 ? Math.min(want, max) : want);
+            objectSize.put(t, query.objectSize(t));
+        }
+        op("COMMIT_FPM_VAL", (o, v) -> CqpWqeWriter.commitFpm(store, o, 0, b, false, v));
+        FpmCommitBuffer cb = new FpmCommitBuffer().wrap(store, off(b));
+        long bytes = 0;
+        for (HmcObjectType t : HmcObjectType.values()) {
+            committedCount.put(t, cb.committedCount(t));
+            committedBase.put(t, cb.base(t));
+            if (cb.committedCount(t) > 0) {
+                bytes = Math.max(bytes, cb.base(t) + cb.committedCount(t) * objectSize.get(t));
+            }
+        }
+        // hmc.c irdma_create_hmc_obj_type / irdma_add_sd_table_entry / irdma_add_pd_table_entry: one paged SD per
+        // 2 MB, a PD page per 4 KB, then one Update PE SDs op carrying every SD command.
+        int sds = (int) FpmCommitBuffer.sdCount(bytes);
+        long[] cmds = new long[sds];
+        long[] data = new long[sds];
+        for (int sd = 0; sd < sds; sd++) {
+            long pdPage = ram.allocate(HostRam.PAGE_SIZE);
+            long inSd = Math.min(SegmentDescriptor.DIRECT_BP_SIZE, bytes - sd * SegmentDescriptor.DIRECT_BP_SIZE);
+            int pds = (int) ((inSd + HostRam.PAGE_SIZE - 1) / HostRam.PAGE_SIZE);
+            for (int pd = 0; pd < pds; pd++) {
+                long page = ram.allocate(HostRam.PAGE_SIZE);
+                PageDescriptor.write(store, off(pdPage), pd, PageDescriptor.encode(page));
+            }
+            cmds[sd] = SegmentDescriptor.command(sd);
+            data[sd] = SegmentDescriptor.setData(pdPage, false);
+        }
+        long sdBuf = ram.allocate(HostRam.PAGE_SIZE);
+        op("UPDATE_PE_SDS", (o, v) -> CqpWqeWriter.updatePeSds(store, o, 0, cmds, data, sds, sdBuf, store,
+                off(sdBuf), v));
+    }
+
+    /** hw.c irdma_create_ccq: CQ 0 on CEQ 0; its own completion is the first one read from it. */
+    private void createCcq() {
+        ccqRing = ram.allocate((long) CCQ_ENTRIES * Cqe.SIZE);
+        ccqShadow = ram.allocate(64);
+        ccqHead = 0;
+        ccqPolarity = true;
+        cqf.clear();
+        cqf.cqId = CCQ_ID;
+        cqf.cqSize = CCQ_ENTRIES;
+        cqf.cqAddress = ccqRing;
+        cqf.shadowAreaAddress = ccqShadow;
+        cqf.ceqId = 0;
+        cqf.ceqIdValid = true;
+        cqf.checkOverflow = true;
+        cqf.shadowReadThreshold = 16;
+        ccqLive = true;
+        try {
+            op("CREATE_CQ", (o, v) -> CqpWqeWriter.createCq(store, o, cqf, v));
+        } catch (CqpException e) {
+            ccqLive = false;
+            throw e;
+        }
+    }
+
+    /** hw.c irdma_setup_ceq_0 / icrdma_cfg_ceq (route to the vector) / irdma_ena_intr, then Create CEQ. */
+    private void setupCeq0() {
+        write(Gen2Register.GLINT_CEQCTL, 0, Gen2Registers.ceqCtl(true, CEQ0_VECTOR));
+        write(Gen2Register.GLINT_DYN_CTL, CEQ0_VECTOR, Gen2Registers.dynCtlEnable(0));
+        ceqRing = ram.allocate((long) EQ_ENTRIES * Ceqe.SIZE);
+        eqf.clear();
+        eqf.ceqId = 0;
+        eqf.elementCount = EQ_ENTRIES;
+        eqf.address = ceqRing;
+        op("CREATE_CEQ", (o, v) -> CqpWqeWriter.createCeq(store, o, eqf, v));
+    }
+
+    /** hw.c irdma_setup_aeq / ctrl.c irdma_cfg_aeq (PFINT_AEQCTL), arm the vector, then Create AEQ. */
+    private void setupAeq() {
+        write(Gen2Register.PFINT_AEQCTL, Gen2Registers.aeqCtl(true, AEQ_VECTOR));
+        write(Gen2Register.GLINT_DYN_CTL, AEQ_VECTOR, Gen2Registers.dynCtlEnable(0));
+        aeqRing = ram.allocate((long) EQ_ENTRIES * Aeqe.SIZE);
+        eqf.clear();
+        eqf.elementCount = EQ_ENTRIES;
+        eqf.address = aeqRing;
+        op("CREATE_AEQ", (o, v) -> CqpWqeWriter.createAeq(store, o, eqf, v));
+    }
+
+    /** A PUDA QP (ILQ or IEQ) as the driver tracks it (puda.c struct irdma_puda_rsrc). */
+    static final class Puda {
+        int qpId;
+        int cqId;
+        long sq;
+        long rq;
+        long cqRing;
+        long cqShadow;
+        int cqSize;
+        int cqHead;
+        boolean cqPolarity = true;
+        long[] rxBuffers;
+        long[] txBuffers;
+        boolean[] txBusy;
+        int sqHead;
+        boolean sqPolarity = true;
+    }
+
+    /**
+     * puda.c irdma_puda_create_rsrc: the CQ (irdma_puda_cq_create), the UDA QP with its SQ/RQ rings
+     * (irdma_puda_qp_create / irdma_puda_qp_setctx) and the posted receive buffers (irdma_puda_replenish_rq).
+     */
+    private Puda createPuda(int qpId) {
+        Puda p = new Puda();
+        p.qpId = qpId;
+        p.cqId = qpId;
+        p.cqSize = 2 * (PUDA_SQ + PUDA_RQ);
+        p.cqRing = ram.allocate((long) p.cqSize * Cqe.SIZE);
+        p.cqShadow = ram.allocate(64);
+        cqf.clear();
+        cqf.cqId = p.cqId;
+        cqf.cqSize = p.cqSize;
+        cqf.cqAddress = p.cqRing;
+        cqf.shadowAreaAddress = p.cqShadow;
+        cqf.ceqId = 0;
+        cqf.ceqIdValid = true;
+        cqf.checkOverflow = true;
+        cqf.shadowReadThreshold = 16;
+        op("CREATE_CQ", (o, v) -> CqpWqeWriter.createCq(store, o, cqf, v));
+        long qpMem = ram.allocate((long) (PUDA_SQ + PUDA_RQ) * 32);
+        p.sq = qpMem;
+        p.rq = qpMem + (long) PUDA_SQ * 32;
+        p.rxBuffers = new long[PUDA_RQ];
+        for (int i = 0; i < PUDA_RQ; i++) {
+            p.rxBuffers[i] = ram.allocate(PUDA_BUF);
+            if (qpId != ILQ_QP || postIlqBuffers) {
+                rqWqe.wrap(store, off(p.rq + i * 32L), 32).writePuda(p.rxBuffers[i], PUDA_BUF, true);
+            }
+        }
+        p.txBuffers = new long[PUDA_SQ];
+        p.txBusy = new boolean[PUDA_SQ];
+        for (int i = 0; i < PUDA_SQ; i++) {
+            p.txBuffers[i] = ram.allocate(PUDA_BUF);
+        }
+        // puda.c irdma_puda_qp_setctx: SQ/RQ addresses, log2 sizes, buffer size, CQ ids, the QP's completion
+        // context (qword offsets as the model's QP decoder and irdma's IRDMAQPC_* masks place them).
+        long ctx = ram.allocate(512);
+        long o = off(ctx);
+        store.writeLong(o + 8, p.sq);
+        store.writeLong(o + 16, p.rq);
+        int rqEnc = Integer.numberOfTrailingZeros(PUDA_RQ) - 2;
+        int sqEnc = Integer.numberOfTrailingZeros(PUDA_SQ) - 2;
+        store.writeLong(o + 24, (long) rqEnc << 8 | (long) sqEnc << 12);
+        store.writeLong(o + 48, (long) PUDA_BUF << 16);
+        store.writeLong(o + 136, (long) p.cqId | (long) p.cqId << 32);
+        store.writeLong(o + 168, 0x90DA_0000L + qpId);
+        qpf.clear();
+        qpf.qpId = qpId;
+        qpf.qpType = QP_TYPE_UDA;
+        qpf.hostContextAddress = ctx;
+        qpf.shadowAreaAddress = ram.allocate(64);
+        qpf.cqNumValid = true;
+        qpf.nextIwarpState = PUDA_NEXT_STATE;
+        op("CREATE_QP", (ow, v) -> CqpWqeWriter.createQp(store, ow, qpf, v));
+        return p;
+    }
+
+    // ------------------------------------------------------------------ CM-facing ops
+
+    /** cm.c irdma_manage_apbvt (utils.c irdma_cqp_manage_apbvt_cmd): mark or unmark a local TCP port. */
+    public void manageApbvt(int port, boolean add) {
+        op("MANAGE_APBVT", (o, v) -> CqpWqeWriter.manageApbvt(store, o, port, add, v));
+    }
+
+    /**
+     * cm.c irdma_manage_qhash: an IPv4 or IPv6 entry (address words most significant first), listen when
+     * {@code established} is false (local address and port only), steering to {@code qpn} (1 = the ILQ).
+     */
+    public void manageQhash(boolean add, boolean ipv4, int[] local, int localPort, int[] remote, int remotePort,
+                            boolean established, int vlan, long mac, int qpn) {
+        manageQhash(add ? CqpWqe.QHASH_MANAGE_ADD : CqpWqe.QHASH_MANAGE_DELETE, ipv4, local, localPort, remote,
+                remotePort, established, vlan, mac, qpn);
+    }
+
+    /** The same with an explicit manage code (CqpWqe.QHASH_MANAGE_ADD / _MODIFY / _DELETE). */
+    public void manageQhash(int manage, boolean ipv4, int[] local, int localPort, int[] remote, int remotePort,
+                            boolean established, int vlan, long mac, int qpn) {
+        qhf.clear();
+        qhf.ipv4 = ipv4;
+        System.arraycopy(local, 0, qhf.destIp, 0, ipv4 ? 1 : 4);
+        qhf.destPort = localPort;
+        qhf.entryType = established ? CqpWqe.QHASH_TYPE_TCP_ESTABLISHED : CqpWqe.QHASH_TYPE_TCP_SYN;
+        if (established) {
+            System.arraycopy(remote, 0, qhf.srcIp, 0, ipv4 ? 1 : 4);
+            qhf.srcPort = remotePort;
+        }
+        qhf.vlanValid = vlan >= 0;
+        qhf.vlanId = Math.max(vlan, 0);
+        qhf.qpNumber = qpn;
+        qhf.manage = manage;
+        qhf.mac = mac;
+        op("MANAGE_QUAD_HASH_TABLE_ENTRY", qhashWriter);
+    }
+
+    /** utils.c irdma_manage_arp_cache: add (valid, {@code mac}) or delete the ARP cache entry {@code index}. */
+    public void manageArp(int index, long mac, boolean add) {
+        if (add) {
+            op("MANAGE_ARP", (o, v) -> CqpWqeWriter.addArpEntry(store, o, index, 0, mac, true, v));
+        } else {
+            op("MANAGE_ARP", (o, v) -> CqpWqeWriter.deleteArpEntry(store, o, index, v));
+        }
+    }
+
+    /**
+     * verbs.c irdma_create_cq / ctrl.c irdma_sc_cq_create: a CQ of {@code entries} CQEs on CEQ 0. Answers its
+     * ring's guest-physical address (the shadow area follows the ring).
+     */
+    public long createCq(int id, int entries) {
+        long ring = ram.allocate((long) entries * Cqe.SIZE + 64);
+        cqf.clear();
+        cqf.cqId = id;
+        cqf.cqSize = entries;
+        cqf.cqAddress = ring;
+        cqf.shadowAreaAddress = ring + (long) entries * Cqe.SIZE;
+        cqf.ceqId = 0;
+        cqf.ceqIdValid = true;
+        cqf.checkOverflow = false;
+        op("CREATE_CQ", (o, v) -> CqpWqeWriter.createCq(store, o, cqf, v));
+        return ring;
+    }
+
+    /** ctrl.c irdma_sc_qp_create / _modify / _destroy with the caller's fields. */
+    public void createQp(QpOpFields f) {
+        op("CREATE_QP", (o, v) -> CqpWqeWriter.createQp(store, o, f, v));
+    }
+
+    public void modifyQp(QpOpFields f) {
+        op("MODIFY_QP", (o, v) -> CqpWqeWriter.modifyQp(store, o, f, v));
+    }
+
+    public void destroyQp(QpOpFields f) {
+        op("DESTROY_QP", (o, v) -> CqpWqeWriter.destroyQp(store, o, f, v));
+    }
+
+    /** A NOP through the CQP (ctrl.c irdma_sc_cqp_nop): the cheapest round trip. */
+    public void nop() {
+        op("NOP", nopWriter);
+    }
+
+    /** Allocates {@code bytes} of host memory for the caller (rings, contexts, buffers). */
+    public long allocate(long bytes) {
+        return ram.allocate(bytes);
+    }
+
+    /** Skip posting the ILQ receive buffers at bring-up (a test of the device's no-buffer drop). */
+    public IrdmaDriver withoutIlqReceiveBuffers() {
+        postIlqBuffers = false;
+        return this;
+    }
+
+    /**
+     * puda.c irdma_puda_send: copy the frame into a free ILQ send buffer, write the send WQE, ring WQEALLOC.
+     * Answers false when every send buffer is still in flight (irdma_puda_get_bufpool empty).
+     */
+    public boolean ilqSend(BytesStore<?, ?> frame, long offset, int length) {
+        if (ilq == null || length <= 0 || length > PUDA_BUF) {
+            return false;
+        }
+        Puda p = ilq;
+        int idx = p.sqHead;
+        if (p.txBusy[idx]) {
+            return false;
+        }
+        long buf = p.txBuffers[idx];
+        store.write(off(buf), frame, offset, length);
+        p.txBusy[idx] = true;
+        // tcpHeaderBytes 0: the ILQ send carries a whole frame (the CM builds L2..L4 itself).
+        sqWqe.wrap(store, off(p.sq + idx * 32L), 32).writePudaSend(p.sqPolarity, buf, length, 0, 0);
+        p.sqHead++;
+        if (p.sqHead == PUDA_SQ) {
+            p.sqHead = 0;
+            p.sqPolarity = !p.sqPolarity;
+        }
+        write(Gen2Register.WQEALLOC, Gen2Registers.wqeAllocDoorbell(p.qpId));
+        return true;
+    }
+
+    // ------------------------------------------------------------------ interrupts
+
+    /**
+     * The interrupt handler (hw.c irdma_dpc / irdma_ceq_dpc): drain the AEQ, drain CEQ 0 and for each CEQE the
+     * named CQ (irdma_puda_poll_cmpl for the ILQ/IEQ), re-arm the CQs and the vectors.
+     */
+    private void handleInterrupt() {
+        if (opDepth > 0 || !up) {
+            // A CQP op is being waited for (the CM called us): hand nothing up re-entrantly; the handler runs
+            // again once the op has completed (irdma defers the same work to its tasklet).
+            irqDeferred = true;
+            return;
+        }
+        interruptsHandled++;
+        drainAeq();
+        drainCeq();
+        // Poll the PUDA CQs regardless (a CEQE may have coalesced), then re-arm (irdma_sc_ccq_arm style).
+        if (ilq != null) {
+            pollPuda(ilq, true);
+            armCq(ilq.cqId, ilq.cqShadow);
+        }
+        if (ieq != null) {
+            pollPuda(ieq, false);
+            armCq(ieq.cqId, ieq.cqShadow);
+        }
+        write(Gen2Register.GLINT_DYN_CTL, CEQ0_VECTOR, Gen2Registers.dynCtlEnable(0));
+        write(Gen2Register.GLINT_DYN_CTL, AEQ_VECTOR, Gen2Registers.dynCtlEnable(0));
+    }
+
+    private void drainCeq() {
+        for (int n = 0; n < EQ_ENTRIES; n++) {
+            ceqe.wrap(store, off(ceqRing + (long) ceqHead * Ceqe.SIZE), Ceqe.SIZE);
+            if (ceqe.valid() != ceqPolarity) {
+                return;
+            }
+            ceqHead++;
+            if (ceqHead == EQ_ENTRIES) {
+                ceqHead = 0;
+                ceqPolarity = !ceqPolarity;
+            }
+        }
+    }
+
+    private void drainAeq() {
+        int consumed = 0;
+        for (int n = 0; n < EQ_ENTRIES; n++) {
+            aeqe.wrap(store, off(aeqRing + (long) aeqHead * Aeqe.SIZE), Aeqe.SIZE);
+            if (aeqe.valid() != aeqPolarity) {
+                break;
+            }
+            upcalls.asyncEvent(aeqe.qpCqId(), aeqe.aeCode());
+            consumed++;
+            aeqHead++;
+            if (aeqHead == EQ_ENTRIES) {
+                aeqHead = 0;
+                aeqPolarity = !aeqPolarity;
+            }
+        }
+        if (consumed > 0) {
+            // ctrl.c irdma_sc_repost_aeq_entries: tell the device how many AEQEs were consumed.
+            write(Gen2Register.AEQALLOC, Gen2Registers.aeqAllocDoorbell(consumed));
+        }
+    }
+
+    /** puda.c irdma_puda_poll_cmpl: RQ CQEs hand the frame up and repost the buffer; SQ CQEs free the buffer. */
+    private void pollPuda(Puda p, boolean deliver) {
+        for (int n = 0; n < p.cqSize; n++) {
+            cqe.wrap(store, off(p.cqRing + (long) p.cqHead * Cqe.SIZE), Cqe.SIZE);
+            if (cqe.valid() != p.cqPolarity) {
+                break;
+            }
+            boolean sq = cqe.queueType() == Cqe.QTYPE_SQ;
+            int wqe = cqe.wqeIndex();
+            boolean error = cqe.error();
+            long len = cqe.payloadLength();
+            boolean ipv4 = cqe.ipv4();
+            boolean extended = cqe.extended();
+            boolean vlanValid = false;
+            int tci = 0;
+            long srcMac = 0;
+            if (extended) {
+                // the extension sits in the next slot (irdma_puda_poll_info reads it from there)
+                int next = (p.cqHead + 1) % p.cqSize;
+                ext.wrap(store, off(p.cqRing + (long) next * Cqe.SIZE), CqeExtension.SIZE);
+                vlanValid = ext.vlanValid();
+                tci = ext.vlan();
+                srcMac = ext.sourceMacValid() ? ext.sourceMac() : 0;
+            }
+            int slots = extended ? 2 : 1;
+            for (int i = 0; i < slots; i++) {
+                p.cqHead++;
+                if (p.cqHead == p.cqSize) {
+                    p.cqHead = 0;
+                    p.cqPolarity = !p.cqPolarity;
+                }
+            }
+            store.writeLong(off(p.cqShadow), p.cqHead);
+            if (sq) {
+                if (wqe >= 0 && wqe < PUDA_SQ && p.txBusy != null) {
+                    p.txBusy[wqe] = false;
+                    ilqSendsCompleted++;
+                }
+            } else if (wqe >= 0 && wqe < PUDA_RQ) {
+                long buf = off(p.rxBuffers[wqe]);
+                if (deliver && !error
+                        && PudaLayout.check(len, PudaLayout.tcpHeaderLength(store, buf), PUDA_BUF).accepted()) {
+                    int frameLen = rebuildFrame(buf, (int) len, ipv4, vlanValid, tci, srcMac);
+                    ilqReceived++;
+                    upcalls.ilqReceive(rxFrame, 0, frameLen);
+                } else if (deliver) {
+                    ilqRefused++;
+                }
+                // puda.c irdma_puda_post_recvbuf (initial false): the valid bit toggles on repost.
+                rqWqe.wrap(store, off(p.rq + wqe * 32L), 32).writePuda(p.rxBuffers[wqe], PUDA_BUF, false);
+            }
+        }
+    }
+
+    /**
+     * The frame as the CM reads it (cm.c irdma_receive_ilq works on the whole packet): Ethernet header from the
+     * CQE extension (source MAC, VLAN tag) and this port's MAC, then the IP packet the device placed at
+     * {@link PudaLayout#ipHeaderOffset} (the Ethernet header itself is stripped, see PudaLayout).
+     */
+    private int rebuildFrame(long buf, int placed, boolean ipv4, boolean vlanValid, int tci, long srcMac) {
+        int at = PudaLayout.ipHeaderOffset(ipv4);
+        int ipLen = placed - at;
+        long o = 0;
+        o = putMac(o, localMac);
+        o = putMac(o, srcMac);
+        if (vlanValid) {
+            rxFrame.writeUnsignedByte(o++, 0x81);
+            rxFrame.writeUnsignedByte(o++, 0x00);
+            rxFrame.writeUnsignedByte(o++, tci >>> 8 & 0xff);
+            rxFrame.writeUnsignedByte(o++, tci & 0xff);
+        }
+        int type = ipv4 ? 0x0800 : 0x86dd;
+        rxFrame.writeUnsignedByte(o++, type >>> 8);
+        rxFrame.writeUnsignedByte(o++, type & 0xff);
+        rxFrame.write(o, store, buf + at, ipLen);
+        return (int) o + ipLen;
+    }
+
+    private long putMac(long o, long mac) {
+        for (int i = 5; i >= 0; i--) {
+            rxFrame.writeUnsignedByte(o++, (int) (mac >>> (8 * i)) & 0xff);
+        }
+        return o;
+    }
+
+    /** ctrl.c irdma_sc_ccq_arm / irdma_uk_cq_request_notification: bump the arm sequence, write PFPE_CQARM. */
+    private void armCq(int cqId, long shadow) {
+        long w = store.readLong(off(shadow) + 32);
+        int seq = (int) ((w & Gen2Registers.CQ_DBSA_ARM_SEQ_NUM) >>> 16) + 1;
+        store.writeLong(off(shadow) + 32, Gen2Registers.cqArmWord(seq & 3, 0, false, true));
+        write(Gen2Register.CQARM, Gen2Registers.cqArmDoorbell(cqId));
+    }
+
+    // ------------------------------------------------------------------ the synchronous CQP helper
+
+    /** Writes a CQP WQE at a store offset with the given valid-bit polarity. */
+    @FunctionalInterface
+    public interface WqeWriter {
+        void write(long storeOffset, boolean valid);
+    }
+
+    /**
+     * Posts one CQP WQE, rings PFPE_CQPDB and runs the scheduler until its completion (ctrl.c
+     * irdma_sc_cqp_post_sq + irdma_sc_poll_for_cqp_op_done). Answers the op's return value (CQE OPRETVAL).
+     */
+    public long op(String name, WqeWriter writer) {
+        opDepth++;
+        try {
+            return postAndWait(name, writer);
+        } finally {
+            opDepth--;
+            if (opDepth == 0 && irqDeferred && up) {
+                irqDeferred = false;
+                if (!irqTimer.isPending()) {
+                    irqTimer.scheduleIn(0);
+                }
+            }
+        }
+    }
+
+    private long postAndWait(String name, WqeWriter writer) {
+        opsPosted++;
+        int index = cqpHead;
+        if (cqpHead == 0) {
+            cqpPolarity = !cqpPolarity;
+        }
+        cqpHead = (cqpHead + 1) % CQP_ENTRIES;
+        lastWqeIndex = index;
+        writer.write(off(cqpSq + (long) index * CqpWqe.SIZE), cqpPolarity);
+        write(Gen2Register.CQPDB, Gen2Registers.cqpDoorbell(cqpHead));
+        long limit = scheduler.now() + CQP_TIMEOUT_NANOS;
+        while (true) {
+            if (ccqLive) {
+                long r = pollCcq(name, index);
+                if (r != Long.MIN_VALUE) {
+                    return r;
+                }
+            } else {
+                // irdma_cqp_poll_registers: PFPE_CQPTAIL has moved past our WQE.
+                int tail = reg(Gen2Register.CQPTAIL);
+                if (Gen2Registers.cqpTailError(tail)) {
+                    int codes = reg(Gen2Register.CQPERRCODES);
+                    throw new CqpException(CqpException.Kind.OP_ERROR, name, Gen2Registers.cqpErrMajor(codes),
+                            Gen2Registers.cqpErrMinor(codes));
+                }
+                if (Gen2Registers.cqpTailIndex(tail) == cqpHead) {
+                    return 0;
+                }
+            }
+            long next = scheduler.nextDeadline();
+            if (next == Long.MAX_VALUE || next > limit || !scheduler.runNext()) {
+                if (ccqLive) {
+                    long r = pollCcq(name, index);
+                    if (r != Long.MIN_VALUE) {
+                        return r;
+                    }
+                }
+                throw new CqpException(CqpException.Kind.TIMEOUT, name, 0, 0);
+            }
+        }
+    }
+
+    /** ctrl.c irdma_sc_ccq_get_cqe_info: one CCQ CQE for {@code index}, or MIN_VALUE when none is valid yet. */
+    private long pollCcq(String name, int index) {
+        while (true) {
+            completion.wrap(store, off(ccqRing + (long) ccqHead * CqpCompletion.SIZE));
+            if (completion.valid() != ccqPolarity) {
+                return Long.MIN_VALUE;
+            }
+            int wqe = completion.wqeIndex();
+            boolean error = completion.error();
+            int major = completion.majorCode();
+            int minor = completion.minorCode();
+            long ret = completion.opReturnValue();
+            ccqHead++;
+            if (ccqHead == CCQ_ENTRIES) {
+                ccqHead = 0;
+                ccqPolarity = !ccqPolarity;
+            }
+            store.writeLong(off(ccqShadow), ccqHead);
+            if (wqe != index) {
+                LOG.warn("CCQ completion for WQE {} while waiting for {} ({})", wqe, index, name);
+                continue;
+            }
+            if (error) {
+                throw new CqpException(CqpException.Kind.OP_ERROR, name, major, minor);
+            }
+            return ret;
+        }
+    }
+
+    int lastWqeIndex() {
+        return lastWqeIndex;
+    }
+}
