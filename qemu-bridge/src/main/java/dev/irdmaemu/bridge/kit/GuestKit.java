@@ -33,16 +33,21 @@ public final class GuestKit {
     private final Path siwPeerToPeer;
 
     private GuestKit(Path dir, Properties manifest) throws MissingGuestKitException {
+        this(dir, manifest, true);
+    }
+
+    /** {@code check}: the files must be there (false for a kit somewhere this JVM cannot look, e.g. in an image). */
+    private GuestKit(Path dir, Properties manifest, boolean check) throws MissingGuestKitException {
         this.dir = dir;
         this.manifest = manifest;
-        this.loader = file("qemu.loader");
-        this.libraryPath = folder("qemu.library.path");
-        this.qemu = file("qemu.binary");
-        this.kernel = file("kernel.image");
-        this.initramfs = file("initramfs");
-        this.siw = file("siw.module");
-        this.siwPeerToPeer = file("siw.p2p.module");
-        if (!Files.isExecutable(loader)) {
+        this.loader = check ? file("qemu.loader") : named("qemu.loader");
+        this.libraryPath = check ? folder("qemu.library.path") : named("qemu.library.path");
+        this.qemu = check ? file("qemu.binary") : named("qemu.binary");
+        this.kernel = check ? file("kernel.image") : named("kernel.image");
+        this.initramfs = check ? file("initramfs") : named("initramfs");
+        this.siw = check ? file("siw.module") : named("siw.module");
+        this.siwPeerToPeer = check ? file("siw.p2p.module") : named("siw.p2p.module");
+        if (check && !Files.isExecutable(loader)) {
             throw new MissingGuestKitException("the kit's loader " + loader + " is not executable");
         }
         for (String key : List.of("qemu.version", "kernel.release", "recipe")) {
@@ -177,6 +182,24 @@ public final class GuestKit {
      */
     public List<String> qemuCommand() {
         return List.of(loader.toString(), "--library-path", libraryPath.toString(), qemu.toString());
+    }
+
+    /**
+     * This kit as seen from another file system where a copy of it sits at {@code root} (an absolute path), e.g.
+     * the kit inside a container image: the same manifest, every path resolved under {@code root}. Nothing is
+     * checked there (this JVM cannot see it); {@link #launch()} on the result gives command lines for that side.
+     */
+    public GuestKit relocatedTo(Path root) {
+        Objects.requireNonNull(root, "root");
+        if (!root.isAbsolute()) {
+            throw new IllegalArgumentException("the kit's new root must be absolute: " + root);
+        }
+        try {
+            return new GuestKit(root.normalize(), manifest, false);
+        } catch (MissingGuestKitException e) {
+            // the manifest was checked when this kit was opened: its entries resolve anywhere
+            throw new IllegalStateException(e.getMessage(), e);
+        }
     }
 
     /** A launch of this kit, to configure and turn into a command line. */

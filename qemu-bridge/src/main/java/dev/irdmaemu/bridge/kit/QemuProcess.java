@@ -101,7 +101,7 @@ public final class QemuProcess implements AutoCloseable {
         try (log; BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String raw;
             while ((raw = in.readLine()) != null) {
-                String line = TERMINAL_CONTROL.matcher(raw).replaceAll("");
+                String line = consoleLine(raw);
                 Duration since = Duration.ofNanos(System.nanoTime() - startedNanos);
                 log.write(line);
                 log.newLine();
@@ -131,6 +131,11 @@ public final class QemuProcess implements AutoCloseable {
             Thread.currentThread().interrupt();
             result.completeExceptionally(new GuestBootException("interrupted while QEMU exited", e));
         }
+    }
+
+    /** A raw console line with the terminal control sequences SeaBIOS and the kernel write removed. */
+    public static String consoleLine(String raw) {
+        return TERMINAL_CONTROL.matcher(raw).replaceAll("");
     }
 
     private static void writeQuietly(BufferedWriter log, String line) {

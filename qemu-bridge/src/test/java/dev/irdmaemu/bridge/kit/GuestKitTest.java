@@ -132,6 +132,22 @@ class GuestKitTest {
     }
 
     @Test
+    void aRelocatedKitBuildsTheSameCommandLineUnderItsNewRoot() throws Exception {
+        GuestKit k = kit();
+        GuestKit moved = k.relocatedTo(Path.of("/kit"));
+        assertEquals(List.of("/kit/qemu/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", "--library-path",
+                "/kit/qemu/usr/lib/x86_64-linux-gnu", "/kit/qemu/usr/bin/qemu-system-x86_64"), moved.qemuCommand());
+        assertEquals(Path.of("/kit/vmlinuz"), moved.kernel());
+        assertEquals(Path.of("/kit/initramfs.cpio.gz"), moved.initramfs());
+        assertEquals(k.recipe(), moved.recipe());
+        List<String> here = k.launch().scenario("smoke").command();
+        List<String> there = moved.launch().scenario("smoke").command();
+        String root = k.dir().toString();
+        assertEquals(here.stream().map(w -> w.replace(root, "/kit")).toList(), there, "only the kit's paths differ");
+        assertThrows(IllegalArgumentException.class, () -> k.relocatedTo(Path.of("kit")));
+    }
+
+    @Test
     void aVhostUserNicIsASocketChardevAVhostUserNetdevAndAVirtioNetDevice() throws Exception {
         List<String> c = kit().launch().vhostUserNic(Path.of("/tmp/a,b.sock"), "02:00:5E:00:00:01")
                 .siw(GuestLaunch.Siw.PEER_TO_PEER).kernelArgument("irdma_emu.peer=198.51.100.2").command();
