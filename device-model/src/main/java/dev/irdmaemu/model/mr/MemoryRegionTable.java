@@ -56,6 +56,8 @@ public final class MemoryRegionTable implements MemoryRegions {
     private static final int REMOTE_RIGHTS = REMOTE_READ | REMOTE_WRITE;
     private static final int ACCESS_RIGHTS = LOCAL_READ | LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE;
 
+    /** Alloc STag carries no key (ctrl.c irdma_sc_alloc_stag): the first Fast Register sets it. */
+    private static final int NO_KEY = -1;
     private static final byte FREE = 0;
     private static final byte INVALID = 1;
     private static final byte VALID = 2;
@@ -377,7 +379,7 @@ public final class MemoryRegionTable implements MemoryRegions {
         window[i] = false;
         windowType2[i] = false;
         indexField[i] = 0;
-        key[i] = 0;
+        key[i] = NO_KEY;
         pd[i] = 0;
         rights[i] = 0;
         remoteEnabled[i] = false;
@@ -519,7 +521,7 @@ public final class MemoryRegionTable implements MemoryRegions {
         if (state[idx] == FREE) {
             return AccessFault.UNALLOCATED_STAG;
         }
-        if (indexField[idx] != field || key[idx] != (stag & 0xff)) {
+        if (indexField[idx] != field || key[idx] != NO_KEY && key[idx] != (stag & 0xff)) {
             return AccessFault.BAD_STAG_KEY;
         }
         hitIndex = idx;
@@ -789,7 +791,8 @@ public final class MemoryRegionTable implements MemoryRegions {
     private void traceEntry(String action, int i) {
         TraceEvent t = trace.start(TraceKind.MR);
         if (t != null) {
-            t.text("action", action).hex("stag", (long) indexField[i] << 8 | key[i]).num("index", i).num("pd", pd[i])
+            t.text("action", action).hex("stag", (long) indexField[i] << 8 | key[i] & 0xff).num("index", i)
+                    .num("pd", pd[i])
                     .flag("window", window[i]).num("rights", rights[i]).flag("va_based", vaBased[i])
                     .hex("va", va[i]).hex("fbo", fbo[i]).num("len", length[i]).num("chunk", chunk[i])
                     .num("page_shift", pageShift[i]).num("first_pble", firstPble[i]).hex("frame0", firstFrame[i])
@@ -841,7 +844,7 @@ public final class MemoryRegionTable implements MemoryRegions {
 
     /** The key the entry at {@code index} answers to, as a 32-bit STag; 0 when free. */
     public int stagAt(int index) {
-        return inUse(index) ? indexField[index] << 8 | key[index] : 0;
+        return inUse(index) ? indexField[index] << 8 | key[index] & 0xff : 0;
     }
 
     public int pdAt(int index) {
