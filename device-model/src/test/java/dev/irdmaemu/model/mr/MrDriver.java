@@ -100,9 +100,13 @@ final class MrDriver implements AutoCloseable {
     }
 
     MrDriver(long mrCount, long pbleCount) {
+        this(mrCount, pbleCount, RAM_SIZE);
+    }
+
+    MrDriver(long mrCount, long pbleCount, long ramSize) {
         dev = new E810RdmaFunction(scheduler, memory, v -> { }, trace, new LatencyTable());
         mrs = dev.stags();
-        ram = new HostRam(memory, RAM_BASE, RAM_SIZE);
+        ram = new HostRam(memory, RAM_BASE, ramSize);
         createCqp(64);
         queryAndCommit(counts(mrCount, pbleCount));
         backHmcPaged();

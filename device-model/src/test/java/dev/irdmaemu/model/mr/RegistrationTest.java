@@ -102,6 +102,30 @@ class RegistrationTest {
     }
 
     @Test
+    void aWriteOfMorePagesThanThePieceCacheIsCheckedWholeFirst() {
+        long[] pages = d.scatteredPages(48);
+        long va = 0x2000_0000_0800L;
+        int stag = d.stag(90, 0x1, 0x2);
+        assertFalse(d.registerLevel1(stag, PD, va, 47L * 4096, RW, pages).error());
+        byte[] data = pattern(45 * 4096, 13);
+        assertEquals(OK, d.mrs.write(stag, va + 100, BytesStore.wrap(data), 0, data.length, REMOTE_WRITE, PD));
+        assertLanded(pages, 0x800 + 100, data);
+        assertArrayEquals(data, readBack(stag, va + 100, data.length, REMOTE_READ));
+
+        // the same list with page 44 outside host memory: refused before the first byte moves
+        long[] bad = pages.clone();
+        bad[44] = 0x7_0000_0000L;
+        int other = d.stag(91, 0x1, 0x3);
+        assertFalse(d.registerLevel1(other, PD, va, 47L * 4096, RW, bad).error());
+        byte[] before = d.read(pages[0] + 0x800, 4096 - 0x800);
+        byte[] zeros = new byte[data.length];
+        assertEquals(AeCode.LCE_QP_CATASTROPHIC.code(),
+                d.mrs.write(other, va, BytesStore.wrap(zeros), 0, zeros.length, REMOTE_WRITE, PD));
+        assertArrayEquals(before, d.read(pages[0] + 0x800, 4096 - 0x800));
+        assertLanded(pages, 0x800 + 100, data);
+    }
+
+    @Test
     void physicalBufferAsForTheLsmm() {
         // cm.c: irdma_reg_phys_mr(pd, ietf_mem.pa, buf_len, IB_ACCESS_LOCAL_WRITE, &ietf_mem.va), no PBL
         long pa = d.alloc(2 * 4096);
