@@ -10,7 +10,7 @@ import dev.irdmaemu.fw.queue.AeCode;
  */
 public enum AccessFault {
     NONE(null, "accepted"),
-    /** RFC 5040 §6.1 / user.h IRDMA_AE_STAG_ZERO_INVALID: STag 0 is the privileged physical STag. */
+    /** user.h IRDMA_AE_STAG_ZERO_INVALID: STag 0 is the privileged (physical-address) STag of the verbs. */
     STAG_ZERO(AeCode.STAG_ZERO_INVALID, "STag 0 used by an unprivileged consumer"),
     BAD_STAG_INDEX(AeCode.AMP_BAD_STAG_INDEX, "STag index at or beyond the committed MR count"),
     UNALLOCATED_STAG(AeCode.AMP_UNALLOCATED_STAG, "no STag is allocated at the index"),

@@ -476,7 +476,7 @@ public final class MemoryRegionTable implements MemoryRegions {
     }
 
     /**
-     * Local Invalidate (uk.c irdma_uk_stag_local_invalidate) or a received Send with Invalidate (RFC 5040 §6.10,
+     * Local Invalidate (uk.c irdma_uk_stag_local_invalidate) or a received Send with Invalidate (RFC 5040,
      * {@code remote}). An STag already invalid stays so without error (the verbs semantics siw_invalidate_stag
      * also follows); a remote invalidation needs the region to grant remote access.
      */
@@ -529,8 +529,8 @@ public final class MemoryRegionTable implements MemoryRegions {
     }
 
     /**
-     * The checks in the order RFC 5040 §7.2 / the E810 AE list imply: STag (index, allocated, key), valid, PD,
-     * rights, tagged offset wrap, bounds. Sets {@link #hitIndex} and {@link #hitOffset} (the region offset of the
+     * The checks in the order RFC 5040 (§7, §8) and the E810 AE list imply: STag (index, allocated, key), valid,
+     * PD, rights, tagged offset wrap, bounds. Sets {@link #hitIndex} and {@link #hitOffset} (the region offset of the
      * first byte) when admitted.
      */
     private AccessFault admit(int stag, long to, long len, int access, int pdId) {

@@ -163,7 +163,7 @@ class AccessFaultTest {
 
     @Test
     void zeroLengthChecksOnlyTheStag() {
-        // RFC 5040 §7: a zero-length tagged message does not validate the offset
+        // MemoryRegions#check: a zero-length tagged message does not validate the offset
         assertEquals(OK, d.mrs.write(stag, 0, BytesStore.wrap(data), 0, 0, REMOTE_WRITE, PD));
         assertEquals(OK, d.mrs.check(stag, -1L, 0, REMOTE_WRITE, PD));
         refusedWrite(AeCode.AMP_BAD_PD, AccessFault.BAD_PD, stag, VA, 0, REMOTE_WRITE, PD + 1);

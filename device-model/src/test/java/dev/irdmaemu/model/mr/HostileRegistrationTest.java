@@ -42,7 +42,8 @@ class HostileRegistrationTest {
     static Stream<Arguments> hostileRegistrations() {
         return Stream.of(
                 Arguments.of(named("page list beyond the committed PBLE count", new Case((d, s) ->
-                        MrDriver.regFields(s, PD, 0x1000, 3 * 4096, RW, 1, d.pbleCount() - 2, 0), CqpFault.INDEX_OUT_OF_RANGE, RegistrationFault.PBL_INDEX_OUT_OF_RANGE))),
+                        MrDriver.regFields(s, PD, 0x1000, 3 * 4096, RW, 1, d.pbleCount() - 2, 0),
+                        CqpFault.INDEX_OUT_OF_RANGE, RegistrationFault.PBL_INDEX_OUT_OF_RANGE))),
                 Arguments.of(named("first PBLE index beyond the count", new Case((d, s) ->
                         MrDriver.regFields(s, PD, 0x1000, 4096, RW, 1, d.pbleCount(), 0),
                         CqpFault.INDEX_OUT_OF_RANGE, RegistrationFault.PBL_INDEX_OUT_OF_RANGE))),
