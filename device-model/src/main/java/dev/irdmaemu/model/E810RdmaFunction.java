@@ -20,6 +20,8 @@ import dev.irdmaemu.model.eq.CompletionEventQueue;
 import dev.irdmaemu.model.eq.InterruptController;
 import dev.irdmaemu.model.hmc.HmcFunction;
 import dev.irdmaemu.model.hmc.HmcLimits;
+import dev.irdmaemu.model.mr.MemoryRegionTable;
+import dev.irdmaemu.model.mr.MemoryRegions;
 import dev.irdmaemu.model.port.Apbvt;
 import dev.irdmaemu.model.port.ArpTable;
 import dev.irdmaemu.model.port.EthernetPort;
@@ -30,7 +32,6 @@ import dev.irdmaemu.model.qp.CompletionQueue;
 import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.qp.QpTable;
 import dev.irdmaemu.model.qp.QueuePair;
-import dev.irdmaemu.model.qp.StagTable;
 import dev.irdmaemu.model.reg.RegisterFile;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
@@ -40,9 +41,9 @@ import dev.irdmaemu.model.trace.TraceKind;
  * The RDMA function of an E810 PF as the irdma driver sees it: BAR0 ({@link Mmio}), DMA into host memory and
  * MSI-X toward the host. This class is the bus glue (the register table and what each side-effect register
  * does); the device core lives in the subpackages: {@code cqp} (control QP engine and op handlers), {@code hmc},
- * {@code eq} (CEQs, AEQ, interrupt routing), {@code qp} (CQs, QPs, STags), {@code port} (quad hash, APBVT, ARP,
- * classifier, Ethernet port) and {@code puda} (ILQ / IEQ). Every action runs on the one {@link SimScheduler}; the
- * model has no threads. Register offsets from {@link Gen2Register} (icrdma_hw.h).
+ * {@code eq} (CEQs, AEQ, interrupt routing), {@code qp} (CQs, QPs), {@code mr} (STags and memory registration),
+ * {@code port} (quad hash, APBVT, ARP, classifier, Ethernet port) and {@code puda} (ILQ / IEQ). Every action runs
+ * on the one {@link SimScheduler}; the model has no threads. Register offsets from {@link Gen2Register} (icrdma_hw.h).
  */
 public final class E810RdmaFunction implements Mmio {
     private final SimScheduler scheduler;
@@ -56,7 +57,7 @@ public final class E810RdmaFunction implements Mmio {
     private final AsyncEventQueue aeq;
     private final CqTable cqs;
     private final QpTable qps;
-    private final StagTable stags;
+    private final MemoryRegionTable stags;
     private final QuadHashTable qhash;
     private final Apbvt apbvt = new Apbvt();
     private final ArpTable arp;
@@ -104,7 +105,7 @@ public final class E810RdmaFunction implements Mmio {
         };
         this.cqs = new CqTable(memory, cqEvents, (int) HmcLimits.maxCount(HmcObjectType.CQ));
         this.qps = new QpTable(CqpOperations.qpTableCapacity());
-        this.stags = new StagTable((int) HmcLimits.maxCount(HmcObjectType.MR));
+        this.stags = new MemoryRegionTable(memory, hmc, trace, (int) HmcLimits.maxCount(HmcObjectType.MR));
         this.qhash = new QuadHashTable(1 << 16);
         this.arp = new ArpTable((int) HmcLimits.maxCount(HmcObjectType.ARP));
         CqpOperations ops = new CqpOperations(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp,
@@ -279,7 +280,13 @@ public final class E810RdmaFunction implements Mmio {
         return qps;
     }
 
-    public StagTable stags() {
+    /** The STag table: the CQP's and the tests' view (allocation state, counters). */
+    public MemoryRegionTable stags() {
+        return stags;
+    }
+
+    /** Memory registration as the iWARP data path places and fetches through it. */
+    public MemoryRegions memoryRegions() {
         return stags;
     }
 
@@ -331,6 +338,8 @@ public final class E810RdmaFunction implements Mmio {
         sb.append(String.format("CQs %d, QPs %d, STags %d, qhash %d established / %d listen, APBVT ports %d%n",
                 cqs.liveCount(), qps.liveCount(), stags.liveCount(), qhash.establishedCount(), qhash.listenCount(),
                 apbvt.size()));
+        sb.append(String.format("MR: %d registered, %d fast-registered, %d invalidated, %d refused accesses%n",
+                stags.registrations(), stags.fastRegistrations(), stags.invalidations(), stags.accessFailures()));
         sb.append(String.format("AEQ: %d posted, %d lost%n", aeq.posted(), aeq.lost()));
         sb.append(String.format("port rx %d (puda %d, qp %d, ieq %d, lan %d, bad qp %d, dropped %d), tx %d%n",
                 port.rxFrames(), port.rxPuda(), port.rxQp(), port.rxIeq(), port.rxLan(), port.rxBadQp(),

@@ -187,6 +187,7 @@ class QpCqTest {
         f.pdId = 1;
         f.length = 4096;
         f.accessRights = 3;
+        f.mr = true; // verbs.c irdma_hwdereg_mr: Deallocate STag of a region carries STAG_MR
         d.post((o, v) -> CqpWqeWriter.allocStag(d.store(), o, f, v));
         assertFalse(d.completion().error());
         assertTrue(d.dev.stags().inUse(7));

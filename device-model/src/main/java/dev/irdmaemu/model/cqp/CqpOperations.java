@@ -16,6 +16,8 @@ import dev.irdmaemu.model.eq.CompletionEventQueue;
 import dev.irdmaemu.model.hmc.HmcFault;
 import dev.irdmaemu.model.hmc.HmcFunction;
 import dev.irdmaemu.model.hmc.HmcLimits;
+import dev.irdmaemu.model.mr.MemoryRegionTable;
+import dev.irdmaemu.model.mr.RegistrationFault;
 import dev.irdmaemu.model.port.Apbvt;
 import dev.irdmaemu.model.port.ArpTable;
 import dev.irdmaemu.model.port.QuadHashTable;
@@ -24,7 +26,6 @@ import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.qp.QpTable;
 import dev.irdmaemu.model.qp.QueuePair;
-import dev.irdmaemu.model.qp.StagTable;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -48,7 +49,7 @@ public final class CqpOperations implements CqpOpHandler {
     private final AsyncEventQueue aeq;
     private final CqTable cqs;
     private final QpTable qps;
-    private final StagTable stags;
+    private final MemoryRegionTable stags;
     private final QuadHashTable qhash;
     private final Apbvt apbvt;
     private final ArpTable arp;
@@ -58,7 +59,7 @@ public final class CqpOperations implements CqpOpHandler {
     private final long[] word = new long[2];
 
     public CqpOperations(HostMemory memory, Trace trace, HmcFunction hmc, CompletionEventQueue[] ceqs,
-                         AsyncEventQueue aeq, CqTable cqs, QpTable qps, StagTable stags, QuadHashTable qhash,
+                         AsyncEventQueue aeq, CqTable cqs, QpTable qps, MemoryRegionTable stags, QuadHashTable qhash,
                          Apbvt apbvt, ArpTable arp, int hmcFunctionId) {
         this.memory = memory;
         this.trace = trace;
@@ -532,33 +533,33 @@ public final class CqpOperations implements CqpOpHandler {
         }
     }
 
-    // --- STags
+    // --- STags (the checks and the table are model.mr's; here the HMC MR object and the CQP error codes)
 
     private void stag(CqpWqe w, CqpResult r, boolean register) {
-        int idx = w.stagIndex();
+        // verbs.c irdma_create_stag: the index field carries the driver key above the MR index
+        int idx = stags.indexOf(w.stagIndex());
         if (!hmcObject(HmcObjectType.MR, idx, r)) {
             return;
         }
-        if (idx >= stags.capacity()) {
-            r.fail(CqpFault.INDEX_OUT_OF_RANGE, "STag index beyond the model's table");
-        } else if (stags.inUse(idx)) {
-            r.fail(CqpFault.OBJECT_IN_USE, "STag index in use");
-        } else if (w.pblChunkSize() != 0) {
-            r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-described MR");
-        } else if (register && !memory.contains(w.stagRegAddress(), 1)) {
-            r.fail(CqpFault.DMA_FAULT, "MR buffer outside mapped memory");
-        } else {
-            stags.set(idx, w.stagKey(), w.stagPdId(), w.stagLength(), register ? w.stagVaOrFbo() : 0,
-                    w.stagAccessRights(), register);
-        }
+        stagResult(register ? stags.register(w) : stags.allocate(w), r);
     }
 
     private void deallocStag(CqpWqe w, CqpResult r) {
-        int idx = w.stagIndex();
-        if (!stags.inUse(idx)) {
-            r.fail(CqpFault.NO_SUCH_OBJECT, "no such STag");
-        } else {
-            stags.clear(idx);
+        stagResult(stags.deallocate(w), r);
+    }
+
+    private static void stagResult(RegistrationFault f, CqpResult r) {
+        CqpFault c = switch (f) {
+            case NONE -> CqpFault.NONE;
+            case INDEX_OUT_OF_RANGE, PBL_INDEX_OUT_OF_RANGE -> CqpFault.INDEX_OUT_OF_RANGE;
+            case IN_USE -> CqpFault.OBJECT_IN_USE;
+            case NO_SUCH_STAG -> CqpFault.NO_SUCH_OBJECT;
+            case PBLE_NOT_RESOLVED -> CqpFault.HMC_NOT_READY;
+            case BUFFER_NOT_MAPPED -> CqpFault.DMA_FAULT;
+            default -> CqpFault.INVALID_FIELD;
+        };
+        if (c.isError()) {
+            r.fail(c, f.describe());
         }
     }
 

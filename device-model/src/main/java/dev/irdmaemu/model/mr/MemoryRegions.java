@@ -13,8 +13,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * <p>Every data-path call checks before it touches memory, and answers {@link #OK} or the AE code
  * ({@link dev.irdmaemu.fw.queue.AeCode#code()}) that the E810 raises for the failure (for example
  * AMP_INVALID_STAG, AMP_BAD_STAG_KEY, AMP_BAD_PD, AMP_RIGHTS_VIOLATION, AMP_BOUNDS_VIOLATION, AMP_TO_WRAP,
- * STAG_ZERO_INVALID). A failed call never writes a byte: the whole range is validated and translated first.
- * Nothing on these paths allocates.
+ * STAG_ZERO_INVALID). A page list that does not resolve in the HMC PBLE object, or a page outside host memory,
+ * answers LCE_QP_CATASTROPHIC ({@link AccessFault} names every reason). A failed call never writes a byte: the
+ * whole range is validated and translated first. Nothing on these paths allocates.
  *
  * <p>An STag is 32 bits: the index (the HMC MR object index) in the upper 24 bits and the consumer key in the
  * low 8 (irdma verbs.c irdma_create_stag).

@@ -25,7 +25,9 @@ public enum TraceKind {
     PUDA_DROP("puda_drop"),
     FRAME_RX("frame_rx"),
     FRAME_TX("frame_tx"),
-    LAN("lan");
+    LAN("lan"),
+    /** Memory registration: STag ops, Fast Register, invalidation, refused accesses (model.mr). */
+    MR("mr");
 
     private final String wireName;
 

@@ -137,6 +137,8 @@ public final class CqpWqe extends QuadwordView {
     public static final long STAG_USEHMCFNIDX = bit(60);
     /** IRDMA_CQPSQ_STAG_USEPFRID and IRDMA_CQPSQ_STAG_REMOTE_ATOMIC_EN are both BIT_ULL(61) in defs.h. */
     public static final long STAG_USEPFRID = bit(61);
+    /** The STag ops' LPBLSIZE codes (verbs.c irdma_hwreg_mr): 0 no PBL, 1 one level, 3 two levels; 2 unused. */
+    public static final int STAG_PBL_CHUNK_UNUSED = 2;
     /** Bits of the PD id held in quadword 1 (the gen2 IRDMA_CQPSQ_STAG_PDID field); the rest go to PDID_HI. */
     public static final int STAG_PDID_LOW_BITS = 18;
 
@@ -304,7 +306,8 @@ public final class CqpWqe extends QuadwordView {
                 if (stagFlagsInconsistent(op)) {
                     return fail(CqpWqeCheck.INCONSISTENT_FLAGS, OFF_HEADER + 5);
                 }
-                if (pblChunkSize() == 3) {
+                // verbs.c irdma_hwreg_mr: chunk size 1 for one PBL level, 3 for two; 2 is the code never written
+                if (pblChunkSize() == STAG_PBL_CHUNK_UNUSED) {
                     return fail(CqpWqeCheck.BAD_PBL_CHUNK_SIZE, OFF_HEADER + 5);
                 }
                 if (stagPageSize() == 3) {
@@ -461,7 +464,10 @@ public final class CqpWqe extends QuadwordView {
         return ringSize > 0 && n >= 0 && (n / ringSize & 1) == 0;
     }
 
-    /** LPBLSIZE (45:44) of the CQ, CEQ, AEQ and STag ops: PBL levels, 0 when physically contiguous. */
+    /**
+     * LPBLSIZE (45:44) of the CQ, CEQ, AEQ and STag ops: PBL levels, 0 when physically contiguous. The STag ops
+     * write 3 for two levels (verbs.c irdma_hwreg_mr), the queue ops 1 or 2.
+     */
     public int pblChunkSize() {
         return Bits.getInt(header(), LPBLSIZE);
     }

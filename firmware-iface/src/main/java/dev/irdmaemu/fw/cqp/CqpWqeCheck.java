@@ -13,7 +13,8 @@ public enum CqpWqeCheck implements Check {
             + "with memory-window fields, or a memory-window Alloc STag with MR fields"),
     BAD_QP_TYPE("IRDMA_CQPSQ_QP_QPTYPE is not 1..4 (defs.h IRDMA_QP_TYPE_*)"),
     BAD_IWARP_STATE("IRDMA_CQPSQ_QP_NEXTIWSTATE 7 is no IRDMA_QP_STATE_* (defs.h)"),
-    BAD_PBL_CHUNK_SIZE("LPBLSIZE 3: only 0 (none), 1 or 2 PBL levels exist"),
+    BAD_PBL_CHUNK_SIZE("an LPBLSIZE code the driver never writes: 3 for the queue ops, 2 for the STag ops "
+            + "(irdma_hwreg_mr writes 3 for two PBL levels)"),
     CQ_ID_MISMATCH("the CQ id in the header disagrees with quadword 1"),
     BAD_QHASH_MANAGE("IRDMA_CQPSQ_QHASH_MANAGE 3 is no enum irdma_quad_hash_manage_type"),
     BAD_QHASH_ENTRY_TYPE("IRDMA_CQPSQ_QHASH_ENTRYTYPE is no enum irdma_quad_entry_type (1..6)"),

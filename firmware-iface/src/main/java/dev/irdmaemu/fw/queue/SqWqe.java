@@ -355,6 +355,11 @@ public final class SqWqe extends QuadView {
 
     // fast-register fields (irdma_sc_mr_fast_register)
 
+    /** Fast register: quadword 0, the VA when {@link #vaBased()}, else the first byte offset (info->fbo). */
+    public long stagVaOrFbo() {
+        return qword(0);
+    }
+
     /** Fast register: IRDMAQPSQ_STAGKEY [7:0]. */
     public int stagKey() {
         return (int) get(header(), 7, 0);

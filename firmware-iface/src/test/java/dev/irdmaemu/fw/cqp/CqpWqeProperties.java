@@ -196,7 +196,7 @@ class CqpWqeProperties {
         f.stagIndex = r.nextInt(1 << 24);
         f.length = r.nextLong() & ((1L << 46) - 1);
         f.hmcFcnIndex = r.nextInt(1 << 16);
-        f.pblChunkSize = r.nextInt(3);
+        f.pblChunkSize = new int[] {0, 1, 3}[r.nextInt(3)]; // verbs.c irdma_hwreg_mr: none, one level, two
         f.firstPmPblIndex = f.pblChunkSize != 0 ? r.nextInt(1 << 28) : 0;
         f.pageSize = r.nextInt(3);
         f.accessRights = r.nextInt(32);

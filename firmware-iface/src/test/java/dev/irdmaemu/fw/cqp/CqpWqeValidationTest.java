@@ -132,9 +132,15 @@ class CqpWqeValidationTest {
         CqpWqeWriter.registerMr(s, 0, f, true);
         expect(CqpWqeCheck.BAD_PAGE_SIZE, 29);
         f.pageSize = 0;
-        f.pblChunkSize = 3;
+        f.pblChunkSize = 2;
         CqpWqeWriter.allocStag(s, 0, f, true);
         expect(CqpWqeCheck.BAD_PBL_CHUNK_SIZE, 29);
+        // verbs.c irdma_hwreg_mr: a two-level PBL is chunk size 3
+        f.pblChunkSize = 3;
+        f.length = 1L << 24;
+        f.firstPmPblIndex = 17;
+        CqpWqeWriter.registerMr(s, 0, f, true);
+        assertEquals(CqpWqeCheck.ACCEPTED, w.wrap(s, 0).validate());
     }
 
     /** irdma_sc_alloc_stag always sets MR; irdma_sc_mw_alloc clears it and writes only PD, index and MW flags. */
