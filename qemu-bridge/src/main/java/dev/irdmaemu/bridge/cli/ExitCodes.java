@@ -7,6 +7,8 @@ import java.util.Map;
 public final class ExitCodes {
     /** Success. */
     public static final int OK = 0;
+    /** {@code boot}: the scenario did not pass (the guest or the node failed, a timeout, Ctrl-C). */
+    public static final int FAILED = 1;
     /** EX_USAGE: unknown option or subcommand, missing argument. */
     public static final int USAGE = 64;
     /** EX_DATAERR: the input is malformed (e.g. not a pcap file, truncated). */
@@ -22,6 +24,7 @@ public final class ExitCodes {
     static Map<String, String> helpList() {
         Map<String, String> m = new LinkedHashMap<>();
         m.put(Integer.toString(OK), "success");
+        m.put(Integer.toString(FAILED), "boot: the scenario did not pass (or could not run)");
         m.put(Integer.toString(USAGE), "usage error (unknown option, missing argument)");
         m.put(Integer.toString(DATA_ERROR), "malformed input (not a pcap file, truncated, bad record)");
         m.put(Integer.toString(NO_INPUT), "input file does not exist");

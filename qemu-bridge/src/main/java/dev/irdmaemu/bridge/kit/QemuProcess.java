@@ -168,6 +168,14 @@ public final class QemuProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * The guest's result as it comes in: completes with the result line, or exceptionally with a {@link
+     * GuestBootException} when QEMU's console closes first. For callers that wait in slices (progress, abort).
+     */
+    public java.util.concurrent.CompletionStage<GuestResult> result() {
+        return result.minimalCompletionStage();
+    }
+
     /** Waits for QEMU to end by itself (the guest powers off after its result line): its exit code, if it did. */
     public OptionalInt awaitExit(Duration timeout) throws InterruptedException {
         return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? OptionalInt.of(process.exitValue()) : OptionalInt.empty();

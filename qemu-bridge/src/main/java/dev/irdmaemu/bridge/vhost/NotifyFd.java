@@ -4,6 +4,9 @@ import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -11,10 +14,38 @@ import org.slf4j.LoggerFactory;
  * A kick, call or error notifier passed by the front-end: an eventfd (or, where QEMU falls back, a pipe end).
  * vhost-user.rst: each event is an 8-byte value written to or read from the descriptor, whose value means nothing.
  * Owns the descriptor and closes it once.
+ *
+ * <p>QEMU makes its event notifiers non-blocking (util/event_notifier-posix.c: eventfd with EFD_NONBLOCK), and
+ * the descriptor it passes shares that mode, so a read with no event pending fails with EAGAIN rather than
+ * waiting. The mode must stay so: QEMU itself reads a kick descriptor when it stops a ring (virtio.c
+ * virtio_queue_host_notifier_read), and would hang on a blocking one. {@link #await} therefore waits for the
+ * descriptor to become readable with poll(2) (the JDK's own {@code sun.nio.ch.Net.poll}, reachable through the
+ * {@code --add-opens java.base/sun.nio.ch} every irdma-emu JVM runs with), and falls back to a short sleep between
+ * reads when that is not available.
  */
 final class NotifyFd implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NotifyFd.class);
     private static final byte[] ONE = {1, 0, 0, 0, 0, 0, 0, 0};
+    /** The sleep between reads when poll(2) is not reachable. */
+    private static final long RETRY_NANOS = 200_000;
+    private static final Method POLL;
+    private static final int POLLIN;
+
+    static {
+        Method poll = null;
+        int pollin = 0;
+        try {
+            Class<?> net = Class.forName("sun.nio.ch.Net");
+            Method m = net.getDeclaredMethod("poll", FileDescriptor.class, int.class, long.class);
+            m.setAccessible(true);
+            pollin = net.getField("POLLIN").getShort(null);
+            poll = m;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.debug("poll(2) not reachable ({}): kick descriptors are read with short sleeps", e.toString());
+        }
+        POLL = poll;
+        POLLIN = pollin;
+    }
 
     private final String name;
     private final FileDescriptor fd;
@@ -53,12 +84,46 @@ final class NotifyFd implements AutoCloseable {
 
     /**
      * Blocks until at least one event and consumes what is there (an eventfd answers its whole 8-byte counter; a
-     * pipe may hold several events). Returns false at end of stream or once closed.
+     * pipe may hold several events). Returns false at end of stream, on an error, or once closed.
      */
     boolean await(byte[] scratch) {
+        while (!closed) {
+            try {
+                int n = in.read(scratch, 0, scratch.length);
+                if (n < 0) {
+                    return false;
+                }
+                if (n > 0) {
+                    return true;
+                }
+            } catch (IOException e) {
+                if (closed || !wouldBlock(e) || !awaitReadable()) {
+                    return false;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** A read of a non-blocking descriptor with nothing pending (EAGAIN). */
+    private static boolean wouldBlock(IOException e) {
+        String m = e.getMessage();
+        return m != null && m.contains("temporarily unavailable");
+    }
+
+    /** Waits until the descriptor is readable (or for a short while without poll(2)); false on an error. */
+    private boolean awaitReadable() {
+        if (POLL == null) {
+            LockSupport.parkNanos(this, RETRY_NANOS);
+            return true;
+        }
         try {
-            return !closed && in.read(scratch, 0, scratch.length) >= 8;
-        } catch (IOException e) {
+            POLL.invoke(null, fd, POLLIN, -1L);
+            return true;
+        } catch (InvocationTargetException e) {
+            LOG.debug("{}: poll failed: {}", name, e.getCause().toString());
+            return false;
+        } catch (IllegalAccessException e) {
             return false;
         }
     }

@@ -265,6 +265,7 @@ final class VhostUserConnection implements Runnable {
                     throw new VhostUserException(VhostUserFailure.BAD_VALUE, q.name + " enable " + enable);
                 }
                 q.enableFlag = enable == 1;
+                LOG.debug("{}: {} {}", name, q.name, enable == 1 ? "enabled" : "disabled");
                 return NO_REPLY;
             }
             default:

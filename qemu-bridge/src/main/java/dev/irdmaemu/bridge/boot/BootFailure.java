@@ -1,0 +1,10 @@
+package dev.irdmaemu.bridge.boot;
+
+/** The boot could not go on: QEMU's console failed, the model stopped, or the run was interrupted. */
+final class BootFailure extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    BootFailure(String message) {
+        super(message);
+    }
+}

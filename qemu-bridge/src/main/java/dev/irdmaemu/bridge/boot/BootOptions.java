@@ -1,0 +1,64 @@
+package dev.irdmaemu.bridge.boot;
+
+import dev.irdmaemu.bridge.kit.GuestLaunch;
+import dev.irdmaemu.bridge.kit.GuestLaunch.Siw;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Objects;
+
+/**
+ * What one boot runs: the scenario, the siw build (null: the scenario's own), a kernel and an initramfs instead
+ * of the kit's (null: the kit's), the run folder, how long to wait for the guest's result, the guest's memory.
+ */
+public record BootOptions(BootScenario scenario, Siw siw, Path kernel, Path initrd, Path runDir, Duration timeout,
+                          int memoryMiB) {
+    /** The wait for the guest's result line when not told (a TCG boot takes about 10 s). */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(180);
+    public static final int DEFAULT_MEMORY_MIB = 512;
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS");
+
+    public BootOptions {
+        Objects.requireNonNull(scenario, "scenario");
+        Objects.requireNonNull(runDir, "runDir");
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("the timeout must be positive: " + timeout);
+        }
+        if (memoryMiB < GuestLaunch.MIN_MEMORY_MIB || memoryMiB > GuestLaunch.MAX_MEMORY_MIB) {
+            throw new IllegalArgumentException("memory " + memoryMiB + " MiB");
+        }
+    }
+
+    /** The scenario with everything else as {@code irdma-emu boot} defaults it, the run folder under {@code base}. */
+    public static BootOptions of(BootScenario scenario, Path base) {
+        return new BootOptions(scenario, null, null, null, newRunDir(base), DEFAULT_TIMEOUT, DEFAULT_MEMORY_MIB);
+    }
+
+    /** {@code base/<date-time>}: a fresh folder name for a run (e.g. target/boot/20260103-101500-123). */
+    public static Path newRunDir(Path base) {
+        return base.resolve(LocalDateTime.now().format(STAMP));
+    }
+
+    /** The siw build the guest loads. */
+    public Siw effectiveSiw() {
+        return siw != null ? siw : scenario.siw();
+    }
+
+    public BootOptions withSiw(Siw s) {
+        return new BootOptions(scenario, s, kernel, initrd, runDir, timeout, memoryMiB);
+    }
+
+    public BootOptions withTimeout(Duration t) {
+        return new BootOptions(scenario, siw, kernel, initrd, runDir, t, memoryMiB);
+    }
+
+    public BootOptions withRunDir(Path d) {
+        return new BootOptions(scenario, siw, kernel, initrd, d, timeout, memoryMiB);
+    }
+
+    public BootOptions withKernel(Path k, Path i) {
+        return new BootOptions(scenario, siw, k, i, runDir, timeout, memoryMiB);
+    }
+}

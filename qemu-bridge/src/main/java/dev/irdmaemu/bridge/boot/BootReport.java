@@ -1,0 +1,86 @@
+package dev.irdmaemu.bridge.boot;
+
+import dev.irdmaemu.bridge.kit.GuestLaunch.Siw;
+import dev.irdmaemu.bridge.kit.GuestResult;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * How a boot went: the scenario, its status, the guest's result line, the hosted node's counters (taken when the
+ * guest's result came in, before the services were stopped), the services' outcomes, where the files are and how
+ * long it took.
+ *
+ * @param status       OK, FAILED (the guest or a service said so), TIMEOUT (no result line in time), ABORTED
+ *                     (Ctrl-C), ERROR (QEMU or the model failed)
+ * @param guest        the guest's result line, or null when none came
+ * @param failure      why, when not OK ("" otherwise)
+ * @param counters     the node's counters at the guest's result (or at the end), null when the node never ran
+ * @param bootToResult from the start of the run (the model's bring-up) to the guest's result line; null without one
+ * @param qemuToResult from QEMU's start to the result line; null without one
+ * @param whole        the whole run, teardown included
+ */
+public record BootReport(BootScenario scenario, Siw siw, Status status, GuestResult guest, String failure,
+                         NodeCounters counters, List<ServiceOutcome> services, Path runDir, Path console, Path pcap,
+                         Path trace, Duration bootToResult, Duration qemuToResult, Duration whole) {
+    public enum Status { OK, FAILED, TIMEOUT, ABORTED, ERROR }
+
+    public BootReport {
+        services = List.copyOf(services);
+    }
+
+    public boolean ok() {
+        return status == Status.OK;
+    }
+
+    /** The summary {@code irdma-emu boot} prints, one item a line. */
+    public List<String> summary() {
+        List<String> l = new ArrayList<>();
+        l.add(String.format("scenario  %s (siw %s): %s", scenario.word(), siw.word(), scenario.description()));
+        String verdict = switch (status) {
+            case OK -> "ok";
+            case FAILED -> "FAILED";
+            case TIMEOUT -> "TIMEOUT";
+            case ABORTED -> "ABORTED";
+            case ERROR -> "ERROR";
+        };
+        l.add("status    " + verdict + (failure.isEmpty() ? "" : ": " + failure));
+        if (guest != null) {
+            StringBuilder g = new StringBuilder("guest     ").append(guest.status());
+            guest.fields().forEach((k, v) -> g.append(' ').append(k).append('=').append(v));
+            l.add(g.toString());
+        } else {
+            l.add("guest     no result line");
+        }
+        if (counters != null) {
+            NodeCounters c = counters;
+            l.add(String.format("model     frames from the guest %d, to the guest %d (%d dropped), dropped by the port %d",
+                    c.framesFromGuest(), c.framesToGuest(), c.framesToGuestDropped(), c.portDropped()));
+            l.add(String.format("LAN       %d frames, %d answered, %d malformed, %d neighbours learned",
+                    c.lanFrames(), c.lanAnswered(), c.lanMalformed(), c.neighbours()));
+            l.add(String.format("CM        connections created %d, destroyed %d, left %d; listeners %d; accepted %d, "
+                    + "rejected %d; refused (passive errors) %d, connect errors %d; QPs %d", c.cmNodesCreated(),
+                    c.cmNodesDestroyed(), c.cmNodesLeft(), c.cmListeners(), c.cmAccepts(), c.cmRejects(),
+                    c.cmPassiveErrors(), c.cmConnectErrors(), c.qps()));
+        }
+        for (ServiceOutcome s : services) {
+            l.add("service   " + s);
+        }
+        if (bootToResult != null) {
+            l.add(String.format(Locale.ROOT, "time      boot to result %.1f s (QEMU start to result line %.1f s), "
+                    + "whole run %.1f s", seconds(bootToResult), seconds(qemuToResult), seconds(whole)));
+        } else {
+            l.add(String.format(Locale.ROOT, "time      whole run %.1f s", seconds(whole)));
+        }
+        l.add("console   " + console);
+        l.add("pcap      " + pcap + "  (./irdma-emu decode " + pcap + ")");
+        l.add("trace     " + trace);
+        return l;
+    }
+
+    private static double seconds(Duration d) {
+        return d == null ? 0 : d.toNanos() / 1e9;
+    }
+}

@@ -1,0 +1,365 @@
+package dev.irdmaemu.bridge.boot;
+
+import dev.irdmaemu.bridge.boot.BootReport.Status;
+import dev.irdmaemu.bridge.kit.GuestBootException;
+import dev.irdmaemu.bridge.kit.GuestKit;
+import dev.irdmaemu.bridge.kit.GuestLaunch;
+import dev.irdmaemu.bridge.kit.GuestResult;
+import dev.irdmaemu.bridge.kit.QemuProcess;
+import dev.irdmaemu.bridge.vhost.VhostNetPort;
+import dev.irdmaemu.bridge.vhost.VhostUserBackend;
+import dev.irdmaemu.fw.pcap.PcapWriter;
+import dev.irdmaemu.fw.pcap.TimestampResolution;
+import dev.irdmaemu.model.trace.JsonLinesTraceSink;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One {@code irdma-emu boot}: the hosted node with the scenario's services, its port served over vhost-user, QEMU
+ * booting the guest kit against it, the console streamed to a log, the wire to a pcap and the model's trace to
+ * JSON lines, all in the run folder; then the guest's result, the node's counters, and a teardown that leaves
+ * nothing behind on every path: QEMU killed, the socket and the temporary initramfs removed, the model thread
+ * stopped. The command line and the end-to-end tests both boot through here.
+ *
+ * <p>{@link #run()} runs it on the calling thread; {@link #abort()} (Ctrl-C's shutdown hook, or a test) ends it
+ * from another thread, and {@link #close()} waits for the teardown.
+ *
+ * <p>The run folder holds {@code console.log} (QEMU's serial console), {@code wire.pcap} (every frame between the
+ * guest and the node, nanosecond timestamps in simulated time: the model's clock, paced to the wall clock since
+ * the node came up) and {@code trace.jsonl} (the model's trace and the CM's log lines, same clock). The vhost-user
+ * socket and the initramfs with the scenarios laid over it live in a private temporary folder (a socket path must
+ * stay under 108 bytes), removed at the end.
+ */
+public final class BootRun implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(BootRun.class);
+    /** How long clients among the services get, after the guest's result, to report. */
+    static final Duration SERVICE_GRACE = Duration.ofSeconds(5);
+    /** The guest powers off after its result line: QEMU's own exit is waited for this long before a kill. */
+    static final Duration POWER_OFF = Duration.ofSeconds(10);
+    private static final Duration MODEL_CALL = Duration.ofSeconds(10);
+    private static final long SLICE_MILLIS = 250;
+
+    public static final String CONSOLE = "console.log";
+    public static final String PCAP = "wire.pcap";
+    public static final String TRACE = "trace.jsonl";
+
+    private final GuestKit kit;
+    private final BootOptions options;
+    private final Consumer<String> progress;
+    private final Path console;
+    private final Path pcapFile;
+    private final Path traceFile;
+    private final List<HostedService> services;
+    private volatile boolean aborted;
+    private volatile QemuProcess qemu;
+    private boolean tornDown;
+    private Path temp;
+    private PcapWriter pcap;
+    private Writer trace;
+    private HostedNode node;
+    private CmLogTrace cmLog;
+    private VhostUserBackend backend;
+    private VhostNetPort port;
+    private boolean servicesStopped;
+    private final List<ServiceOutcome> outcomes = new ArrayList<>();
+
+    public BootRun(GuestKit kit, BootOptions options, Consumer<String> progress) {
+        this.kit = kit;
+        this.options = options;
+        this.progress = progress == null ? s -> { } : progress;
+        this.console = options.runDir().resolve(CONSOLE);
+        this.pcapFile = options.runDir().resolve(PCAP);
+        this.traceFile = options.runDir().resolve(TRACE);
+        this.services = options.scenario().services();
+    }
+
+    /** Boots, waits for the guest's result, tears down; never throws for what the guest or QEMU did. */
+    public BootReport run() throws InterruptedException {
+        long start = System.nanoTime();
+        Status status;
+        String failure = "";
+        GuestResult guest = null;
+        NodeCounters counters = null;
+        long qemuStarted = 0;
+        Duration bootToResult = null;
+        try {
+            setUp();
+            qemuStarted = startGuest();
+            guest = awaitGuest();
+            bootToResult = Duration.ofNanos(qemuStarted - start).plus(guest.afterStart());
+            progress.accept(String.format("guest result after %.1f s: %s", bootToResult.toMillis() / 1000.0,
+                    guest.ok() ? "ok" : "FAILED at step " + guest.field("step")));
+            awaitServices();
+            counters = countersNow();
+            stopServices();
+            List<String> problems = new ArrayList<>();
+            if (!guest.ok()) {
+                problems.add("the guest failed at step " + guest.field("step")
+                        + (guest.field("reason").isEmpty() ? "" : ": " + guest.field("reason")));
+            }
+            for (ServiceOutcome o : outcomes) {
+                if (!o.ok()) {
+                    problems.add("the node's " + o.service() + " failed");
+                }
+            }
+            if (node.loop().failure() != null) {
+                problems.add("the model failed: " + node.loop().failure());
+            }
+            status = problems.isEmpty() ? Status.OK : Status.FAILED;
+            failure = String.join("; ", problems);
+        } catch (TimeoutException e) {
+            status = Status.TIMEOUT;
+            failure = "no result line from the guest within " + options.timeout().toSeconds() + " s (console: "
+                    + console + ")";
+        } catch (GuestBootException | BootFailure | IOException | RuntimeException e) {
+            status = aborted ? Status.ABORTED : Status.ERROR;
+            failure = aborted ? "interrupted" : String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+            if (!aborted) {
+                LOG.debug("boot failed", e);
+            }
+        } catch (InterruptedException e) {
+            status = Status.ABORTED;
+            failure = "interrupted";
+            Thread.currentThread().interrupt();
+        }
+        if (aborted && status != Status.OK) {
+            status = Status.ABORTED;
+            failure = "interrupted (Ctrl-C)";
+        }
+        if (counters == null && node != null) {
+            counters = quietly(this::countersNow);
+        }
+        close();
+        return new BootReport(options.scenario(), options.effectiveSiw(), status, guest, failure, counters,
+                outcomes, options.runDir(), console, pcapFile, traceFile, bootToResult,
+                guest == null ? null : guest.afterStart(), Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    private void setUp() throws IOException, InterruptedException, TimeoutException {
+        Files.createDirectories(options.runDir());
+        progress.accept("run folder " + options.runDir());
+        temp = Files.createTempDirectory("irdma-emu-boot-");
+        pcap = PcapWriter.open(pcapFile, TimestampResolution.NANOSECONDS);
+        trace = new BufferedWriter(Files.newBufferedWriter(traceFile, StandardCharsets.UTF_8), 1 << 16);
+        port = new VhostNetPort("eth0");
+        long t = System.nanoTime();
+        node = new HostedNode(GuestWire.of(port), pcap, new JsonLinesTraceSink(trace), System::nanoTime);
+        cmLog = CmLogTrace.attach(trace, node.scheduler::now, node.loop().thread());
+        node.start();
+        progress.accept(String.format("model node up in %d ms: E810 RDMA function, irdma driver layer, CM; %s, "
+                + "192.0.2.1/24, 2001:db8::1/64", (System.nanoTime() - t) / 1_000_000, HostedNode.MAC_TEXT));
+        node.loop().call(() -> {
+            for (HostedService s : services) {
+                s.start(node);
+            }
+            return null;
+        }, MODEL_CALL);
+        for (HostedService s : services) {
+            progress.accept("node runs " + s.name());
+        }
+        backend = VhostUserBackend.start(temp.resolve("vhost.sock"), port);
+    }
+
+    /** Starts QEMU; answers System.nanoTime() at its start. */
+    private long startGuest() throws IOException, GuestBootException, BootFailure {
+        Path initrd = temp.resolve("initrd.img");
+        ScenarioOverlay.write(options.initrd() != null ? options.initrd() : kit.initramfs(), initrd);
+        GuestLaunch launch = kit.launch().scenario(options.scenario().word()).siw(options.effectiveSiw())
+                .memoryMiB(options.memoryMiB()).vhostUserNic(backend.socketPath(), HostedNode.GUEST_MAC_TEXT)
+                .initramfs(initrd);
+        if (options.kernel() != null) {
+            launch.kernel(options.kernel());
+        }
+        long t = System.nanoTime();
+        synchronized (this) {
+            if (aborted) {
+                throw new BootFailure("interrupted");
+            }
+            qemu = QemuProcess.start(launch, console);
+        }
+        progress.accept(String.format("QEMU %s started (pid %d, TCG): %s, scenario %s, siw %s; console in %s",
+                kit.property("qemu.reported").replaceAll("^QEMU emulator version ", ""), qemu.pid(),
+                options.kernel() != null ? options.kernel().toString() : "linux " + kit.kernelRelease(),
+                options.scenario().word(), options.effectiveSiw().word(), console));
+        return t;
+    }
+
+    private GuestResult awaitGuest() throws InterruptedException, TimeoutException, GuestBootException, BootFailure {
+        CompletableFuture<GuestResult> result = qemu.result().toCompletableFuture();
+        long deadline = System.nanoTime() + options.timeout().toNanos();
+        boolean linkSeen = false;
+        while (true) {
+            try {
+                return result.get(SLICE_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof GuestBootException g) {
+                    throw g;
+                }
+                throw new BootFailure("QEMU's console failed: " + e.getCause());
+            } catch (TimeoutException e) {
+                if (!linkSeen && port.linkUp()) {
+                    linkSeen = true;
+                    progress.accept("guest NIC up: QEMU connected over vhost-user and the guest started its rings");
+                }
+                if (!node.loop().isRunning()) {
+                    throw new BootFailure("the model stopped: " + node.loop().failure());
+                }
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private void awaitServices() throws InterruptedException {
+        long deadline = System.nanoTime() + SERVICE_GRACE.toNanos();
+        for (HostedService s : services) {
+            if (s instanceof AcceptingListener) {
+                continue; // a server reports when stopped
+            }
+            try {
+                s.outcome().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.debug("{} has no outcome yet", s.name());
+            }
+        }
+    }
+
+    private NodeCounters countersNow() throws InterruptedException, TimeoutException {
+        return node.loop().call(node::counters, MODEL_CALL);
+    }
+
+    private void stopServices() throws InterruptedException, TimeoutException {
+        if (servicesStopped || node == null) {
+            return;
+        }
+        servicesStopped = true;
+        node.loop().call(() -> {
+            for (HostedService s : services) {
+                try {
+                    s.stop(node);
+                } catch (RuntimeException e) {
+                    LOG.error("{} failed to stop: {}", s.name(), e.toString(), e);
+                }
+            }
+            return null;
+        }, MODEL_CALL);
+        for (HostedService s : services) {
+            ServiceOutcome o = s.outcome().getNow(null);
+            outcomes.add(o != null ? o : new ServiceOutcome(s.name(), false, java.util.Map.of("outcome", "none")));
+        }
+    }
+
+    /** Ends the run from another thread (Ctrl-C): QEMU is killed, {@link #run()} tears down and returns. */
+    public void abort() {
+        QemuProcess q;
+        synchronized (this) {
+            aborted = true;
+            q = qemu;
+        }
+        if (q != null) {
+            q.close();
+        }
+    }
+
+    public boolean aborted() {
+        return aborted;
+    }
+
+    /** The run folder's files and the temporary folder, for tests that check the teardown. */
+    public Path temporaryFolder() {
+        return temp;
+    }
+
+    /** Tears everything down (once; a second call waits for the first): QEMU, socket, node, files. */
+    @Override
+    public synchronized void close() {
+        if (tornDown) {
+            return;
+        }
+        tornDown = true;
+        QemuProcess q = qemu;
+        if (q != null) {
+            try {
+                if (!aborted && q.awaitExit(POWER_OFF).isEmpty()) {
+                    LOG.debug("QEMU did not power off by itself: killing it");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            q.close();
+        }
+        if (backend != null) {
+            backend.close();
+        }
+        if (node != null) {
+            quietly(() -> {
+                stopServices();
+                return null;
+            });
+            node.close();
+        }
+        if (cmLog != null) {
+            cmLog.close();
+        }
+        closeQuietly(pcap);
+        closeQuietly(trace);
+        deleteTree(temp);
+        progress.accept("torn down: QEMU ended, socket and temporary files removed, model stopped");
+    }
+
+    private interface ModelCall<T> {
+        T call() throws InterruptedException, TimeoutException;
+    }
+
+    private <T> T quietly(ModelCall<T> c) {
+        try {
+            return c.call();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (TimeoutException | RuntimeException e) {
+            LOG.warn("the model did not answer during the teardown: {}", e.toString());
+        }
+        return null;
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.warn("closing {}: {}", c, e.toString());
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        if (dir == null || !Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot remove {}: {}", dir, e.toString());
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package dev.irdmaemu.bridge.boot;
+
+import dev.irdmaemu.fw.sim.SimScheduler;
+import dev.irdmaemu.model.WallClockPacer;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one thread that owns a hosted node's {@link SimScheduler} while a live guest is attached. Simulated time is
+ * paced against the wall clock ({@link WallClockPacer}, real time): the loop runs the events that are due, takes
+ * the frames the guest posted, runs the tasks other threads handed it, and sleeps until the next event, a kick or
+ * a task. Nothing outside this thread touches the model: the vhost-user threads only {@linkplain #kick kick} it,
+ * other threads {@linkplain #execute post tasks}.
+ *
+ * <p>Simulated time does not run ahead of the wall clock, with one exception the driver layer makes: while it
+ * waits for a CQP completion it runs the scheduler itself (irdma's busy-wait on the CCQ), which can put simulated
+ * time a few microseconds ahead; the loop then waits for the wall clock to catch up.
+ *
+ * <p>A model event that throws is a bug: the loop logs it, records it ({@link #failure()}) and stops; the run
+ * then reports it. A posted task that throws is logged and recorded, and the loop goes on.
+ */
+public final class ModelLoop implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ModelLoop.class);
+    /** The longest sleep: the loop looks at its tasks at least this often even when nothing is due. */
+    static final long MAX_SLEEP_NANOS = 50_000_000L;
+    private static final Duration JOIN = Duration.ofSeconds(10);
+
+    private final SimScheduler scheduler;
+    private final WallClockPacer.Clock clock;
+    private final BooleanSupplier pollGuest;
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean kicked = new AtomicBoolean();
+    private final Thread thread;
+    private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+    private volatile boolean running = true;
+    private volatile Throwable failure;
+    private WallClockPacer pacer;
+    private long sleeps;
+
+    /**
+     * A loop for {@code scheduler}, paced by {@code clock} (System::nanoTime in production). {@code pollGuest} takes
+     * a batch of the guest's frames on the loop thread and answers true when more may be waiting.
+     */
+    public ModelLoop(String name, SimScheduler scheduler, WallClockPacer.Clock clock, BooleanSupplier pollGuest) {
+        this.scheduler = scheduler;
+        this.clock = clock;
+        this.pollGuest = pollGuest;
+        this.thread = new Thread(this::run, name);
+        this.thread.setDaemon(true);
+    }
+
+    /** Starts pacing from now and starts the thread; from now on only it touches the scheduler. */
+    public void start() {
+        pacer = new WallClockPacer(scheduler, clock, 1.0);
+        thread.start();
+    }
+
+    /** Runs {@code task} on the loop thread, soon. Any thread. */
+    public void execute(Runnable task) {
+        tasks.add(task);
+        LockSupport.unpark(thread);
+    }
+
+    /** Runs {@code task} on the loop thread; its result or exception completes the future. Any thread. */
+    public <T> CompletableFuture<T> submit(Callable<T> task) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        tasks.add(() -> {
+            try {
+                f.complete(task.call());
+            } catch (Exception | Error e) {
+                f.completeExceptionally(e);
+            }
+        });
+        LockSupport.unpark(thread);
+        if (!running) {
+            f.completeExceptionally(new IllegalStateException("the model loop has stopped"));
+        }
+        return f;
+    }
+
+    /** {@link #submit} and wait for the answer; the task's exception comes back as it was thrown. */
+    public <T> T call(Callable<T> task, Duration timeout) throws InterruptedException, TimeoutException {
+        try {
+            return submit(task).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException r) {
+                throw r;
+            }
+            if (c instanceof Error er) {
+                throw er;
+            }
+            throw new IllegalStateException(c);
+        }
+    }
+
+    /** The guest posted frames or buffers: poll its port soon. Any thread; never blocks. */
+    public void kick() {
+        kicked.set(true);
+        LockSupport.unpark(thread);
+    }
+
+    /** True on the loop thread. */
+    public boolean inLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    public Thread thread() {
+        return thread;
+    }
+
+    /** The exception that stopped the loop or that a task threw, or null. */
+    public Throwable failure() {
+        return failure;
+    }
+
+    /** True while the loop thread runs. */
+    public boolean isRunning() {
+        return thread.isAlive() && running;
+    }
+
+    private void run() {
+        try {
+            while (running) {
+                pacer.step();
+                runTasks();
+                if (kicked.getAndSet(false) && pollGuest.getAsBoolean()) {
+                    kicked.set(true); // the budget ran out: more frames may be waiting
+                }
+                long wait = pacer.step();
+                if (!running || !tasks.isEmpty() || kicked.get()) {
+                    continue;
+                }
+                sleeps++;
+                LockSupport.parkNanos(this, Math.max(1, Math.min(wait, MAX_SLEEP_NANOS)));
+            }
+        } catch (RuntimeException | Error e) {
+            failure = e;
+            LOG.error("the model loop stopped: {}", e.toString(), e);
+        } finally {
+            running = false;
+            // tasks posted before the stop (a teardown, a last counter read) still run; a task posted after it
+            // sees running false and fails its future itself (submit)
+            runTasks();
+            stopped.complete(null);
+        }
+    }
+
+    private void runTasks() {
+        for (Runnable t; (t = tasks.poll()) != null; ) {
+            try {
+                t.run();
+            } catch (RuntimeException e) {
+                failure = e;
+                LOG.error("a task on the model loop failed: {}", e.toString(), e);
+            }
+        }
+    }
+
+    /** How far simulated time lags the wall clock (negative: ahead), in nanoseconds; loop thread only. */
+    public long lag() {
+        return pacer == null ? 0 : pacer.lag();
+    }
+
+    /** Times the loop went to sleep (to see it is not spinning). */
+    public long sleeps() {
+        return sleeps;
+    }
+
+    /** Stops the loop after the tasks already posted and waits for the thread to end. Idempotent, any thread. */
+    @Override
+    public void close() {
+        running = false;
+        LockSupport.unpark(thread);
+        if (thread.isAlive() && !inLoop()) {
+            try {
+                stopped.get(JOIN.toMillis(), TimeUnit.MILLISECONDS);
+                thread.join(JOIN.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.warn("the model loop did not stop within {} s", JOIN.toSeconds());
+            }
+        }
+    }
+}

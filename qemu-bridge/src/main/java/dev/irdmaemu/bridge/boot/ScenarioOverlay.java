@@ -1,0 +1,101 @@
+package dev.irdmaemu.bridge.boot;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.zip.GZIPOutputStream;
+
+/**
+ * The guest's scenarios laid over an initramfs: the kit's initramfs followed by a second, gzip-compressed newc
+ * archive holding {@code scenarios/NAME.sh} for every {@link BootScenario}, from this jar. The kernel unpacks the
+ * archives of an initramfs one after the other, a later file replacing an earlier one of the same name
+ * (Documentation/driver-api/early-userspace/buffer-format.rst: "initramfs := (cpio_archive | compressed
+ * cpio_archive)*"), so the guest runs the scenarios this build was made with, whichever recipe made the kit:
+ * a new scenario needs no new kit.
+ *
+ * <p>The archive is written in the "new ASCII" format (cpio(5), magic 070701): a 110-byte header of 13 eight-digit
+ * hex fields, the NUL-terminated name padded to a multiple of four, the data padded the same way, and the
+ * {@code TRAILER!!!} entry last.
+ */
+public final class ScenarioOverlay {
+    static final String MAGIC = "070701";
+    static final int HEADER_LENGTH = 110;
+    static final String TRAILER = "TRAILER!!!";
+    /** Inode numbers of the overlay's entries: apart from the kit's (busybox cpio numbers those from 1). */
+    private static final int FIRST_INODE = 0x1e_0000;
+    private static final int DIRECTORY = 0040755;
+    private static final int REGULAR = 0100644;
+
+    private ScenarioOverlay() {
+    }
+
+    /** The scenario scripts in this jar, by their path in the initramfs. */
+    public static Map<String, byte[]> scenarios() throws IOException {
+        Map<String, byte[]> files = new LinkedHashMap<>();
+        for (BootScenario s : BootScenario.values()) {
+            try (InputStream in = ScenarioOverlay.class.getResourceAsStream(s.resource())) {
+                if (in == null) {
+                    throw new IOException("the jar lacks the guest scenario " + s.resource());
+                }
+                files.put("scenarios/" + s.word() + ".sh", in.readAllBytes());
+            }
+        }
+        return files;
+    }
+
+    /** Writes {@code base} (an initramfs) then the overlay of this jar's scenarios to {@code out}. */
+    public static void write(Path base, Path out) throws IOException {
+        byte[] overlay = gzip(archive(scenarios()));
+        try (OutputStream o = Files.newOutputStream(out)) {
+            Files.copy(base, o);
+            o.write(overlay);
+        }
+    }
+
+    /** A newc archive of the directory {@code scenarios} and {@code files} (paths relative to the root). */
+    static byte[] archive(Map<String, byte[]> files) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int inode = FIRST_INODE;
+        entry(out, "scenarios", DIRECTORY, 2, inode++, new byte[0]);
+        for (Map.Entry<String, byte[]> f : files.entrySet()) {
+            entry(out, f.getKey(), REGULAR, 1, inode++, f.getValue());
+        }
+        entry(out, TRAILER, 0, 1, 0, new byte[0]);
+        return out.toByteArray();
+    }
+
+    private static void entry(ByteArrayOutputStream out, String name, int mode, int links, int inode, byte[] data) {
+        byte[] n = name.getBytes(StandardCharsets.US_ASCII);
+        StringBuilder h = new StringBuilder(HEADER_LENGTH).append(MAGIC);
+        // ino, mode, uid, gid, nlink, mtime, filesize, devmajor, devminor, rdevmajor, rdevminor, namesize, check
+        for (long v : new long[] {inode, mode, 0, 0, links, 0, data.length, 0, 0, 0, 0, n.length + 1, 0}) {
+            h.append(String.format("%08x", v));
+        }
+        out.writeBytes(h.toString().getBytes(StandardCharsets.US_ASCII));
+        out.writeBytes(n);
+        out.write(0);
+        pad(out, HEADER_LENGTH + n.length + 1);
+        out.writeBytes(data);
+        pad(out, data.length);
+    }
+
+    private static void pad(ByteArrayOutputStream out, int length) {
+        for (int i = length; i % 4 != 0; i++) {
+            out.write(0);
+        }
+    }
+
+    static byte[] gzip(byte[] data) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (GZIPOutputStream z = new GZIPOutputStream(out)) {
+            z.write(data);
+        }
+        return out.toByteArray();
+    }
+}

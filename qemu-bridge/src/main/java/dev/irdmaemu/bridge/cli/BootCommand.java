@@ -1,0 +1,180 @@
+package dev.irdmaemu.bridge.cli;
+
+import dev.irdmaemu.bridge.boot.BootOptions;
+import dev.irdmaemu.bridge.boot.BootReport;
+import dev.irdmaemu.bridge.boot.BootRun;
+import dev.irdmaemu.bridge.boot.BootScenario;
+import dev.irdmaemu.bridge.kit.GuestKit;
+import dev.irdmaemu.bridge.kit.GuestLaunch.Siw;
+import dev.irdmaemu.bridge.kit.MissingGuestKitException;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code irdma-emu boot}: the model's port served to a real Linux guest. Starts the hosted node (the E810 model
+ * brought up by the driver layer, the CM, the LAN responder, the scenario's services), serves its port over
+ * vhost-user, boots the guest kit under QEMU (TCG) with the scenario on its command line, streams the console to
+ * a log, writes the wire to a pcap and the model's trace to JSON lines, prints progress and a summary, and tears
+ * everything down on every path (the result, an error, a timeout, Ctrl-C). Exit code 0 when the scenario passed,
+ * 1 otherwise. The first run provisions the guest kit ({@code ./irdma-emu kit}).
+ */
+@Command(name = "boot", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Boot a Linux guest (QEMU, TCG) whose virtio-net NIC is the model's Ethernet port, served over "
+                + "vhost-user by a hosted node (the E810 RDMA model, the irdma driver layer, the Java CM), and run a "
+                + "scenario: the guest's siw against the model.",
+            "Writes console.log, wire.pcap and trace.jsonl to the run folder, prints progress on stderr and a "
+                + "summary on stdout. Exit code 0 when the scenario passed, 1 otherwise.",
+            "Scenarios: smoke, ping, rping-server (default), rping-client-refused, rping-client, ucmatose-server, "
+                + "ucmatose-client (see the README)."})
+final class BootCommand implements Callable<Integer> {
+    @Mixin
+    Verbosity verbosity;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--scenario", paramLabel = "S", defaultValue = "rping-server",
+            description = "The scenario (default: ${DEFAULT-VALUE}).")
+    String scenario;
+
+    @Option(names = "--siw", paramLabel = "stock|p2p",
+            description = "The guest's siw build: stock (peer_to_peer false, as Linux ships it) or p2p (built with "
+                    + "peer_to_peer true). Default: the scenario's.")
+    String siw;
+
+    @Option(names = "--kernel", paramLabel = "K", description = "Boot this kernel image instead of the kit's.")
+    Path kernel;
+
+    @Option(names = "--initrd", paramLabel = "I",
+            description = "Use this initramfs instead of the kit's (the scenarios are laid over it).")
+    Path initrd;
+
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "The run folder (default: target/boot/<date-time>).")
+    Path out;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "180",
+            description = "How long to wait for the guest's result (default: ${DEFAULT-VALUE}).")
+    long timeoutSeconds;
+
+    @Option(names = "--memory", paramLabel = "MIB", defaultValue = "512",
+            description = "Guest memory in MiB (default: ${DEFAULT-VALUE}).")
+    int memoryMiB;
+
+    @Override
+    public Integer call() throws CliFailure, InterruptedException {
+        BootOptions options = options();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        GuestKit kit = kit(err);
+        BootRun run = new BootRun(kit, options, line -> {
+            err.println("boot: " + line);
+            err.flush();
+        });
+        Thread hook = new Thread(() -> {
+            if (!run.aborted()) {
+                err.println("boot: interrupted: tearing down");
+                err.flush();
+            }
+            run.abort();
+            run.close();
+        }, "irdma-emu boot teardown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        BootReport report;
+        try {
+            report = run.run();
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // Ctrl-C: the hook is running the teardown
+            }
+        }
+        report.summary().forEach(out::println);
+        out.flush();
+        return report.ok() ? ExitCodes.OK : ExitCodes.FAILED;
+    }
+
+    private BootOptions options() throws CliFailure {
+        BootScenario s;
+        try {
+            s = BootScenario.named(scenario);
+        } catch (IllegalArgumentException e) {
+            throw new CliFailure(ExitCodes.USAGE, "boot: " + e.getMessage(), e);
+        }
+        Siw build = null;
+        if (siw != null) {
+            build = switch (siw) {
+                case "stock" -> Siw.STOCK;
+                case "p2p" -> Siw.PEER_TO_PEER;
+                default -> throw new CliFailure(ExitCodes.USAGE, "boot: --siw is stock or p2p, not '" + siw + "'", null);
+            };
+        }
+        if (timeoutSeconds <= 0 || timeoutSeconds > 86_400) {
+            throw new CliFailure(ExitCodes.USAGE, "boot: --timeout is 1..86400 seconds", null);
+        }
+        for (Path p : new Path[] {kernel, initrd}) {
+            if (p != null && !Files.isRegularFile(p)) {
+                throw new CliFailure(ExitCodes.NO_INPUT, "boot: " + p + ": no such file", null);
+            }
+        }
+        Path dir = this.out != null ? this.out : BootOptions.newRunDir(Path.of("target", "boot"));
+        try {
+            return new BootOptions(s, build, kernel, initrd, dir, Duration.ofSeconds(timeoutSeconds), memoryMiB);
+        } catch (IllegalArgumentException e) {
+            throw new CliFailure(ExitCodes.USAGE, "boot: " + e.getMessage(), e);
+        }
+    }
+
+    /** The guest kit; on the first run, provisioned as {@code ./irdma-emu kit} does, its progress on stderr. */
+    private static GuestKit kit(PrintWriter err) throws CliFailure, InterruptedException {
+        try {
+            return GuestKit.locate();
+        } catch (MissingGuestKitException missing) {
+            Path launcher = launcher();
+            boolean named = System.getProperty(GuestKit.KIT_PROPERTY) != null || System.getenv(GuestKit.KIT_ENV) != null;
+            if (launcher == null || named) {
+                throw new CliFailure(ExitCodes.FAILED, "boot: " + missing.getMessage(), missing);
+            }
+            err.println("boot: no guest kit yet: provisioning it (" + launcher + " kit; the first time downloads "
+                    + "about 260 MB and takes about a minute)");
+            err.flush();
+            try {
+                Process p = new ProcessBuilder(launcher.toString(), "kit")
+                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                        .redirectOutput(ProcessBuilder.Redirect.INHERIT)
+                        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                int code = p.waitFor();
+                if (code != 0) {
+                    throw new CliFailure(ExitCodes.FAILED, "boot: provisioning the guest kit failed (exit " + code + ")", null);
+                }
+                return GuestKit.locate();
+            } catch (IOException e) {
+                throw new CliFailure(ExitCodes.FAILED, "boot: cannot run " + launcher + " kit: " + e.getMessage(), e);
+            } catch (MissingGuestKitException e) {
+                throw new CliFailure(ExitCodes.FAILED, "boot: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** The repository's ./irdma-emu launcher above the working directory, or null. */
+    private static Path launcher() {
+        for (Path d = Path.of(System.getProperty("user.dir")).toAbsolutePath(); d != null; d = d.getParent()) {
+            Path l = d.resolve("irdma-emu");
+            if (Files.isRegularFile(l) && Files.isExecutable(l) && Files.isRegularFile(d.resolve("pom.xml"))) {
+                return l;
+            }
+        }
+        return null;
+    }
+}
