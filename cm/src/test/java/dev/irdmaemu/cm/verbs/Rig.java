@@ -1,0 +1,47 @@
+package dev.irdmaemu.cm.verbs;
+
+import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.bus.HostRam;
+import dev.irdmaemu.fw.sim.SimScheduler;
+import java.util.function.Consumer;
+
+/** An {@link IrdmaDriver} brought up on a {@link ScriptedDevice}, with the verbs on it. */
+final class Rig implements AutoCloseable {
+    static final long MAC = 0x02_00_00_00_00_0aL;
+    static final long RAM_BASE = 0x8000_0000L;
+
+    final SimScheduler scheduler = new SimScheduler(7);
+    final HostMemory memory = new HostMemory();
+    final HostRam ram;
+    final ScriptedDevice device;
+    final IrdmaDriver driver;
+    final IrdmaVerbs verbs;
+
+    Rig() {
+        this(d -> { });
+    }
+
+    Rig(Consumer<IrdmaDriver> beforeBringUp) {
+        ram = new HostRam(memory, RAM_BASE, 32L << 20);
+        device = new ScriptedDevice(ram);
+        driver = new IrdmaDriver(ram, scheduler);
+        device.interrupts(driver.interruptSink());
+        driver.bind(device);
+        driver.macAddress(MAC);
+        beforeBringUp.accept(driver);
+        driver.bringUp();
+        verbs = new IrdmaVerbs(driver);
+        device.ops.clear();
+    }
+
+    /** Runs the scheduler until nothing is pending (bounded). */
+    void settle() {
+        scheduler.runUntilIdle(scheduler.now() + 60_000_000_000L);
+    }
+
+    @Override
+    public void close() {
+        ram.close();
+    }
+}
