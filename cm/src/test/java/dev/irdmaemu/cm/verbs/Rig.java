@@ -1,9 +1,12 @@
 package dev.irdmaemu.cm.verbs;
 
+import dev.irdmaemu.cm.LocalAddress;
 import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.cm.driver.ModelHardwarePort;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
 import dev.irdmaemu.fw.sim.SimScheduler;
+import java.util.List;
 import java.util.function.Consumer;
 
 /** An {@link IrdmaDriver} brought up on a {@link ScriptedDevice}, with the verbs on it. */
@@ -17,12 +20,23 @@ final class Rig implements AutoCloseable {
     final ScriptedDevice device;
     final IrdmaDriver driver;
     final IrdmaVerbs verbs;
+    /** The CM's port on the driver when built {@link #withPort()}, else null. */
+    final ModelHardwarePort port;
 
     Rig() {
-        this(d -> { });
+        this(d -> { }, false);
     }
 
     Rig(Consumer<IrdmaDriver> beforeBringUp) {
+        this(beforeBringUp, false);
+    }
+
+    /** A rig whose verbs are a {@link ModelHardwarePort}'s (192.0.2.1 on the port). */
+    static Rig withPort() {
+        return new Rig(d -> { }, true);
+    }
+
+    private Rig(Consumer<IrdmaDriver> beforeBringUp, boolean withPort) {
         ram = new HostRam(memory, RAM_BASE, 32L << 20);
         device = new ScriptedDevice(ram);
         driver = new IrdmaDriver(ram, scheduler);
@@ -31,7 +45,13 @@ final class Rig implements AutoCloseable {
         driver.macAddress(MAC);
         beforeBringUp.accept(driver);
         driver.bringUp();
-        verbs = new IrdmaVerbs(driver);
+        if (withPort) {
+            port = new ModelHardwarePort(driver, MAC, List.of(LocalAddress.untagged("192.0.2.1")));
+            verbs = port.verbs();
+        } else {
+            port = null;
+            verbs = new IrdmaVerbs(driver);
+        }
         device.ops.clear();
     }
 

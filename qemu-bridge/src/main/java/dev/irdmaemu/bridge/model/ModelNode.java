@@ -50,9 +50,8 @@ public final class ModelNode implements AutoCloseable {
         wire = device.attach(link, mac, outbound);
         beforeBringUp.accept(driver);
         driver.bringUp();
-        driver.macAddress(mac);
-        verbs = new IrdmaVerbs(driver);
         port = new ModelHardwarePort(driver, mac, addresses);
+        verbs = port.verbs();
         cm = new ConnectionManager(port);
     }
 
