@@ -193,7 +193,7 @@ class ConnectionWqesTest {
             assertEquals(qp.hostContextAddress(), w.qpHostContextAddress());
             assertEquals(IbQpState.RTS, qp.state());
             assertEquals(QueuePair.TCP_ESTABLISHED, qp.hwTcpState());
-            assertTrue(r.device.sqDoorbells.isEmpty(), "the device starts the connection WQEs itself at RTS");
+            assertEquals(0, r.device.sqDoorbells, "the device starts the connection WQEs itself at RTS");
             // the RTS AE reaches the connection, not before
             assertTrue(events.isEmpty());
             r.device.raiseAe(qp.id(), AeCode.LLP_CONNECTION_ESTABLISHED.code(), 0, 2, 5, 0);

@@ -55,6 +55,11 @@ final class Rig implements AutoCloseable {
         device.ops.clear();
     }
 
+    /** Runs {@code nanos} of simulated time (0: what is due now, and what that arms for now). */
+    void settle(long nanos) {
+        scheduler.runFor(nanos);
+    }
+
     /** Runs the scheduler until nothing is pending (bounded). */
     void settle() {
         scheduler.runUntilIdle(scheduler.now() + 60_000_000_000L);

@@ -67,8 +67,11 @@ final class ScriptedDevice implements Mmio {
     private boolean ceqPolarity = true;
     private int high;
     final List<Op> ops = new ArrayList<>();
-    final List<Integer> sqDoorbells = new ArrayList<>();
-    final List<Integer> cqArms = new ArrayList<>();
+    /** PFPE_WQEALLOC / PFPE_CQARM writes: how many, and the last value (counters: the data path allocates nothing). */
+    int sqDoorbells;
+    int lastSqDoorbell = -1;
+    int cqArms;
+    int lastCqArm = -1;
     private final Map<CqpOpcode, int[]> failures = new EnumMap<>(CqpOpcode.class);
     private final Map<CqpOpcode, Integer> returnMinor = new EnumMap<>(CqpOpcode.class);
 
@@ -136,9 +139,11 @@ final class ScriptedDevice implements Mmio {
                 tail = (tail + 1) % cqpSize;
             }
         } else if (offset == Gen2Register.WQEALLOC.offset()) {
-            sqDoorbells.add(Gen2Registers.wqeAllocQpId(value));
+            sqDoorbells++;
+            lastSqDoorbell = Gen2Registers.wqeAllocQpId(value);
         } else if (offset == Gen2Register.CQARM.offset()) {
-            cqArms.add(value);
+            cqArms++;
+            lastCqArm = value;
         }
     }
 
