@@ -306,10 +306,13 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
                     tcp.localLo(), tcp.localPort(), tcp.remoteHi(), tcp.remoteLo(), tcp.remotePort(),
                     tcp.insertVlanTag() ? tcp.vlanId() : CmNode.NO_VLAN, tcp.userPriority());
             qhashOp(mine != null ? CqpWqe.QHASH_MANAGE_MODIFY : CqpWqe.QHASH_MANAGE_ADD, entry, qp.id());
+            // bound before RTS: the device may send the connection WQEs and raise the RTS AE at once
+            bindings.put(qp.id(), new Binding(qp, own));
             IwarpConnection.moveToRts(qp, this::connectionEvent);
         } catch (VerbsException | CqpException x) {
             cqpFailures++;
             LOG.warn("offload to QP {} failed: {}", qp.id(), x.getMessage());
+            bindings.remove(qp.id());
             IwarpConnection.release(qp);
             if (own) {
                 destroyOwn(qp);
@@ -319,7 +322,6 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         lastTcp = tcp;
         lastMpa = mpa;
         lastQpContext = qp.hostContextAddress();
-        bindings.put(qp.id(), new Binding(qp, own));
         return qp.id();
     }
 

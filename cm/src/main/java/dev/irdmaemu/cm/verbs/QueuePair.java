@@ -723,8 +723,14 @@ public final class QueuePair {
         } catch (CqpException e) {
             failure = e;
         }
+        ConnectionEvents cm = connection;
         connection = null;
         verbs.released(this);
+        if (cm != null) {
+            // the consumer destroyed a QP that still carried a connection: irdma's ERROR with reset ends it (the
+            // QP's close timer in cm.c); its events can no longer come from a QP that is gone, so the CM hears now
+            cm.connectionEvent(this, QpEvent.RESET_SENT);
+        }
         if (failure != null) {
             throw new VerbsException("destroy QP " + id, failure);
         }

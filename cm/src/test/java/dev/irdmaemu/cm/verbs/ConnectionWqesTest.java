@@ -249,6 +249,31 @@ class ConnectionWqesTest {
     }
 
     @Test
+    void destroyingAQpThatStillCarriesAConnectionEndsTheConnectionForTheCm() {
+        try (Rig r = Rig.withPort()) {
+            QueuePair qp = VerbsControlPathTest.qp(r);
+            List<String> toCm = new ArrayList<>();
+            r.port.attach(new dev.irdmaemu.cm.CmHardwarePort.Receiver() {
+                @Override
+                public void receive(BytesStore<?, ?> frame, long offset, int length) {
+                }
+
+                @Override
+                public void qpEvent(int qpn, QpEvent event) {
+                    toCm.add(qpn + " " + event);
+                }
+            });
+            int qpn = r.port.offload(tcp(true, 0xffff), new MpaOutcome(2, 4, 4, Rdma0.WRITE, true, null), qp.id());
+            qp.destroy();
+            CqpWqe err = r.device.ops(CqpOpcode.MODIFY_QP).get(1).wqe();
+            assertEquals(6, err.qpNextIwarpState());
+            assertTrue(err.qpResetConnection(), "the TCP connection is reset");
+            r.settle();
+            assertEquals(List.of(qpn + " RESET_SENT"), toCm);
+        }
+    }
+
+    @Test
     void anAbortiveCloseIsModifyQpToErrorWithTheResetFlag() {
         try (Rig r = Rig.withPort()) {
             QueuePair qp = VerbsControlPathTest.qp(r);
