@@ -62,6 +62,23 @@ public interface CmHardwarePort {
      */
     int offload(TcpOffloadContext tcp, MpaOutcome mpa);
 
+    /**
+     * Hands the connection to the consumer's QP {@code qpn} (iw_cm_conn_param.qpn, irdma_get_qp), or to a QP of the
+     * port's own when {@code qpn} is negative. Returns the QP number, or -1 when that QP cannot take it. A port
+     * without consumer QPs (the in-memory stand-in) offloads as {@link #offload(TcpOffloadContext, MpaOutcome)}.
+     */
+    default int offload(TcpOffloadContext tcp, MpaOutcome mpa, int qpn) {
+        return offload(tcp, mpa);
+    }
+
+    /**
+     * True when the device raises {@link QpEvent#ESTABLISHED} once the QP has sent its connection WQEs
+     * (IRDMA_FEATURE_RTS_AE): the CM then reports ESTABLISHED / CONNECT_REPLY on that event, not at offload.
+     */
+    default boolean reportsEstablished() {
+        return false;
+    }
+
     /** Closes the QP's connection: gracefully (FIN) or abortively (RST); completion comes as a {@link QpEvent}. */
     void closeQp(int qpn, boolean abortive);
 

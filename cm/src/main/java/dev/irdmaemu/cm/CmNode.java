@@ -68,6 +68,10 @@ public final class CmNode {
     boolean accelerated;
     int passiveState;
     int qpn = -1;
+    /** The consumer's QP for the connection (iw_cm_conn_param.qpn), -1 for one of the port's. */
+    int consumerQpn = -1;
+    /** Offloaded, waiting for the QP's RTS AE before ESTABLISHED / CONNECT_REPLY (IRDMA_FEATURE_RTS_AE). */
+    boolean awaitingEstablished;
     Qhash connectionQhash;
 
     // the send entry of cm.c irdma_schedule_cm_timer: one frame kept for retransmission
@@ -83,6 +87,8 @@ public final class CmNode {
     boolean closeEntry;
     boolean closeEntryForQp;
     final SimTimer closeTimer;
+    /** irdma_accept / irdma_cm_event_connected: how long the RTS AE is waited for (IRDMA_MAX_TIMEOUT). */
+    final SimTimer establishTimer;
 
     CmNode(ConnectionManager cm, NodeKey key, boolean ipv4, boolean active, CmListener listener) {
         this.cm = cm;
@@ -93,6 +99,7 @@ public final class CmNode {
         this.sendFrame = BytesStore.wrap(new byte[FRAME_CAPACITY]);
         this.retransmitTimer = cm.scheduler().newTimer("cm-rexmit", () -> cm.retransmitTimerExpired(this));
         this.closeTimer = cm.scheduler().newTimer("cm-close", () -> cm.closeTimerExpired(this));
+        this.establishTimer = cm.scheduler().newTimer("cm-establish", () -> cm.establishTimerExpired(this));
     }
 
     public CmState state() {
@@ -131,6 +138,11 @@ public final class CmNode {
     /** The zero-length operation negotiated for the RTR. */
     public Rdma0 rdma0() {
         return irdOrd.rdma0();
+    }
+
+    /** True between the offload and the QP's RTS AE (ESTABLISHED / CONNECT_REPLY not reported yet). */
+    public boolean awaitingEstablished() {
+        return awaitingEstablished;
     }
 
     /** The QP the connection was offloaded to, -1 before. */

@@ -22,5 +22,9 @@ public enum CmReason {
     /** This side ended it: an abortive disconnect or the local address going away. */
     LOCAL_ABORT,
     /** The close did not complete in time and was forced (the close entry of cm.c irdma_handle_close_entry). */
-    CLOSE_TIMEOUT
+    CLOSE_TIMEOUT,
+    /** The QP never raised IRDMA_AE_LLP_CONNECTION_ESTABLISHED within IRDMA_MAX_TIMEOUT (irdma_accept's wait). */
+    ESTABLISH_TIMEOUT,
+    /** The QP terminated the connection: a Terminate was sent or received, the QP is in error. */
+    TERMINATED
 }

@@ -65,10 +65,12 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     static final int MTU_TO_MSS_IPV6 = 60;
     static final int MIN_MTU_IPV4 = 576;
     static final int MIN_MTU_IPV6 = 1280;
+    /** cm.h IRDMA_MAX_TIMEOUT: how long irdma_accept / irdma_cm_event_connected wait for the RTS AE. */
+    public static final long ESTABLISH_TIMEOUT_NANOS = 12_000_000_000L;
     /** cm.h IRDMA_SEND_RESET_EVENT: accept or reject after a reset of an indicated connection. */
     private static final int PASSIVE_RESET_SEEN = 2;
 
-    private enum Work { MPA_REQUEST, CONNECTED, MPA_REJECT, ABORTED }
+    private enum Work { MPA_REQUEST, CONNECTED, MPA_REJECT, ABORTED, REPLY }
 
     private record Pending(CmNode node, Work work, CmEventType type, CmStatus status, CmReason reason,
                            CmEventHandler handler) {
@@ -259,6 +261,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 throw new IllegalStateException("no neighbour for " + remote);
             }
             n.handler = handler;
+            n.consumerQpn = params.qpn();
             n.rcvWscale = DEFAULT_RCV_WND_SCALE;
             n.mpaRevision = params.mpaRevision();
             n.irdOrd.record(params.ird(), params.ord(), port.maxIrd(), port.maxOrd());
@@ -304,6 +307,16 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
      * iw_cm gives an accepted connection its own cm_id; null keeps the listener's.
      */
     public boolean accept(CmNode n, byte[] privateData, CmEventHandler connectionHandler) {
+        return accept(n, privateData, connectionHandler, -1);
+    }
+
+    /**
+     * Accepts onto the consumer's QP {@code qpn} (iw_cm_conn_param.qpn; negative: the port supplies one). With a
+     * device that raises the RTS AE, ESTABLISHED comes when the QP has sent the MPA reply and the peer's RTR
+     * arrived (IRDMA_AE_LLP_CONNECTION_ESTABLISHED); without it within {@link #ESTABLISH_TIMEOUT_NANOS} the consumer
+     * gets ESTABLISHED with CONNECTION_RESET (irdma_accept's -ECONNRESET) and the connection is aborted.
+     */
+    public boolean accept(CmNode n, byte[] privateData, CmEventHandler connectionHandler, int qpn) {
         enter();
         try {
             if (n.destroyed || n.active) {
@@ -323,9 +336,10 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             int lsmmLength = buildMpaFrame(n, scratch, 0, false, false, BytesStore.wrap(privateData), privateData.length);
             byte[] lsmm = new byte[lsmmLength];
             scratch.read(0, lsmm, 0, lsmmLength);
-            int qpn = port.offload(tcpContext(n), new MpaOutcome(n.mpaRevision, n.irdOrd.ird(), n.irdOrd.ord(),
-                    n.irdOrd.rdma0(), false, lsmm));
-            if (qpn < 0) {
+            n.consumerQpn = qpn;
+            int offloaded = port.offload(tcpContext(n), new MpaOutcome(n.mpaRevision, n.irdOrd.ird(),
+                    n.irdOrd.ord(), n.irdOrd.rdma0(), false, lsmm), qpn);
+            if (offloaded < 0) {
                 release(n);
                 return false;
             }
@@ -335,9 +349,13 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             // cm.c irdma_cm_init_tsa_conn; the QP owns the four-tuple now
             n.state = CmState.OFFLOADED;
             n.qhashSet = false;
-            n.qpn = qpn;
-            byQp.put(qpn, n);
-            post(n, CmEventType.ESTABLISHED, CmStatus.OK);
+            n.qpn = offloaded;
+            byQp.put(offloaded, n);
+            if (port.reportsEstablished()) {
+                awaitEstablished(n);
+            } else {
+                post(n, CmEventType.ESTABLISHED, CmStatus.OK);
+            }
             n.accelerated = true;
             if (n.acceptPending) {
                 n.listener.pendingAccepts--;
@@ -399,10 +417,14 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 return;
             }
             if (n.state == CmState.OFFLOADED && n.qpn >= 0) {
-                port.closeQp(n.qpn, abortive);
-                if (!abortive) {
-                    armQpCloseBackstop(n);
+                if (n.awaitingEstablished) {
+                    // not reported up yet: the consumer gives it up before the RTS AE
+                    establishFailed(n, CmReason.LOCAL_ABORT);
+                    return;
                 }
+                port.closeQp(n.qpn, abortive);
+                // verbs.c irdma_modify_qp to SQD or ERR starts the QP's close timer (the backstop)
+                armQpCloseBackstop(n);
                 return;
             }
             close(n);
@@ -1262,6 +1284,17 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             if (n == null || n.destroyed) {
                 return;
             }
+            if (event == QpEvent.ESTABLISHED) {
+                if (n.awaitingEstablished) {
+                    established(n);
+                }
+                return;
+            }
+            if (n.awaitingEstablished) {
+                // the connection ended before the RTS AE: the open fails (the consumer never had it)
+                establishFailed(n, event == QpEvent.CONNECTION_RESET ? CmReason.PEER_RESET : CmReason.TERMINATED);
+                return;
+            }
             switch (event) {
                 case FIN_RECEIVED -> {
                     if (n.closeEntry) {
@@ -1273,6 +1306,13 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                     armQpCloseBackstop(n);
                 }
                 case CLOSE_COMPLETE -> qpClosed(n, false, CmReason.NONE);
+                case TERMINATED -> {
+                    // cm.c irdma_cm_disconn_true with term_flags: DISCONNECT (status 0) and CLOSE
+                    post(n, CmEventType.DISCONNECT, CmStatus.OK, CmReason.TERMINATED);
+                    qpClosed(n, false, CmReason.TERMINATED);
+                }
+                case ESTABLISHED -> {
+                }
                 case RESET_SENT -> qpClosed(n, false, CmReason.LOCAL_ABORT);
                 case CONNECTION_RESET -> {
                     if (n.closeEntry && n.closeEntryForQp) {
@@ -1417,6 +1457,11 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                             true);
                 }
             }
+            case REPLY -> {
+                if (n.state == CmState.OFFLOADED && !n.destroyed) {
+                    upcall(h, n, CmEventType.CONNECT_REPLY, CmStatus.OK, CmReason.NONE, true);
+                }
+            }
             case ABORTED -> {
                 // cm.c irdma_event_connect_error: only an active open has a QP waiting for the reply
                 if (n.state != CmState.OFFLOADED && n.active) {
@@ -1431,7 +1476,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     /** cm.c irdma_cm_event_connected: hand the connection to the QP, the QP sends the RTR, CONNECT_REPLY. */
     private void connected(CmNode n, CmEventHandler h) {
         int qpn = port.offload(tcpContext(n), new MpaOutcome(n.mpaRevision, n.irdOrd.ird(), n.irdOrd.ord(),
-                n.irdOrd.rdma0(), true, null));
+                n.irdOrd.rdma0(), true, null), n.consumerQpn);
         if (qpn < 0) {
             n.handler = null;
             upcall(h, n, CmEventType.CONNECT_REPLY, CmStatus.TIMED_OUT, CmReason.LOCAL_ABORT, true);
@@ -1441,8 +1486,68 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         n.qpn = qpn;
         n.qhashSet = false;
         byQp.put(qpn, n);
-        upcall(h, n, CmEventType.CONNECT_REPLY, CmStatus.OK, CmReason.NONE, true);
         n.accelerated = true;
+        if (port.reportsEstablished()) {
+            awaitEstablished(n);
+            return;
+        }
+        upcall(h, n, CmEventType.CONNECT_REPLY, CmStatus.OK, CmReason.NONE, true);
+    }
+
+    /** The connection is the QP's; ESTABLISHED / CONNECT_REPLY wait for its RTS AE, for IRDMA_MAX_TIMEOUT. */
+    private void awaitEstablished(CmNode n) {
+        n.awaitingEstablished = true;
+        n.establishTimer.scheduleIn(ESTABLISH_TIMEOUT_NANOS);
+    }
+
+    /** hw.c irdma_process_aeq, IRDMA_AE_LLP_CONNECTION_ESTABLISHED: the waiting accept / connect goes on. */
+    private void established(CmNode n) {
+        n.awaitingEstablished = false;
+        n.establishTimer.cancel();
+        if (n.active) {
+            post(n, Work.REPLY);
+        } else {
+            post(n, CmEventType.ESTABLISHED, CmStatus.OK);
+        }
+    }
+
+    /**
+     * The RTS AE did not come within IRDMA_MAX_TIMEOUT. irdma_accept fails with -ECONNRESET; irdma_cm_event_connected
+     * only logs a slow connection and reports CONNECT_REPLY anyway.
+     */
+    void establishTimerExpired(CmNode n) {
+        enter();
+        try {
+            if (!n.awaitingEstablished || n.destroyed) {
+                return;
+            }
+            if (n.active) {
+                LOG.debug("slow connection, no RTS AE: {}", n);
+                n.awaitingEstablished = false;
+                post(n, Work.REPLY);
+            } else {
+                establishFailed(n, CmReason.ESTABLISH_TIMEOUT);
+            }
+        } finally {
+            leave();
+        }
+    }
+
+    /** An offloaded connection that never became established: the open fails, the QP's connection is reset. */
+    private void establishFailed(CmNode n, CmReason reason) {
+        n.awaitingEstablished = false;
+        n.establishTimer.cancel();
+        n.failure = reason;
+        if (n.active) {
+            connectErrors++;
+            post(n, CmEventType.CONNECT_REPLY, CmStatus.CONNECTION_RESET, reason);
+        } else {
+            passiveErrors++;
+            post(n, CmEventType.ESTABLISHED, CmStatus.CONNECTION_RESET, reason);
+        }
+        n.handler = null;
+        port.closeQp(n.qpn, true);
+        close(n);
     }
 
     private void upcall(CmEventHandler h, CmNode n, CmEventType type, CmStatus status, CmReason reason,
@@ -1520,6 +1625,8 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         }
         n.closeEntry = false;
         n.closeTimer.cancel();
+        n.awaitingEstablished = false;
+        n.establishTimer.cancel();
         n.sendEntry = false;
         n.retransmitTimer.cancel();
         if (n.listener != null) {

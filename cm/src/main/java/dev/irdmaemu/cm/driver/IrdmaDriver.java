@@ -10,8 +10,10 @@ import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.cqp.EqOpFields;
 import dev.irdmaemu.fw.cqp.QhashFields;
+import dev.irdmaemu.fw.cqp.QpFlushWqe;
 import dev.irdmaemu.fw.cqp.QpOpFields;
 import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
+import dev.irdmaemu.fw.cqp.StagFields;
 import dev.irdmaemu.fw.hmc.FpmCommitBuffer;
 import dev.irdmaemu.fw.hmc.FpmQueryBuffer;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
@@ -51,7 +53,7 @@ public final class IrdmaDriver {
     public static final long CQP_TIMEOUT_NANOS = 100_000_000L;
     /** Completion context the CQP host context carries back in every CCQ CQE (irdma_sc_cqp_init scratch). */
     public static final long CQP_COMPLETION_CONTEXT = 0x1dba_c0de_0000_0001L;
-    /** Reserved ids (model package-info; hw.c irdma_initialize_ilq / irdma_initialize_ieq). */
+    /** Reserved ids (model package-info; hw.c irdma_initialize_ilq / irdma_initialize_ieq); the PUDA CQs share them. */
     public static final int CCQ_ID = 0;
     public static final int ILQ_QP = 1;
     public static final int IEQ_QP = 2;
@@ -86,7 +88,8 @@ public final class IrdmaDriver {
         COUNTS.put(HmcObjectType.TIMER, 32L);
         COUNTS.put(HmcObjectType.FSIMC, 16L);
         COUNTS.put(HmcObjectType.FSIAV, 16L);
-        COUNTS.put(HmcObjectType.PBLE, 1024L);
+        // 128 KiB of PBLEs: memory regions of up to 16384 pages (pble.c backs the object on demand; see hmcSetup)
+        COUNTS.put(HmcObjectType.PBLE, 16384L);
         COUNTS.put(HmcObjectType.RRF, 64L);
         COUNTS.put(HmcObjectType.RRFFL, 1L);
         COUNTS.put(HmcObjectType.HDR, 64L);
@@ -102,6 +105,18 @@ public final class IrdmaDriver {
 
         /** An AEQE for a QP (irdma_process_aeq): the AE code and the QP id. */
         void asyncEvent(int qpId, int aeCode);
+    }
+
+    /**
+     * What the driver hands the verbs layer from the event queues (hw.c irdma_ceq_dpc / irdma_process_ceq for a
+     * non-PUDA CQ, irdma_process_aeq for every AEQE). Called from the interrupt handler, never inside a CQP op.
+     */
+    public interface DeviceEvents {
+        /** A CEQE named CQ {@code cqId} (one that is neither the CCQ nor a PUDA CQ). */
+        void completionEvent(int cqId);
+
+        /** An AEQE, decoded as irdma_sc_get_next_aeqe does; {@code ae} is reused after the call returns. */
+        void asyncEvent(AsyncEvent ae);
     }
 
     private Mmio mmio;
@@ -144,6 +159,11 @@ public final class IrdmaDriver {
 
     private Puda ilq;
     private Puda ieq;
+    private DeviceEvents deviceEvents;
+    private final AsyncEvent asyncEvent = new AsyncEvent();
+    // the host pages backing the HMC, one per 4 KiB of FPM space (hmcSetup backs all of it up front)
+    private long[] hmcPages = new long[0];
+    private int lastCompletionMinor;
 
     // Reused flyweights and field holders: nothing allocated per op or per frame.
     private final CqpCompletion completion = new CqpCompletion();
@@ -238,6 +258,11 @@ public final class IrdmaDriver {
         return this;
     }
 
+    /** The port's MAC (the QP context's IRDMAQPC_MACADDRESS, verbs.c irdma_iw_fill_and_set_qpctx_info). */
+    public long macAddress() {
+        return localMac;
+    }
+
     /** ILQ receives not handed up: an error CQE or a placed length the headers contradict (PudaLayout.check). */
     public long ilqRefused() {
         return ilqRefused;
@@ -245,6 +270,36 @@ public final class IrdmaDriver {
 
     public void attach(Upcalls upcalls) {
         this.upcalls = upcalls;
+    }
+
+    /** Where CEQ and AEQ events go (the verbs layer); one consumer. */
+    public void attachEvents(DeviceEvents events) {
+        this.deviceEvents = events;
+    }
+
+    /** The FPM base address of an HMC object type as Commit FPM placed it. */
+    public long committedBase(HmcObjectType t) {
+        return committedBase.getOrDefault(t, 0L);
+    }
+
+    /**
+     * The guest-physical address backing FPM address {@code fpmAddress} (the page the PD entry names, plus the
+     * offset in it), or -1 outside the HMC space the driver backed.
+     */
+    public long hmcAddress(long fpmAddress) {
+        if (fpmAddress < 0) {
+            return -1;
+        }
+        long page = fpmAddress / HostRam.PAGE_SIZE;
+        if (page >= hmcPages.length || hmcPages[(int) page] == 0) {
+            return -1;
+        }
+        return hmcPages[(int) page] + fpmAddress % HostRam.PAGE_SIZE;
+    }
+
+    /** The minor code of the last successful CQP completion (Flush WQEs reports what it flushed there). */
+    public int lastCompletionMinor() {
+        return lastCompletionMinor;
     }
 
     public SimScheduler scheduler() {
@@ -412,9 +467,12 @@ public final class IrdmaDriver {
         }
         // hmc.c irdma_create_hmc_obj_type / irdma_add_sd_table_entry / irdma_add_pd_table_entry: one paged SD per
         // 2 MB, a PD page per 4 KB, then one Update PE SDs op carrying every SD command.
+        // The whole FPM space is backed here, the PBLE object included: pble.c adds PBLE backing on demand
+        // (add_pble_prm), this driver does it up front, which the device cannot tell apart.
         int sds = (int) FpmCommitBuffer.sdCount(bytes);
         long[] cmds = new long[sds];
         long[] data = new long[sds];
+        hmcPages = new long[(int) ((bytes + HostRam.PAGE_SIZE - 1) / HostRam.PAGE_SIZE)];
         for (int sd = 0; sd < sds; sd++) {
             long pdPage = ram.allocate(HostRam.PAGE_SIZE);
             long inSd = Math.min(SegmentDescriptor.DIRECT_BP_SIZE, bytes - sd * SegmentDescriptor.DIRECT_BP_SIZE);
@@ -422,6 +480,7 @@ public final class IrdmaDriver {
             for (int pd = 0; pd < pds; pd++) {
                 long page = ram.allocate(HostRam.PAGE_SIZE);
                 PageDescriptor.write(store, off(pdPage), pd, PageDescriptor.encode(page));
+                hmcPages[sd * PageDescriptor.PDS_PER_SD + pd] = page;
             }
             cmds[sd] = SegmentDescriptor.command(sd);
             data[sd] = SegmentDescriptor.setData(pdPage, false);
@@ -632,6 +691,47 @@ public final class IrdmaDriver {
         op("DESTROY_QP", (o, v) -> CqpWqeWriter.destroyQp(store, o, f, v));
     }
 
+    /** ctrl.c irdma_sc_cq_create / irdma_sc_cq_destroy with the caller's fields (verbs.c irdma_create_cq). */
+    public void createCq(CqOpFields f) {
+        op("CREATE_CQ", (o, v) -> CqpWqeWriter.createCq(store, o, f, v));
+    }
+
+    public void destroyCq(CqOpFields f) {
+        op("DESTROY_CQ", (o, v) -> CqpWqeWriter.destroyCq(store, o, f, v));
+    }
+
+    /** ctrl.c irdma_sc_alloc_stag / irdma_sc_mr_reg_non_shared / irdma_sc_dealloc_stag. */
+    public void allocStag(StagFields f) {
+        op("ALLOC_STAG", (o, v) -> CqpWqeWriter.allocStag(store, o, f, v));
+    }
+
+    public void registerMr(StagFields f) {
+        op("REG_MR", (o, v) -> CqpWqeWriter.registerMr(store, o, f, v));
+    }
+
+    public void deallocStag(StagFields f) {
+        op("DEALLOC_STAG", (o, v) -> CqpWqeWriter.deallocStag(store, o, f, v));
+    }
+
+    /**
+     * ctrl.c irdma_sc_qp_flush_wqes through hw.c irdma_hw_flush_wqes (waiting): answers the completion's minor
+     * code (main.h IRDMA_CQP_COMPL_RQ_WQE_FLUSHED / IRDMA_CQP_COMPL_SQ_WQE_FLUSHED, 0 for nothing flushed).
+     */
+    public int flushWqes(QpFlushWqe.Fields f) {
+        op("FLUSH_WQES", (o, v) -> QpFlushWqe.write(store, o, f, v));
+        return lastCompletionMinor;
+    }
+
+    /** uk.c irdma_uk_qp_post_wr: PFPE_WQEALLOC with the QP id. */
+    public void ringSqDoorbell(int qpId) {
+        write(Gen2Register.WQEALLOC, Gen2Registers.wqeAllocDoorbell(qpId));
+    }
+
+    /** uk.c irdma_uk_cq_request_notification: PFPE_CQARM with the CQ id (the arm word is in the shadow area). */
+    public void ringCqArm(int cqId) {
+        write(Gen2Register.CQARM, Gen2Registers.cqArmDoorbell(cqId));
+    }
+
     /** A NOP through the CQP (ctrl.c irdma_sc_cqp_nop): the cheapest round trip. */
     public void nop() {
         op("NOP", nopWriter);
@@ -710,10 +810,17 @@ public final class IrdmaDriver {
             if (ceqe.valid() != ceqPolarity) {
                 return;
             }
+            long cq = ceqe.cqIndex();
             ceqHead++;
             if (ceqHead == EQ_ENTRIES) {
                 ceqHead = 0;
                 ceqPolarity = !ceqPolarity;
+            }
+            // irdma_process_ceq: the CCQ and the PUDA CQs are polled below; every other CQ below the committed
+            // count goes to its consumer (irdma_iwarp_ce_handler); IRDMA_INVALID_CQ_IDX and stray ids are skipped
+            if (cq != CCQ_ID && cq != ILQ_QP && cq != IEQ_QP && cq < committedCount(HmcObjectType.CQ)
+                    && deviceEvents != null) {
+                deviceEvents.completionEvent((int) cq);
             }
         }
     }
@@ -725,8 +832,16 @@ public final class IrdmaDriver {
             if (aeqe.valid() != aeqPolarity) {
                 break;
             }
-            upcalls.asyncEvent(aeqe.qpCqId(), aeqe.aeCode());
+            asyncEvent.decode(aeqe);
             consumed++;
+            if (asyncEvent.overflow) {
+                // hw.c irdma_process_aeq: an overflowed AEQ makes irdma request a reset; there is none here
+                LOG.warn("AEQ overflowed");
+            }
+            if (deviceEvents != null) {
+                deviceEvents.asyncEvent(asyncEvent);
+            }
+            upcalls.asyncEvent(asyncEvent.qpCqId, asyncEvent.aeCode);
             aeqHead++;
             if (aeqHead == EQ_ENTRIES) {
                 aeqHead = 0;
@@ -926,6 +1041,7 @@ public final class IrdmaDriver {
             if (error) {
                 throw new CqpException(CqpException.Kind.OP_ERROR, name, major, minor);
             }
+            lastCompletionMinor = minor;
             return ret;
         }
     }

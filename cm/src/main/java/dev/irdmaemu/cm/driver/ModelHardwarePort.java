@@ -7,24 +7,20 @@ import dev.irdmaemu.cm.LocalAddress;
 import dev.irdmaemu.cm.MpaOutcome;
 import dev.irdmaemu.cm.Qhash;
 import dev.irdmaemu.cm.QpEvent;
-import dev.irdmaemu.cm.Rdma0;
 import dev.irdmaemu.cm.TcpOffloadContext;
+import dev.irdmaemu.cm.verbs.CompletionQueue;
+import dev.irdmaemu.cm.verbs.IbQpState;
+import dev.irdmaemu.cm.verbs.IrdmaVerbs;
+import dev.irdmaemu.cm.verbs.IwarpConnection;
+import dev.irdmaemu.cm.verbs.ProtectionDomain;
+import dev.irdmaemu.cm.verbs.QpInit;
+import dev.irdmaemu.cm.verbs.QueuePair;
+import dev.irdmaemu.cm.verbs.VerbsException;
+import dev.irdmaemu.cm.verbs.WorkCompletion;
 import dev.irdmaemu.fw.cqp.CqpWqe;
-import dev.irdmaemu.fw.cqp.QpOpFields;
-import dev.irdmaemu.fw.frame.TcpHeader;
-import dev.irdmaemu.fw.frame.TcpPacketBuilder;
-import dev.irdmaemu.fw.hmc.HmcObjectType;
-import dev.irdmaemu.fw.iwarp.IwarpFrame;
-import dev.irdmaemu.fw.iwarp.RdmapOpcode;
-import dev.irdmaemu.fw.qp.IwarpOffloadInfo;
-import dev.irdmaemu.fw.qp.QpContext;
-import dev.irdmaemu.fw.qp.QpHostContextInfo;
-import dev.irdmaemu.fw.qp.QpResources;
-import dev.irdmaemu.fw.qp.TcpOffloadInfo;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.sim.SimTimer;
-import dev.irdmaemu.fw.wire.Link;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;
@@ -33,39 +29,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link CmHardwarePort} on the device model, through an {@link IrdmaDriver}: frames the quad hash steers to the
- * ILQ go up to the CM (and the buffer is reposted), the CM's frames go out as ILQ sends, quad-hash / APBVT / ARP
- * changes are CQP ops, and {@link #offload} creates an iWARP QP whose HMC context carries the CM's TCP state and
- * MPA outcome (irdma cm.c irdma_cm_init_tsa_conn + verbs.c irdma_modify_qp to RTS), then points the connection's
- * four-tuple at it. AEs of offloaded QPs become {@link QpEvent}s.
+ * {@link CmHardwarePort} on the device model, through an {@link IrdmaDriver} and its {@link IrdmaVerbs}: frames the
+ * quad hash steers to the ILQ go up to the CM (and the buffer is reposted), the CM's frames go out as ILQ sends,
+ * quad-hash / APBVT / ARP changes are CQP ops, and {@link #offload} hands the connection to a verbs QP as irdma's
+ * cm.c does: the consumer's QP named by the connect / accept parameters, or one of the port's own (one PD, one CQ)
+ * for callers that name none. The passive side's MPA reply goes into SQ[0] as the LSMM from a physically registered
+ * buffer, the active side's RTR likewise, then the RTS-AE WQEs; the context gets the TCP connection; the quad-hash
+ * entry is pointed at the QP; Modify QP moves it to RTS, and the device sends those WQEs itself.
  *
- * <p>Until issue 5 gives the model an iWARP data path, the port itself puts on the wire, through the ILQ SQ, the
- * segments the QP's TCP engine would send: the passive side's LSMM (the MPA reply), the active side's RTR, the
- * ACK of the peer's FIN, and the FIN or RST of {@link #closeQp}. It cannot see acknowledgements (they are steered
- * to the QP, which only counts them), so it does not retransmit, and reports {@link QpEvent#CLOSE_COMPLETE} once
- * both FINs have been exchanged. A graceful close leaves the model's QP in RTS, so that the peer's FIN still
- * reaches its TCP engine and raises IRDMA_AE_LLP_FIN_RECEIVED. Issue 5 replaces all of this.
+ * <p>The QP's asynchronous events reach the CM as {@link QpEvent}s (the RTS AE as {@link QpEvent#ESTABLISHED}),
+ * decided by the verbs QP as hw.c irdma_process_aeq and cm.c irdma_cm_disconn_true do. A graceful close is Modify
+ * QP to CLOSING (the device sends the FIN), an abortive one Modify QP to ERROR with the reset flag (the device sends
+ * the RST and raises IRDMA_AE_RESET_SENT).
  */
 public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upcalls {
     private static final Logger LOG = LoggerFactory.getLogger(ModelHardwarePort.class);
 
-    /** The CQ every offloaded QP completes to (ids 0..2 are the CCQ, ILQ and IEQ CQs). */
-    public static final int IWARP_CQ = 3;
-    static final int IWARP_CQ_ENTRIES = 256;
-    /** First QP id the port hands out (0 is reserved, 1 / 2 are the ILQ / IEQ; hw.c irdma_initialize_hw_rsrc). */
-    public static final int FIRST_QP = 3;
-    /** defs.h IRDMA_QP_TYPE_IWARP and IRDMA_QP_STATE_* values the Create / Modify QP WQEs carry. */
-    static final int QP_TYPE_IWARP = 1;
-    static final int QP_STATE_IDLE = 1;
-    static final int QP_STATE_RTS = 2;
-    static final int QP_STATE_ERROR = 6;
-    /** defs.h IRDMA_TCP_STATE_ESTABLISHED. */
-    static final int TCP_STATE_ESTABLISHED = 5;
-    /** Bytes of host memory per QP for its SQ + RQ rings (QpResources hw sizes 2: 512 bytes each). */
-    static final int QP_RING_BYTES = 1024;
-    static final int QP_HW_QUEUE_SIZE = 2;
+    /** Sizes of the port's own QPs (for connections whose caller names no QP). */
+    static final int OWN_QP_DEPTH = 16;
+    static final int OWN_CQ_ENTRIES = 256;
 
     private final IrdmaDriver driver;
+    private final IrdmaVerbs verbs;
     private final SimScheduler scheduler;
     private final long mac;
     private final int mtu;
@@ -80,18 +65,12 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
     /** The CM's connection entries (to the ILQ) by four-tuple; an offload takes its entry over. */
     private final HashMap<Quad, Qhash> cmConnectionEntries = new HashMap<>();
     private final int[] apbvtUse = new int[65536];
-    private final Conn[] qps;
-    private final long[] qpContexts;
-    private final long[] qpRings;
-    private final ArrayDeque<Integer> freeQps = new ArrayDeque<>();
-    private boolean iwarpCqCreated;
+    /** The connections the port handed to a QP, by QP number. */
+    private final HashMap<Integer, Binding> bindings = new HashMap<>();
+    private ProtectionDomain ownPd;
+    private CompletionQueue ownCq;
+    private final WorkCompletion ownWc = new WorkCompletion();
 
-    private final QpOpFields qpf = new QpOpFields();
-    private final QpContext qpContext = new QpContext();
-    private final TcpPacketBuilder tx = new TcpPacketBuilder();
-    private final BytesStore<?, ?> txFrame = BytesStore.wrap(new byte[Link.MAX_FRAME]);
-    private final BytesStore<?, ?> message = BytesStore.wrap(new byte[640]);
-    private final IwarpFrame iwarp = new IwarpFrame();
     private final int[] localWords = new int[4];
     private final int[] remoteWords = new int[4];
     private final SimTimer eventTimer;
@@ -105,6 +84,10 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
     private MpaOutcome lastMpa;
     private long lastQpContext = -1;
 
+    /** A connection on a QP: whether the QP is the port's own (destroyed with the connection). */
+    private record Binding(QueuePair qp, boolean own) {
+    }
+
     public ModelHardwarePort(IrdmaDriver driver, long mac, int mtu, int maxIrd, int maxOrd,
                              List<LocalAddress> addresses) {
         this.driver = driver;
@@ -114,15 +97,9 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         this.maxIrd = maxIrd;
         this.maxOrd = maxOrd;
         this.addresses = List.copyOf(addresses);
-        int qpCount = (int) Math.max(FIRST_QP, driver.committedCount(HmcObjectType.QP));
-        this.qps = new Conn[qpCount];
-        this.qpContexts = new long[qpCount];
-        this.qpRings = new long[qpCount];
-        for (int i = FIRST_QP; i < qpCount; i++) {
-            freeQps.add(i);
-        }
-        this.eventTimer = scheduler.newTimer("model-port-qp-events", this::drainEvents);
         driver.macAddress(mac);
+        this.verbs = new IrdmaVerbs(driver);
+        this.eventTimer = scheduler.newTimer("model-port-qp-events", this::drainEvents);
         driver.attach(this);
     }
 
@@ -149,6 +126,11 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
 
     public IrdmaDriver driver() {
         return driver;
+    }
+
+    /** The verbs on this port's device: the consumer's PDs, CQs, QPs and memory regions. */
+    public IrdmaVerbs verbs() {
+        return verbs;
     }
 
     // ------------------------------------------------------------------------------------------------ the port
@@ -280,75 +262,92 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
 
     @Override
     public int offload(TcpOffloadContext tcp, MpaOutcome mpa) {
-        Integer id = freeQps.poll();
-        if (id == null) {
+        return offload(tcp, mpa, -1);
+    }
+
+    @Override
+    public boolean reportsEstablished() {
+        return true;
+    }
+
+    /**
+     * cm.c irdma_accept (passive, {@code mpa.lsmmLength() > 0}) or irdma_cm_event_connected (active) on QP
+     * {@code qpn}, or on a QP of the port's own when {@code qpn} is negative.
+     */
+    @Override
+    public int offload(TcpOffloadContext tcp, MpaOutcome mpa, int qpn) {
+        QueuePair qp;
+        boolean own = qpn < 0;
+        try {
+            qp = own ? ownQp() : verbs.qp(qpn);
+        } catch (VerbsException e) {
+            cqpFailures++;
+            LOG.warn("no QP for the connection: {}", e.getMessage());
             return -1;
         }
-        int qpn = id;
-        boolean created = false;
+        if (!IwarpConnection.available(qp) || bindings.containsKey(qp.id())) {
+            LOG.debug("QP {} cannot take a connection", qpn);
+            return -1;
+        }
         try {
-            ensureIwarpCq();
             int arp = arpIndexFor(tcp.remoteMac());
-            if (qpContexts[qpn] == 0) {
-                qpContexts[qpn] = driver.allocate(QpContext.SIZE);
-                qpRings[qpn] = driver.allocate(QP_RING_BYTES);
+            if (mpa.lsmmLength() > 0) {
+                IwarpConnection.writeLsmm(qp, mpa);
+            } else {
+                IwarpConnection.writeRtr(qp, mpa.rtrType());
             }
-            long ctx = qpContexts[qpn];
-            // verbs.c irdma_create_qp: the QP is created IDLE without its TCP half ...
-            writeContext(ctx, qpn, tcp, mpa, arp, false);
-            qpf.clear();
-            qpf.qpId = qpn;
-            qpf.qpType = QP_TYPE_IWARP;
-            qpf.hostContextAddress = ctx;
-            qpf.shadowAreaAddress = qpRings[qpn] + QP_RING_BYTES - 64;
-            qpf.cqNumValid = true;
-            qpf.nextIwarpState = QP_STATE_IDLE;
-            driver.createQp(qpf);
-            created = true;
-            // ... and irdma_cm_init_tsa_conn + irdma_modify_qp(RTS) load the TCP context (irdma_sc_qp_setctx)
-            writeContext(ctx, qpn, tcp, mpa, arp, true);
-            qpf.clear();
-            qpf.qpId = qpn;
-            qpf.qpType = QP_TYPE_IWARP;
-            qpf.hostContextAddress = ctx;
-            qpf.tcpContextValid = true;
-            qpf.arpIndexValid = true;
-            qpf.nextIwarpState = QP_STATE_RTS;
-            driver.modifyQp(qpf);
-            // the four-tuple now belongs to the QP: the CM's connection entry (if any) is re-pointed, else added
+            IwarpConnection.writeContext(qp, tcp, mpa, arp);
+            // the four-tuple belongs to the QP from now on: the CM's connection entry (if any) is re-pointed, else
+            // one is added; before RTS, so nothing the QP's first WQEs draw from the peer reaches the ILQ
             Quad k = new Quad().set(tcp.localHi(), tcp.localLo(), tcp.localPort(), tcp.remoteHi(), tcp.remoteLo(),
                     tcp.remotePort(), tcp.insertVlanTag() ? tcp.vlanId() : CmNode.NO_VLAN);
-            Qhash own = cmConnectionEntries.remove(k);
-            Qhash entry = own != null ? own : new Qhash(Qhash.Kind.CONNECTION, tcp.ipv4(), tcp.localHi(),
+            Qhash mine = cmConnectionEntries.remove(k);
+            Qhash entry = mine != null ? mine : new Qhash(Qhash.Kind.CONNECTION, tcp.ipv4(), tcp.localHi(),
                     tcp.localLo(), tcp.localPort(), tcp.remoteHi(), tcp.remoteLo(), tcp.remotePort(),
                     tcp.insertVlanTag() ? tcp.vlanId() : CmNode.NO_VLAN, tcp.userPriority());
-            qhashOp(own != null ? CqpWqe.QHASH_MANAGE_MODIFY : CqpWqe.QHASH_MANAGE_ADD, entry, qpn);
-        } catch (CqpException x) {
+            qhashOp(mine != null ? CqpWqe.QHASH_MANAGE_MODIFY : CqpWqe.QHASH_MANAGE_ADD, entry, qp.id());
+            // bound before RTS: the device may send the connection WQEs and raise the RTS AE at once
+            bindings.put(qp.id(), new Binding(qp, own));
+            IwarpConnection.moveToRts(qp, this::connectionEvent);
+        } catch (VerbsException | CqpException x) {
             cqpFailures++;
-            LOG.warn("offload to QP {} failed: {}", qpn, x.getMessage());
-            if (created) {
-                try {
-                    destroyModelQp(qpn);
-                } catch (CqpException y) {
-                    cqpFailures++;
-                }
+            LOG.warn("offload to QP {} failed: {}", qp.id(), x.getMessage());
+            bindings.remove(qp.id());
+            IwarpConnection.release(qp);
+            if (own) {
+                destroyOwn(qp);
             }
-            freeQps.addFirst(qpn);
             return -1;
         }
         lastTcp = tcp;
         lastMpa = mpa;
-        lastQpContext = qpContexts[qpn];
-        Conn c = new Conn(qpn, tcp, mpa);
-        qps[qpn] = c;
-        c.sendFirstMessage();
-        return qpn;
+        lastQpContext = qp.hostContextAddress();
+        return qp.id();
     }
 
-    private void ensureIwarpCq() {
-        if (!iwarpCqCreated) {
-            driver.createCq(IWARP_CQ, IWARP_CQ_ENTRIES);
-            iwarpCqCreated = true;
+    /** A QP of the port's own: one PD and one CQ for all of them, the CQ drained as completions come. */
+    private QueuePair ownQp() {
+        if (ownPd == null) {
+            ownPd = verbs.allocatePd();
+        }
+        if (ownCq == null) {
+            ownCq = verbs.createCq(OWN_CQ_ENTRIES);
+            ownCq.onCompletion(cq -> {
+                while (cq.poll(ownWc)) {
+                    LOG.trace("own QP completion {}", ownWc);
+                }
+                cq.requestNotify(false);
+            });
+            ownCq.requestNotify(false);
+        }
+        return verbs.createQp(QpInit.of(ownPd, ownCq, OWN_QP_DEPTH, 1));
+    }
+
+    private void destroyOwn(QueuePair qp) {
+        try {
+            qp.destroy();
+        } catch (VerbsException y) {
+            cqpFailures++;
         }
     }
 
@@ -365,101 +364,42 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         return i;
     }
 
-    /** cm.c irdma_init_tcp_ctx and verbs.c irdma_iw_fill_and_set_qpctx_info, written with irdma_sc_qp_setctx. */
-    private void writeContext(long ctx, int qpn, TcpOffloadContext t, MpaOutcome mpa, int arp, boolean withTcp) {
-        long ring = qpRings[qpn];
-        var r = new QpResources(0, false, false, false, false, QpResources.NO_PUSH_PAGE, ring,
-                ring + QP_RING_BYTES / 2 - 64, QP_HW_QUEUE_SIZE, QP_HW_QUEUE_SIZE, 0, 0, 0, 0,
-                IrdmaDriver.IEQ_QP);
-        var info = new QpHostContextInfo(qpn, IWARP_CQ, IWARP_CQ, 0, 0, false, withTcp, true);
-        // irdma_iw_fill_and_set_qpctx_info: DDP / RDMAP version 1, reads, writes and binds enabled, MPA CRC on
-        var iw = new IwarpOffloadInfo(0, 0, 1, 1, 0, 0, Math.max(1, mpa.ord()), Math.max(1, mpa.ird()), false,
-                false, false, false, false, false, true, true, true, false, true, false, false, false, 0, 0, 0,
-                t.localMac(), 0);
-        TcpOffloadInfo tcp = null;
-        if (withTcp) {
-            int[] d = new int[4];
-            int[] l = new int[4];
-            if (t.ipv4()) {
-                d[3] = (int) t.remoteLo();
-                l[3] = (int) t.localLo();
-            } else {
-                words(false, t.remoteHi(), t.remoteLo(), d);
-                words(false, t.localHi(), t.localLo(), l);
-            }
-            tcp = new TcpOffloadInfo(t.ipv4(), true, t.insertVlanTag(), false, false, false, true, false, false,
-                    0, 0, t.ttl(), t.tos(), t.localPort(), t.remotePort(), d[0], d[1], d[2], d[3], t.mss(), 0,
-                    t.vlanTag(), arp, 0, TCP_STATE_ESTABLISHED, t.sndWscale(), t.rcvWscale(), 0, 0, t.sndNxt(),
-                    t.sndWnd(), t.rcvNxt(), t.rcvWnd(), t.sndMax(), t.sndUna(), 0, t.rttVar(), t.ssThresh(),
-                    t.cwnd(), t.sndWl1(), t.sndWl2(), t.maxSndWnd(), t.rexmitThresh(), l[0], l[1], l[2], l[3]);
-        }
-        qpContext.wrap(driver.store(), driver.offsetOf(ctx), QpContext.SIZE).write(r, info, iw, tcp);
-    }
-
+    /**
+     * iw_cm's disconnect on the QP (verbs.c irdma_modify_qp): to SQD, the QP goes CLOSING and the device sends the
+     * FIN; to ERR, it goes to ERROR with the reset flag and the device sends the RST.
+     */
     @Override
     public void closeQp(int qpn, boolean abortive) {
-        Conn c = conn(qpn);
-        if (c == null || c.closed) {
+        Binding b = bindings.get(qpn);
+        if (b == null || b.qp().isDestroyed()) {
             return;
         }
-        if (abortive) {
-            // verbs.c irdma_modify_qp to ERROR with reset: the hardware sends the RST and raises RESET_SENT
-            c.segment(TcpHeader.RST | TcpHeader.ACK, 0);
-            c.closed = true;
-            qpf.clear();
-            qpf.qpId = qpn;
-            qpf.qpType = QP_TYPE_IWARP;
-            qpf.nextIwarpState = QP_STATE_ERROR;
-            qpf.resetConnection = true;
-            try {
-                driver.modifyQp(qpf);
-            } catch (CqpException x) {
-                cqpFailures++;
-            }
-            raise(qpn, QpEvent.RESET_SENT);
-            return;
-        }
-        if (c.finSent) {
-            return;
-        }
-        c.segment(TcpHeader.FIN | TcpHeader.ACK, 0);
-        c.sndNxt = c.sndNxt + 1 & 0xffff_ffffL;
-        c.finSent = true;
-        if (c.finReceived) {
-            // LAST_ACK: the peer acknowledges a FIN it is waiting for (not seen here: the QP has the ACK)
-            c.closed = true;
-            raise(qpn, QpEvent.CLOSE_COMPLETE);
+        try {
+            b.qp().modify(abortive ? IbQpState.ERR : IbQpState.SQD);
+        } catch (VerbsException x) {
+            cqpFailures++;
+            LOG.debug("close of QP {} refused: {}", qpn, x.getMessage());
         }
     }
 
+    /** The CM is done with the connection: the port's own QP is destroyed, a consumer's QP is left to it. */
     @Override
     public void destroyQp(int qpn) {
-        Conn c = conn(qpn);
-        if (c == null) {
+        Binding b = bindings.remove(qpn);
+        if (b == null) {
             return;
         }
-        qps[qpn] = null;
-        c.destroyed = true;
-        try {
-            destroyModelQp(qpn);
-        } catch (CqpException x) {
-            cqpFailures++;
-            LOG.warn("destroy QP {}: {}", qpn, x.getMessage());
+        IwarpConnection.release(b.qp());
+        if (b.own()) {
+            destroyOwn(b.qp());
         }
-        freeQps.add(qpn);
     }
 
-    /** Destroy QP with IRDMA_CQPSQ_QP_REMOVEHASHENTRY: the QP's four-tuple entry goes with it. */
-    private void destroyModelQp(int qpn) {
-        qpf.clear();
-        qpf.qpId = qpn;
-        qpf.qpType = QP_TYPE_IWARP;
-        qpf.removeHashEntry = true;
-        driver.destroyQp(qpf);
-    }
-
-    private Conn conn(int qpn) {
-        return qpn >= 0 && qpn < qps.length ? qps[qpn] : null;
+    /** What the QP's events mean for the connection (from the verbs QP), queued for the CM. */
+    private void connectionEvent(QueuePair qp, QpEvent event) {
+        if (bindings.containsKey(qp.id())) {
+            raise(qp.id(), event);
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ upcalls
@@ -472,43 +412,11 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         }
     }
 
-    /** hw.c irdma_process_aeq: the LLP AEs of an offloaded QP become CM work. */
+    /** Raw AE observation: the verbs handle QP events; AMP_BAD_QP (a quad-hash entry naming no QP) is counted. */
     @Override
     public void asyncEvent(int qpId, int aeCode) {
-        Conn c = conn(qpId);
         if (aeCode == AeCode.AMP_BAD_QP.code()) {
             badQpEvents++;
-            return;
-        }
-        if (c == null || c.destroyed) {
-            return;
-        }
-        if (aeCode == AeCode.LLP_FIN_RECEIVED.code()) {
-            if (c.finReceived || c.closed) {
-                return;
-            }
-            c.finReceived = true;
-            c.rcvNxt = c.rcvNxt + 1 & 0xffff_ffffL;
-            c.segment(TcpHeader.ACK, 0);
-            if (c.finSent) {
-                c.closed = true;
-                raise(qpId, QpEvent.CLOSE_COMPLETE);
-            } else {
-                raise(qpId, QpEvent.FIN_RECEIVED);
-            }
-        } else if (aeCode == AeCode.LLP_CONNECTION_RESET.code()) {
-            if (!c.closed) {
-                c.closed = true;
-                raise(qpId, QpEvent.CONNECTION_RESET);
-            }
-        } else if (aeCode == AeCode.LLP_CLOSE_COMPLETE.code()) {
-            c.closed = true;
-            raise(qpId, QpEvent.CLOSE_COMPLETE);
-        } else if (aeCode == AeCode.RESET_SENT.code()) {
-            c.closed = true;
-            raise(qpId, QpEvent.RESET_SENT);
-        } else {
-            LOG.debug("AE 0x{} for QP {} ignored", Integer.toHexString(aeCode), qpId);
         }
     }
 
@@ -523,8 +431,7 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
     private void drainEvents() {
         while (!pendingEvents.isEmpty()) {
             long[] ev = pendingEvents.pollFirst();
-            Conn c = conn((int) ev[0]);
-            if (c != null && cm != null) {
+            if (bindings.containsKey((int) ev[0]) && cm != null) {
                 cm.qpEvent((int) ev[0], QpEvent.values()[(int) ev[1]]);
             }
         }
@@ -549,14 +456,9 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         return cqpFailures;
     }
 
+    /** Connections currently on a QP. */
     public int qpCount() {
-        int n = 0;
-        for (Conn c : qps) {
-            if (c != null) {
-                n++;
-            }
-        }
-        return n;
+        return bindings.size();
     }
 
     public int acceleratedPortUse(int port) {
@@ -576,9 +478,10 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         return lastQpContext;
     }
 
-    /** The host QP context of {@code qpn} as written at offload (guest-physical address), or -1. */
+    /** The host QP context of {@code qpn} (guest-physical address), or -1 when it is no verbs QP. */
     public long qpContextAddress(int qpn) {
-        return qpn >= 0 && qpn < qpContexts.length && qpContexts[qpn] != 0 ? qpContexts[qpn] : -1;
+        QueuePair qp = verbs.qp(qpn);
+        return qp == null ? -1 : qp.hostContextAddress();
     }
 
     private static void words(boolean ipv4, long hi, long lo, int[] w) {
@@ -598,71 +501,6 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
     private static Quad quadOf(Qhash e) {
         return new Quad().set(e.localHi(), e.localLo(), e.localPort(), e.remoteHi(), e.remoteLo(), e.remotePort(),
                 e.vlanId());
-    }
-
-    /** An offloaded connection as far as this stand-in TCP engine needs it (issue 5 replaces it). */
-    private final class Conn {
-        final int qpn;
-        final TcpOffloadContext ctx;
-        final MpaOutcome mpa;
-        long sndNxt;
-        long rcvNxt;
-        boolean finSent;
-        boolean finReceived;
-        boolean closed;
-        boolean destroyed;
-
-        Conn(int qpn, TcpOffloadContext ctx, MpaOutcome mpa) {
-            this.qpn = qpn;
-            this.ctx = ctx;
-            this.mpa = mpa;
-            this.sndNxt = ctx.sndNxt();
-            this.rcvNxt = ctx.rcvNxt();
-        }
-
-        /** The QP's first message: the LSMM (passive side) or the RTR (active side, RFC 6581 §4). */
-        void sendFirstMessage() {
-            int len = 0;
-            if (mpa.lsmmLength() > 0) {
-                byte[] lsmm = mpa.lsmm();
-                message.write(0, lsmm, 0, lsmm.length);
-                len = lsmm.length;
-            } else if (mpa.sendsRtr()) {
-                len = rtr(mpa.rtrType());
-            }
-            if (len > 0) {
-                segment(TcpHeader.ACK | TcpHeader.PSH, len);
-                sndNxt = sndNxt + len & 0xffff_ffffL;
-            }
-            if (mpa.lsmmLength() > 0 && mpa.revision() >= 2 && !mpa.sendsRtr() && mpa.rtrType() != null) {
-                // the passive side will see the initiator's RTR, steered to the QP (it advances the QP's
-                // rcv_nxt); what this side acknowledges from now on counts it
-                rcvNxt = rcvNxt + rtr(mpa.rtrType()) & 0xffff_ffffL;
-            }
-        }
-
-        /** Writes the RTR into {@link #message}: a zero-length RDMA Read Request or RDMA Write (MPA CRC on). */
-        int rtr(Rdma0 type) {
-            return type == Rdma0.READ
-                    ? iwarp.writeReadRequest(message, 0, message.capacity(), 1, 0, 0, 0, 0, 0, true)
-                    : iwarp.writeTagged(message, 0, message.capacity(), RdmapOpcode.CODE_RDMA_WRITE, true, 0, 0,
-                            null, 0, 0, true);
-        }
-
-        void segment(int flags, int payload) {
-            tx.reset().ethernet(ctx.remoteMac(), ctx.localMac());
-            if (ctx.insertVlanTag()) {
-                tx.vlan(ctx.userPriority(), false, ctx.vlanId());
-            }
-            tx.addresses(ctx.localHi(), ctx.localLo(), ctx.remoteHi(), ctx.remoteLo()).tos(ctx.tos()).ttl(ctx.ttl());
-            tx.tcp().reset().ports(ctx.localPort(), ctx.remotePort()).sequenceNumber(sndNxt)
-                    .acknowledgmentNumber(rcvNxt).flags(flags)
-                    .window((int) Math.min(0xffff, ctx.rcvWnd() >> ctx.rcvWscale()));
-            int len = payload > 0 ? tx.build(txFrame, 0, message, 0, payload) : tx.build(txFrame, 0);
-            if (!driver.ilqSend(txFrame, 0, len)) {
-                transmitDrops++;
-            }
-        }
     }
 
     private record Key(long hi, long lo) {

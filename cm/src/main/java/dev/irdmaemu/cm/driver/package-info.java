@@ -3,7 +3,9 @@
  * irdma's probe does (GLPE_CPUSTATUS poll, CQP create through PFPE_CCQPHIGH / LOW / STATUS, Query FPM, Commit FPM,
  * Update PE SDs, CCQ, CEQ 0, AEQ, ILQ CQ 1 / QP 1 and IEQ CQ 2 / QP 2 with posted receive buffers) and then
  * serves CQP ops synchronously (WQE + PFPE_CQPDB, completion from the CCQ; an error completion is a
- * {@link dev.irdmaemu.cm.driver.CqpException}), the ILQ and the AEQ, touching the device only through
+ * {@link dev.irdmaemu.cm.driver.CqpException}), the ILQ, and the CEQ / AEQ events it hands the verbs layer
+ * ({@link dev.irdmaemu.cm.driver.IrdmaDriver.DeviceEvents}, AEQEs decoded into
+ * {@link dev.irdmaemu.cm.driver.AsyncEvent}s), touching the device only through
  * {@link dev.irdmaemu.fw.bus.Mmio}, host memory and an {@link dev.irdmaemu.fw.bus.InterruptSink}.
  * {@link dev.irdmaemu.cm.driver.ModelHardwarePort} is the {@link dev.irdmaemu.cm.CmHardwarePort} on top of it.
  * Like the rest of cm it depends only on {@code dev.irdmaemu.fw}, never on the model.

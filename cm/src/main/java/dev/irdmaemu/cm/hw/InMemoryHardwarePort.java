@@ -71,6 +71,8 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
     private long corruptedAccepted;
     private long corruptedUnprotectedAccepted;
     private boolean recordLog = true;
+    private boolean rtsAe;
+    private boolean muteQps;
 
     /** One {@link #offload} call as recorded. */
     public record Offload(int qpn, TcpOffloadContext tcp, MpaOutcome mpa) {
@@ -120,6 +122,31 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
     }
 
     // ---------------------------------------------------------------------------------------------- the port
+
+    /**
+     * Makes the port behave like a device with IRDMA_FEATURE_RTS_AE: the CM waits for {@link QpEvent#ESTABLISHED},
+     * which a QP raises once its RTR is acknowledged (active side) or its LSMM is acknowledged and the peer's first
+     * FPDU has arrived (passive side, the LSMM's wait-for-rcv-PDU).
+     */
+    public InMemoryHardwarePort withRtsAe() {
+        this.rtsAe = true;
+        return this;
+    }
+
+    /** The port's QPs send nothing from now on (a test of a peer that never sees the RTR or LSMM). */
+    public InMemoryHardwarePort muteQps() {
+        this.muteQps = true;
+        return this;
+    }
+
+    @Override
+    public boolean reportsEstablished() {
+        return rtsAe;
+    }
+
+    boolean qpsMuted() {
+        return muteQps;
+    }
 
     @Override
     public void attach(Receiver receiver) {

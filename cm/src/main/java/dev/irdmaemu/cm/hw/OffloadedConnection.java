@@ -48,6 +48,11 @@ final class OffloadedConnection {
     private boolean finSent;
     private int tries;
     private boolean destroyed;
+    /** RTS-AE emulation: the first message was acknowledged, the peer's first FPDU arrived, ESTABLISHED raised. */
+    private final boolean passive;
+    private boolean firstMessageAcked;
+    private boolean peerFpduSeen;
+    private boolean establishedRaised;
 
     OffloadedConnection(InMemoryHardwarePort device, int qpn, InMemoryHardwarePort.Quad quad, TcpOffloadContext ctx,
                         MpaOutcome mpa) {
@@ -61,6 +66,7 @@ final class OffloadedConnection {
         this.rcvNxt = ctx.rcvNxt();
         this.retransmit = device.scheduler().newTimer("qp-rexmit", this::retransmitExpired);
         this.aeq = device.scheduler().newTimer("qp-aeq", this::drainEvents);
+        this.passive = mpa.lsmmLength() > 0;
         if (mpa.lsmmLength() > 0) {
             byte[] lsmm = mpa.lsmm();
             message.write(0, lsmm, 0, lsmm.length);
@@ -148,6 +154,8 @@ final class OffloadedConnection {
         if (len > 0) {
             rcvNxt = rcvNxt + len & 0xffff_ffffL;
             advanced = true;
+            peerFpduSeen = true;
+            maybeEstablished();
         }
         if (tcp.fin()) {
             rcvNxt = rcvNxt + 1 & 0xffff_ffffL;
@@ -201,8 +209,19 @@ final class OffloadedConnection {
             }
         } else {
             messagePending = false;
+            firstMessageAcked = true;
+            maybeEstablished();
         }
         sendOutstanding();
+    }
+
+    /** The RTS AE of a device with IRDMA_FEATURE_RTS_AE (ctrl.c irdma_sc_gen_rts_ae's WQEs done). */
+    private void maybeEstablished() {
+        if (!device.reportsEstablished() || establishedRaised || !firstMessageAcked || passive && !peerFpduSeen) {
+            return;
+        }
+        establishedRaised = true;
+        raise(QpEvent.ESTABLISHED);
     }
 
     /** Sends the first thing still unsent: the message, then the FIN. */
@@ -256,6 +275,9 @@ final class OffloadedConnection {
     }
 
     private void sendSegment(int flags, long seq, int payload) {
+        if (device.qpsMuted()) {
+            return;
+        }
         TcpPacketBuilder tx = device.segmentBuilder();
         BytesStore<?, ?> frame = device.segmentBuffer();
         tx.reset().ethernet(ctx.remoteMac(), ctx.localMac());

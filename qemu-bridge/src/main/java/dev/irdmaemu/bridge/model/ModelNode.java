@@ -4,6 +4,7 @@ import dev.irdmaemu.cm.ConnectionManager;
 import dev.irdmaemu.cm.LocalAddress;
 import dev.irdmaemu.cm.driver.IrdmaDriver;
 import dev.irdmaemu.cm.driver.ModelHardwarePort;
+import dev.irdmaemu.cm.verbs.IrdmaVerbs;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
 import dev.irdmaemu.fw.sim.SimScheduler;
@@ -18,8 +19,9 @@ import java.util.function.Consumer;
 
 /**
  * One simulated host with the device model: host RAM, an {@link E810RdmaFunction} whose MSI-X goes to an
- * {@link IrdmaDriver}, the driver brought up as irdma's probe does, a {@link ModelHardwarePort} on it and a
- * {@link ConnectionManager} on that, the device's Ethernet port plugged into a {@link Link}.
+ * {@link IrdmaDriver}, the driver brought up as irdma's probe does, its {@link IrdmaVerbs}, a
+ * {@link ModelHardwarePort} on it and a {@link ConnectionManager} on that, the device's Ethernet port plugged into
+ * a {@link Link}.
  */
 public final class ModelNode implements AutoCloseable {
     /** Where each node's host RAM starts in its guest-physical space (any page-aligned address works). */
@@ -30,6 +32,7 @@ public final class ModelNode implements AutoCloseable {
     public final HostRam ram;
     public final E810RdmaFunction device;
     public final IrdmaDriver driver;
+    public final IrdmaVerbs verbs;
     public final ModelHardwarePort port;
     public final ConnectionManager cm;
     public final LinkPort wire;
@@ -48,6 +51,7 @@ public final class ModelNode implements AutoCloseable {
         beforeBringUp.accept(driver);
         driver.bringUp();
         port = new ModelHardwarePort(driver, mac, addresses);
+        verbs = port.verbs();
         cm = new ConnectionManager(port);
     }
 

@@ -1,0 +1,16 @@
+/**
+ * Verbs for Java consumers on the irdma driver layer: what verbs.c, uk.c and the iWARP parts of hw.c / utils.c /
+ * cm.c do for a kernel consumer, over {@link dev.irdmaemu.cm.driver.IrdmaDriver}.
+ * {@link dev.irdmaemu.cm.verbs.IrdmaVerbs} makes {@link dev.irdmaemu.cm.verbs.ProtectionDomain}s,
+ * {@link dev.irdmaemu.cm.verbs.CompletionQueue}s, iWARP RC {@link dev.irdmaemu.cm.verbs.QueuePair}s and
+ * {@link dev.irdmaemu.cm.verbs.MemoryRegion}s with the CQP ops irdma issues, in the driver's host RAM (PBLEs in the
+ * HMC PBLE object, {@code PbleResource}). The data path posts WQEs and rings PFPE_WQEALLOC as uk.c does and polls
+ * CQEs into reusable {@link dev.irdmaemu.cm.verbs.WorkCompletion}s; it answers a
+ * {@link dev.irdmaemu.cm.verbs.PostStatus} and allocates nothing. AEs of a QP are handled as hw.c
+ * irdma_process_aeq does (terminate in Q2 by {@link dev.irdmaemu.cm.verbs.TerminateBuilder}, Modify QP to
+ * TERMINATE / ERROR, Flush WQEs, generated flush completions), reaching the consumer as
+ * {@link dev.irdmaemu.cm.verbs.QpEventType}s and the connection as the CM's {@link dev.irdmaemu.cm.QpEvent}s;
+ * {@link dev.irdmaemu.cm.verbs.IwarpConnection} is what cm.c does with a consumer's QP when a connection is handed
+ * to it. Single-threaded on the driver's scheduler. Like all of cm: depends on {@code dev.irdmaemu.fw} only.
+ */
+package dev.irdmaemu.cm.verbs;
