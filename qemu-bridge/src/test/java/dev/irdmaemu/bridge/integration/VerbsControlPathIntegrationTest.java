@@ -74,7 +74,7 @@ class VerbsControlPathIntegrationTest {
             long buf = v.allocateBuffer(4096);
             MemoryRegion mr = v.registerBuffer(pd, buf, 4096, Access.LOCAL_WRITE);
             assertTrue(n.device.stags().inUse(mr.lkey() >>> 8));
-            assertEquals(pd.id(), n.device.stags().pd(mr.lkey() >>> 8));
+            assertEquals(pd.id(), n.device.stags().pdAt(mr.lkey() >>> 8));
             assertEquals(PostStatus.OK, qp.postRecv(rwr.clear().wrId(1).sge(buf, 4096, mr.lkey())));
             qp.destroy();
             assertNull(n.device.qps().get(qp.id()));
