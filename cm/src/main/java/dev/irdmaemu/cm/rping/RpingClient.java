@@ -50,6 +50,8 @@ public final class RpingClient implements RpingCompletions {
     private String failure = "";
     private boolean started;
     private boolean connected;
+    private boolean everConnected;
+    private CmReason connectFailure;
     private boolean disconnecting;
     private boolean releasing;
     private RpingResult result;
@@ -141,10 +143,12 @@ public final class RpingClient implements RpingCompletions {
                     fail("cma event " + (status == CmStatus.CONNECTION_REFUSED ? "RDMA_CM_EVENT_REJECTED"
                             : "RDMA_CM_EVENT_CONNECT_ERROR") + ", error " + status.errno() + " (" + reason + ")");
                     state = RpingState.ERROR;
+                    connectFailure = reason;
                     release();
                     return;
                 }
                 connected = true;
+                everConnected = true;
                 state = RpingState.CONNECTED;
                 nextPing();
             }
@@ -291,8 +295,8 @@ public final class RpingClient implements RpingCompletions {
     }
 
     /**
-     * Ends the run now (the boot is over, or a test is done): an abortive disconnect if connected, then everything
-     * is freed. A run that has not made its count fails with "stopped".
+     * Ends the run now (the boot is over, or a test is done): an abortive disconnect (or the connect given up),
+     * then everything is freed. A run that has not made its count fails with "stopped".
      */
     public void stop() {
         if (releasing) {
@@ -302,7 +306,8 @@ public final class RpingClient implements RpingCompletions {
             fail("stopped after " + pings + " of " + (options.count() == 0 ? "unlimited" : options.count())
                     + " pings");
         }
-        if (connected && !disconnecting) {
+        if (!disconnecting) {
+            // connected: an abortive close; still connecting: the CM resets the half-open connection
             disconnecting = true;
             qp.disconnect(true);
         }
@@ -360,6 +365,16 @@ public final class RpingClient implements RpingCompletions {
 
     public RpingState state() {
         return state;
+    }
+
+    /** The connection came up (CONNECT_REPLY with status OK). */
+    public boolean wasConnected() {
+        return everConnected;
+    }
+
+    /** Why the connect failed (the failed CONNECT_REPLY's reason), or null when it did not fail so. */
+    public CmReason connectFailure() {
+        return connectFailure;
     }
 
     /** Pings completed so far. */
