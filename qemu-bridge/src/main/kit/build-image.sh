@@ -53,7 +53,7 @@ started=$SECONDS
 work="$(mktemp -d "${TMPDIR:-/tmp}/irdma-emu-image.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 rootfs="$work/rootfs"
-mkdir -p "$rootfs"/{bin,dev,proc,sys,tmp,run,etc,vhost} "$rootfs$KIT_IN_IMAGE"
+mkdir -p "$rootfs"/{bin,dev,proc,sys,tmp,run,etc} "$rootfs$KIT_IN_IMAGE"
 chmod 1777 "$rootfs/tmp"
 cp "$BUSYBOX" "$rootfs/bin/busybox"
 for applet in $("$BUSYBOX" --list); do
