@@ -21,6 +21,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -63,7 +64,7 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
     private Duration resultTimeout = Duration.ofSeconds(120);
     private long startedNanos;
     private Thread starter;
-    private final List<String> created = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> created = new CopyOnWriteArrayList<>();
 
     /** A guest of {@code kit} (the host's copy: its manifest) in {@code image} (one {@link GuestImage#of} built). */
     public QemuGuestContainer(String image, GuestKit kit) {
