@@ -48,6 +48,14 @@ public final class OffloadedTcp {
         /** Acknowledged data freed room in the send ring ({@link #sendSpace()} grew). */
         default void sendSpaceAvailable(OffloadedTcp connection) {
         }
+
+        /**
+         * The peer acknowledged new data: {@link #sndUna()} moved forward. Raised in every state (also once a FIN
+         * is queued, when {@link #sendSpaceAvailable} no longer is), so the upper layer can complete the work whose
+         * bytes are now acknowledged.
+         */
+        default void acknowledged(OffloadedTcp connection) {
+        }
     }
 
     /** Most disjoint out-of-order ranges kept; a segment that would make one more is dropped. */
@@ -284,6 +292,14 @@ public final class OffloadedTcp {
         enterClosed();
     }
 
+    /**
+     * Drops the connection without a word on the wire: nothing more is sent, retransmitted or acknowledged, no
+     * event is raised (the QP went to ERROR without asking for a reset). Frames that still arrive are ignored.
+     */
+    public void discard() {
+        enterClosed();
+    }
+
     /** Frees the off-heap rings; the engine must not be used after. */
     public void release() {
         enterClosed();
@@ -301,6 +317,14 @@ public final class OffloadedTcp {
             badFrames++;
             return;
         }
+        receiveValidated(packet);
+    }
+
+    /**
+     * One frame addressed to this connection that the caller already wrapped and validated
+     * ({@link TcpPacket#validate()} accepted it: the port's receive path does so before classifying). Never throws.
+     */
+    public void receiveValidated(TcpPacket packet) {
         TcpHeader h = packet.tcp();
         if (h.destinationPort() != p.localPort() || h.sourcePort() != p.remotePort()
                 || packet.sourceHi() != p.remoteHi() || packet.sourceLo() != p.remoteLo()
@@ -315,7 +339,7 @@ public final class OffloadedTcp {
         long seq = h.sequenceNumber();
         long ack = h.acknowledgmentNumber();
         int dataLength = (int) packet.tcpPayloadLength();
-        long dataOffset = offset + packet.tcpPayloadOffset();
+        long dataOffset = packet.offset() + packet.tcpPayloadOffset();
         boolean fin = h.fin();
         int segLen = dataLength + (fin ? 1 : 0) + (h.syn() ? 1 : 0);
 
@@ -481,6 +505,9 @@ public final class OffloadedTcp {
             retransmitTimer.scheduleIn(rto); // RFC 6298 §5.3
         } else {
             retransmitTimer.cancel(); // §5.2
+        }
+        if (dataAcked > 0) {
+            listener.acknowledged(this);
         }
         if (dataAcked > 0 && sends() && !finQueued) {
             listener.sendSpaceAvailable(this);
