@@ -36,7 +36,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * progress clears the back-off at once as Linux does. After {@code maxRetransmits} back-offs the connection
  * closes with TOO_MANY_RETRIES and sends nothing (the peer is unreachable). An RTO restarts transmission from
  * SND.UNA (go-back-N with slow start). Pure ACKs carry SND.MAX. Challenge ACKs are limited to
- * {@value #CHALLENGE_ACK_LIMIT} a second. Not modelled: SACK, Nagle, keep-alive, PAWS (timestamps are sent and
+ * {@value #CHALLENGE_ACK_LIMIT} a second, and the ACK answering an unacceptable segment without data to one per
+ * 500 ms (two ends that disagree on the sequence space would otherwise trade ACKs for ever). Not modelled: SACK, Nagle, keep-alive, PAWS (timestamps are sent and
  * echoed, not used to reject), ECN, urgent data, and data between snd_una and snd_nxt at hand-over (irdma
  * hands over with the two equal).
  */
@@ -63,6 +64,8 @@ public final class OffloadedTcp {
     /** Challenge ACKs sent per second at most (RFC 5961 §7; Linux's tcp_challenge_ack_limit defaults to 1000). */
     public static final int CHALLENGE_ACK_LIMIT = 1000;
     private static final long SECOND = 1_000_000_000L;
+    /** Linux's tcp_invalid_ratelimit default (HZ / 2). */
+    public static final long OUT_OF_WINDOW_ACK_INTERVAL = 500_000_000L;
     private static final int TIMESTAMP_OPTION = 12;
     private static final int MAX_WINDOW_FIELD = 0xffff;
 
@@ -133,6 +136,8 @@ public final class OffloadedTcp {
     private boolean closeReported;
     private long challengeWindowStart = Long.MIN_VALUE;
     private int challengeAcksInWindow;
+    private long lastOutOfWindowAck = Long.MIN_VALUE;
+    private long outOfWindowAcksSuppressed;
 
     // Counters.
     private long segmentsSent;
@@ -354,7 +359,11 @@ public final class OffloadedTcp {
                 outOfWindowSegments++;
             }
             if (!h.rst()) {
-                sendAck();
+                if (segLen > 0) {
+                    sendAck();
+                } else {
+                    outOfWindowAck();
+                }
                 if (fin && state == TcpState.TIME_WAIT) {
                     // A retransmitted FIN in TIME_WAIT: acknowledged above, 2 MSL restarts (RFC 9293 §3.10.7.4).
                     timeWaitTimer.scheduleIn(p.timeWaitNanos());
@@ -384,7 +393,7 @@ public final class OffloadedTcp {
         if (!h.ack()) {
             return;
         }
-        if (!processAck(ack, seq, h.window() << p.sndWscale(), dataLength == 0 && !fin)) {
+        if (!processAck(ack, seq, h.window() << p.sndWscale(), dataLength == 0 && !fin, segLen > 0)) {
             return;
         }
         if (p.timestamps() && h.hasTimestamps() && seqDiff(seq, rcvNxt) <= 0) {
@@ -422,17 +431,16 @@ public final class OffloadedTcp {
     }
 
     /** Answers false when the segment must be dropped. */
-    private boolean processAck(long ack, long seq, long peerWindow, boolean pureAck) {
+    private boolean processAck(long ack, long seq, long peerWindow, boolean pureAck, boolean occupiesSequence) {
         // RFC 5961 §5.2: ACK acceptable when SND.UNA - MAX.SND.WND <= SEG.ACK <= SND.NXT (SND.MAX here: after a
         // go-back-N retransmission the peer may acknowledge what was sent before).
-        if (seqDiff(ack, sndMax) > 0) {
+        if (seqDiff(ack, sndMax) > 0 || seqDiff(ack, sndUna - Math.max(maxSndWnd, 1)) < 0) {
             badAcks++;
-            sendAck();
-            return false;
-        }
-        if (seqDiff(ack, sndUna - Math.max(maxSndWnd, 1)) < 0) {
-            badAcks++;
-            sendAck();
+            if (occupiesSequence) {
+                sendAck();
+            } else {
+                outOfWindowAck();
+            }
             return false;
         }
         long acked = seqDiff(ack, sndUna);
@@ -818,6 +826,22 @@ public final class OffloadedTcp {
         sendControl(sndMax, rcvNxt, TcpHeader.ACK, windowField());
     }
 
+    /**
+     * The ACK owed to an unacceptable segment that carries no data (RFC 9293 §3.10.7.4 says to answer it), at most
+     * one per {@link #OUT_OF_WINDOW_ACK_INTERVAL}: two ends that disagree about the sequence space would otherwise
+     * answer each other's pure ACKs for ever (Linux rate-limits these the same way, tcp_oow_rate_limited with
+     * tcp_invalid_ratelimit 500 ms). Segments carrying data are always answered, so lost ACKs still recover.
+     */
+    private void outOfWindowAck() {
+        long now = scheduler.now();
+        if (lastOutOfWindowAck != Long.MIN_VALUE && now - lastOutOfWindowAck < OUT_OF_WINDOW_ACK_INTERVAL) {
+            outOfWindowAcksSuppressed++;
+            return;
+        }
+        lastOutOfWindowAck = now;
+        sendAck();
+    }
+
     private void challengeAck() {
         long now = scheduler.now();
         if (challengeWindowStart == Long.MIN_VALUE || now - challengeWindowStart >= SECOND) {
@@ -1030,6 +1054,7 @@ public final class OffloadedTcp {
     public long badAcks() { return badAcks; }
     public long challengeAcks() { return challengeAcks; }
     public long challengeAcksSuppressed() { return challengeAcksSuppressed; }
+    public long outOfWindowAcksSuppressed() { return outOfWindowAcksSuppressed; }
     public long resetsReceived() { return resetsReceived; }
     public long resetsIgnored() { return resetsIgnored; }
     public long synsReceived() { return synsReceived; }
