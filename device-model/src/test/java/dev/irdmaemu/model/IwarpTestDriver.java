@@ -146,10 +146,16 @@ public final class IwarpTestDriver implements AutoCloseable {
     public record Buffer(long gpa, long length, int stag) {
     }
 
+    /** Fills a guest range with a seeded pseudo-random pattern. */
     public void fill(long gpa, long bytes, long seed) {
         long o = d.off(gpa);
         long x = seed;
-        for (long i = 0; i < bytes; i++) {
+        long i = 0;
+        for (; i + 8 <= bytes; i += 8) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+            d.store().writeLong(o + i, x ^ x >>> 29);
+        }
+        for (; i < bytes; i++) {
             x = x * 6364136223846793005L + 1442695040888963407L;
             d.store().writeByte(o + i, (byte) (x >>> 56));
         }
@@ -287,6 +293,7 @@ public final class IwarpTestDriver implements AutoCloseable {
         public int rqHead;
         public boolean rqPolarity;
         final SqWqe w = new SqWqe();
+        final RqWqe r = new RqWqe();
 
         Qp(QpSpec spec) {
             this.spec = spec;
@@ -338,7 +345,10 @@ public final class IwarpTestDriver implements AutoCloseable {
         return 63 - Long.numberOfLeadingZeros(v);
     }
 
-    /** irdma_sc_qp_setctx for the QP (both halves; the TCP half as irdma_init_tcp_ctx fills it). */
+    /**
+     * irdma_sc_qp_setctx for the QP (both halves; the TCP half as irdma_init_tcp_ctx fills it: RTTVAR
+     * IRDMA_DEFAULT_RTT_VAR 6, SSTHRESH IRDMA_DEFAULT_SS_THRESH; rtomin 5 as irdma_iw_fill_and_set_qpctx_info).
+     */
     public void writeContext(Qp qp, boolean tcpValid) {
         QpSpec s = qp.spec;
         int hwSq = log2(s.sqQuanta) - 2;
@@ -349,11 +359,11 @@ public final class IwarpTestDriver implements AutoCloseable {
                 true);
         var iw = new IwarpOffloadInfo(0, 0, 1, 1, 0, s.pd, s.ord, s.ird, false, false, !s.crc, false, s.markers,
                 s.markers, s.writeAndResponse, true, s.fastReg, false, s.remoteRead, false, false, false, 0, 0, 0,
-                mac, 0);
+                mac, 5);
         var tcp = new TcpOffloadInfo(true, true, false, false, false, false, true, false, false, 0, 0, 64, 0,
                 s.localPort, s.remotePort, 0, 0, 0, s.remoteIp, s.mss, 0, 0, s.arpIndex, 0, 5, s.wscale, s.wscale,
-                0, 0, s.sndNxt, s.window, s.rcvNxt, s.window, s.sndNxt, s.sndNxt, 0, 0, 0, 0, s.rcvNxt, s.sndNxt,
-                s.window, 0, 0, 0, 0, ip);
+                0, 0, s.sndNxt, s.window, s.rcvNxt, s.window, s.sndNxt, s.sndNxt, 0, 6, 0x3fffffffL, 0, s.rcvNxt,
+                s.sndNxt, s.window, 0, 0, 0, 0, ip);
         new QpContext().wrap(d.store(), d.off(qp.context), QpContext.SIZE).write(r, info, iw, tcp);
     }
 
@@ -539,7 +549,7 @@ public final class IwarpTestDriver implements AutoCloseable {
             qp.rqPolarity = !qp.rqPolarity;
         }
         int mult = 1 << qp.spec.rqShift;
-        new RqWqe().wrap(d.store(), d.off(qp.rq + (long) idx * mult * 32), 32L * mult).write(qp.rqPolarity, sges);
+        qp.r.wrap(d.store(), d.off(qp.rq + (long) idx * mult * 32), 32L * mult).write(qp.rqPolarity, sges);
         qp.rqHead = (qp.rqHead + 1) % qp.spec.rqWqes;
         return idx * mult;
     }
@@ -575,6 +585,28 @@ public final class IwarpTestDriver implements AutoCloseable {
         }
         d.store().writeLong(d.off(cq.shadow), cq.head);
         return r;
+    }
+
+    /**
+     * Consumes every new CQE of {@code cq} without looking at it (no allocation: for the allocation tests); answers
+     * how many there were.
+     */
+    public int consume(Cq cq) {
+        int n = 0;
+        while (true) {
+            long q3 = d.store().readLong(d.off(cq.ring + (long) cq.head * Cqe.SIZE) + Cqe.OFF_QW3);
+            if ((q3 < 0) != cq.polarity) {
+                break;
+            }
+            cq.head++;
+            if (cq.head == cq.size) {
+                cq.head = 0;
+                cq.polarity = !cq.polarity;
+            }
+            n++;
+        }
+        d.store().writeLong(d.off(cq.shadow), cq.head);
+        return n;
     }
 
     public List<Completion> pollAll(Cq cq) {

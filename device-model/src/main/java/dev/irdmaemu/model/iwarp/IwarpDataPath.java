@@ -209,7 +209,8 @@ public final class IwarpDataPath {
                     QpState.ERROR.code(), ctx.tcpState(), 0, 0);
             return;
         }
-        TcpConnectionParams conn = TcpConnectionParams.fromOffload(ctx.readTcp(), ctx.macAddress(), arp.mac(arpIndex));
+        TcpConnectionParams conn = TcpConnectionParams.fromOffload(ctx.readTcp(), ctx.macAddress(), arp.mac(arpIndex),
+                ctx.rtoMin());
         IwarpQp.Settings s = new IwarpQp.Settings();
         s.pd = ctx.pdId();
         // RFC 5044 §7.1: CRC is used in both directions when either side asked for it; the context says whether
