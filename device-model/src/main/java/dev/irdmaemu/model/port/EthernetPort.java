@@ -129,7 +129,14 @@ public final class EthernetPort {
             return;
         }
         int slot = (rxHead + rxCount) % RX_SLOTS;
-        rxBuffer.write((long) slot * RX_SLOT_BYTES, store, offset, length);
+        // A frame in a heap buffer (the simulated link's) is copied as an array: Chronicle copies a heap store
+        // into a native one eight bytes and two interface calls at a time, an array in one memory copy.
+        if (!store.isDirectMemory() && store.underlyingObject() instanceof byte[] array && store.start() == 0
+                && offset >= 0 && offset + length <= array.length) {
+            rxBuffer.write((long) slot * RX_SLOT_BYTES, array, (int) offset, length);
+        } else {
+            rxBuffer.write((long) slot * RX_SLOT_BYTES, store, offset, length);
+        }
         rxLength[slot] = length;
         // Classification (quad-hash lookup) and the placement DMA cost time; frames leave the FIFO in order.
         long due = Math.max(scheduler.now() + latency.rxFrameNanos(length), lastDue);

@@ -59,6 +59,8 @@ public final class OffloadedTcp {
         }
     }
 
+    /** Record boundaries remembered for FPDU alignment (4096 FPDUs: a send ring of small ones). */
+    public static final int RECORDS = 4096;
     /** Most disjoint out-of-order ranges kept; a segment that would make one more is dropped. */
     public static final int MAX_HOLES = 16;
     /** Challenge ACKs sent per second at most (RFC 5961 §7; Linux's tcp_challenge_ack_limit defaults to 1000). */
@@ -97,6 +99,14 @@ public final class OffloadedTcp {
     private long sndMax;
     /** Sequence number after the last byte queued by the upper layer. */
     private long writeSeq;
+    /**
+     * Where the upper layer's records end (each {@link #send} is one whole FPDU), oldest first, for MPA's FPDU
+     * alignment: RFC 5044 §8 has the sender keep every FPDU whole inside one TCP segment where it can. A full ring
+     * only loses alignment for the records it could not note, never data.
+     */
+    private final int[] recordEnd = new int[RECORDS];
+    private int recordHead;
+    private int recordCount;
     private long sndWnd;
     private long sndWl1;
     private long sndWl2;
@@ -236,6 +246,10 @@ public final class OffloadedTcp {
             sendRing.write(0, source, offset + first, length - first);
         }
         writeSeq = (writeSeq + length) & 0xffff_ffffL;
+        if (recordCount < RECORDS && length > 0) {
+            recordEnd[(recordHead + recordCount) % RECORDS] = (int) writeSeq;
+            recordCount++;
+        }
         kick();
         return true;
     }
@@ -506,6 +520,10 @@ public final class OffloadedTcp {
         if (seqDiff(sndNxt, sndUna) < 0) {
             sndNxt = sndUna;
         }
+        while (recordCount > 0 && seqDiff(recordEnd[recordHead] & 0xffff_ffffL, sndUna) <= 0) {
+            recordHead = (recordHead + 1) % RECORDS;
+            recordCount--;
+        }
         if (finQueued && seqDiff(ack, finSeq) > 0) {
             onFinAcked();
         }
@@ -737,6 +755,15 @@ public final class OffloadedTcp {
                 // left; the ACK that is coming opens it. With nothing in flight no ACK is coming, so send.
                 break;
             }
+            if (len > 0 && len < unsent) {
+                int aligned = recordBoundary(sndNxt, len);
+                if (aligned > 0) {
+                    len = aligned;
+                } else if (len < segmentPayload && inFlight > 0) {
+                    // The window ends inside an FPDU: wait for the ACK rather than split it.
+                    break;
+                }
+            }
             boolean fin = finQueued && seqDiff(sndNxt + len, finSeq) == 0;
             transmitSegment(sndNxt, len, fin);
             long next = (sndNxt + len + (fin ? 1 : 0)) & 0xffff_ffffL;
@@ -784,7 +811,7 @@ public final class OffloadedTcp {
             return;
         }
         long data = seqDiff(writeSeq, sndUna);
-        int len = (int) Math.min(Math.min(Math.max(0, data), segmentPayload), outstanding);
+        int len = aligned(sndUna, (int) Math.min(Math.min(Math.max(0, data), segmentPayload), outstanding));
         boolean fin = finQueued && seqDiff(sndUna + len, finSeq) == 0 && seqDiff(sndMax, finSeq) > 0;
         retransmittedSegments++;
         if (rttTiming && seqDiff(rttSeq, sndUna) >= 0 && seqDiff(rttSeq, sndUna + len) < 0) {
@@ -792,6 +819,36 @@ public final class OffloadedTcp {
         }
         transmitSegment(sndUna, len, fin);
         retransmitTimer.scheduleIn(rto);
+    }
+
+    /** {@code len} cut back to the last record boundary after {@code seq}, if one lies inside it. */
+    private int aligned(long seq, int len) {
+        int b = len > 0 ? recordBoundary(seq, len) : -1;
+        return b > 0 ? b : len;
+    }
+
+    /**
+     * The length from {@code seq} to the last record end in {@code (seq, seq + len]}, or -1 when none is there
+     * (one record longer than {@code len}). Binary searches over the ring, whose ends ascend in sequence space.
+     */
+    private int recordBoundary(long seq, int len) {
+        long limit = seq + len;
+        int lo = 0;
+        int hi = recordCount;
+        // the first record ending after limit
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (seqDiff(recordEnd[(recordHead + mid) % RECORDS] & 0xffff_ffffL, limit) <= 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if (lo == 0) {
+            return -1;
+        }
+        long d = seqDiff(recordEnd[(recordHead + lo - 1) % RECORDS] & 0xffff_ffffL, seq);
+        return d > 0 ? (int) d : -1;
     }
 
     private void transmitSegment(long seq, int len, boolean fin) {
@@ -917,7 +974,7 @@ public final class OffloadedTcp {
         sndNxt = sndUna;
         retransmittedSegments++;
         long data = seqDiff(writeSeq, sndUna);
-        int len = (int) Math.min(Math.max(0, data), segmentPayload);
+        int len = aligned(sndUna, (int) Math.min(Math.max(0, data), segmentPayload));
         boolean fin = finQueued && seqDiff(sndUna + len, finSeq) == 0;
         transmitSegment(sndUna, len, fin);
         sndNxt = (sndUna + len + (fin ? 1 : 0)) & 0xffff_ffffL;

@@ -1,6 +1,7 @@
 package dev.irdmaemu.model.iwarp;
 
 import dev.irdmaemu.fw.frame.IpAddress;
+import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.wire.FaultProfile;
@@ -45,8 +46,13 @@ final class IwarpPair implements AutoCloseable {
     }
 
     IwarpPair(long ramBytes, FaultProfile aOut, FaultProfile bOut, long seed) {
+        this(ramBytes, aOut, bOut, seed, FrameTap.NONE);
+    }
+
+    /** With {@code tap} seeing every frame the link carries. */
+    IwarpPair(long ramBytes, FaultProfile aOut, FaultProfile bOut, long seed, FrameTap tap) {
         scheduler = new SimScheduler(seed);
-        link = new Link(scheduler);
+        link = new Link(scheduler, tap);
         a = new IwarpTestDriver(scheduler, ramBytes, MAC_A, IP_A);
         b = new IwarpTestDriver(scheduler, ramBytes, MAC_B, IP_B);
         a.attachAndBringUp(link, aOut);
