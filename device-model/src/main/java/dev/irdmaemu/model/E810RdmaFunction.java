@@ -44,8 +44,9 @@ import dev.irdmaemu.model.trace.TraceKind;
  * MSI-X toward the host. This class is the bus glue (the register table and what each side-effect register
  * does); the device core lives in the subpackages: {@code cqp} (control QP engine and op handlers), {@code hmc},
  * {@code eq} (CEQs, AEQ, interrupt routing), {@code qp} (CQs, QPs, STags), {@code port} (quad hash, APBVT, ARP,
- * classifier, Ethernet port) and {@code puda} (ILQ / IEQ). Every action runs on the one {@link SimScheduler}; the
- * model has no threads. Register offsets from {@link Gen2Register} (icrdma_hw.h).
+ * classifier, Ethernet port), {@code puda} (ILQ / IEQ) and {@code iwarp} (the offloaded QPs' data path). Every
+ * action runs on the one {@link SimScheduler}; the model has no threads. Register offsets from
+ * {@link Gen2Register} (icrdma_hw.h).
  */
 public final class E810RdmaFunction implements Mmio {
     private final SimScheduler scheduler;

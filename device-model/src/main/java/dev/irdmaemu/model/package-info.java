@@ -4,8 +4,9 @@
  * {@link dev.irdmaemu.fw.bus.Mmio}, DMA through {@link dev.irdmaemu.fw.bus.HostMemory}, MSI-X through
  * {@link dev.irdmaemu.fw.bus.InterruptSink}); the device core is split by concern: {@code reg} (the register
  * table), {@code cqp} (control QP and ops), {@code hmc}, {@code eq} (CEQ / AEQ / MSI-X), {@code qp} (CQs, QPs,
- * STags), {@code port} (quad hash, APBVT, ARP, classifier, Ethernet port), {@code puda} (ILQ / IEQ) and
- * {@code trace}. Every action is an event on the one {@link dev.irdmaemu.fw.sim.SimScheduler}, costed by the
+ * STags), {@code port} (quad hash, APBVT, ARP, classifier, Ethernet port), {@code puda} (ILQ / IEQ), {@code tcp} (an
+ * offloaded QP's TCP), {@code iwarp} (the offloaded QPs' data path: MPA, DDP, RDMAP over that TCP, placing
+ * through {@code mr}'s memory registration) and {@code trace}. Every action is an event on the one {@link dev.irdmaemu.fw.sim.SimScheduler}, costed by the
  * {@link dev.irdmaemu.model.LatencyTable}; the model has no threads and never reads the wall clock
  * ({@link dev.irdmaemu.model.WallClockPacer} is the adapter for a live guest).
  *

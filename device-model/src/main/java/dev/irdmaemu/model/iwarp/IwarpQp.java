@@ -67,6 +67,8 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
     private boolean terminateSent;
     private int terminateMsn = 1;
     private boolean released;
+    /** A step found TCP's send ring too full: TCP's next "space available" wakes the engine. */
+    private boolean waitingForSpace;
 
     IwarpQp(IwarpDataPath dp, QueuePair qp, TcpConnectionParams conn, Settings s) {
         this.dp = dp;
@@ -175,8 +177,13 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         return txSeq;
     }
 
-    long tcpSpace() {
-        return tcp.sendSpace();
+    /** Whether TCP takes {@code bytes} now; if not, the engine waits for TCP's "send space available". */
+    boolean tcpRoomFor(long bytes) {
+        if (tcp.sendSpace() >= bytes) {
+            return true;
+        }
+        waitingForSpace = true;
+        return false;
     }
 
     boolean firstFpduReceived() {
@@ -526,14 +533,18 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
 
     @Override
     public void sendSpaceAvailable(OffloadedTcp connection) {
-        kick(0);
+        if (waitingForSpace) {
+            waitingForSpace = false;
+            kick(0);
+        }
     }
 
     @Override
     public void acknowledged(OffloadedTcp connection) {
-        sq.acknowledged(connection.sndUna());
-        // A fence may have cleared.
-        kick(0);
+        if (sq.acknowledged(connection.sndUna())) {
+            // The SQ waits on a fence (or the LSMM) and work just completed.
+            kick(0);
+        }
     }
 
     // ------------------------------------------------------------------ observation

@@ -71,7 +71,7 @@ final class ReadResponder {
         long remaining = size[s] - sent[s];
         int n = (int) Math.min(remaining, q.mulpdu() - DdpHeader.TAGGED_LENGTH);
         int ulpdu = DdpHeader.TAGGED_LENGTH + n;
-        if (q.tcpSpace() < Fpdu.totalLengthFor(ulpdu, q.crc())) {
+        if (!q.tcpRoomFor(Fpdu.totalLengthFor(ulpdu, q.crc()))) {
             return -1;
         }
         boolean last = n == remaining;

@@ -112,6 +112,8 @@ final class SendQueue {
     private int sendMsn = 1;
     private int readMsn = 1;
     private boolean waitingForPeer;
+    /** The next WQE waits for earlier work to complete (a fence). */
+    private boolean fenceBlocked;
     private boolean flushed;
     private boolean started;
 
@@ -192,8 +194,10 @@ final class SendQueue {
             return -1;
         }
         if (wqe.localFence() && cCount > 0 || wqe.readFence() && readsPending()) {
+            fenceBlocked = true;
             return -1;
         }
+        fenceBlocked = false;
         SqOpcode op = wqe.sqOpcode();
         boolean firstWqe = !started;
         started = true;
@@ -339,7 +343,7 @@ final class SendQueue {
 
     private long sendStream() {
         int n = (int) curLength;
-        if (q.tcpSpace() < n) {
+        if (!q.tcpRoomFor(n)) {
             return -1;
         }
         if (!gather(q.tx(), 0, n)) {
@@ -355,7 +359,7 @@ final class SendQueue {
         int header = tagged ? DdpHeader.TAGGED_LENGTH : DdpHeader.UNTAGGED_LENGTH;
         long remaining = curLength - curSent;
         int n = (int) Math.min(remaining, q.mulpdu() - header);
-        if (q.tcpSpace() < Fpdu.totalLengthFor(header + n, q.crc())) {
+        if (!q.tcpRoomFor(Fpdu.totalLengthFor(header + n, q.crc()))) {
             return -1;
         }
         boolean last = n == remaining;
@@ -387,7 +391,7 @@ final class SendQueue {
             return -1;
         }
         int total = IwarpFrame.untaggedFrameLength(RdmaReadRequest.LENGTH, q.crc());
-        if (q.tcpSpace() < total) {
+        if (!q.tcpRoomFor(total)) {
             return -1;
         }
         int i = sgeIdx;
@@ -484,8 +488,12 @@ final class SendQueue {
         cState[slot] = DONE;
     }
 
-    /** TCP acknowledged up to {@code sndUna}: Sends and Writes whose last byte is in are complete. */
-    void acknowledged(long sndUna) {
+    /**
+     * TCP acknowledged up to {@code sndUna}: Sends and Writes whose last byte is in are complete. Answers whether
+     * the SQ should look again (it waits on a fence, and something completed).
+     */
+    boolean acknowledged(long sndUna) {
+        int before = cCount;
         for (int i = 0; i < cCount; i++) {
             int slot = (cHead + i) % cState.length;
             if (cState[slot] == WAIT_ACK) {
@@ -496,6 +504,7 @@ final class SendQueue {
             }
         }
         drainCompletions();
+        return fenceBlocked && cCount < before;
     }
 
     /** Writes the completions of finished work from the head, in SQ order. */

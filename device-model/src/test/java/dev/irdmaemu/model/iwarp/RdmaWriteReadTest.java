@@ -199,4 +199,39 @@ class RdmaWriteReadTest {
         completions(pair.a, c.aCq, 1);
         assertArrayEquals(bytes(pair.a, src.gpa(), 100), bytes(pair.b, target.gpa() + 50, 100));
     }
+
+    @Test
+    void readResponsesTheSourceOwesAreInterleavedWithItsOwnSqWork() {
+        IwarpPair.Conn c = pair.connect(5, 6, false);
+        // A reads 1 MiB from B while B writes 1 MiB to A: B's responder and B's SQ share B's transmit.
+        Buffer remote = pair.b.buffer(1 << 20, MemoryRegions.REMOTE_READ | MemoryRegions.LOCAL_WRITE);
+        Buffer sink = pair.a.buffer(2 << 20, MemoryRegions.LOCAL_WRITE | MemoryRegions.REMOTE_WRITE);
+        pair.a.postRead(c.active, new SgeList().add(sink.gpa(), 1 << 20, sink.stag()), remote.stag(), remote.gpa(),
+                SqWqe.SIGNALED);
+        pair.run(200_000L);
+        pair.b.postWrite(c.passive, new SgeList().add(remote.gpa(), 1 << 20, remote.stag()), sink.stag(),
+                sink.gpa() + (1 << 20), SqWqe.SIGNALED);
+        completions(pair.a, c.aCq, 1);
+        completions(pair.b, c.bCq, 1);
+        List<RecordingTraceSink.Recorded> tx = new ArrayList<>(pair.b.traceSink().of(TraceKind.FPDU_TX));
+        tx.removeIf(e -> !"RDMA_WRITE".equals(e.get("op")) && !"RDMA_READ_RESPONSE".equals(e.get("op")));
+        int firstWrite = -1;
+        int lastResponse = -1;
+        for (int i = 0; i < tx.size(); i++) {
+            if (firstWrite < 0 && "RDMA_WRITE".equals(tx.get(i).get("op"))) {
+                firstWrite = i;
+            }
+            if ("RDMA_READ_RESPONSE".equals(tx.get(i).get("op"))) {
+                lastResponse = i;
+            }
+        }
+        assertTrue(firstWrite >= 0 && firstWrite < lastResponse, "B's Write started before the responses ended");
+        int switches = 0;
+        for (int i = firstWrite + 1; i <= lastResponse; i++) {
+            if (!tx.get(i).get("op").equals(tx.get(i - 1).get("op"))) {
+                switches++;
+            }
+        }
+        assertTrue(switches > 100, "FPDU by FPDU turns, not one message after the other: " + switches);
+    }
 }
