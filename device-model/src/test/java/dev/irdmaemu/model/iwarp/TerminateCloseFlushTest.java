@@ -304,4 +304,24 @@ class TerminateCloseFlushTest {
         BackgroundResourceReleaser.releasePendingResources();
         assertEquals(nativeBefore, OS.memory().nativeMemoryUsed(), "every off-heap buffer of the engines freed");
     }
+
+    @Test
+    void aPeerThatStopsAnsweringEndsInTooManyRetries() {
+        IwarpPair.Conn c = pair.connect(5, 6, false);
+        // A's frames no longer reach the wire.
+        pair.a.dev().port().setTransmitter((s, o, l) -> { });
+        Buffer s = pair.a.buffer(64, MemoryRegions.LOCAL_WRITE);
+        pair.a.postSend(c.active, SqOpcode.RDMA_SEND, new SgeList().add(s.gpa(), 64, s.stag()), SqWqe.SIGNALED, 0);
+        List<Ae> got = new ArrayList<>();
+        pair.runUntil(() -> {
+            got.addAll(pair.a.pollAes());
+            return !got.isEmpty();
+        }, 600_000_000_000L);
+        assertEquals(AeCode.LLP_TOO_MANY_RETRIES.code(), got.get(0).code());
+        assertEquals(5, got.get(0).qpId());
+        assertEquals(TcpState.CLOSED.hardwareCode(), got.get(0).tcpState());
+        assertTrue(c.active.engine().halted());
+        assertEquals(9, c.active.engine().tcp().timeouts(), "IRDMA_DEFAULT_REXMIT_THRESH (8) back-offs, then the end");
+        assertTrue(pair.a.pollAll(c.aCq).isEmpty(), "the Send never completes by itself");
+    }
 }
