@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the local container image the container end-to-end tests boot guests in, from a provisioned guest kit.
-#   build-image.sh [KIT_DIR]     (default: .cache/kit/current of this repository)
+#   build-image.sh [KIT_DIR]     (default: $IRDMA_EMU_KIT, as the tests' GuestKit takes it, else .cache/kit/current
+#                                 of this repository)
 # Prints the image's name (repository:tag) on stdout, progress on stderr. No registry is involved: the root file
 # system is busybox-static (the shell Testcontainers' helper containers need) and the kit itself, under /kit,
 # made into an image with `docker import`. QEMU runs through the kit's own loader and libraries, so the image
@@ -10,7 +11,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../../../.." && pwd)"
-KIT="${1:-$ROOT/.cache/kit/current}"
+KIT="${1:-${IRDMA_EMU_KIT:-$ROOT/.cache/kit/current}}"
 REPOSITORY="irdma-emu-guest"
 # where the image holds the kit: QemuGuestContainer.KIT_IN_IMAGE
 KIT_IN_IMAGE="/kit"
@@ -53,7 +54,7 @@ started=$SECONDS
 work="$(mktemp -d "${TMPDIR:-/tmp}/irdma-emu-image.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 rootfs="$work/rootfs"
-mkdir -p "$rootfs"/{bin,dev,proc,sys,tmp,run,etc,vhost} "$rootfs$KIT_IN_IMAGE"
+mkdir -p "$rootfs"/{bin,dev,proc,sys,tmp,run,etc} "$rootfs$KIT_IN_IMAGE"
 chmod 1777 "$rootfs/tmp"
 cp "$BUSYBOX" "$rootfs/bin/busybox"
 for applet in $("$BUSYBOX" --list); do

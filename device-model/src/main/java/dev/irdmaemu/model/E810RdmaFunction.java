@@ -20,6 +20,7 @@ import dev.irdmaemu.model.eq.CompletionEventQueue;
 import dev.irdmaemu.model.eq.InterruptController;
 import dev.irdmaemu.model.hmc.HmcFunction;
 import dev.irdmaemu.model.hmc.HmcLimits;
+import dev.irdmaemu.model.iwarp.IwarpDataPath;
 import dev.irdmaemu.model.mr.MemoryRegionTable;
 import dev.irdmaemu.model.mr.MemoryRegions;
 import dev.irdmaemu.model.port.Apbvt;
@@ -41,9 +42,10 @@ import dev.irdmaemu.model.trace.TraceKind;
  * The RDMA function of an E810 PF as the irdma driver sees it: BAR0 ({@link Mmio}), DMA into host memory and
  * MSI-X toward the host. This class is the bus glue (the register table and what each side-effect register
  * does); the device core lives in the subpackages: {@code cqp} (control QP engine and op handlers), {@code hmc},
- * {@code eq} (CEQs, AEQ, interrupt routing), {@code qp} (CQs, QPs), {@code mr} (STags and memory registration),
- * {@code port} (quad hash, APBVT, ARP, classifier, Ethernet port) and {@code puda} (ILQ / IEQ). Every action runs
- * on the one {@link SimScheduler}; the model has no threads. Register offsets from {@link Gen2Register} (icrdma_hw.h).
+ * {@code eq} (CEQs, AEQ, interrupt routing), {@code qp} (CQs, QPs), {@code mr} (STags and memory registration), {@code port} (quad hash, APBVT, ARP,
+ * classifier, Ethernet port), {@code puda} (ILQ / IEQ) and {@code iwarp} (the offloaded QPs' data path). Every
+ * action runs on the one {@link SimScheduler}; the model has no threads. Register offsets from
+ * {@link Gen2Register} (icrdma_hw.h).
  */
 public final class E810RdmaFunction implements Mmio {
     private final SimScheduler scheduler;
@@ -64,6 +66,8 @@ public final class E810RdmaFunction implements Mmio {
     private final CqpEngine cqp;
     private final EthernetPort port;
     private final PudaQueues puda;
+    private final MemoryRegions regions;
+    private final IwarpDataPath iwarp;
     private final int[] wqeAllocQueue;
     private final boolean[] wqeAllocPending;
     private int wqeAllocHead;
@@ -79,6 +83,15 @@ public final class E810RdmaFunction implements Mmio {
 
     public E810RdmaFunction(SimScheduler scheduler, HostMemory memory, InterruptSink interrupts, Trace trace,
                             LatencyTable latency, int hmcFunctionId) {
+        this(scheduler, memory, interrupts, trace, latency, hmcFunctionId, null);
+    }
+
+    /**
+     * The function whose iWARP data path places and fetches through {@code regions} instead of its own STag table
+     * (a test seam; {@code null}: the function's own {@link MemoryRegionTable}, fed by the CQP and SQ ops).
+     */
+    public E810RdmaFunction(SimScheduler scheduler, HostMemory memory, InterruptSink interrupts, Trace trace,
+                            LatencyTable latency, int hmcFunctionId, MemoryRegions regions) {
         this.scheduler = scheduler;
         this.memory = memory;
         this.trace = trace;
@@ -108,12 +121,17 @@ public final class E810RdmaFunction implements Mmio {
         this.stags = new MemoryRegionTable(memory, hmc, trace, (int) HmcLimits.maxCount(HmcObjectType.MR));
         this.qhash = new QuadHashTable(1 << 16);
         this.arp = new ArpTable((int) HmcLimits.maxCount(HmcObjectType.ARP));
-        CqpOperations ops = new CqpOperations(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp,
-                hmcFunctionId);
-        this.cqp = new CqpEngine(memory, scheduler, trace, latency, cqs, ops);
         this.port = new EthernetPort(scheduler, trace, latency, new ReceiveClassifier(qhash, apbvt), qps, aeq);
         this.puda = new PudaQueues(memory, cqs, qps, scheduler, trace, port::transmit, aeq);
         port.attachPuda(puda);
+        this.regions = regions != null ? regions : stags;
+        this.iwarp = new IwarpDataPath(scheduler, memory, trace, latency, cqs, qps, aeq, arp, this.regions,
+                port::transmit);
+        iwarp.attachPuda(puda);
+        port.attachDataPath(iwarp);
+        CqpOperations ops = new CqpOperations(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp,
+                hmcFunctionId, iwarp);
+        this.cqp = new CqpEngine(memory, scheduler, trace, latency, cqs, ops);
         this.wqeAllocQueue = new int[qps.capacity()];
         this.wqeAllocPending = new boolean[qps.capacity()];
         this.wqeAllocTimer = scheduler.newTimer("wqe-alloc", this::serviceWqeAlloc);
@@ -187,12 +205,21 @@ public final class E810RdmaFunction implements Mmio {
         }
     }
 
-    /** PFPE_WQEALLOC: the QP id (uk.c irdma_uk_qp_post_wr). PUDA QPs transmit; offloaded QPs are issue 5. */
+    /**
+     * PFPE_WQEALLOC: the QP id (uk.c irdma_uk_qp_post_wr). PUDA QPs transmit; an iWARP QP's engine fetches its SQ
+     * (a QP with no running engine, or no such QP, ignores the doorbell).
+     */
     private void wqeAlloc(int value) {
         int qpId = Gen2Registers.wqeAllocQpId(value);
         QueuePair qp = qps.get(qpId);
-        if (qp == null || qp.role() == QueuePair.Role.IWARP) {
+        if (qp == null) {
             wqeAllocIgnored++;
+            return;
+        }
+        if (qp.role() == QueuePair.Role.IWARP) {
+            if (!iwarp.doorbell(qp)) {
+                wqeAllocIgnored++;
+            }
             return;
         }
         if (!wqeAllocPending[qpId]) {
@@ -285,11 +312,6 @@ public final class E810RdmaFunction implements Mmio {
         return stags;
     }
 
-    /** Memory registration as the iWARP data path places and fetches through it. */
-    public MemoryRegions memoryRegions() {
-        return stags;
-    }
-
     public QuadHashTable quadHash() {
         return qhash;
     }
@@ -321,6 +343,16 @@ public final class E810RdmaFunction implements Mmio {
         return puda;
     }
 
+    /** The offloaded iWARP QPs' data path (engines, counters). */
+    public IwarpDataPath iwarp() {
+        return iwarp;
+    }
+
+    /** The memory-registration state the data path uses. */
+    public MemoryRegions memoryRegions() {
+        return regions;
+    }
+
     public long wqeAllocIgnored() {
         return wqeAllocIgnored;
     }
@@ -346,6 +378,7 @@ public final class E810RdmaFunction implements Mmio {
                 port.rxDropped(), port.txFrames()));
         sb.append(String.format("PUDA received %d, transmitted %d, drops %d (last: %s)%n", puda.received(),
                 puda.transmitted(), puda.totalDrops(), puda.lastDrop()));
+        sb.append(iwarp.summary());
         sb.append(String.format("registers: %d unknown offsets seen%n", regs.unknownOffsets()));
         return sb.toString();
     }

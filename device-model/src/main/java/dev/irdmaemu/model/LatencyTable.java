@@ -22,6 +22,19 @@ public final class LatencyTable {
     /** Link speed in bits per second (the port's current setting). */
     public long linkBitsPerSecond = 100_000_000_000L;
     public long propagationNanos = 500;
+    /**
+     * Fetching one SQ WQE (up to 8 quanta, 256 bytes) from host memory: one PCIe read round trip, as
+     * {@link #dmaLineNanos} (the WQE's quanta arrive back to back in the same completion).
+     */
+    public long sqWqeFetchNanos = 500;
+    /**
+     * The protocol engine's work per FPDU (MPA framing and CRC, DDP/RDMAP header, TCP segment): the E810 keeps 100
+     * Gb/s line rate with 1500-byte frames, about 8.1 million frames a second per direction, so about 120 ns a
+     * frame in its pipeline; the model takes 100 ns.
+     */
+    public long fpduNanos = 100;
+    /** A streamed DMA read of one 64-byte line (payload gathered from host memory; about 16 GB/s, PCIe Gen4 x16). */
+    public long dmaReadLineNanos = 4;
     private final long[] cqpOpNanos = new long[64];
 
     public LatencyTable() {
@@ -54,6 +67,11 @@ public final class LatencyTable {
      */
     public long rxFrameNanos(int bytes) {
         return qhashLookupNanos + dmaLineNanos + (bytes + 63L) / 64 * dmaWriteLineNanos + dmaWriteLineNanos;
+    }
+
+    /** What gathering {@code bytes} of payload costs (streamed line reads). */
+    public long dmaReadNanos(long bytes) {
+        return (bytes + 63) / 64 * dmaReadLineNanos;
     }
 
     /** Serialisation time of {@code bytes} on the wire (preamble, SFD, FCS and inter-frame gap included). */

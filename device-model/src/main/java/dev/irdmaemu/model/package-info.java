@@ -5,10 +5,11 @@
  * {@link dev.irdmaemu.fw.bus.InterruptSink}); the device core is split by concern: {@code reg} (the register
  * table), {@code cqp} (control QP and ops), {@code hmc}, {@code eq} (CEQ / AEQ / MSI-X), {@code qp} (CQs, QPs),
  * {@code mr} (STags, memory registration), {@code port} (quad hash, APBVT, ARP, classifier, Ethernet port),
- * {@code puda} (ILQ / IEQ) and {@code trace}. Every action is an event on the one
- * {@link dev.irdmaemu.fw.sim.SimScheduler}, costed by the {@link dev.irdmaemu.model.LatencyTable}; the model has
- * no threads and never reads the wall clock ({@link dev.irdmaemu.model.WallClockPacer} is the adapter for a live
- * guest).
+ * {@code puda} (ILQ / IEQ), {@code tcp} (an offloaded QP's TCP), {@code iwarp} (the offloaded QPs' data path: MPA,
+ * DDP, RDMAP over that TCP, placing through {@code mr}'s memory registration) and {@code trace}. Every action is
+ * an event on the one {@link dev.irdmaemu.fw.sim.SimScheduler}, costed by the
+ * {@link dev.irdmaemu.model.LatencyTable}; the model has no threads and never reads the wall clock
+ * ({@link dev.irdmaemu.model.WallClockPacer} is the adapter for a live guest).
  *
  * <p>A driver brings it up as irdma's probe does: wait for GLPE_CPUSTATUS0..2 = 0x80, write the CQP host context
  * address to PFPE_CCQPHIGH / PFPE_CCQPLOW and poll PFPE_CCQPSTATUS, then Query FPM, Commit FPM and Update PE SDs

@@ -102,7 +102,8 @@ class CqpEngineTest {
         d.createCqp(64);
         d.post((o, v) -> d.store().writeLong(o + CqpWqe.OFF_HEADER, 0x17L << 32 | (v ? 1L << 63 : 0)));
         assertEquals(CqpFault.UNKNOWN_OPCODE.errCodes(), d.reg(Gen2Register.CQPERRCODES));
-        d.post((o, v) -> d.store().writeLong(o + CqpWqe.OFF_HEADER, 0x22L << 32 | (v ? 1L << 63 : 0)));
+        // 0x29 Suspend QP: an IRDMA_CQP_OP_* the model does not execute.
+        d.post((o, v) -> d.store().writeLong(o + CqpWqe.OFF_HEADER, 0x29L << 32 | (v ? 1L << 63 : 0)));
         assertEquals(CqpFault.UNSUPPORTED_OPCODE.errCodes(), d.reg(Gen2Register.CQPERRCODES));
         d.post((o, v) -> {
             CqpWqeWriter.nop(d.store(), o, v);

@@ -214,7 +214,7 @@ class PortPudaTest {
     }
 
     @Test
-    void segmentsOfAnOffloadedConnectionAreSteeredToItsQpAndOutOfOrderOrPartialOnesToTheIeq() {
+    void segmentsOfAnOffloadedConnectionGoToItsQpsEngineAndOutOfOrderOrPartialOnesAreCountedForTheIeq() {
         assertFalse(d.createCq(10, 16, 0, true).error());
         TestDriver.Conn conn = new TestDriver.Conn(LOCAL, 20000, REMOTE, 40005, 100, 5000, -1);
         assertFalse(d.createQp(10, 1, 1, false, ctx -> d.writeIwarpContext(ctx, 10, 10, conn)).error());
@@ -225,27 +225,30 @@ class PortPudaTest {
         fpdu(52, 46);
         deliver(v4(40005, 20000, TcpHeader.ACK, 5000, 52, -1));
         assertEquals(1, d.dev.port().rxQpNotReady());
+        // The context's ARP index 0 names the peer's MAC (Manage ARP entry); RTS starts the QP's engine.
+        d.post((o, v) -> CqpWriters.addArp(d, o, 0, BringUpTest.MAC_REMOTE, v));
+        assertFalse(d.completion().error());
         assertFalse(d.modifyQp(10, 1, QpState.RTS.code(), true, ctx).error());
-        // Whole FPDUs in order: steered to the QP (RFC 5044 §4 framing: 2 + 46 bytes, no pad, 4-byte CRC).
-        deliver(v4(40005, 20000, TcpHeader.ACK, 5000, 52, -1));
-        fpdu(60, 53);
-        deliver(v4(40005, 20000, TcpHeader.ACK, 5052, 60, -1));
         QueuePair qp = d.dev.qps().get(10);
-        assertEquals(2, qp.framesSteered());
-        assertEquals(112, qp.bytesSteered());
-        assertEquals(5112, qp.rcvNxt());
-        // A segment from the future: the IEQ gets it.
-        deliver(v4(40005, 20000, TcpHeader.ACK, 9000, 40, -1));
-        assertEquals(1, d.dev.port().rxIeq());
-        // In order but half an FPDU (ULPDU length 100 in a 40-byte segment): the IEQ too, TCP still advances.
+        assertNotNull(d.dev.iwarp().engine(10));
+        // In order, half an FPDU (ULPDU length 100 in a 40-byte segment): the engine keeps it for the rest; the
+        // IEQ counts it (the E810 hands such segments to the IEQ, puda.c).
         fpdu(40, 100);
-        deliver(v4(40005, 20000, TcpHeader.ACK, 5112, 40, -1));
+        d.dev.port().receive(frame, 0, v4(40005, 20000, TcpHeader.ACK, 5000, 40, -1));
+        d.scheduler.runFor(1_000_000);
+        assertEquals(1, qp.framesSteered());
+        assertEquals(40, qp.bytesSteered());
+        assertEquals(5040, d.dev.iwarp().engine(10).tcp().rcvNxt());
+        assertEquals(1, d.dev.puda().ieqPartial());
+        // A segment from the future: TCP reassembles it, the IEQ counts it; nothing reaches the IEQ QP's CQ.
+        d.dev.port().receive(frame, 0, v4(40005, 20000, TcpHeader.ACK, 9000, 40, -1));
+        d.scheduler.runFor(1_000_000);
+        assertEquals(1, d.dev.puda().ieqOutOfOrder());
         assertEquals(2, d.dev.port().rxIeq());
-        assertEquals(1, d.dev.port().rxPartial());
-        assertEquals(5152, qp.rcvNxt());
-        assertEquals(2, d.sink.of(TraceKind.PUDA_RX).stream().filter(e -> "IEQ".equals(e.get("queue"))).count());
+        assertEquals(0, d.sink.of(TraceKind.PUDA_RX).stream().filter(e -> "IEQ".equals(e.get("queue"))).count());
         // Other connections on the port still reach the ILQ.
-        deliver(v4(40006, 20000, TcpHeader.SYN, 1, 0, -1));
+        d.dev.port().receive(frame, 0, v4(40006, 20000, TcpHeader.SYN, 1, 0, -1));
+        d.scheduler.runFor(1_000_000);
         assertNotNull(d.pollPuda(ilq));
     }
 
@@ -255,18 +258,25 @@ class PortPudaTest {
         TestDriver.Conn conn = new TestDriver.Conn(LOCAL, 20000, REMOTE, 40007, 100, 700, -1);
         long ctx = d.alloc(256);
         d.writeIwarpContext(ctx, 10, 10, conn);
+        d.post((o, v) -> CqpWriters.addArp(d, o, 0, BringUpTest.MAC_REMOTE, v));
+        assertFalse(d.completion().error());
         assertFalse(d.createQp(11, 1, 1, false, c -> d.writeIwarpContext(c, 10, 10, conn)).error());
         assertFalse(d.modifyQp(11, 1, QpState.RTS.code(), true, ctx).error());
         assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40007, -1, 11).error());
-        deliver(v4(40007, 20000, TcpHeader.ACK | TcpHeader.FIN, 700, 0, -1));
-        deliver(v4(40007, 20000, TcpHeader.RST, 700, 0, -1));
+        d.dev.port().receive(frame, 0, v4(40007, 20000, TcpHeader.ACK | TcpHeader.FIN, 700, 0, -1));
+        d.scheduler.runFor(1_000_000);
+        // RFC 5961 §3.2: an RST is taken only at exactly RCV.NXT, which the FIN moved to 701.
+        d.dev.port().receive(frame, 0, v4(40007, 20000, TcpHeader.RST, 701, 0, -1));
+        d.scheduler.runFor(1_000_000);
         Aeqe fin = new Aeqe().wrap(d.store(), d.off(d.dev.aeq().ringAddress()), Aeqe.SIZE);
         Aeqe rst = new Aeqe().wrap(d.store(), d.off(d.dev.aeq().ringAddress()) + Aeqe.SIZE, Aeqe.SIZE);
         assertEquals(AeCode.LLP_FIN_RECEIVED.code(), fin.aeCode());
+        assertEquals(6, fin.tcpState(), "IRDMA_TCP_STATE_CLOSE_WAIT");
         assertEquals(AeCode.LLP_CONNECTION_RESET.code(), rst.aeCode());
         assertEquals(11, rst.qpCqId());
         assertEquals(0xC0DE_0000L + 10, rst.completionContext());
         assertEquals(QpState.RTS.code(), rst.iwarpState());
+        assertEquals(1, rst.tcpState(), "IRDMA_TCP_STATE_CLOSED");
         // Modify QP with "remove hash entry" drops the connection's steering entry.
         int before = d.dev.quadHash().establishedCount();
         d.qpf.clear();
@@ -277,6 +287,8 @@ class PortPudaTest {
         d.post((o, v) -> CqpWqeWriter.modifyQp(d.store(), o, d.qpf, v));
         assertFalse(d.completion().error());
         assertEquals(before - 1, d.dev.quadHash().establishedCount());
+        assertFalse(d.destroyQp(11, 1).error());
+        assertEquals(0, d.dev.iwarp().liveEngines());
     }
 
     @Test

@@ -119,10 +119,16 @@ class QpCqTest {
         assertFalse(createIwarp(10, null).error());
         long ctx = d.alloc(QpContext.SIZE);
         d.writeIwarpContext(ctx, 3, 4, new TestDriver.Conn(LOCAL, 20000, REMOTE, 40000, 1, 2, -1));
-        // IDLE -> RTS with the TCP context (the offload hand-off), RTS -> CLOSING -> ERROR -> IDLE.
+        // IDLE -> RTS with the TCP context (the offload hand-off), RTS -> CLOSING -> ERROR -> IDLE. No ARP entry
+        // names the peer's MAC here, so the data path refuses the connection: IRDMA_AE_INVALID_ARP_ENTRY and the
+        // device moves the QP to ERROR itself (model.iwarp's tests cover a QP that runs).
         assertFalse(d.modifyQp(10, 1, QpState.RTS.code(), true, ctx).error());
-        assertEquals(QpState.RTS, d.dev.qps().get(10).state());
+        assertEquals(QpState.ERROR, d.dev.qps().get(10).state());
         assertEquals(2, d.dev.qps().get(10).rcvNxt());
+        assertFalse(d.modifyQp(10, 1, QpState.IDLE.code(), false, 0).error());
+        // Without the TCP context the QP goes to RTS with no engine.
+        assertFalse(d.modifyQp(10, 1, QpState.RTS.code(), false, 0).error());
+        assertEquals(QpState.RTS, d.dev.qps().get(10).state());
         assertFalse(d.modifyQp(10, 1, QpState.CLOSING.code(), false, 0).error());
         assertFalse(d.modifyQp(10, 1, QpState.ERROR.code(), false, 0).error());
         assertFalse(d.modifyQp(10, 1, QpState.IDLE.code(), false, 0).error());
@@ -132,7 +138,7 @@ class QpCqTest {
         assertEquals(CqpErrorCode.Pair.INVALID_STATE.major(), c.major());
         assertEquals(CqpErrorCode.Pair.INVALID_STATE.minor(), c.minor());
         assertEquals(QpState.IDLE, d.dev.qps().get(10).state());
-        assertEquals(5, d.sink.of(TraceKind.QP_STATE).size());
+        assertEquals(8, d.sink.of(TraceKind.QP_STATE).size());
         assertFalse(d.destroyQp(10, 1).error());
         assertNull(d.dev.qps().get(10));
         assertEquals(CqpFault.NO_SUCH_OBJECT.minor(), d.destroyQp(10, 1).minor());

@@ -28,12 +28,15 @@ import dev.irdmaemu.fw.queue.SqWqe;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.fw.sim.SimScheduler;
+import dev.irdmaemu.model.iwarp.UnregisteredMemory;
+import dev.irdmaemu.model.mr.MemoryRegions;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.Trace;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.LongConsumer;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -91,9 +94,14 @@ final class TestDriver implements AutoCloseable {
 
     /** A node on a shared scheduler (two nodes joined by a simulated link). */
     TestDriver(long ramSize, SimScheduler shared) {
+        this(ramSize, shared, m -> UnregisteredMemory.INSTANCE);
+    }
+
+    /** A node whose iWARP data path places through the registration state {@code regions} makes over its memory. */
+    TestDriver(long ramSize, SimScheduler shared, Function<HostMemory, MemoryRegions> regions) {
         scheduler = shared;
         trace = new Trace(scheduler).enableAll(sink);
-        dev = new E810RdmaFunction(scheduler, memory, interrupts::add, trace, latency);
+        dev = new E810RdmaFunction(scheduler, memory, interrupts::add, trace, latency, 0, regions.apply(memory));
         ram = new HostRam(memory, RAM_BASE, ramSize);
     }
 

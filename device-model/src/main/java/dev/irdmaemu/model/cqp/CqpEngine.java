@@ -319,7 +319,7 @@ public final class CqpEngine {
             return;
         }
         CqpCompletion.write(memory.store(r), memory.offset(r, gpa), completionContext, result.opReturnValue, index,
-                error, f.major(), f.minor(), ccq.polarity(0));
+                error, f.major(), error ? f.minor() : result.successMinor, ccq.polarity(0));
         ccq.produced(1, false);
     }
 

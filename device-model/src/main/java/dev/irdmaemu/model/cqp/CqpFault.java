@@ -24,7 +24,10 @@ public enum CqpFault {
     UNSUPPORTED_FIELD(CqpErrorCode.MAJ_ERROR, 0x900c, "a WQE option the model does not support (e.g. PBL-mapped rings)"),
     BAD_HOST_CONTEXT(CqpErrorCode.MAJ_ERROR, 0x900d, "the CQP host context is invalid"),
     INVALID_STATE(CqpErrorCode.Pair.INVALID_STATE.major(), CqpErrorCode.Pair.INVALID_STATE.minor(),
-            "QP state transition not allowed");
+            "QP state transition not allowed"),
+    /** utils.c irdma_noncrit_err_list: Flush WQEs found nothing to flush on the queues it was asked for. */
+    FLUSH_NO_WQE_PENDING(CqpErrorCode.Pair.FLUSH_NO_WQE_PENDING.major(),
+            CqpErrorCode.Pair.FLUSH_NO_WQE_PENDING.minor(), "no WQE pending to flush");
 
     private final int major;
     private final int minor;

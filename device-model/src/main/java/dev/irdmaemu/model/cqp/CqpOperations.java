@@ -16,6 +16,7 @@ import dev.irdmaemu.model.eq.CompletionEventQueue;
 import dev.irdmaemu.model.hmc.HmcFault;
 import dev.irdmaemu.model.hmc.HmcFunction;
 import dev.irdmaemu.model.hmc.HmcLimits;
+import dev.irdmaemu.model.iwarp.IwarpDataPath;
 import dev.irdmaemu.model.mr.MemoryRegionTable;
 import dev.irdmaemu.model.mr.RegistrationFault;
 import dev.irdmaemu.model.port.Apbvt;
@@ -54,6 +55,7 @@ public final class CqpOperations implements CqpOpHandler {
     private final Apbvt apbvt;
     private final ArpTable arp;
     private final int hmcFunctionId;
+    private final IwarpDataPath dataPath;
     private final BytesStore<?, Void> qpCtxBuf = BytesStore.nativeStoreWithFixedCapacity(QP_CONTEXT_SIZE);
     private final QpContext qpContext = new QpContext();
     private final long[] word = new long[2];
@@ -61,6 +63,14 @@ public final class CqpOperations implements CqpOpHandler {
     public CqpOperations(HostMemory memory, Trace trace, HmcFunction hmc, CompletionEventQueue[] ceqs,
                          AsyncEventQueue aeq, CqTable cqs, QpTable qps, MemoryRegionTable stags, QuadHashTable qhash,
                          Apbvt apbvt, ArpTable arp, int hmcFunctionId) {
+        this(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp, hmcFunctionId, null);
+    }
+
+    /** With the iWARP data path that Create / Modify / Destroy QP and Flush WQEs drive (null: none). */
+    public CqpOperations(HostMemory memory, Trace trace, HmcFunction hmc, CompletionEventQueue[] ceqs,
+                         AsyncEventQueue aeq, CqTable cqs, QpTable qps, MemoryRegionTable stags, QuadHashTable qhash,
+                         Apbvt apbvt, ArpTable arp, int hmcFunctionId, IwarpDataPath dataPath) {
+        this.dataPath = dataPath;
         this.memory = memory;
         this.trace = trace;
         this.hmc = hmc;
@@ -98,6 +108,7 @@ public final class CqpOperations implements CqpOpHandler {
             case ALLOC_STAG -> stag(w, r, false);
             case REG_MR -> stag(w, r, true);
             case DEALLOC_STAG -> deallocStag(w, r);
+            case FLUSH_WQES -> flushWqes(w, r);
             default -> r.fail(CqpFault.UNSUPPORTED_OPCODE, "op not modelled");
         }
     }
@@ -366,8 +377,18 @@ public final class CqpOperations implements CqpOpHandler {
             r.fail(CqpFault.DMA_FAULT, "SQ or RQ outside mapped memory");
             return;
         }
+        if (type == QueuePair.TYPE_IWARP && next == QpState.RTS && withTcp) {
+            String why = IwarpDataPath.refuseRts(qpContext);
+            if (why != null) {
+                r.fail(CqpFault.UNSUPPORTED_FIELD, why);
+                return;
+            }
+        }
         QueuePair qp = qps.create(id, type, obj, qpContext, withTcp, next);
         traceState(qp, QpState.INVALID, next);
+        if (dataPath != null) {
+            dataPath.stateChanged(qp, QpState.INVALID, next, withTcp ? qpContext : null, 0, false);
+        }
     }
 
     private void modifyQp(CqpWqe w, CqpResult r) {
@@ -392,6 +413,13 @@ public final class CqpOperations implements CqpOpHandler {
                     r.fail(CqpFault.INVALID_FIELD, c.describe());
                     return;
                 }
+                if (next == QpState.RTS && qp.state() != QpState.RTS && withTcp) {
+                    String why = IwarpDataPath.refuseRts(qpContext);
+                    if (why != null) {
+                        r.fail(CqpFault.UNSUPPORTED_FIELD, why);
+                        return;
+                    }
+                }
             }
             qps.reload(qp, qpContext, withTcp);
         }
@@ -401,6 +429,10 @@ public final class CqpOperations implements CqpOpHandler {
         QpState was = qp.state();
         qps.setState(qp, next);
         traceState(qp, was, next);
+        if (dataPath != null) {
+            dataPath.stateChanged(qp, was, next, withTcp ? qpContext : null, w.qpTermActions(),
+                    w.qpResetConnection());
+        }
     }
 
     /** IRDMA_CQPSQ_QP_REMOVEHASHENTRY: drop the established entry of the QP's own 4-tuple. */
@@ -434,8 +466,35 @@ public final class CqpOperations implements CqpOpHandler {
             removeHashEntry(qp);
         }
         QpState was = qp.state();
+        if (dataPath != null) {
+            dataPath.release(qp.id());
+        }
         qps.destroy(qp);
         traceState(qp, was, QpState.INVALID);
+    }
+
+    /**
+     * Flush WQEs and Generate AE (opcode 0x22; ctrl.c irdma_sc_qp_flush_wqes / irdma_sc_gen_ae): the QP's
+     * outstanding SQ / RQ work completes with the flush error, and / or the AE of quadword 1 is raised.
+     */
+    private void flushWqes(CqpWqe w, CqpResult r) {
+        QueuePair qp = qps.get(w.fwqeQpId());
+        if (qp == null) {
+            r.fail(CqpFault.NO_SUCH_OBJECT, "no such QP");
+            return;
+        }
+        if (qp.role() != QueuePair.Role.IWARP || dataPath == null) {
+            r.fail(CqpFault.UNSUPPORTED_FIELD, "flush of a QP without an iWARP data path");
+            return;
+        }
+        int minor = dataPath.flush(qp, w.fwqeFlushSq(), w.fwqeFlushRq(), w.fwqeUserFlushCode(), w.fwqeSqMajor(),
+                w.fwqeSqMinor(), w.fwqeRqMajor(), w.fwqeRqMinor(), w.fwqeGenerateAe(), w.fwqeAeCode(),
+                w.fwqeAeSource());
+        if (minor < 0) {
+            r.fail(CqpFault.FLUSH_NO_WQE_PENDING, "nothing outstanding on the queues asked for");
+        } else {
+            r.okWithMinor(minor);
+        }
     }
 
     private void traceState(QueuePair qp, QpState from, QpState to) {

@@ -70,10 +70,19 @@ public final class AsyncEventQueue {
      */
     public boolean post(long context, int qpCqId, int aeCode, int source, int iwarpState, int tcpState,
                         int wqeIndex) {
+        return post(context, qpCqId, aeCode, source, iwarpState, tcpState, wqeIndex, 0);
+    }
+
+    /**
+     * Posts one AE with IRDMA_AEQE_Q2DATA: non-zero when the device copied the offending (or Terminate) frame into
+     * the QP's Q2 buffer, which irdma then reads (ctrl.c irdma_bld_terminate_hdr, irdma_terminate_received).
+     */
+    public boolean post(long context, int qpCqId, int aeCode, int source, int iwarpState, int tcpState,
+                        int wqeIndex, int q2Data) {
         TraceEvent t = trace.start(TraceKind.AEQE);
         if (t != null) {
             t.hex("ae", aeCode).num("id", qpCqId).num("source", source).num("iwstate", iwarpState)
-                    .num("tcpstate", tcpState).hex("ctx", context).flag("queued", live && credit > 0).emit();
+                    .num("tcpstate", tcpState).num("wqe", wqeIndex).num("q2", q2Data).hex("ctx", context).flag("queued", live && credit > 0).emit();
         }
         if (!live || credit <= 0) {
             lost++;
@@ -87,7 +96,7 @@ public final class AsyncEventQueue {
             return false;
         }
         aeqe.wrap(memory.store(r), memory.offset(r, gpa), Aeqe.SIZE).write(context, qpCqId, aeCode, source,
-                iwarpState, tcpState, wqeIndex, 0, overflowed, cursor.polarity());
+                iwarpState, tcpState, wqeIndex, q2Data, overflowed, cursor.polarity());
         overflowed = false;
         credit--;
         cursor.advance();

@@ -1,6 +1,5 @@
 package dev.irdmaemu.model.port;
 
-import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.queue.AeCode;
@@ -9,8 +8,8 @@ import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.sim.SimTimer;
 import dev.irdmaemu.model.LatencyTable;
 import dev.irdmaemu.model.eq.AsyncEventQueue;
+import dev.irdmaemu.model.iwarp.IwarpDataPath;
 import dev.irdmaemu.model.puda.PudaQueues;
-import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.qp.QpTable;
 import dev.irdmaemu.model.qp.QueuePair;
 import dev.irdmaemu.model.trace.Trace;
@@ -23,9 +22,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * every frame is tapped, parsed with {@link TcpPacket}, classified ({@link ReceiveClassifier}) and delivered:
  * <ul>
  *   <li>to a PUDA QP (the ILQ for listen entries, connection set-up and APBVT-only ports) as a CQE;</li>
- *   <li>to an offloaded iWARP QP in RTS: in-order segments are counted on the QP (the data path is issue 5);
- *       out-of-order ones go to the IEQ, as the hardware hands them up; a RST or FIN raises
- *       IRDMA_AE_LLP_CONNECTION_RESET / IRDMA_AE_LLP_FIN_RECEIVED;</li>
+ *   <li>to an offloaded iWARP QP with a running engine ({@link IwarpDataPath}): its TCP, MPA, DDP and RDMAP
+ *       take the segment; an iWARP QP without one (not yet in RTS, or gone to ERROR and reset) drops it;</li>
  *   <li>a quad-hash entry naming a QP that does not exist raises IRDMA_AE_AMP_BAD_QP (user.h) and drops;</li>
  *   <li>everything else to the LAN sink.</li>
  * </ul>
@@ -41,6 +39,7 @@ public final class EthernetPort {
     private final AsyncEventQueue aeq;
     private final TcpPacket packet = new TcpPacket();
     private PudaQueues puda;
+    private IwarpDataPath dataPath;
     private FrameTransmitter transmitter = FrameTransmitter.NONE;
     private FrameTap tap = FrameTap.NONE;
     private LanSink lan = LanSink.NONE;
@@ -49,13 +48,11 @@ public final class EthernetPort {
     private long rxLan;
     private long rxPuda;
     private long rxQp;
-    private long rxIeq;
     private long rxBadQp;
     private long rxQpNotReady;
     private long rxDropped;
     private long txFrames;
     private long rxOverflow;
-    private long rxPartial;
 
     /** The receive FIFO: frames wait here for their classification time. Link.MAX_FRAME-sized slots. */
     public static final int RX_SLOTS = 256;
@@ -82,6 +79,11 @@ public final class EthernetPort {
 
     public void attachPuda(PudaQueues queues) {
         this.puda = queues;
+    }
+
+    /** The offloaded QPs' data path: frames classified to an iWARP QP with a running engine go there. */
+    public void attachDataPath(IwarpDataPath path) {
+        this.dataPath = path;
     }
 
     public void setTransmitter(FrameTransmitter t) {
@@ -127,7 +129,14 @@ public final class EthernetPort {
             return;
         }
         int slot = (rxHead + rxCount) % RX_SLOTS;
-        rxBuffer.write((long) slot * RX_SLOT_BYTES, store, offset, length);
+        // A frame in a heap buffer (the simulated link's) is copied as an array: Chronicle copies a heap store
+        // into a native one eight bytes and two interface calls at a time, an array in one memory copy.
+        if (!store.isDirectMemory() && store.underlyingObject() instanceof byte[] array && store.start() == 0
+                && offset >= 0 && offset + length <= array.length) {
+            rxBuffer.write((long) slot * RX_SLOT_BYTES, array, (int) offset, length);
+        } else {
+            rxBuffer.write((long) slot * RX_SLOT_BYTES, store, offset, length);
+        }
         rxLength[slot] = length;
         // Classification (quad-hash lookup) and the placement DMA cost time; frames leave the FIFO in order.
         long due = Math.max(scheduler.now() + latency.rxFrameNanos(length), lastDue);
@@ -181,10 +190,6 @@ public final class EthernetPort {
         return rxOverflow;
     }
 
-    /** In-order segments that were not whole FPDUs (handed to the IEQ). */
-    public long rxPartial() {
-        return rxPartial;
-    }
 
     private void toQp(int qpn) {
         QueuePair qp = qps.get(qpn);
@@ -198,64 +203,17 @@ public final class EthernetPort {
             toPuda(qp);
             return;
         }
-        if (qp.state() != QpState.RTS) {
-            rxQpNotReady++;
-            rxDropped++;
-            qp.dropped();
+        // The QP's offloaded TCP takes it from here: in-order bytes to the iWARP data path, out-of-order ones
+        // reassembled (and counted for the IEQ), FIN / RST / retransmission limits raised as the LLP AEs.
+        if (dataPath != null && dataPath.receive(qp, packet)) {
+            rxQp++;
+            qp.steered(packet.tcpPayloadLength());
             return;
         }
-        int flags = packet.tcp().flags();
-        if ((flags & (TcpHeader.RST | TcpHeader.FIN)) != 0) {
-            // The offloaded TCP engine reports the peer's close to the driver (user.h IRDMA_AE_LLP_*); the
-            // QP state itself moves only by Modify QP.
-            boolean rst = (flags & TcpHeader.RST) != 0;
-            aeq.post(qp.completionContext(), qp.id(),
-                    rst ? AeCode.LLP_CONNECTION_RESET.code() : AeCode.LLP_FIN_RECEIVED.code(), AeSource.RQ,
-                    qp.state().code(), rst ? TCP_STATE_CLOSED : TCP_STATE_CLOSE_WAIT, 0);
-            if (rst) {
-                rxQp++;
-                qp.steered(0);
-                return;
-            }
-        }
-        long seq = packet.tcp().sequenceNumber();
-        long payload = packet.tcpPayloadLength();
-        if ((int) seq != (int) qp.rcvNxt()) {
-            rxIeq++;
-            toPuda(qps.get(QueuePair.IEQ_QP_ID));
-            return;
-        }
-        qps.advanceReceive(qp, payload);
-        if (payload > 0 && qp.mpaCrc() >= 0 && !wholeFpdus(packet.store(), packet.offset() + packet.tcpPayloadOffset(),
-                payload, qp.mpaCrc() == 1)) {
-            // In order at the TCP level but not a whole number of FPDUs: the hardware cannot place it and hands
-            // the segment up to the IEQ (puda.c irdma_ieq_process_fpdus reassembles partial FPDUs).
-            rxIeq++;
-            rxPartial++;
-            toPuda(qps.get(QueuePair.IEQ_QP_ID));
-            return;
-        }
-        rxQp++;
-        qp.steered(payload);
+        rxQpNotReady++;
+        rxDropped++;
+        qp.dropped();
     }
-
-    /**
-     * Whether {@code length} bytes of TCP payload are a whole number of MPA FPDUs (RFC 5044 §4: a 2-byte ULPDU
-     * length, the ULPDU, padding to a 4-byte boundary, and a 4-byte CRC unless MPA CRC is off; no markers).
-     */
-    static boolean wholeFpdus(BytesStore<?, ?> s, long at, long length, boolean crc) {
-        long off = 0;
-        while (off + 2 <= length) {
-            int ulpdu = s.readUnsignedByte(at + off) << 8 | s.readUnsignedByte(at + off + 1);
-            long fpdu = (2L + ulpdu + 3) & ~3L;
-            off += fpdu + (crc ? 4 : 0);
-        }
-        return off == length;
-    }
-
-    /** defs.h IRDMA_TCP_STATE_CLOSED / IRDMA_TCP_STATE_CLOSE_WAIT. */
-    private static final int TCP_STATE_CLOSED = 1;
-    private static final int TCP_STATE_CLOSE_WAIT = 6;
 
     private void toPuda(QueuePair qp) {
         if (qp == null || puda == null) {
@@ -311,8 +269,9 @@ public final class EthernetPort {
         return rxQp;
     }
 
+    /** Segments of offloaded connections the IEQ was shown (out of order, or ending inside an FPDU). */
     public long rxIeq() {
-        return rxIeq;
+        return dataPath == null ? 0 : dataPath.ieqOutOfOrder() + dataPath.ieqPartial();
     }
 
     public long rxBadQp() {

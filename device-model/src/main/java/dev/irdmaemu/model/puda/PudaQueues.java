@@ -77,6 +77,8 @@ public final class PudaQueues {
     private long received;
     private long transmitted;
     private long transmitErrors;
+    private long ieqOutOfOrder;
+    private long ieqPartial;
     private Drop lastDrop;
 
     private final AsyncEventQueue aeq;
@@ -302,6 +304,27 @@ public final class PudaQueues {
 
     public long received() {
         return received;
+    }
+
+    /**
+     * An offloaded QP's segment that the hardware would hand to the IEQ (puda.c irdma_ieq_process_fpdus): beyond
+     * RCV.NXT ({@code partial} false), or in order but ending inside an FPDU ({@code partial} true). The model's
+     * offloaded TCP reassembles these itself; the IEQ counts them.
+     */
+    public void ieqObserved(boolean partial) {
+        if (partial) {
+            ieqPartial++;
+        } else {
+            ieqOutOfOrder++;
+        }
+    }
+
+    public long ieqOutOfOrder() {
+        return ieqOutOfOrder;
+    }
+
+    public long ieqPartial() {
+        return ieqPartial;
     }
 
     public long transmitted() {

@@ -43,6 +43,8 @@ public final class QpTable {
         qp.framesSteered = 0;
         qp.bytesSteered = 0;
         qp.framesDropped = 0;
+        qp.sqFlushed = false;
+        qp.rqFlushed = false;
         qp.load(ctx, withTcp);
         qp.resetRings();
         qp.state = initial;

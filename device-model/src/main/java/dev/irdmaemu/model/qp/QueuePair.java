@@ -5,9 +5,9 @@ import dev.irdmaemu.model.eq.RingCursor;
 
 /**
  * One QP as the device holds it: its state, the fields of its HMC QP object the model acts on (decoded with
- * {@link QpContext}), and for the PUDA QPs the device's positions in their SQ and RQ. The data path of offloaded
- * iWARP QPs is not modelled yet (issue 5): frames steered to an RTS QP are counted here, and the TCP context
- * ({@link #rcvNxt()}, {@link #sndNxt()}) is kept for it.
+ * {@link QpContext}), and the device's positions in its SQ and RQ (PUDA QPs and offloaded iWARP QPs alike; the
+ * iWARP data path, {@code model.iwarp}, works the rings from these cursors). Frames steered to the QP are counted
+ * here; the TCP context ({@link #rcvNxt()}, {@link #sndNxt()}) is what the context said at the last load.
  */
 public final class QueuePair {
     /** defs.h IRDMA_QP_TYPE_IWARP / IRDMA_QP_TYPE_UDA. */
@@ -54,6 +54,8 @@ public final class QueuePair {
     long framesSteered;
     long bytesSteered;
     long framesDropped;
+    boolean sqFlushed;
+    boolean rqFlushed;
 
     QueuePair(int id) {
         this.id = id;
@@ -226,5 +228,19 @@ public final class QueuePair {
 
     public long framesDropped() {
         return framesDropped;
+    }
+
+    /** Flush WQEs ended the queue(s); a second flush finds nothing (ctrl.c: the driver itself skips a reflush). */
+    public void markFlushed(boolean sq, boolean rq) {
+        sqFlushed |= sq;
+        rqFlushed |= rq;
+    }
+
+    public boolean sqFlushed() {
+        return sqFlushed;
+    }
+
+    public boolean rqFlushed() {
+        return rqFlushed;
     }
 }

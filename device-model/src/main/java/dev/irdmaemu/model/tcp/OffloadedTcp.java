@@ -36,7 +36,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * progress clears the back-off at once as Linux does. After {@code maxRetransmits} back-offs the connection
  * closes with TOO_MANY_RETRIES and sends nothing (the peer is unreachable). An RTO restarts transmission from
  * SND.UNA (go-back-N with slow start). Pure ACKs carry SND.MAX. Challenge ACKs are limited to
- * {@value #CHALLENGE_ACK_LIMIT} a second. Not modelled: SACK, Nagle, keep-alive, PAWS (timestamps are sent and
+ * {@value #CHALLENGE_ACK_LIMIT} a second, and the ACK answering an unacceptable segment without data to one per
+ * 500 ms (two ends that disagree on the sequence space would otherwise trade ACKs for ever). Not modelled: SACK, Nagle, keep-alive, PAWS (timestamps are sent and
  * echoed, not used to reject), ECN, urgent data, and data between snd_una and snd_nxt at hand-over (irdma
  * hands over with the two equal).
  */
@@ -48,13 +49,25 @@ public final class OffloadedTcp {
         /** Acknowledged data freed room in the send ring ({@link #sendSpace()} grew). */
         default void sendSpaceAvailable(OffloadedTcp connection) {
         }
+
+        /**
+         * The peer acknowledged new data: {@link #sndUna()} moved forward. Raised in every state (also once a FIN
+         * is queued, when {@link #sendSpaceAvailable} no longer is), so the upper layer can complete the work whose
+         * bytes are now acknowledged.
+         */
+        default void acknowledged(OffloadedTcp connection) {
+        }
     }
 
+    /** Record boundaries remembered for FPDU alignment (4096 FPDUs: a send ring of small ones). */
+    public static final int RECORDS = 4096;
     /** Most disjoint out-of-order ranges kept; a segment that would make one more is dropped. */
     public static final int MAX_HOLES = 16;
     /** Challenge ACKs sent per second at most (RFC 5961 §7; Linux's tcp_challenge_ack_limit defaults to 1000). */
     public static final int CHALLENGE_ACK_LIMIT = 1000;
     private static final long SECOND = 1_000_000_000L;
+    /** Linux's tcp_invalid_ratelimit default (HZ / 2). */
+    public static final long OUT_OF_WINDOW_ACK_INTERVAL = 500_000_000L;
     private static final int TIMESTAMP_OPTION = 12;
     private static final int MAX_WINDOW_FIELD = 0xffff;
 
@@ -86,6 +99,14 @@ public final class OffloadedTcp {
     private long sndMax;
     /** Sequence number after the last byte queued by the upper layer. */
     private long writeSeq;
+    /**
+     * Where the upper layer's records end (each {@link #send} is one whole FPDU), oldest first, for MPA's FPDU
+     * alignment: RFC 5044 §8 has the sender keep every FPDU whole inside one TCP segment where it can. A full ring
+     * only loses alignment for the records it could not note, never data.
+     */
+    private final int[] recordEnd = new int[RECORDS];
+    private int recordHead;
+    private int recordCount;
     private long sndWnd;
     private long sndWl1;
     private long sndWl2;
@@ -125,6 +146,8 @@ public final class OffloadedTcp {
     private boolean closeReported;
     private long challengeWindowStart = Long.MIN_VALUE;
     private int challengeAcksInWindow;
+    private long lastOutOfWindowAck = Long.MIN_VALUE;
+    private long outOfWindowAcksSuppressed;
 
     // Counters.
     private long segmentsSent;
@@ -223,6 +246,10 @@ public final class OffloadedTcp {
             sendRing.write(0, source, offset + first, length - first);
         }
         writeSeq = (writeSeq + length) & 0xffff_ffffL;
+        if (recordCount < RECORDS && length > 0) {
+            recordEnd[(recordHead + recordCount) % RECORDS] = (int) writeSeq;
+            recordCount++;
+        }
         kick();
         return true;
     }
@@ -284,6 +311,14 @@ public final class OffloadedTcp {
         enterClosed();
     }
 
+    /**
+     * Drops the connection without a word on the wire: nothing more is sent, retransmitted or acknowledged, no
+     * event is raised (the QP went to ERROR without asking for a reset). Frames that still arrive are ignored.
+     */
+    public void discard() {
+        enterClosed();
+    }
+
     /** Frees the off-heap rings; the engine must not be used after. */
     public void release() {
         enterClosed();
@@ -301,6 +336,14 @@ public final class OffloadedTcp {
             badFrames++;
             return;
         }
+        receiveValidated(packet);
+    }
+
+    /**
+     * One frame addressed to this connection that the caller already wrapped and validated
+     * ({@link TcpPacket#validate()} accepted it: the port's receive path does so before classifying). Never throws.
+     */
+    public void receiveValidated(TcpPacket packet) {
         TcpHeader h = packet.tcp();
         if (h.destinationPort() != p.localPort() || h.sourcePort() != p.remotePort()
                 || packet.sourceHi() != p.remoteHi() || packet.sourceLo() != p.remoteLo()
@@ -315,7 +358,7 @@ public final class OffloadedTcp {
         long seq = h.sequenceNumber();
         long ack = h.acknowledgmentNumber();
         int dataLength = (int) packet.tcpPayloadLength();
-        long dataOffset = offset + packet.tcpPayloadOffset();
+        long dataOffset = packet.offset() + packet.tcpPayloadOffset();
         boolean fin = h.fin();
         int segLen = dataLength + (fin ? 1 : 0) + (h.syn() ? 1 : 0);
 
@@ -330,7 +373,11 @@ public final class OffloadedTcp {
                 outOfWindowSegments++;
             }
             if (!h.rst()) {
-                sendAck();
+                if (segLen > 0) {
+                    sendAck();
+                } else {
+                    outOfWindowAck();
+                }
                 if (fin && state == TcpState.TIME_WAIT) {
                     // A retransmitted FIN in TIME_WAIT: acknowledged above, 2 MSL restarts (RFC 9293 §3.10.7.4).
                     timeWaitTimer.scheduleIn(p.timeWaitNanos());
@@ -360,7 +407,7 @@ public final class OffloadedTcp {
         if (!h.ack()) {
             return;
         }
-        if (!processAck(ack, seq, h.window() << p.sndWscale(), dataLength == 0 && !fin)) {
+        if (!processAck(ack, seq, h.window() << p.sndWscale(), dataLength == 0 && !fin, segLen > 0)) {
             return;
         }
         if (p.timestamps() && h.hasTimestamps() && seqDiff(seq, rcvNxt) <= 0) {
@@ -398,17 +445,16 @@ public final class OffloadedTcp {
     }
 
     /** Answers false when the segment must be dropped. */
-    private boolean processAck(long ack, long seq, long peerWindow, boolean pureAck) {
+    private boolean processAck(long ack, long seq, long peerWindow, boolean pureAck, boolean occupiesSequence) {
         // RFC 5961 §5.2: ACK acceptable when SND.UNA - MAX.SND.WND <= SEG.ACK <= SND.NXT (SND.MAX here: after a
         // go-back-N retransmission the peer may acknowledge what was sent before).
-        if (seqDiff(ack, sndMax) > 0) {
+        if (seqDiff(ack, sndMax) > 0 || seqDiff(ack, sndUna - Math.max(maxSndWnd, 1)) < 0) {
             badAcks++;
-            sendAck();
-            return false;
-        }
-        if (seqDiff(ack, sndUna - Math.max(maxSndWnd, 1)) < 0) {
-            badAcks++;
-            sendAck();
+            if (occupiesSequence) {
+                sendAck();
+            } else {
+                outOfWindowAck();
+            }
             return false;
         }
         long acked = seqDiff(ack, sndUna);
@@ -474,6 +520,10 @@ public final class OffloadedTcp {
         if (seqDiff(sndNxt, sndUna) < 0) {
             sndNxt = sndUna;
         }
+        while (recordCount > 0 && seqDiff(recordEnd[recordHead] & 0xffff_ffffL, sndUna) <= 0) {
+            recordHead = (recordHead + 1) % RECORDS;
+            recordCount--;
+        }
         if (finQueued && seqDiff(ack, finSeq) > 0) {
             onFinAcked();
         }
@@ -481,6 +531,9 @@ public final class OffloadedTcp {
             retransmitTimer.scheduleIn(rto); // RFC 6298 §5.3
         } else {
             retransmitTimer.cancel(); // §5.2
+        }
+        if (dataAcked > 0) {
+            listener.acknowledged(this);
         }
         if (dataAcked > 0 && sends() && !finQueued) {
             listener.sendSpaceAvailable(this);
@@ -702,6 +755,15 @@ public final class OffloadedTcp {
                 // left; the ACK that is coming opens it. With nothing in flight no ACK is coming, so send.
                 break;
             }
+            if (len > 0 && len < unsent) {
+                int aligned = recordBoundary(sndNxt, len);
+                if (aligned > 0) {
+                    len = aligned;
+                } else if (len < segmentPayload && inFlight > 0) {
+                    // The window ends inside an FPDU: wait for the ACK rather than split it.
+                    break;
+                }
+            }
             boolean fin = finQueued && seqDiff(sndNxt + len, finSeq) == 0;
             transmitSegment(sndNxt, len, fin);
             long next = (sndNxt + len + (fin ? 1 : 0)) & 0xffff_ffffL;
@@ -749,7 +811,7 @@ public final class OffloadedTcp {
             return;
         }
         long data = seqDiff(writeSeq, sndUna);
-        int len = (int) Math.min(Math.min(Math.max(0, data), segmentPayload), outstanding);
+        int len = aligned(sndUna, (int) Math.min(Math.min(Math.max(0, data), segmentPayload), outstanding));
         boolean fin = finQueued && seqDiff(sndUna + len, finSeq) == 0 && seqDiff(sndMax, finSeq) > 0;
         retransmittedSegments++;
         if (rttTiming && seqDiff(rttSeq, sndUna) >= 0 && seqDiff(rttSeq, sndUna + len) < 0) {
@@ -757,6 +819,36 @@ public final class OffloadedTcp {
         }
         transmitSegment(sndUna, len, fin);
         retransmitTimer.scheduleIn(rto);
+    }
+
+    /** {@code len} cut back to the last record boundary after {@code seq}, if one lies inside it. */
+    private int aligned(long seq, int len) {
+        int b = len > 0 ? recordBoundary(seq, len) : -1;
+        return b > 0 ? b : len;
+    }
+
+    /**
+     * The length from {@code seq} to the last record end in {@code (seq, seq + len]}, or -1 when none is there
+     * (one record longer than {@code len}). Binary searches over the ring, whose ends ascend in sequence space.
+     */
+    private int recordBoundary(long seq, int len) {
+        long limit = seq + len;
+        int lo = 0;
+        int hi = recordCount;
+        // the first record ending after limit
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (seqDiff(recordEnd[(recordHead + mid) % RECORDS] & 0xffff_ffffL, limit) <= 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if (lo == 0) {
+            return -1;
+        }
+        long d = seqDiff(recordEnd[(recordHead + lo - 1) % RECORDS] & 0xffff_ffffL, seq);
+        return d > 0 ? (int) d : -1;
     }
 
     private void transmitSegment(long seq, int len, boolean fin) {
@@ -789,6 +881,22 @@ public final class OffloadedTcp {
         // unacceptable to it and dropped unread (RFC 9293 §3.10.7.4), and two sides both retransmitting would
         // never hear each other.
         sendControl(sndMax, rcvNxt, TcpHeader.ACK, windowField());
+    }
+
+    /**
+     * The ACK owed to an unacceptable segment that carries no data (RFC 9293 §3.10.7.4 says to answer it), at most
+     * one per {@link #OUT_OF_WINDOW_ACK_INTERVAL}: two ends that disagree about the sequence space would otherwise
+     * answer each other's pure ACKs for ever (Linux rate-limits these the same way, tcp_oow_rate_limited with
+     * tcp_invalid_ratelimit 500 ms). Segments carrying data are always answered, so lost ACKs still recover.
+     */
+    private void outOfWindowAck() {
+        long now = scheduler.now();
+        if (lastOutOfWindowAck != Long.MIN_VALUE && now - lastOutOfWindowAck < OUT_OF_WINDOW_ACK_INTERVAL) {
+            outOfWindowAcksSuppressed++;
+            return;
+        }
+        lastOutOfWindowAck = now;
+        sendAck();
     }
 
     private void challengeAck() {
@@ -866,7 +974,7 @@ public final class OffloadedTcp {
         sndNxt = sndUna;
         retransmittedSegments++;
         long data = seqDiff(writeSeq, sndUna);
-        int len = (int) Math.min(Math.max(0, data), segmentPayload);
+        int len = aligned(sndUna, (int) Math.min(Math.max(0, data), segmentPayload));
         boolean fin = finQueued && seqDiff(sndUna + len, finSeq) == 0;
         transmitSegment(sndUna, len, fin);
         sndNxt = (sndUna + len + (fin ? 1 : 0)) & 0xffff_ffffL;
@@ -1003,6 +1111,7 @@ public final class OffloadedTcp {
     public long badAcks() { return badAcks; }
     public long challengeAcks() { return challengeAcks; }
     public long challengeAcksSuppressed() { return challengeAcksSuppressed; }
+    public long outOfWindowAcksSuppressed() { return outOfWindowAcksSuppressed; }
     public long resetsReceived() { return resetsReceived; }
     public long resetsIgnored() { return resetsIgnored; }
     public long synsReceived() { return synsReceived; }

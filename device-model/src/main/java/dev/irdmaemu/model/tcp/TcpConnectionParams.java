@@ -86,6 +86,24 @@ public record TcpConnectionParams(
      * dup_ack_thresh / rexmit_thresh fall back to the defaults.
      */
     public static TcpConnectionParams fromOffload(TcpOffloadInfo t, long localMac, long remoteMac) {
+        return fromOffload(t, localMac, remoteMac, 0);
+    }
+
+    /**
+     * As {@link #fromOffload(TcpOffloadInfo, long, long)}, with the retransmission timer from the context too.
+     * The unit of the E810's TCP timers is not visible to the driver; the model reads IRDMAQPC_RTOMIN
+     * ({@code rtoMinMillis}, irdma writes 5: verbs.c irdma_iw_fill_and_set_qpctx_info) as the RTO floor in
+     * milliseconds and starts the RTO at SRTT + 4 RTTVAR (RFC 6298 §2.3) in the same unit (irdma_init_tcp_ctx
+     * writes SRTT 0 and RTTVAR IRDMA_DEFAULT_RTT_VAR, 6), never below the floor. Zero fields keep the defaults
+     * (200 ms floor, 1 s initial RTO). The delayed-ACK timer stays under half the floor: RFC 1122 §4.2.3.2 bounds
+     * it only from above, and one longer than the RTO would have every lone segment retransmitted.
+     */
+    public static TcpConnectionParams fromOffload(TcpOffloadInfo t, long localMac, long remoteMac,
+                                                  int rtoMinMillis) {
+        long rtoMin = rtoMinMillis > 0 ? rtoMinMillis * 1_000_000L : DEFAULT_RTO_MIN;
+        long fromContext = (t.srtt() + 4 * t.rttVar()) * 1_000_000L;
+        long rtoInitial = rtoMinMillis > 0 && t.rttVar() > 0 ? Math.max(rtoMin, fromContext)
+                : Math.max(rtoMin, DEFAULT_RTO_INITIAL);
         long lh;
         long ll;
         long rh;
@@ -108,7 +126,7 @@ public record TcpConnectionParams(
                 t.wscale() ? t.rcvWscale() : 0, mss, t.timeStamp(), t.timeStampRecent(),
                 t.dupAckThresh() > 0 ? t.dupAckThresh() : DEFAULT_DUP_ACK_THRESHOLD,
                 t.rexmitThresh() > 0 ? t.rexmitThresh() : DEFAULT_MAX_RETRANSMITS,
-                DEFAULT_RTO_MIN, DEFAULT_RTO_INITIAL, DEFAULT_RTO_MAX, DEFAULT_DELAYED_ACK, DEFAULT_TIME_WAIT,
+                rtoMin, rtoInitial, DEFAULT_RTO_MAX, Math.min(DEFAULT_DELAYED_ACK, rtoMin / 2), DEFAULT_TIME_WAIT,
                 t.dropOooSeg(), DEFAULT_BUFFER, DEFAULT_BUFFER,
                 t.cwnd() > 0 ? t.cwnd() : 2L * mss, t.ssThresh() > 0 ? t.ssThresh() : DEFAULT_SS_THRESH);
     }

@@ -27,7 +27,17 @@ public enum TraceKind {
     FRAME_TX("frame_tx"),
     LAN("lan"),
     /** Memory registration: STag ops, Fast Register, invalidation, refused accesses (model.mr). */
-    MR("mr");
+    MR("mr"),
+    /** An FPDU the iWARP data path put on a QP's TCP stream, with its decoded DDP/RDMAP fields. */
+    FPDU_TX("fpdu_tx"),
+    /** A whole FPDU the data path took off a QP's stream (CRC checked), decoded. */
+    FPDU_RX("fpdu_rx"),
+    /** Data placed into host memory (tagged or untagged) or a message completed. */
+    PLACEMENT("placement"),
+    /** A Terminate sent or received, or a data-path error that stops a QP. */
+    TERMINATE("terminate"),
+    /** SQ work: a WQE fetched, started or completed by an iWARP QP. */
+    SQ_WQE("sq_wqe");
 
     private final String wireName;
 

@@ -39,7 +39,7 @@ public enum CqpOpcode {
     QUERY_FPM_VAL(0x20, true),
     COMMIT_FPM_VAL(0x21, true),
     /** 0x22: also IRDMA_CQP_OP_GEN_AE (defs.h: "the same value"). */
-    FLUSH_WQES(0x22, false),
+    FLUSH_WQES(0x22, true),
     MANAGE_APBVT(0x23, true),
     NOP(0x24, true),
     MANAGE_QUAD_HASH_TABLE_ENTRY(0x25, true),

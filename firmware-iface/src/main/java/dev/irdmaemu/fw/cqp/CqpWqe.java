@@ -52,6 +52,22 @@ public final class CqpWqe extends QuadwordView {
     public static final long QP_ARPTABIDXVALID = bit(59);
     public static final long QP_NEXTIWSTATE = genmask(62, 60);
 
+    // --- Flush WQEs / Generate AE, both opcode 0x22 (ctrl.c irdma_sc_qp_flush_wqes / irdma_sc_gen_ae; gen2)
+    /** IRDMA_CQPSQ_FWQE_AECODE / _AESOURCE (quadword 1). */
+    public static final long FWQE_AECODE = genmask(15, 0);
+    public static final long FWQE_AESOURCE = genmask(19, 16);
+    /** IRDMA_CQPSQ_FWQE_RQMNERR / RQMJERR / SQMNERR / SQMJERR (quadword 2). */
+    public static final long FWQE_RQMNERR = genmask(15, 0);
+    public static final long FWQE_RQMJERR = genmask(31, 16);
+    public static final long FWQE_SQMNERR = genmask(47, 32);
+    public static final long FWQE_SQMJERR = genmask(63, 48);
+    /** IRDMA_CQPSQ_FWQE_QPID and the header flags. */
+    public static final long FWQE_QPID = genmask(23, 0);
+    public static final long FWQE_GENERATE_AE = bit(59);
+    public static final long FWQE_USERFLCODE = bit(60);
+    public static final long FWQE_FLUSHSQ = bit(61);
+    public static final long FWQE_FLUSHRQ = bit(62);
+
     // --- Create/Modify/Destroy CQ (ctrl.c irdma_sc_cq_create / _modify / _destroy, irdma_sc_ccq_destroy)
     public static final long CQ_CQSIZE = genmask(20, 0);
     /** Quadword 1 of the CQ ops: the whole CQ id (CQID in the header plus CQID_HIGH = id >> 22). */
@@ -215,6 +231,8 @@ public final class CqpWqe extends QuadwordView {
         used(CqpOpcode.UPDATE_PE_SDS, UPESD_SDCMD, ALL, UPESD_BUFFER | UPESD_HMCFNID, HDR | UPESD_ENTRY_COUNT,
                 UPESD_SDCMD | UPESD_ENTRY_VALID, ALL, UPESD_SDCMD | UPESD_ENTRY_VALID, ALL);
         used(CqpOpcode.NOP, 0, 0, 0, HDR, 0, 0, 0, 0);
+        used(CqpOpcode.FLUSH_WQES, 0, FWQE_AECODE | FWQE_AESOURCE, ALL, HDR | FWQE_QPID | FWQE_GENERATE_AE
+                | FWQE_USERFLCODE | FWQE_FLUSHSQ | FWQE_FLUSHRQ, 0, 0, 0, 0);
         used(CqpOpcode.QUERY_RDMA_FEATURES, 0, 0, 0, HDR | FEATURES_BUF_LEN, ALL, 0, 0, 0);
         used(CqpOpcode.SHMC_PAGES_ALLOCATED, 0, 0, SHMC_HMC_FN_ID, HDR, 0, 0, 0, 0);
     }
@@ -375,6 +393,20 @@ public final class CqpWqe extends QuadwordView {
             }
             case MANAGE_QUAD_HASH_TABLE_ENTRY -> {
                 if (!qhashVlanValid() && qhashVlanId() != 0) {
+                    return 20;
+                }
+            }
+            case FLUSH_WQES -> {
+                // irdma_sc_qp_flush_wqes writes the AE word only with generate_ae, each queue's codes only with
+                // userflushcode and that queue's flush flag.
+                if (!fwqeGenerateAe() && qword(8) != 0) {
+                    return 8;
+                }
+                long codes = qword(16);
+                if ((!fwqeUserFlushCode() || !fwqeFlushRq()) && (codes & (FWQE_RQMNERR | FWQE_RQMJERR)) != 0) {
+                    return 16;
+                }
+                if ((!fwqeUserFlushCode() || !fwqeFlushSq()) && (codes & (FWQE_SQMNERR | FWQE_SQMJERR)) != 0) {
                     return 20;
                 }
             }
@@ -961,5 +993,54 @@ public final class CqpWqe extends QuadwordView {
 
     public int shmcHmcFnId() {
         return Bits.getInt(qword(16), SHMC_HMC_FN_ID);
+    }
+
+    // --- Flush WQEs / Generate AE (opcode 0x22)
+
+    /** IRDMA_CQPSQ_FWQE_QPID: the QP whose queues are flushed (or the AE is raised for). */
+    public int fwqeQpId() {
+        return Bits.getInt(header(), FWQE_QPID);
+    }
+
+    public boolean fwqeFlushSq() {
+        return Bits.flag(header(), FWQE_FLUSHSQ);
+    }
+
+    public boolean fwqeFlushRq() {
+        return Bits.flag(header(), FWQE_FLUSHRQ);
+    }
+
+    /** IRDMA_CQPSQ_FWQE_USERFLCODE: the completions carry the codes of quadword 2. */
+    public boolean fwqeUserFlushCode() {
+        return Bits.flag(header(), FWQE_USERFLCODE);
+    }
+
+    /** IRDMA_CQPSQ_FWQE_GENERATE_AE: raise the AE of quadword 1 (irdma_sc_gen_ae sets only this flag). */
+    public boolean fwqeGenerateAe() {
+        return Bits.flag(header(), FWQE_GENERATE_AE);
+    }
+
+    public int fwqeAeCode() {
+        return Bits.getInt(qword(8), FWQE_AECODE);
+    }
+
+    public int fwqeAeSource() {
+        return Bits.getInt(qword(8), FWQE_AESOURCE);
+    }
+
+    public int fwqeRqMinor() {
+        return Bits.getInt(qword(16), FWQE_RQMNERR);
+    }
+
+    public int fwqeRqMajor() {
+        return Bits.getInt(qword(16), FWQE_RQMJERR);
+    }
+
+    public int fwqeSqMinor() {
+        return Bits.getInt(qword(16), FWQE_SQMNERR);
+    }
+
+    public int fwqeSqMajor() {
+        return Bits.getInt(qword(16), FWQE_SQMJERR);
     }
 }

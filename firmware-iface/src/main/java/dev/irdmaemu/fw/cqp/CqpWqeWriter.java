@@ -68,6 +68,37 @@ public final class CqpWqeWriter {
                 valid);
     }
 
+    /**
+     * irdma_sc_qp_flush_wqes (gen2): the AE word only with {@code generateAe}, each queue's codes only with
+     * {@code userFlushCode} and that queue's flush flag. (The driver also drops a flag for a queue it already
+     * flushed, qp->flush_sq / flush_rq; the caller passes the flags it wants written.)
+     */
+    public static void flushWqes(BytesStore<?, ?> dst, long offset, QpFlushFields f, boolean valid) {
+        begin(dst, offset);
+        long codes = 0;
+        if (f.userFlushCode) {
+            if (f.flushRq) {
+                codes |= Bits.prep(FWQE_RQMNERR, f.rqMinor) | Bits.prep(FWQE_RQMJERR, f.rqMajor);
+            }
+            if (f.flushSq) {
+                codes |= Bits.prep(FWQE_SQMNERR, f.sqMinor) | Bits.prep(FWQE_SQMJERR, f.sqMajor);
+            }
+        }
+        q(dst, offset, 16, codes);
+        q(dst, offset, 8, f.generateAe ? Bits.prep(FWQE_AECODE, f.aeCode) | Bits.prep(FWQE_AESOURCE, f.aeSource) : 0);
+        header(dst, offset, CqpOpcode.FLUSH_WQES, Bits.prep(FWQE_QPID, f.qpId)
+                | Bits.prep(FWQE_GENERATE_AE, f.generateAe) | Bits.prep(FWQE_USERFLCODE, f.userFlushCode)
+                | Bits.prep(FWQE_FLUSHSQ, f.flushSq) | Bits.prep(FWQE_FLUSHRQ, f.flushRq), valid);
+    }
+
+    /** irdma_sc_gen_ae: opcode IRDMA_CQP_OP_GEN_AE (= FLUSH_WQES) with GENERATE_AE and the AE word only. */
+    public static void generateAe(BytesStore<?, ?> dst, long offset, int qpId, int aeCode, int aeSource,
+                                  boolean valid) {
+        begin(dst, offset);
+        q(dst, offset, 8, Bits.prep(FWQE_AECODE, aeCode) | Bits.prep(FWQE_AESOURCE, aeSource));
+        header(dst, offset, CqpOpcode.GEN_AE, Bits.prep(FWQE_QPID, qpId) | Bits.prep(FWQE_GENERATE_AE, true), valid);
+    }
+
     // --- CQ (irdma_sc_cq_create / irdma_sc_cq_modify / irdma_sc_cq_destroy / irdma_sc_ccq_destroy)
 
     public static void createCq(BytesStore<?, ?> dst, long offset, CqOpFields f, boolean valid) {

@@ -28,6 +28,7 @@ class CqpWqeIdentityProperties {
     private final EqOpFields eq = new EqOpFields();
     private final QhashFields qhash = new QhashFields();
     private final StagFields stag = new StagFields();
+    private final QpFlushFields flush = new QpFlushFields();
     private final long[] cmds = new long[11];
     private final long[] datas = new long[11];
 
@@ -80,6 +81,7 @@ class CqpWqeIdentityProperties {
                         valid);
             }
             case NOP -> CqpWqeWriter.nop(out, 0, valid);
+            case FLUSH_WQES -> CqpWqeWriter.flushWqes(out, 0, flush.readFrom(w), valid);
             case QUERY_RDMA_FEATURES -> CqpWqeWriter.queryRdmaFeatures(out, 0, w.featuresBufferAddress(),
                     w.featuresBufferLength(), valid);
             case SHMC_PAGES_ALLOCATED -> CqpWqeWriter.staticHmcPagesAllocated(out, 0, w.shmcHmcFnId(), valid);

@@ -461,4 +461,69 @@ class CqpWqeKnownBytesTest {
         assertEquals(4, f.info(2));
         assertEquals(0, new RdmaFeatureBuffer().wrap(b, 300, 8).count(), "outside the store");
     }
+
+    /**
+     * irdma_sc_qp_flush_wqes as hw.c irdma_flush_wqes calls it (gen2): both queues, user flush codes
+     * IRDMA_FLUSH_MAJOR_ERR (1) / FLUSH_GENERAL_ERR (1) and a minor of FLUSH_REM_ACCESS_ERR (3) on the RQ; quadword 2
+     * RQMNERR 15:0, RQMJERR 31:16, SQMNERR 47:32, SQMJERR 63:48; header QPID 23:0, opcode 0x22, USERFLCODE 60,
+     * FLUSHSQ 61, FLUSHRQ 62; quadword 1 (the AE word) stays 0 without GENERATE_AE.
+     */
+    @Test
+    void flushWqes() {
+        fresh();
+        QpFlushFields f = new QpFlushFields();
+        f.qpId = 0x2a;
+        f.flushSq = true;
+        f.flushRq = true;
+        f.userFlushCode = true;
+        f.sqMajor = 1;
+        f.sqMinor = 1;
+        f.rqMajor = 1;
+        f.rqMinor = 3;
+        f.aeCode = 0x0505; // not written: generateAe is false
+        CqpWqeWriter.flushWqes(s, AT, f, true);
+        assertQwords(new long[] {0, 0, 3L | 1L << 16 | 1L << 32 | 1L << 48,
+            0x2aL | op(0x22) | 1L << 60 | 1L << 61 | 1L << 62 | VALID, 0, 0, 0, 0}, s, AT);
+        accepted();
+        assertSame(CqpOpcode.FLUSH_WQES, w.opcode());
+        assertEquals(0x2a, w.fwqeQpId());
+        assertTrue(w.fwqeFlushSq() && w.fwqeFlushRq() && w.fwqeUserFlushCode());
+        assertFalse(w.fwqeGenerateAe());
+        assertEquals(3, w.fwqeRqMinor());
+        assertEquals(1, w.fwqeRqMajor());
+        assertEquals(1, w.fwqeSqMinor());
+        assertEquals(1, w.fwqeSqMajor());
+        // Only the SQ: the RQ's codes are not written even with user flush codes.
+        fresh();
+        f.flushRq = false;
+        CqpWqeWriter.flushWqes(s, AT, f, false);
+        assertQwords(new long[] {0, 0, 1L << 32 | 1L << 48, 0x2aL | op(0x22) | 1L << 60 | 1L << 61, 0, 0, 0, 0},
+                s, AT);
+        accepted();
+        // An RQ code without FLUSHRQ is something the driver never writes.
+        s.writeLong(AT + 16, s.readLong(AT + 16) | 5);
+        w.wrap(s, AT);
+        assertEquals(CqpWqeCheck.RESERVED_BITS_SET, w.validate());
+    }
+
+    /**
+     * irdma_sc_gen_ae: quadword 1 IRDMA_CQPSQ_FWQE_AECODE 15:0 and AESOURCE 19:16, header QPID, opcode
+     * IRDMA_CQP_OP_GEN_AE (0x22) and GENERATE_AE 59. IRDMA_AE_BAD_CLOSE (0x201) with source 0, as
+     * irdma_hw_modify_qp raises it.
+     */
+    @Test
+    void generateAe() {
+        fresh();
+        CqpWqeWriter.generateAe(s, AT, 9, 0x0201, 0, true);
+        assertQwords(new long[] {0, 0x0201L, 0, 9L | op(0x22) | 1L << 59 | VALID, 0, 0, 0, 0}, s, AT);
+        accepted();
+        assertTrue(w.fwqeGenerateAe());
+        assertFalse(w.fwqeFlushSq() || w.fwqeFlushRq());
+        assertEquals(0x0201, w.fwqeAeCode());
+        assertEquals(0, w.fwqeAeSource());
+        // An AE word without GENERATE_AE is refused.
+        s.writeLong(AT + 24, s.readLong(AT + 24) & ~(1L << 59));
+        w.wrap(s, AT);
+        assertEquals(CqpWqeCheck.RESERVED_BITS_SET, w.validate());
+    }
 }

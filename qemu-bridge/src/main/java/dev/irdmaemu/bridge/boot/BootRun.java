@@ -5,7 +5,6 @@ import dev.irdmaemu.bridge.kit.GuestBootException;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.GuestResult;
-import dev.irdmaemu.bridge.kit.QemuProcess;
 import dev.irdmaemu.bridge.vhost.VhostNetPort;
 import dev.irdmaemu.bridge.vhost.VhostUserBackend;
 import dev.irdmaemu.fw.pcap.PcapWriter;
@@ -21,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -67,7 +67,8 @@ public final class BootRun implements AutoCloseable {
     private final Path traceFile;
     private final List<HostedService> services;
     private volatile boolean aborted;
-    private volatile QemuProcess qemu;
+    private final QemuHost host;
+    private volatile QemuHost.Running qemu;
     private boolean tornDown;
     private Path temp;
     private PcapWriter pcap;
@@ -80,6 +81,12 @@ public final class BootRun implements AutoCloseable {
     private final List<ServiceOutcome> outcomes = new ArrayList<>();
 
     public BootRun(GuestKit kit, BootOptions options, Consumer<String> progress) {
+        this(kit, options, progress, QemuHost.LOCAL);
+    }
+
+    /** A boot whose QEMU runs on {@code host} (e.g. in a container) instead of as a child process here. */
+    public BootRun(GuestKit kit, BootOptions options, Consumer<String> progress, QemuHost host) {
+        this.host = Objects.requireNonNull(host, "host");
         this.kit = kit;
         this.options = options;
         this.progress = progress == null ? s -> { } : progress;
@@ -180,7 +187,7 @@ public final class BootRun implements AutoCloseable {
     private long startGuest() throws IOException, GuestBootException, BootFailure {
         Path initrd = temp.resolve("initrd.img");
         ScenarioOverlay.write(options.initrd() != null ? options.initrd() : kit.initramfs(), initrd);
-        GuestLaunch launch = kit.launch().scenario(options.scenario().word()).siw(options.effectiveSiw())
+        GuestLaunch launch = host.launch(kit).scenario(options.scenario().word()).siw(options.effectiveSiw())
                 .memoryMiB(options.memoryMiB()).vhostUserNic(backend.socketPath(), HostedNode.GUEST_MAC_TEXT)
                 .initramfs(initrd);
         if (options.kernel() != null) {
@@ -191,10 +198,10 @@ public final class BootRun implements AutoCloseable {
             if (aborted) {
                 throw new BootFailure("interrupted");
             }
-            qemu = QemuProcess.start(launch, console);
+            qemu = host.start(launch, console, temp);
         }
-        progress.accept(String.format("QEMU %s started (pid %d, TCG): %s, scenario %s, siw %s; console in %s",
-                kit.property("qemu.reported").replaceAll("^QEMU emulator version ", ""), qemu.pid(),
+        progress.accept(String.format("QEMU %s started (%s, TCG): %s, scenario %s, siw %s; console in %s",
+                kit.property("qemu.reported").replaceAll("^QEMU emulator version ", ""), qemu.where(),
                 options.kernel() != null ? options.kernel().toString() : "linux " + kit.kernelRelease(),
                 options.scenario().word(), options.effectiveSiw().word(), console));
         return t;
@@ -268,7 +275,7 @@ public final class BootRun implements AutoCloseable {
 
     /** Ends the run from another thread (Ctrl-C): QEMU is killed, {@link #run()} tears down and returns. */
     public void abort() {
-        QemuProcess q;
+        QemuHost.Running q;
         synchronized (this) {
             aborted = true;
             q = qemu;
@@ -294,7 +301,7 @@ public final class BootRun implements AutoCloseable {
             return;
         }
         tornDown = true;
-        QemuProcess q = qemu;
+        QemuHost.Running q = qemu;
         if (q != null) {
             try {
                 if (!aborted && q.awaitExit(POWER_OFF).isEmpty()) {

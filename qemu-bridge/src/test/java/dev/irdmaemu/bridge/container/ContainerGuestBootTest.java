@@ -13,6 +13,7 @@ import dev.irdmaemu.bridge.kit.QemuProcess;
 import dev.irdmaemu.bridge.kit.GuestResult;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.AfterAll;
@@ -71,6 +72,11 @@ class ContainerGuestBootTest {
         assertEquals("ok", result.field("rping"));
         assertEquals("3", result.field("rping_pings"), "rping verified 3 pings");
         String console = Files.readString(guest.consoleLog(), StandardCharsets.UTF_8);
+        Path initramfs = guest.launch().initramfs();
+        assertTrue(guest.sharedFolders().contains(initramfs.getParent()) && initramfs.endsWith(GuestExtension.INITRAMFS),
+                "the guest boots this build's scenarios laid over the kit's initramfs, from a shared folder: " + initramfs);
+        assertTrue(console.lines().findFirst().orElse("").contains(" -initrd " + initramfs + " "),
+                "QEMU in the container was given that initramfs");
         assertTrue(console.contains("link siw0/1 state ACTIVE physical_state LINK_UP netdev dummy0"),
                 "rdma link show, as the guest printed it");
         assertTrue(console.contains(GuestResult.MARKER + " scenario=smoke status=ok"), "the console log holds the result line");

@@ -1,6 +1,8 @@
 package dev.irdmaemu.bridge.container;
 
+import dev.irdmaemu.bridge.boot.ScenarioOverlay;
 import dev.irdmaemu.bridge.kit.GuestKit;
+import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.GuestResult;
 import dev.irdmaemu.bridge.kit.MissingGuestKitException;
 import java.io.IOException;
@@ -22,20 +24,24 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs a {@link GuestTest}: checks the container engine up front ({@link ContainerEngine}: a missing setting
  * fails the test at once with what to do, never a skip or a two-minute stall), finds the guest kit and its image
- * ({@link GuestImage}, built when missing), starts the model side when the guest has a NIC, then the guest's
- * {@link QemuGuestContainer}, and waits for its result line. After the test it removes the container and stops
- * the model. Test methods take {@link GuestResult}, {@link QemuGuestContainer} or the {@link GuestModel} (by its
- * class) as parameters.
+ * ({@link GuestImage}, built when missing), lays this build's scenarios over the kit's initramfs (as
+ * {@code irdma-emu boot} does), then boots the guest's {@link QemuGuestContainer}: through the test's
+ * {@link GuestModel} when the guest has a NIC, directly otherwise; either way it returns when the guest's result
+ * line is in. After the test it removes the container (and checks it is gone), closes the model and removes the
+ * private folder. Test methods take {@link GuestResult}, {@link QemuGuestContainer}, the {@link GuestModel} (by
+ * its class) and what the model {@linkplain GuestModel#parameter offers} as parameters.
  */
 public final class GuestExtension implements BeforeEachCallback, AfterEachCallback, ParameterResolver {
     private static final Logger LOG = LoggerFactory.getLogger(GuestExtension.class);
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(GuestExtension.class);
-    /** Console logs go here, one per test, named after it. */
-    public static final Path CONSOLE_LOGS = Path.of("target", "guest-container");
+    /** Console logs and run folders go here, named after the test. */
+    public static final Path FILES = Path.of("target", "guest-container");
+    /** The initramfs with the scenarios laid over it, in the private folder. */
+    static final String INITRAMFS = "initrd.img";
 
     /** What one test started, in the order it is stopped again. */
     private static final class Guest {
-        Path socketDir;
+        Path folder;
         GuestModel model;
         QemuGuestContainer container;
     }
@@ -64,28 +70,36 @@ public final class GuestExtension implements BeforeEachCallback, AfterEachCallba
         Guest guest = new Guest();
         context.getStore(NAMESPACE).put(Guest.class, guest);
         String name = context.getRequiredTestClass().getSimpleName() + "." + method.getName();
+        // a short private folder: a UNIX socket path is at most 107 bytes, and the folder is bind-mounted
+        guest.folder = Files.createTempDirectory("irdma-emu-guest");
+        Path initramfs = guest.folder.resolve(INITRAMFS);
+        ScenarioOverlay.write(kit.initramfs(), initramfs);
         QemuGuestContainer container = new QemuGuestContainer(image, kit)
-                .withLaunch(l -> {
-                    l.scenario(spec.scenario()).siw(spec.siw()).memoryMiB(spec.memoryMiB());
-                    for (String word : spec.kernelArguments()) {
-                        l.kernelArgument(word);
-                    }
-                })
-                .withConsoleLog(CONSOLE_LOGS.resolve(name + "-console.log"))
+                .withSharedFolder(guest.folder)
+                .withConsoleLog(FILES.resolve(name + "-console.log"))
                 .withResultTimeout(Duration.ofSeconds(spec.resultTimeoutSeconds()));
-        if (spec.nic()) {
-            // a short private folder: a UNIX socket path is at most 107 bytes, and the folder is bind-mounted
-            guest.socketDir = Files.createTempDirectory("irdma-emu-vhost");
-            Path socket = guest.socketDir.resolve("net0.sock");
-            guest.model = spec.model().getDeclaredConstructor().newInstance();
-            guest.model.start(socket);
-            container.withVhostUserNic(socket, spec.mac());
-        }
         guest.container = container;
+        GuestBoot boot = new GuestBoot(name, spec, kit, container, guest.folder, FILES);
+        container.withLaunch(l -> {
+            l.scenario(spec.scenario()).siw(boot.siw().orElse(GuestLaunch.Siw.STOCK)).memoryMiB(spec.memoryMiB())
+                    .initramfs(initramfs);
+            for (String word : spec.kernelArguments()) {
+                l.kernelArgument(word);
+            }
+        });
         long started = System.nanoTime();
-        container.start();
-        LOG.info("{}: guest container started, result after {} ms: {}", name,
-                Duration.ofNanos(System.nanoTime() - started).toMillis(), container.result());
+        if (hasNic(spec)) {
+            guest.model = spec.model().getDeclaredConstructor().newInstance();
+            guest.model.boot(boot);
+        } else {
+            container.start();
+        }
+        LOG.info("{}: guest container booted in {} ms", name, Duration.ofNanos(System.nanoTime() - started).toMillis());
+    }
+
+    /** A NIC when the test asks for one, or for a model other than the plain port (which would serve none). */
+    static boolean hasNic(GuestTest spec) {
+        return spec.nic() || spec.model() != VhostPortModel.class;
     }
 
     @Override
@@ -98,6 +112,9 @@ public final class GuestExtension implements BeforeEachCallback, AfterEachCallba
         if (guest.container != null) {
             try {
                 guest.container.stop();
+                guest.container.createdIds().stream().filter(GuestImage::containerExists).findFirst().ifPresent(id -> {
+                    throw new IllegalStateException("the guest container " + id + " is still there after the test");
+                });
             } catch (RuntimeException e) {
                 failure = e;
             }
@@ -109,8 +126,8 @@ public final class GuestExtension implements BeforeEachCallback, AfterEachCallba
                 failure = addTo(failure, e);
             }
         }
-        if (guest.socketDir != null) {
-            try (Stream<Path> files = Files.walk(guest.socketDir)) {
+        if (guest.folder != null) {
+            try (Stream<Path> files = Files.walk(guest.folder)) {
                 for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                     Files.deleteIfExists(p);
                 }
@@ -134,9 +151,18 @@ public final class GuestExtension implements BeforeEachCallback, AfterEachCallba
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
         Class<?> type = parameter.getParameter().getType();
+        if (type == GuestResult.class || type == QemuGuestContainer.class) {
+            return true;
+        }
         GuestTest spec = context.getRequiredTestMethod().getAnnotation(GuestTest.class);
-        return type == GuestResult.class || type == QemuGuestContainer.class
-                || (spec != null && spec.nic() && GuestModel.class.isAssignableFrom(type) && type.isAssignableFrom(spec.model()));
+        if (spec == null || !hasNic(spec)) {
+            return false;
+        }
+        if (GuestModel.class.isAssignableFrom(type) && type.isAssignableFrom(spec.model())) {
+            return true;
+        }
+        Guest guest = context.getStore(NAMESPACE).get(Guest.class, Guest.class);
+        return guest != null && guest.model != null && guest.model.parameter(type).isPresent();
     }
 
     @Override
@@ -147,11 +173,20 @@ public final class GuestExtension implements BeforeEachCallback, AfterEachCallba
         }
         Class<?> type = parameter.getParameter().getType();
         if (type == GuestResult.class) {
-            return guest.container.result();
+            try {
+                return guest.container.result();
+            } catch (IllegalStateException e) {
+                throw new ParameterResolutionException(context.getDisplayName() + ": " + e.getMessage()
+                        + " (console: " + guest.container.consoleLog() + ")", e);
+            }
         }
         if (type == QemuGuestContainer.class) {
             return guest.container;
         }
-        return guest.model;
+        if (type.isInstance(guest.model)) {
+            return guest.model;
+        }
+        return guest.model.parameter(type).orElseThrow(() -> new ParameterResolutionException(
+                context.getDisplayName() + ": the model offers no " + type.getSimpleName()));
     }
 }

@@ -48,8 +48,17 @@ public final class GuestImage {
 
     /** True when the engine has {@code image} locally (so Testcontainers would not try to pull it). */
     public static boolean present(String image) {
+        return inspect("image", image);
+    }
+
+    /** True when the engine still has a container {@code id} (running or not). */
+    public static boolean containerExists(String id) {
+        return inspect("container", id);
+    }
+
+    private static boolean inspect(String kind, String name) {
         try {
-            Process p = new ProcessBuilder("docker", "image", "inspect", "--format", "{{.Id}}", image)
+            Process p = new ProcessBuilder("docker", kind, "inspect", "--format", "{{.Id}}", name)
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException e) {

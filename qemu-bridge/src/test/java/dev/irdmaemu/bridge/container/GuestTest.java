@@ -11,17 +11,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * An end-to-end test in a QEMU guest container: before the method runs, {@link GuestExtension} starts the model
- * side (when {@link #nic()}), boots the guest kit's kernel in a container of the local guest image with
- * {@link #scenario()} on its kernel command line, and waits for the guest's result line. The method takes what it
+ * An end-to-end test in a QEMU guest container: before the method runs, {@link GuestExtension} boots the guest
+ * kit's kernel in a container of the local guest image with {@link #scenario()} on its kernel command line, against
+ * the {@link #model()} when the guest has a NIC, and waits for the guest's result line. The method takes what it
  * needs as parameters: {@link dev.irdmaemu.bridge.kit.GuestResult}, {@link QemuGuestContainer}, the
- * {@link GuestModel}. Tagged {@value #TAG}: {@code -DexcludedGroups=container} leaves these tests out where no
- * container engine is.
+ * {@link GuestModel} (by its class) and what the model offers ({@link HostedNodeModel}: the run's
+ * {@link dev.irdmaemu.bridge.boot.BootReport}). Tagged {@value #TAG}: {@code -DexcludedGroups=container} leaves
+ * these tests out where no container engine is.
  *
  * <pre>{@code
  * @GuestTest(scenario = "smoke")
  * void siwComesUp(GuestResult result) {
  *     assertTrue(result.ok(), result::toString);
+ * }
+ *
+ * @GuestTest(scenario = "ping", model = HostedNodeModel.class)
+ * void theGuestPingsTheNode(BootReport run) throws Exception {
+ *     ScenarioExpectations.ping(run);
  * }
  * }</pre>
  */
@@ -35,20 +41,30 @@ public @interface GuestTest {
     /** The JUnit tag of every guest container test. */
     String TAG = "container";
 
-    /** The scenario the guest's init runs (/scenarios/NAME.sh in the initramfs). */
+    /**
+     * The scenario the guest's init runs: {@code /scenarios/NAME.sh} of the kit's initramfs with this build's
+     * scenarios laid over it (as {@code irdma-emu boot} lays them). With the {@link HostedNodeModel}, one of
+     * {@link dev.irdmaemu.bridge.boot.BootScenario}'s, whose services the node runs.
+     */
     String scenario();
 
-    /** A virtio-net NIC served by the {@link #model()} on a vhost-user socket; none when false. */
+    /** A virtio-net NIC served by the {@link #model()} on a vhost-user socket; implied by a model other than the plain one. */
     boolean nic() default false;
 
-    /** The model side serving the NIC (only with {@link #nic()}). */
+    /**
+     * The model side serving the NIC: {@link VhostPortModel} (the default: a bare port, nothing behind it) or
+     * {@link HostedNodeModel} (the node {@code irdma-emu boot} runs, with the scenario's services).
+     */
     Class<? extends GuestModel> model() default VhostPortModel.class;
 
-    /** The guest's MAC: locally administered unicast. */
+    /** The guest's MAC for the plain port model (locally administered unicast); the hosted node sets its own. */
     String mac() default "02:00:00:00:00:01";
 
-    /** The siw build the guest loads. */
-    GuestLaunch.Siw siw() default GuestLaunch.Siw.STOCK;
+    /**
+     * The siw build the guest loads, at most one: none given, the scenario's own (a
+     * {@link dev.irdmaemu.bridge.boot.BootScenario}'s, stock for any other scenario).
+     */
+    GuestLaunch.Siw[] siw() default {};
 
     int memoryMiB() default 512;
 

@@ -14,10 +14,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -39,14 +43,13 @@ import org.testcontainers.images.PullPolicy;
  * started when the guest prints its {@link GuestResult} line, which {@link #result()} then gives.
  *
  * <p>The container has no network ({@code --network none}): the guest's only NIC, if any, is virtio-net served by
- * a vhost-user backend on the host through a UNIX socket, whose folder is bind-mounted at {@value #VHOST_DIR}.
- * Nothing is pulled ({@link PullPolicy#defaultPolicy()}: the image is local).
+ * a vhost-user backend on the host through a UNIX socket. Host folders QEMU needs (the socket's, an initramfs with
+ * the scenarios laid over it) are {@linkplain #withSharedFolder shared}: bind-mounted at the same path, so a path
+ * means the same file on both sides. Nothing is pulled ({@link PullPolicy#defaultPolicy()}: the image is local).
  */
 public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
     /** Where the guest image holds the kit (build-image.sh's KIT_IN_IMAGE). */
     public static final String KIT_IN_IMAGE = "/kit";
-    /** Where the folder of the host's vhost-user socket appears in the container. */
-    public static final String VHOST_DIR = "/vhost";
     private static final Logger LOG = LoggerFactory.getLogger(QemuGuestContainer.class);
     private static final Logger CONSOLE = LoggerFactory.getLogger(QemuProcess.CONSOLE_LOGGER);
     private static final int TAIL_LINES = 40;
@@ -54,11 +57,14 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
     private final GuestLaunch launch;
     private final CompletableFuture<GuestResult> result = new CompletableFuture<>();
     private final ArrayDeque<String> tail = new ArrayDeque<>();
+    private final Set<Path> shared = new LinkedHashSet<>();
     private final StringBuilder partial = new StringBuilder();
     private Path consoleLog;
     private BufferedWriter log;
     private Duration resultTimeout = Duration.ofSeconds(120);
     private long startedNanos;
+    private Thread starter;
+    private final List<String> created = new CopyOnWriteArrayList<>();
 
     /** A guest of {@code kit} (the host's copy: its manifest) in {@code image} (one {@link GuestImage#of} built). */
     public QemuGuestContainer(String image, GuestKit kit) {
@@ -85,14 +91,27 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
 
     /**
      * A virtio-net NIC served by the vhost-user backend listening on the host's {@code socket}: its folder is
-     * bind-mounted at {@value #VHOST_DIR} and QEMU connects to the socket there.
+     * {@linkplain #withSharedFolder shared} and QEMU connects to the socket there.
      */
     public QemuGuestContainer withVhostUserNic(Path socket, String mac) {
         Path s = socket.toAbsolutePath();
-        Path dir = Objects.requireNonNull(s.getParent(), "the socket's folder");
-        withFileSystemBind(dir.toString(), VHOST_DIR, BindMode.READ_WRITE);
-        launch.vhostUserNic(Path.of(VHOST_DIR).resolve(s.getFileName().toString()), mac);
+        withSharedFolder(Objects.requireNonNull(s.getParent(), "the socket's folder"));
+        launch.vhostUserNic(s, mac);
         return self();
+    }
+
+    /**
+     * Bind-mounts the host's folder {@code dir} (read-write) at the same path in the container, so the launch can
+     * name files and sockets in it by their host paths. Sharing a folder twice mounts it once.
+     */
+    public QemuGuestContainer withSharedFolder(Path dir) {
+        shared.add(dir.toAbsolutePath().normalize());
+        return self();
+    }
+
+    /** The host folders {@linkplain #withSharedFolder shared} with the container. */
+    public Set<Path> sharedFolders() {
+        return Set.copyOf(shared);
     }
 
     /** Where the console goes as a file too (replaced); none unless told. */
@@ -109,6 +128,9 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
 
     @Override
     protected void configure() {
+        for (Path dir : shared) {
+            withFileSystemBind(dir.toString(), dir.toString(), BindMode.READ_WRITE);
+        }
         withCommand(launch.command().toArray(String[]::new));
         if (consoleLog != null) {
             try {
@@ -126,6 +148,57 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
         }
         LOG.info("starting a guest container ({}): {}", getDockerImageName(), String.join(" ", launch.command()));
         startedNanos = System.nanoTime();
+    }
+
+    /**
+     * Starts the container on a thread of its own and answers at once: the guest's result line as it comes in,
+     * completed exceptionally when the container fails to start or its console closes first. For callers that
+     * wait in slices themselves (a {@link dev.irdmaemu.bridge.boot.BootRun}); {@link #start()} waits for the line.
+     */
+    public CompletionStage<GuestResult> startAsync() {
+        Thread starter = new Thread(() -> {
+            try {
+                start();
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        }, "guest container start");
+        starter.setDaemon(true);
+        synchronized (this) {
+            if (this.starter != null) {
+                throw new IllegalStateException("the guest container was started already");
+            }
+            this.starter = starter;
+        }
+        starter.start();
+        return result.minimalCompletionStage();
+    }
+
+    /**
+     * Waits up to {@code timeout} for a {@link #startAsync()} start to return (with the result line or a failure);
+     * true when it did, or when there was none.
+     */
+    public boolean awaitStart(Duration timeout) throws InterruptedException {
+        Thread t;
+        synchronized (this) {
+            t = starter;
+        }
+        if (t == null) {
+            return true;
+        }
+        t.join(Math.max(1, timeout.toMillis()));
+        return !t.isAlive();
+    }
+
+    @Override
+    protected void containerIsCreated(String containerId) {
+        created.add(containerId);
+        super.containerIsCreated(containerId);
+    }
+
+    /** The ids of the containers this made (one per start), kept after {@link #stop()} forgets them. */
+    public List<String> createdIds() {
+        return List.copyOf(created);
     }
 
     /** The guest's result line; only once {@link #start()} returned (it waits for the line). */

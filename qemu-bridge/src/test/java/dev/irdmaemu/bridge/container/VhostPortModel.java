@@ -2,7 +2,6 @@ package dev.irdmaemu.bridge.container;
 
 import dev.irdmaemu.bridge.vhost.VhostNetPort;
 import dev.irdmaemu.bridge.vhost.VhostUserBackend;
-import java.nio.file.Path;
 
 /**
  * The plainest model side: a {@link VhostNetPort} served by a {@link VhostUserBackend}, with nothing behind it (a
@@ -13,9 +12,10 @@ public class VhostPortModel implements GuestModel {
     private VhostUserBackend backend;
 
     @Override
-    public void start(Path vhostUserSocket) throws Exception {
+    public void boot(GuestBoot boot) throws Exception {
         port = new VhostNetPort("guest0");
-        backend = VhostUserBackend.start(vhostUserSocket, port);
+        backend = VhostUserBackend.start(boot.folder().resolve("net0.sock"), port);
+        boot.container().withVhostUserNic(backend.socketPath(), boot.spec().mac()).start();
     }
 
     public VhostNetPort port() {

@@ -1,0 +1,254 @@
+package dev.irdmaemu.bench;
+
+import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.bus.HostRam;
+import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.cqp.QpOpFields;
+import dev.irdmaemu.fw.frame.IpAddress;
+import dev.irdmaemu.fw.qp.IwarpOffloadInfo;
+import dev.irdmaemu.fw.qp.QpContext;
+import dev.irdmaemu.fw.qp.QpHostContextInfo;
+import dev.irdmaemu.fw.qp.QpResources;
+import dev.irdmaemu.fw.qp.TcpOffloadInfo;
+import dev.irdmaemu.fw.queue.AeCode;
+import dev.irdmaemu.fw.queue.Cqe;
+import dev.irdmaemu.fw.queue.RqWqe;
+import dev.irdmaemu.fw.queue.SgeList;
+import dev.irdmaemu.fw.queue.SqOpcode;
+import dev.irdmaemu.fw.queue.SqWqe;
+import dev.irdmaemu.fw.reg.Gen2Register;
+import dev.irdmaemu.fw.sim.SimScheduler;
+import dev.irdmaemu.fw.wire.FaultProfile;
+import dev.irdmaemu.fw.wire.Link;
+import dev.irdmaemu.model.E810RdmaFunction;
+import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.iwarp.IwarpQp;
+import dev.irdmaemu.model.trace.Trace;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * Two E810 models on one link, brought up by the cm module's driver layer (irdma's probe), with one offloaded
+ * iWARP connection between them made as irdma's CM hands it over (the passive side's LSMM and the active side's
+ * RTR written at SQ index 0, the RTS-AE WQEs, Modify QP to RTS with the TCP context), tracing off: what the iWARP
+ * benchmarks drive. The benchmarks post WQEs as uk.c does and poll CQEs by their valid bit, allocation-free.
+ */
+final class IwarpBenchPair implements AutoCloseable {
+    static final long RAM = 64L << 20;
+    static final long MAC_A = 0x02_00_00_00_01_0aL;
+    static final long MAC_B = 0x02_00_00_00_01_0bL;
+    static final int IP_A = IpAddress.ipv4(10, 0, 0, 1);
+    static final int IP_B = IpAddress.ipv4(10, 0, 0, 2);
+    static final int QP = 10;
+    static final int CQ = 10;
+    static final int SQ_QUANTA = 2048;
+    static final int RQ_WQES = 1024;
+    static final int CQ_ENTRIES = 4096;
+
+    final SimScheduler scheduler = new SimScheduler(1);
+    final Link link = new Link(scheduler);
+    final Node a;
+    final Node b;
+
+    /** One node and the driver's view of its QP's rings. */
+    static final class Node {
+        final HostMemory memory = new HostMemory();
+        final HostRam ram = new HostRam(memory, 0x4000_0000L, RAM);
+        final IrdmaDriver driver;
+        final E810RdmaFunction device;
+        final BytesStore<?, ?> store;
+        final SqWqe sqWqe = new SqWqe();
+        final RqWqe rqWqe = new RqWqe();
+        long sq;
+        long rq;
+        long cqRing;
+        int sqHead = 3;
+        boolean sqPolarity = true;
+        int rqHead;
+        boolean rqPolarity;
+        int cqHead;
+        boolean cqPolarity = true;
+        boolean established;
+
+        Node(SimScheduler s, Link link, long mac) {
+            driver = new IrdmaDriver(ram, s);
+            device = new E810RdmaFunction(s, memory, driver.interruptSink(), new Trace(s), new LatencyTable(), 0,
+                    new BenchMemoryRegions(memory, 0x4000_0000L, RAM));
+            driver.bind(device);
+            device.attach(link, mac, FaultProfile.NONE);
+            driver.bringUp();
+            store = driver.store();
+            driver.attach(new IrdmaDriver.Upcalls() {
+                @Override
+                public void ilqReceive(BytesStore<?, ?> st, long o, int l) {
+                }
+
+                @Override
+                public void asyncEvent(int qpId, int aeCode) {
+                    if (qpId == QP && aeCode == AeCode.LLP_CONNECTION_ESTABLISHED.code()) {
+                        established = true;
+                    }
+                }
+            });
+        }
+
+        IwarpQp engine() {
+            return device.iwarp().engine(QP);
+        }
+
+        long off(long gpa) {
+            return driver.offsetOf(gpa);
+        }
+
+        /** irdma_qp_get_next_send_wqe for one-quantum WQEs (no chunk padding needed). */
+        SqWqe nextWqe() {
+            int idx = sqHead;
+            if (idx == 0) {
+                sqPolarity = !sqPolarity;
+            }
+            sqHead = (sqHead + 1) % SQ_QUANTA;
+            return sqWqe.wrap(store, off(sq + idx * 32L), 32);
+        }
+
+        void ring() {
+            device.write32(Gen2Register.WQEALLOC.offset(), QP);
+        }
+
+        void postRecv(SgeList sges) {
+            int idx = rqHead;
+            if (idx == 0) {
+                rqPolarity = !rqPolarity;
+            }
+            rqHead = (rqHead + 1) % RQ_WQES;
+            rqWqe.wrap(store, off(rq + idx * 32L), 32).write(rqPolarity, sges);
+        }
+
+        /** Consumes the new CQEs (by valid bit, as irdma_uk_cq_poll_cmpl); answers how many. */
+        int consume() {
+            int n = 0;
+            while (true) {
+                long q3 = store.readLong(off(cqRing + (long) cqHead * Cqe.SIZE) + Cqe.OFF_QW3);
+                if ((q3 < 0) != cqPolarity) {
+                    return n;
+                }
+                cqHead++;
+                if (cqHead == CQ_ENTRIES) {
+                    cqHead = 0;
+                    cqPolarity = !cqPolarity;
+                }
+                n++;
+            }
+        }
+    }
+
+    IwarpBenchPair() {
+        a = new Node(scheduler, link, MAC_A);
+        b = new Node(scheduler, link, MAC_B);
+        a.driver.manageArp(3, MAC_B, true);
+        b.driver.manageArp(3, MAC_A, true);
+        long isnA = 0x1000;
+        long isnB = 0x9000;
+        int lsmm = 24;
+        setUpQp(a, IP_A, 40000, IP_B, 20000, isnA, isnB + lsmm);
+        setUpQp(b, IP_B, 20000, IP_A, 40000, isnB, isnA);
+        // B (passive): the LSMM (24 bytes of "MPA reply" from its own RAM), RTS.
+        long reply = b.driver.allocate(64);
+        b.store.writeLong(b.off(reply), 0x4d5041204944L);
+        b.driver.manageQhash(CqpWqe.QHASH_MANAGE_ADD, true, new int[] {IP_B}, 20000, new int[] {IP_A}, 40000, true,
+                -1, MAC_B, QP);
+        b.sqWqe.wrap(b.store, b.off(b.sq), 32).writeLsmm(true, reply, lsmm, BenchMemoryRegions.STAG);
+        rtsAe(b);
+        modify(b, 2, true);
+        scheduler.runFor(1_000_000);
+        // A (active): the connection to its QP, the zero-length Write RTR, RTS.
+        a.driver.manageQhash(CqpWqe.QHASH_MANAGE_ADD, true, new int[] {IP_A}, 40000, new int[] {IP_B}, 20000, true,
+                -1, MAC_A, QP);
+        a.sqWqe.wrap(a.store, a.off(a.sq), 32).writeRtr(true, false);
+        rtsAe(a);
+        modify(a, 2, true);
+        long limit = scheduler.now() + 5_000_000_000L;
+        while (!(a.established && b.established)) {
+            if (!scheduler.runNext() || scheduler.now() > limit) {
+                throw new IllegalStateException("the connection did not come up");
+            }
+        }
+    }
+
+    private static void rtsAe(Node n) {
+        n.sqWqe.wrap(n.store, n.off(n.sq + 32), 32).writeRtsAeRequest(true, false);
+        n.sqWqe.wrap(n.store, n.off(n.sq + 64), 32).writeRtsAeRequest(true, true);
+    }
+
+    private long[] contexts = new long[2];
+
+    private void setUpQp(Node n, int local, int localPort, int remote, int remotePort, long sndNxt, long rcvNxt) {
+        n.cqRing = n.driver.createCq(CQ, CQ_ENTRIES);
+        n.sq = n.driver.allocate(SQ_QUANTA * 32L);
+        n.rq = n.driver.allocate(RQ_WQES * 32L);
+        long q2 = n.driver.allocate(256);
+        long ctx = n.driver.allocate(QpContext.SIZE);
+        contexts[n == a ? 0 : 1] = ctx;
+        int hwSq = Integer.numberOfTrailingZeros(SQ_QUANTA) - 2;
+        int hwRq = Integer.numberOfTrailingZeros(RQ_WQES) - 2;
+        var r = new QpResources(0, false, false, false, false, QpResources.NO_PUSH_PAGE, n.sq, n.rq, hwRq, hwSq, q2,
+                0, 0, 0, 2);
+        var info = new QpHostContextInfo(0xbe_0000_0000L | QP, CQ, CQ, 0, 0, false, true, true);
+        long mac = n == a ? MAC_A : MAC_B;
+        var iw = new IwarpOffloadInfo(0, 0, 1, 1, 0, 1, 64, 64, false, false, false, false, false, false, true, true,
+                false, false, true, false, false, false, 0, 0, 0, mac, 5);
+        var tcp = new TcpOffloadInfo(true, true, false, false, false, false, true, false, false, 0, 0, 64, 0,
+                localPort, remotePort, 0, 0, 0, remote, 1460, 0, 0, 3, 0, 5, 7, 7, 0, 0, sndNxt, 256 * 1024,
+                rcvNxt, 256 * 1024, sndNxt, sndNxt, 0, 6, 0x3fffffffL, 0, rcvNxt, sndNxt, 256 * 1024, 0, 0, 0, 0,
+                local);
+        new QpContext().wrap(n.store, n.off(ctx), QpContext.SIZE).write(r, info, iw, tcp);
+        QpOpFields f = new QpOpFields();
+        f.qpId = QP;
+        f.qpType = 1;
+        f.hostContextAddress = ctx;
+        f.shadowAreaAddress = n.driver.allocate(64);
+        f.cqNumValid = true;
+        f.nextIwarpState = 1;
+        n.driver.createQp(f);
+    }
+
+    private void modify(Node n, int state, boolean tcp) {
+        QpOpFields f = new QpOpFields();
+        f.qpId = QP;
+        f.qpType = 1;
+        f.hostContextAddress = contexts[n == a ? 0 : 1];
+        f.tcpContextValid = tcp;
+        f.ordValid = tcp;
+        f.cqNumValid = true;
+        f.arpIndexValid = true;
+        f.nextIwarpState = state;
+        n.driver.modifyQp(f);
+    }
+
+    /** Posts an RDMA Write of {@code sges} from A to B's {@code remoteTo} (one quantum: at most 1 SGE). */
+    void write(SgeList sges, long remoteTo, boolean signaled) {
+        a.nextWqe().writeRdmaWrite(a.sqPolarity, SqOpcode.RDMA_WRITE, sges, BenchMemoryRegions.STAG, remoteTo,
+                signaled ? SqWqe.SIGNALED : 0, 0);
+    }
+
+    void send(SgeList sges, boolean signaled) {
+        a.nextWqe().writeSend(a.sqPolarity, SqOpcode.RDMA_SEND, sges, signaled ? SqWqe.SIGNALED : 0, 0, 0);
+    }
+
+    /** Runs the simulation until A's CQ has {@code n} new completions; false if it stalls. */
+    boolean awaitCompletions(Node n, int count) {
+        int got = 0;
+        while (got < count) {
+            if (!scheduler.runNext()) {
+                return false;
+            }
+            got += n.consume();
+        }
+        return true;
+    }
+
+    @Override
+    public void close() {
+        a.ram.close();
+        b.ram.close();
+    }
+}

@@ -1,0 +1,92 @@
+package dev.irdmaemu.model.iwarp;
+
+/** What one iWARP QP's data path counted; read by tests, the summary and the benches. Plain fields, no allocation. */
+public final class IwarpCounters {
+    long fpdusSent;
+    long fpdusReceived;
+    long payloadBytesSent;
+    long bytesPlaced;
+    long crcErrors;
+    long terminatesSent;
+    long terminatesReceived;
+    long readRequestsReceived;
+    long readResponsesSent;
+    long sqWqesCompleted;
+    long rqWqesCompleted;
+    long errors;
+    long outOfOrderSegments;
+    long partialDeliveries;
+    long framesDroppedAfterError;
+    long streamBytesSent;
+
+    public long fpdusSent() {
+        return fpdusSent;
+    }
+
+    public long fpdusReceived() {
+        return fpdusReceived;
+    }
+
+    /** ULP payload bytes put into FPDUs (Send, Write, Read Response data). */
+    public long payloadBytesSent() {
+        return payloadBytesSent;
+    }
+
+    /** Bytes written into host memory by placement (untagged and tagged). */
+    public long bytesPlaced() {
+        return bytesPlaced;
+    }
+
+    public long crcErrors() {
+        return crcErrors;
+    }
+
+    public long terminatesSent() {
+        return terminatesSent;
+    }
+
+    public long terminatesReceived() {
+        return terminatesReceived;
+    }
+
+    public long readRequestsReceived() {
+        return readRequestsReceived;
+    }
+
+    public long readResponsesSent() {
+        return readResponsesSent;
+    }
+
+    public long sqWqesCompleted() {
+        return sqWqesCompleted;
+    }
+
+    public long rqWqesCompleted() {
+        return rqWqesCompleted;
+    }
+
+    /** Data-path errors that stopped the QP (each raised one AE). */
+    public long errors() {
+        return errors;
+    }
+
+    /** Segments beyond RCV.NXT shown to the IEQ hook. */
+    public long outOfOrderSegments() {
+        return outOfOrderSegments;
+    }
+
+    /** In-order deliveries that ended inside an FPDU (the rest waited in the staging buffer). */
+    public long partialDeliveries() {
+        return partialDeliveries;
+    }
+
+    /** FPDUs taken off the stream after the data path stopped (not looked at). */
+    public long framesDroppedAfterError() {
+        return framesDroppedAfterError;
+    }
+
+    /** Streaming-mode bytes (the LSMM) put on the TCP stream raw. */
+    public long streamBytesSent() {
+        return streamBytesSent;
+    }
+}

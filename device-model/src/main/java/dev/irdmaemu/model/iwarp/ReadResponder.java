@@ -1,0 +1,99 @@
+package dev.irdmaemu.model.iwarp;
+
+import dev.irdmaemu.fw.iwarp.DdpHeader;
+import dev.irdmaemu.fw.iwarp.Fpdu;
+import dev.irdmaemu.fw.iwarp.RdmapOpcode;
+import dev.irdmaemu.fw.queue.AeSource;
+import dev.irdmaemu.model.mr.MemoryRegions;
+
+/**
+ * The Data Source side of RDMA Read (RFC 5040 §4.4-4.5, §5.3): the RDMA Read Requests the peer sent, queued up to
+ * the QP's IRD (the inbound read queue), each answered in order with Read Response FPDUs (tagged, the peer's sink
+ * STag and TO, L on the last) whose payload is gathered from the source STag with REMOTE_READ. The source range was
+ * checked when the request arrived; a failure while gathering (the region was invalidated meanwhile) stops the QP
+ * with the AE MemoryRegions names, source IRDMA_AE_SOURCE_OUT_RR. Fixed-size rings, allocation-free.
+ */
+final class ReadResponder {
+    /** The hardware IRD entries at most (IRDMA_IRD_HW_SIZE_256). */
+    static final int CAPACITY = 256;
+
+    private final IwarpQp q;
+    private final int ird;
+    private final int[] sinkStag = new int[CAPACITY];
+    private final long[] sinkTo = new long[CAPACITY];
+    private final long[] size = new long[CAPACITY];
+    private final int[] sourceStag = new int[CAPACITY];
+    private final long[] sourceTo = new long[CAPACITY];
+    private final long[] sent = new long[CAPACITY];
+    private int head;
+    private int count;
+
+    ReadResponder(IwarpQp q, int ird) {
+        this.q = q;
+        this.ird = Math.max(1, Math.min(CAPACITY, ird));
+    }
+
+    int ird() {
+        return ird;
+    }
+
+    /** Requests waiting or being answered. */
+    int queued() {
+        return count;
+    }
+
+    boolean full() {
+        return count >= ird;
+    }
+
+    void accept(int sink, long sinkOffset, long bytes, int source, long sourceOffset) {
+        int slot = (head + count) % CAPACITY;
+        sinkStag[slot] = sink;
+        sinkTo[slot] = sinkOffset;
+        size[slot] = bytes;
+        sourceStag[slot] = source;
+        sourceTo[slot] = sourceOffset;
+        sent[slot] = 0;
+        count++;
+    }
+
+    void clear() {
+        head = 0;
+        count = 0;
+    }
+
+    /** Sends the next Read Response FPDU: its cost in nanoseconds, or -1 when there is none or no room. */
+    long step() {
+        if (count == 0) {
+            return -1;
+        }
+        int s = head;
+        long remaining = size[s] - sent[s];
+        int n = (int) Math.min(remaining, q.mulpdu() - DdpHeader.TAGGED_LENGTH);
+        int ulpdu = DdpHeader.TAGGED_LENGTH + n;
+        if (!q.tcpRoomFor(Fpdu.totalLengthFor(ulpdu, q.crc()))) {
+            return -1;
+        }
+        boolean last = n == remaining;
+        long at = q.beginFpdu(ulpdu);
+        at += DdpHeader.writeTagged(q.tx(), at, RdmapOpcode.CODE_RDMA_READ_RESPONSE, last, sinkStag[s],
+                sinkTo[s] + sent[s]);
+        if (n > 0) {
+            int r = q.regions().read(sourceStag[s], sourceTo[s] + sent[s], q.tx(), at, n,
+                    MemoryRegions.REMOTE_READ, q.pd());
+            if (r != MemoryRegions.OK) {
+                q.abandonFpdu();
+                q.fail(r, AeSource.OUT_RR, 0);
+                return -1;
+            }
+        }
+        q.sendFpdu(n);
+        sent[s] += n;
+        if (last) {
+            q.counters().readResponsesSent++;
+            head = (head + 1) % CAPACITY;
+            count--;
+        }
+        return q.fpduCost(n);
+    }
+}

@@ -1,0 +1,635 @@
+package dev.irdmaemu.model.iwarp;
+
+import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.iwarp.DdpHeader;
+import dev.irdmaemu.fw.iwarp.Fpdu;
+import dev.irdmaemu.fw.iwarp.IwarpFrame;
+import dev.irdmaemu.fw.iwarp.RdmaReadRequest;
+import dev.irdmaemu.fw.iwarp.RdmapOpcode;
+import dev.irdmaemu.fw.queue.AeCode;
+import dev.irdmaemu.fw.queue.AeSource;
+import dev.irdmaemu.fw.queue.SqOpcode;
+import dev.irdmaemu.fw.queue.SqWqe;
+import dev.irdmaemu.fw.queue.WqeCheck;
+import dev.irdmaemu.model.eq.RingCursor;
+import dev.irdmaemu.model.mr.MemoryRegions;
+import dev.irdmaemu.model.trace.TraceEvent;
+import dev.irdmaemu.model.trace.TraceKind;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * The SQ of one iWARP QP as the E810 works it: WQEs fetched from the ring in host memory at the device's index
+ * while their valid bit is the ring's polarity (uk.c: the driver's swqe_polarity starts at 1 after the connection
+ * WQEs and flips at every wrap to index 0), in order, each turned into FPDUs (RFC 5040/5041/5044) or executed
+ * locally:
+ * <ul>
+ *   <li>Send / Send with SE / with Invalidate (+SE): untagged, DDP queue 0, MSN per message from 1, MO per
+ *       segment, the Invalidate STag in RsvdULP; RDMA Write: tagged to the remote STag and TO; RDMA Read: one RDMA
+ *       Read Request (queue 1) per local SGE (each its own sink STag), at most ORD outstanding, the WQE completing
+ *       with the last byte of the last Read Response; Read with local invalidate invalidates its first SGE's STag
+ *       then. Payload is gathered through {@link MemoryRegions#read} with the SGEs' lkeys and LOCAL_READ, or
+ *       taken from the WQE (inline). Each FPDU carries at most the MULPDU of the connection's MSS.</li>
+ *   <li>The connection WQEs irdma writes before RTS (ctrl.c irdma_sc_send_lsmm / irdma_sc_send_rtt /
+ *       irdma_sc_gen_rts_ae): a streaming-mode Send whose bytes go on the TCP stream raw (the LSMM), after which,
+ *       with WAITFORRCVPDU, the SQ waits for the peer's first FPDU; the RTR as an ordinary zero-length Write or
+ *       Read; a NOP with local fence; GEN_RTS_AE, which raises IRDMA_AE_LLP_CONNECTION_ESTABLISHED.</li>
+ *   <li>NOP, Local Invalidate and Fast Register (through {@link MemoryRegions}); Bind MW and the atomics are not
+ *       modelled and raise IRDMA_AE_WQE_UNEXPECTED_OPCODE.</li>
+ *   <li>Fences: a WQE with LOCALFENCE starts once every earlier WQE completed; READFENCE once no RDMA Read is
+ *       outstanding.</li>
+ * </ul>
+ * Completions are written in SQ order, for signaled WQEs only (uk.c moves its SQ tail to the completed WQE, so
+ * unsignaled ones before it complete with it): a Send or Write once TCP has the acknowledgment of its last byte
+ * (the device retransmits from its own buffer, so that is when the message is delivered to the peer's TCP), a
+ * Read with its last response, local work at once. A malformed WQE, a failed gather or a failed memory operation
+ * raises the AE of the failure (source SQ, the WQE's index) and stops the QP; the WQE and everything after it
+ * complete only when the driver flushes them. Allocation-free.
+ */
+final class SendQueue {
+    /** The LSMM (MPA Reply and private data, or any streaming-mode message) at most: model's limit. */
+    static final int LSMM_MAX = 16 * 1024;
+
+    private static final int PENDING = 0;
+    private static final int WAIT_ACK = 1;
+    private static final int WAIT_READ = 2;
+    private static final int DONE = 3;
+
+    private static final int KIND_SEND = 1;
+    private static final int KIND_WRITE = 2;
+    private static final int KIND_READ = 3;
+    private static final int KIND_STREAM = 4;
+
+    private final IwarpQp q;
+    private final HostMemory memory;
+    private final RingCursor cursor;
+    private final long ringAddress;
+    private final int ringQuanta;
+    private final SqWqe wqe = new SqWqe();
+    private final BytesStore<?, Void> inline = BytesStore.nativeStoreWithFixedCapacity(SqWqe.MAX_QUANTA * 32L);
+    private final int ord;
+
+    // The WQE being turned into FPDUs.
+    private boolean active;
+    private int kind;
+    private int curIndex;
+    private int curSlot;
+    private int curRdmapOpcode;
+    private long curLength;
+    private long curSent;
+    private int curRemoteStag;
+    private long curRemoteTo;
+    private int curInvalidateStag;
+    private boolean curInline;
+    private boolean curWaitForPdu;
+    private final long[] sgeAddr = new long[16];
+    private final long[] sgeLen = new long[16];
+    private final int[] sgeStag = new int[16];
+    private int sgeCount;
+    private int sgeIdx;
+    private long sgeOff;
+
+    // Work started and not yet completed, in SQ order (one slot per WQE; never more WQEs than quanta).
+    private final int[] cIndex;
+    private final int[] cOpcode;
+    private final int[] cState;
+    private final long[] cEndSeq;
+    private final int[] cReads;
+    private final boolean[] cSignaled;
+    private final int[] cLocalInvalidate;
+    private int cHead;
+    private int cCount;
+
+    // RDMA Read Requests sent and not yet answered (ORD), in order.
+    private static final int ORD_CAPACITY = 256;
+    private final int[] oSlot = new int[ORD_CAPACITY];
+    private final int[] oSinkStag = new int[ORD_CAPACITY];
+    private final long[] oSinkTo = new long[ORD_CAPACITY];
+    private final long[] oSize = new long[ORD_CAPACITY];
+    private final long[] oPlaced = new long[ORD_CAPACITY];
+    private int oHead;
+    private int oCount;
+
+    private int sendMsn = 1;
+    private int readMsn = 1;
+    private boolean waitingForPeer;
+    /** The next WQE waits for earlier work to complete (a fence). */
+    private boolean fenceBlocked;
+    private boolean flushed;
+    private boolean started;
+
+    SendQueue(IwarpQp q, HostMemory memory, RingCursor cursor, long ringAddress, int ringQuanta, int ord) {
+        this.q = q;
+        this.memory = memory;
+        this.cursor = cursor;
+        this.ringAddress = ringAddress;
+        this.ringQuanta = ringQuanta;
+        this.ord = ord;
+        int n = Math.max(1, ringQuanta);
+        cIndex = new int[n];
+        cOpcode = new int[n];
+        cState = new int[n];
+        cEndSeq = new long[n];
+        cReads = new int[n];
+        cSignaled = new boolean[n];
+        cLocalInvalidate = new int[n];
+    }
+
+    void release() {
+        inline.releaseLast();
+    }
+
+    /** Waiting for the peer's first FPDU after the LSMM (WAITFORRCVPDU). */
+    boolean waitingForPeer() {
+        return waitingForPeer && !q.firstFpduReceived();
+    }
+
+    /** WQEs started and not yet completed. */
+    int outstanding() {
+        return cCount;
+    }
+
+    int readsOutstanding() {
+        return oCount;
+    }
+
+    /** The next unit of SQ work: its cost in nanoseconds, or -1 when the SQ cannot move now. */
+    long step() {
+        if (flushed || q.stopped()) {
+            return -1;
+        }
+        if (active) {
+            return continueCurrent();
+        }
+        if (waitingForPeer()) {
+            return -1;
+        }
+        return startNext();
+    }
+
+    private long startNext() {
+        int index = cursor.index();
+        long gpa = ringAddress + (long) index * SqWqe.QUANTUM;
+        int r = memory.find(gpa, SqWqe.QUANTUM);
+        if (r < 0) {
+            return -1;
+        }
+        wqe.wrap(memory.store(r), memory.offset(r, gpa), SqWqe.QUANTUM);
+        if (wqe.valid() != cursor.polarity()) {
+            return -1;
+        }
+        int quanta = wqe.quanta();
+        // uk.c never lets a WQE cross the end of the ring (irdma_qp_get_next_send_wqe pads with NOPs).
+        if (index + quanta > ringQuanta || memory.find(gpa, (long) quanta * SqWqe.QUANTUM) != r) {
+            q.fail(AeCode.WQE_INVALID_PARAMETER.code(), AeSource.SQ, index);
+            return -1;
+        }
+        wqe.wrap(memory.store(r), memory.offset(r, gpa), (long) quanta * SqWqe.QUANTUM);
+        WqeCheck check = wqe.validate(cursor.polarity());
+        if (check == WqeCheck.NOT_POSTED) {
+            return -1;
+        }
+        if (!check.accepted()) {
+            AeCode ae = check.suggestedAe();
+            q.fail((ae != null ? ae : AeCode.WQE_INVALID_PARAMETER).code(), AeSource.SQ, index);
+            return -1;
+        }
+        if (wqe.localFence() && cCount > 0 || wqe.readFence() && readsPending()) {
+            fenceBlocked = true;
+            return -1;
+        }
+        fenceBlocked = false;
+        SqOpcode op = wqe.sqOpcode();
+        boolean firstWqe = !started;
+        started = true;
+        int slot = push(index, op.code(), wqe.signaled());
+        traceWqe("start", index, op.code());
+        for (int i = 0; i < quanta; i++) {
+            cursor.advance();
+        }
+        long cost = q.latency().sqWqeFetchNanos;
+        switch (op) {
+            case NOP -> done(slot);
+            case GEN_RTS_AE -> {
+                // ctrl.c irdma_sc_gen_rts_ae: the device tells the driver the connection is up (hw.c wakes the CM).
+                q.ae(AeCode.LLP_CONNECTION_ESTABLISHED.code(), AeSource.SQ, index, 0);
+                done(slot);
+            }
+            case LOCAL_INVALIDATE -> {
+                int rc = q.regions().invalidate(wqe.fragmentStag(0), q.pd(), false);
+                if (rc != MemoryRegions.OK) {
+                    q.fail(rc, AeSource.SQ, index);
+                    return -1;
+                }
+                done(slot);
+            }
+            case FAST_REGISTER -> {
+                int rc = q.fastRegisterAllowed() ? q.regions().fastRegister(wqe, q.pd())
+                        : AeCode.PRIV_OPERATION_DENIED.code();
+                if (rc != MemoryRegions.OK) {
+                    q.fail(rc, AeSource.SQ, index);
+                    return -1;
+                }
+                done(slot);
+            }
+            case RDMA_SEND, RDMA_SEND_INV, RDMA_SEND_SOL_EVENT, RDMA_SEND_SOL_EVENT_INV -> {
+                if (wqe.streamMode()) {
+                    return startStream(firstWqe && index == 0, index, slot, cost);
+                }
+                begin(KIND_SEND, index, slot);
+                curRdmapOpcode = switch (op) {
+                    case RDMA_SEND_INV -> RdmapOpcode.CODE_SEND_WITH_INVALIDATE;
+                    case RDMA_SEND_SOL_EVENT -> RdmapOpcode.CODE_SEND_WITH_SE;
+                    case RDMA_SEND_SOL_EVENT_INV -> RdmapOpcode.CODE_SEND_WITH_SE_AND_INVALIDATE;
+                    default -> RdmapOpcode.CODE_SEND;
+                };
+                curInvalidateStag = op == SqOpcode.RDMA_SEND_INV || op == SqOpcode.RDMA_SEND_SOL_EVENT_INV
+                        ? wqe.remoteStag() : 0;
+            }
+            case RDMA_WRITE, RDMA_WRITE_SOL -> {
+                // RDMAP has no Write-with-SE (RFC 5040 §4.2): both are an RDMA Write on the wire.
+                begin(KIND_WRITE, index, slot);
+                curRdmapOpcode = RdmapOpcode.CODE_RDMA_WRITE;
+                curRemoteStag = wqe.remoteStag();
+                curRemoteTo = wqe.remoteTaggedOffset();
+            }
+            case RDMA_READ, RDMA_READ_LOC_INV -> {
+                if (ord == 0) {
+                    q.fail(AeCode.RDMA_READ_WHILE_ORD_ZERO.code(), AeSource.SQ, index);
+                    return -1;
+                }
+                begin(KIND_READ, index, slot);
+                curRemoteStag = wqe.remoteStag();
+                curRemoteTo = wqe.remoteTaggedOffset();
+                if (op == SqOpcode.RDMA_READ_LOC_INV) {
+                    cLocalInvalidate[slot] = sgeStag[0];
+                }
+            }
+            default -> {
+                // Bind MW and the atomics: not modelled.
+                q.fail(AeCode.WQE_UNEXPECTED_OPCODE.code(), AeSource.SQ, index);
+                return -1;
+            }
+        }
+        drainCompletions();
+        return cost;
+    }
+
+    private long startStream(boolean allowed, int index, int slot, long cost) {
+        // The LSMM is only ever the first WQE at SQ index 0 (irdma_sc_send_lsmm); streaming mode after the QP
+        // has gone to RDMA mode is refused.
+        begin(KIND_STREAM, index, slot);
+        if (!allowed || curInline) {
+            q.fail(AeCode.WQE_INVALID_PARAMETER.code(), AeSource.SQ, index);
+            return -1;
+        }
+        if (curLength > LSMM_MAX) {
+            q.fail(AeCode.WQE_LSMM_TOO_LONG.code(), AeSource.SQ, index);
+            return -1;
+        }
+        curWaitForPdu = wqe.waitForRcvPdu();
+        return cost;
+    }
+
+    /** Loads the WQE's SGEs (or inline data) as the current message. */
+    private void begin(int k, int index, int slot) {
+        active = true;
+        kind = k;
+        curIndex = index;
+        curSlot = slot;
+        curSent = 0;
+        curInvalidateStag = 0;
+        curRemoteStag = 0;
+        curRemoteTo = 0;
+        curWaitForPdu = false;
+        curInline = wqe.inline();
+        sgeCount = 0;
+        sgeIdx = 0;
+        sgeOff = 0;
+        if (curInline) {
+            curLength = wqe.copyInline(inline, 0);
+            return;
+        }
+        int slots = Math.min(wqe.fragmentSlots(), 15);
+        long total = 0;
+        for (int s = wqe.firstDataSlot(); s < slots && sgeCount < sgeLen.length; s++) {
+            long len = wqe.fragmentLength(s);
+            if (len > 0) {
+                sgeAddr[sgeCount] = wqe.fragmentAddress(s);
+                sgeLen[sgeCount] = len;
+                sgeStag[sgeCount] = wqe.fragmentStag(s);
+                sgeCount++;
+                total += len;
+            }
+        }
+        if (sgeCount == 0 && k == KIND_READ) {
+            // A zero-length Read (the RTR, irdma_sc_send_rtt: sink STag 0xabcd): one request of 0 bytes.
+            int first = wqe.firstDataSlot();
+            sgeAddr[0] = wqe.fragmentAddress(first);
+            sgeLen[0] = 0;
+            sgeStag[0] = wqe.fragmentStag(first);
+            sgeCount = 1;
+        }
+        curLength = total;
+    }
+
+    private long continueCurrent() {
+        return switch (kind) {
+            case KIND_SEND -> sendSegment(false);
+            case KIND_WRITE -> sendSegment(true);
+            case KIND_READ -> sendReadRequest();
+            default -> sendStream();
+        };
+    }
+
+    private long sendStream() {
+        int n = (int) curLength;
+        if (!q.tcpRoomFor(n)) {
+            return -1;
+        }
+        if (!gather(q.tx(), 0, n)) {
+            return -1;
+        }
+        q.sendStream(n);
+        finishTransmit(WAIT_ACK);
+        waitingForPeer = curWaitForPdu;
+        return q.fpduCost(n);
+    }
+
+    private long sendSegment(boolean tagged) {
+        int header = tagged ? DdpHeader.TAGGED_LENGTH : DdpHeader.UNTAGGED_LENGTH;
+        long remaining = curLength - curSent;
+        int n = (int) Math.min(remaining, q.mulpdu() - header);
+        if (!q.tcpRoomFor(Fpdu.totalLengthFor(header + n, q.crc()))) {
+            return -1;
+        }
+        boolean last = n == remaining;
+        long at = q.beginFpdu(header + n);
+        if (tagged) {
+            at += DdpHeader.writeTagged(q.tx(), at, curRdmapOpcode, last, curRemoteStag, curRemoteTo + curSent);
+        } else {
+            at += DdpHeader.writeUntagged(q.tx(), at, curRdmapOpcode, last, curInvalidateStag,
+                    RdmapOpcode.QN_SEND, sendMsn, (int) curSent);
+        }
+        if (!gather(q.tx(), at, n)) {
+            q.abandonFpdu();
+            return -1;
+        }
+        q.sendFpdu(n);
+        curSent += n;
+        if (last) {
+            if (!tagged) {
+                sendMsn++;
+            }
+            finishTransmit(WAIT_ACK);
+        }
+        return q.fpduCost(n);
+    }
+
+    private long sendReadRequest() {
+        if (oCount >= ord || oCount >= ORD_CAPACITY) {
+            // ORD reached: this Read (and the SQ behind it) waits for a response to come back.
+            return -1;
+        }
+        int total = IwarpFrame.untaggedFrameLength(RdmaReadRequest.LENGTH, q.crc());
+        if (!q.tcpRoomFor(total)) {
+            return -1;
+        }
+        int i = sgeIdx;
+        long size = sgeLen[i];
+        long at = q.beginFpdu(DdpHeader.UNTAGGED_LENGTH + RdmaReadRequest.LENGTH);
+        at += DdpHeader.writeUntagged(q.tx(), at, RdmapOpcode.CODE_RDMA_READ_REQUEST, true, 0,
+                RdmapOpcode.QN_READ_REQUEST, readMsn, 0);
+        RdmaReadRequest.write(q.tx(), at, sgeStag[i], sgeAddr[i], (int) size, curRemoteStag, curRemoteTo + sgeOff);
+        q.sendFpdu(0);
+        readMsn++;
+        int o = (oHead + oCount) % ORD_CAPACITY;
+        oSlot[o] = curSlot;
+        oSinkStag[o] = sgeStag[i];
+        oSinkTo[o] = sgeAddr[i];
+        oSize[o] = size;
+        oPlaced[o] = 0;
+        oCount++;
+        cReads[curSlot]++;
+        sgeOff += size;
+        sgeIdx++;
+        if (sgeIdx == sgeCount) {
+            finishTransmit(WAIT_READ);
+        }
+        return q.fpduCost(0);
+    }
+
+    /** Copies the next {@code n} message bytes into {@code dst}; false (QP stopped) when memory refuses. */
+    private boolean gather(BytesStore<?, ?> dst, long at, int n) {
+        if (curInline) {
+            dst.write(at, inline, curSent, n);
+            return true;
+        }
+        int left = n;
+        long to = at;
+        while (left > 0) {
+            if (sgeIdx >= sgeCount) {
+                q.fail(AeCode.WQE_INVALID_FRAG_DATA.code(), AeSource.SQ, curIndex);
+                return false;
+            }
+            int piece = (int) Math.min(left, sgeLen[sgeIdx] - sgeOff);
+            int rc = q.regions().read(sgeStag[sgeIdx], sgeAddr[sgeIdx] + sgeOff, dst, to, piece,
+                    MemoryRegions.LOCAL_READ, q.pd());
+            if (rc != MemoryRegions.OK) {
+                q.fail(rc, AeSource.SQ, curIndex);
+                return false;
+            }
+            to += piece;
+            left -= piece;
+            sgeOff += piece;
+            if (sgeOff == sgeLen[sgeIdx]) {
+                sgeIdx++;
+                sgeOff = 0;
+            }
+        }
+        return true;
+    }
+
+    private void finishTransmit(int state) {
+        active = false;
+        cState[curSlot] = state;
+        cEndSeq[curSlot] = q.txSequence();
+        if (state == WAIT_READ && cReads[curSlot] == 0) {
+            cState[curSlot] = DONE;
+        }
+        drainCompletions();
+    }
+
+    private boolean readsPending() {
+        if (oCount > 0 || active && kind == KIND_READ) {
+            return true;
+        }
+        for (int i = 0; i < cCount; i++) {
+            if (cState[(cHead + i) % cState.length] == WAIT_READ) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private int push(int index, int opcode, boolean signaled) {
+        int slot = (cHead + cCount) % cState.length;
+        cIndex[slot] = index;
+        cOpcode[slot] = opcode;
+        cState[slot] = PENDING;
+        cEndSeq[slot] = 0;
+        cReads[slot] = 0;
+        cSignaled[slot] = signaled;
+        cLocalInvalidate[slot] = 0;
+        cCount++;
+        return slot;
+    }
+
+    private void done(int slot) {
+        cState[slot] = DONE;
+    }
+
+    /**
+     * TCP acknowledged up to {@code sndUna}: Sends and Writes whose last byte is in are complete. Answers whether
+     * the SQ should look again (it waits on a fence, and something completed).
+     */
+    boolean acknowledged(long sndUna) {
+        int before = cCount;
+        for (int i = 0; i < cCount; i++) {
+            int slot = (cHead + i) % cState.length;
+            if (cState[slot] == WAIT_ACK) {
+                if (IwarpQp.seqDiff(cEndSeq[slot], sndUna) > 0) {
+                    break;
+                }
+                cState[slot] = DONE;
+            }
+        }
+        drainCompletions();
+        return fenceBlocked && cCount < before;
+    }
+
+    /** Writes the completions of finished work from the head, in SQ order. */
+    void drainCompletions() {
+        while (cCount > 0 && cState[cHead] == DONE) {
+            int slot = cHead;
+            if (cSignaled[slot]) {
+                q.completions().sq(q.qp(), cIndex[slot], cOpcode[slot], 0, 0);
+            }
+            q.counters().sqWqesCompleted++;
+            traceWqe("complete", cIndex[slot], cOpcode[slot]);
+            cHead = (cHead + 1) % cState.length;
+            cCount--;
+        }
+    }
+
+    // ---- the Data Sink side of RDMA Read: responses for the requests in oSlot order
+
+    /** The Read the next Read Response must belong to: false when none is outstanding. */
+    boolean readOutstanding() {
+        return oCount > 0;
+    }
+
+    int expectedSinkStag() {
+        return oSinkStag[oHead];
+    }
+
+    /** Whether [to, to + len) lies within the outstanding request's sink range. */
+    boolean withinSink(long to, long len) {
+        long start = oSinkTo[oHead];
+        long end = start + oSize[oHead];
+        return Long.compareUnsigned(to, start) >= 0 && Long.compareUnsigned(to + len, end) <= 0
+                && Long.compareUnsigned(to + len, to) >= 0;
+    }
+
+    /** Counts {@code len} placed bytes; answers whether the request now has all its bytes. */
+    boolean placed(long len) {
+        oPlaced[oHead] += len;
+        return oPlaced[oHead] == oSize[oHead];
+    }
+
+    boolean responseComplete() {
+        return oPlaced[oHead] == oSize[oHead];
+    }
+
+    /** The last Read Response of the oldest request arrived: its Read WQE completes when all its requests have. */
+    void readResponseDone() {
+        int slot = oSlot[oHead];
+        oHead = (oHead + 1) % ORD_CAPACITY;
+        oCount--;
+        cReads[slot]--;
+        if (cReads[slot] == 0 && cState[slot] == WAIT_READ) {
+            int inv = cLocalInvalidate[slot];
+            if (inv != 0) {
+                int rc = q.regions().invalidate(inv, q.pd(), false);
+                if (rc != MemoryRegions.OK) {
+                    q.fail(rc, AeSource.SQ, cIndex[slot]);
+                    return;
+                }
+            }
+            cState[slot] = DONE;
+            drainCompletions();
+        }
+    }
+
+    // ---- flush (CQP Flush WQEs)
+
+    /**
+     * Ends the SQ: answers whether the device had SQ work outstanding (started and not complete, or posted and
+     * not fetched); if so writes one flush completion for the first such WQE that is not a NOP, which is how gen2
+     * reports it (uk.c irdma_uk_cq_poll_cmpl parks its CQ head on a flushed SQ completion and completes every
+     * remaining WQE of its own ring from it).
+     */
+    boolean flush(int major, int minor) {
+        int index = -1;
+        int opcode = 0;
+        for (int i = 0; i < cCount && index < 0; i++) {
+            int slot = (cHead + i) % cState.length;
+            if (cOpcode[slot] != SqOpcode.NOP.code()) {
+                index = cIndex[slot];
+                opcode = cOpcode[slot];
+            }
+        }
+        if (index < 0 && !flushed) {
+            // Posted but not fetched (the QP stopped before reaching them).
+            for (int n = 0; n < ringQuanta && index < 0; n++) {
+                int at = cursor.index();
+                long gpa = ringAddress + (long) at * SqWqe.QUANTUM;
+                int r = memory.find(gpa, SqWqe.QUANTUM);
+                if (r < 0) {
+                    break;
+                }
+                wqe.wrap(memory.store(r), memory.offset(r, gpa), SqWqe.QUANTUM);
+                if (wqe.valid() != cursor.polarity()) {
+                    break;
+                }
+                if (wqe.opcode() != SqOpcode.NOP.code()) {
+                    index = at;
+                    opcode = wqe.opcode();
+                }
+                int quanta = Math.max(1, wqe.quanta());
+                for (int i = 0; i < quanta; i++) {
+                    cursor.advance();
+                }
+            }
+        }
+        flushed = true;
+        active = false;
+        cCount = 0;
+        oCount = 0;
+        if (index < 0) {
+            return false;
+        }
+        q.completions().sq(q.qp(), index, opcode, major, minor);
+        return true;
+    }
+
+    boolean flushed() {
+        return flushed;
+    }
+
+    private void traceWqe(String action, int index, int opcode) {
+        TraceEvent t = q.trace().start(TraceKind.SQ_WQE);
+        if (t != null) {
+            t.text("action", action).num("qp", q.qp().id()).num("wqe", index).hex("op", opcode).emit();
+        }
+    }
+}

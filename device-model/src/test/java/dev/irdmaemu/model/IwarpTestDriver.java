@@ -1,0 +1,658 @@
+package dev.irdmaemu.model;
+
+import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.cqp.CqpWqeWriter;
+import dev.irdmaemu.fw.cqp.QpFlushFields;
+import dev.irdmaemu.fw.qp.IwarpOffloadInfo;
+import dev.irdmaemu.fw.qp.QpContext;
+import dev.irdmaemu.fw.qp.QpHostContextInfo;
+import dev.irdmaemu.fw.qp.QpResources;
+import dev.irdmaemu.fw.qp.TcpOffloadInfo;
+import dev.irdmaemu.fw.queue.Aeqe;
+import dev.irdmaemu.fw.queue.Cqe;
+import dev.irdmaemu.fw.queue.RqWqe;
+import dev.irdmaemu.fw.queue.SgeList;
+import dev.irdmaemu.fw.queue.SqOpcode;
+import dev.irdmaemu.fw.queue.SqWqe;
+import dev.irdmaemu.fw.reg.Gen2Register;
+import dev.irdmaemu.fw.sim.SimScheduler;
+import dev.irdmaemu.fw.wire.FaultProfile;
+import dev.irdmaemu.fw.wire.Link;
+import dev.irdmaemu.fw.wire.LinkPort;
+import dev.irdmaemu.model.iwarp.TestMemoryRegions;
+import dev.irdmaemu.model.qp.QpState;
+import dev.irdmaemu.model.trace.RecordingTraceSink;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * The driver side of the iWARP data-path tests: what irdma does for an offloaded QP, through MMIO and host memory
+ * only, on top of {@link TestDriver}'s bring-up. The QP context as irdma_sc_qp_setctx writes it (gen2), SQ WQEs
+ * posted as uk.c posts them (SQ head from 3 after the connection WQEs, polarity 1 first, NOP padding so no WQE
+ * crosses an 8-quantum chunk, PFPE_WQEALLOC), RQ WQEs as irdma_uk_post_receive (no doorbell), completions polled
+ * as irdma_uk_cq_poll_cmpl reads them (shadow-area head written back), AEs as irdma_sc_get_next_aeqe (PFPE_AEQALLOC
+ * returns each entry), Flush WQEs as irdma_flush_wqes, Terminate headers as irdma_bld_terminate_hdr builds them.
+ * Public so the tests in {@code model.iwarp} can use it.
+ */
+public final class IwarpTestDriver implements AutoCloseable {
+    public static final int PD = 1;
+    /** Driver IRD / ORD written into the context by default. */
+    public static final int DEFAULT_IRD = 8;
+    public static final int DEFAULT_ORD = 8;
+
+    final TestDriver d;
+    public final TestMemoryRegions regions;
+    public final long mac;
+    public final int ip;
+    private LinkPort linkPort;
+    private TestDriver.Puda ilq;
+    private int aeHead;
+    private boolean aePolarity = true;
+    private int nextStagIndex = 1;
+
+    public IwarpTestDriver(SimScheduler scheduler, long ramBytes, long mac, int ip) {
+        TestMemoryRegions[] r = new TestMemoryRegions[1];
+        this.d = new TestDriver(ramBytes, scheduler, m -> r[0] = new TestMemoryRegions(m));
+        this.regions = r[0];
+        this.mac = mac;
+        this.ip = ip;
+    }
+
+    /** Attaches the port to {@code link}, then brings the function up as irdma's probe does. */
+    public void attachAndBringUp(Link link, FaultProfile outbound) {
+        linkPort = d.dev.attach(link, mac, outbound);
+        ilq = BringUpTest.bringUp(d);
+    }
+
+    /**
+     * The TCP payload of the next segment the ILQ received (what the CM would read with
+     * irdma_puda_get_tcpip_info), reposting its buffer; null when none.
+     */
+    public byte[] pollIlqPayload() {
+        Cqe c = d.pollPuda(ilq);
+        if (c == null) {
+            return null;
+        }
+        int slot = c.wqeIndex() % ilq.rqSize;
+        long buf = d.off(ilq.buffers[slot]);
+        int tcpHeader = dev.irdmaemu.fw.queue.PudaLayout.tcpHeaderLength(d.store(), buf);
+        int n = (int) dev.irdmaemu.fw.queue.PudaLayout.dataLength(c.payloadLength(), tcpHeader);
+        byte[] data = new byte[n];
+        d.store().read(buf + dev.irdmaemu.fw.queue.PudaLayout.TCP_OFFSET + tcpHeader, data, 0, n);
+        d.repost(ilq, slot);
+        return data;
+    }
+
+    public LinkPort linkPort() {
+        return linkPort;
+    }
+
+    public E810RdmaFunction dev() {
+        return d.dev;
+    }
+
+    public BytesStore<?, ?> store() {
+        return d.store();
+    }
+
+    public long off(long gpa) {
+        return d.off(gpa);
+    }
+
+    public long alloc(long bytes) {
+        return d.alloc(bytes);
+    }
+
+    public HostMemory memory() {
+        return d.memory;
+    }
+
+    public RecordingTraceSink traceSink() {
+        return d.sink;
+    }
+
+    /** Stops recording trace events (large transfers would otherwise keep millions of them). */
+    public void traceOff() {
+        d.trace.off();
+    }
+
+    public List<Integer> interrupts() {
+        return d.interrupts;
+    }
+
+    public void write(Gen2Register r, int v) {
+        d.write(r, v);
+    }
+
+    // ------------------------------------------------------------------ memory registration (test stand-in)
+
+    /** Registers {@code bytes} at {@code gpa} with {@code access}; answers the STag (index << 8 | key). */
+    public int register(long gpa, long bytes, int access) {
+        int stag = nextStagIndex++ << 8 | 0x5a;
+        regions.register(stag, gpa, bytes, access, PD);
+        return stag;
+    }
+
+    /** Allocates a buffer of {@code bytes} and registers it. */
+    public Buffer buffer(long bytes, int access) {
+        long gpa = d.alloc(bytes);
+        return new Buffer(gpa, bytes, register(gpa, bytes, access));
+    }
+
+    /** A registered buffer: guest address (also its tagged offset: VA-based) and STag. */
+    public record Buffer(long gpa, long length, int stag) {
+    }
+
+    /** Fills a guest range with a seeded pseudo-random pattern. */
+    public void fill(long gpa, long bytes, long seed) {
+        long o = d.off(gpa);
+        long x = seed;
+        long i = 0;
+        for (; i + 8 <= bytes; i += 8) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+            d.store().writeLong(o + i, x ^ x >>> 29);
+        }
+        for (; i < bytes; i++) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+            d.store().writeByte(o + i, (byte) (x >>> 56));
+        }
+    }
+
+    /** CRC-like checksum of a guest range (for the big transfers). */
+    public long checksum(long gpa, long bytes) {
+        java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+        long o = d.off(gpa);
+        byte[] chunk = new byte[65536];
+        for (long done = 0; done < bytes; ) {
+            int n = (int) Math.min(chunk.length, bytes - done);
+            d.store().read(o + done, chunk, 0, n);
+            c.update(chunk, 0, n);
+            done += n;
+        }
+        return c.getValue() << 32 | bytes;
+    }
+
+    // ------------------------------------------------------------------ CQP ops
+
+    /** A CCQ completion as irdma_sc_ccq_get_cqe_info reads it. */
+    public record CqpDone(boolean error, int major, int minor, int wqeIndex) {
+    }
+
+    /**
+     * Posts one CQP WQE, rings PFPE_CQPDB and runs the (shared) simulation until its completion is in the CCQ:
+     * with offloaded connections running, the model never goes idle (TCP timers), so this does not wait for that.
+     */
+    public CqpDone cqp(TestDriver.WqeWriter writer) {
+        long o = d.nextWqe();
+        writer.write(o, d.polarity);
+        d.ring();
+        long limit = d.scheduler.now() + 1_000_000_000L;
+        while (true) {
+            TestDriver.Completion c = d.pollCcq();
+            if (c != null) {
+                return new CqpDone(c.error(), c.major(), c.minor(), c.wqeIndex());
+            }
+            if (!d.scheduler.runNext() || d.scheduler.now() > limit) {
+                throw new AssertionError("no CQP completion");
+            }
+        }
+    }
+
+    /** Manage ARP entry (ctrl.c irdma_sc_add_arp_cache_entry). */
+    public boolean addArp(int index, long macOfPeer) {
+        return !cqp((o, v) -> CqpWqeWriter.addArpEntry(d.store(), o, index, 0, macOfPeer, true, v)).error();
+    }
+
+    public Cq createCq(int id, int entries) {
+        Cq cq = new Cq();
+        cq.id = id;
+        cq.ring = d.alloc((long) entries * Cqe.SIZE);
+        cq.shadow = d.alloc(64);
+        cq.size = entries;
+        d.cqf.clear();
+        d.cqf.cqId = id;
+        d.cqf.cqSize = entries;
+        d.cqf.cqAddress = cq.ring;
+        d.cqf.shadowAreaAddress = cq.shadow;
+        d.cqf.ceqId = 0;
+        d.cqf.ceqIdValid = true;
+        d.cqf.checkOverflow = true;
+        d.cqf.shadowReadThreshold = 16;
+        CqpDone c = cqp((o, v) -> CqpWqeWriter.createCq(d.store(), o, d.cqf, v));
+        if (c.error()) {
+            throw new AssertionError("Create CQ " + id + ": " + c);
+        }
+        return cq;
+    }
+
+    /** An established quad-hash entry steering the connection {@code (local, localPort, remote, remotePort)}. */
+    public boolean qhash(int manage, int localPort, int remote, int remotePort, int qpn) {
+        d.qhf.clear();
+        d.qhf.ipv4 = true;
+        d.qhf.destIp[0] = ip;
+        d.qhf.destPort = localPort;
+        d.qhf.entryType = CqpWqe.QHASH_TYPE_TCP_ESTABLISHED;
+        d.qhf.srcIp[0] = remote;
+        d.qhf.srcPort = remotePort;
+        d.qhf.qpNumber = qpn;
+        d.qhf.manage = manage;
+        d.qhf.mac = mac;
+        return !cqp((o, v) -> CqpWqeWriter.manageQhash(d.store(), o, d.qhf, v)).error();
+    }
+
+    /** Arms CQ {@code cq} for the next completion (irdma_uk_cq_request_notification). */
+    public void arm(Cq cq, boolean solicitedOnly) {
+        long w = d.store().readLong(d.off(cq.shadow) + 32);
+        int seq = (int) ((w & dev.irdmaemu.fw.reg.Gen2Registers.CQ_DBSA_ARM_SEQ_NUM) >>> 16) + 1;
+        d.store().writeLong(d.off(cq.shadow) + 32,
+                dev.irdmaemu.fw.reg.Gen2Registers.cqArmWord(seq & 3, 0, solicitedOnly, true));
+        d.write(Gen2Register.CQARM, cq.id);
+    }
+
+    /** What the connection manager hands over: the TCP state both sides agree on, and QP options. */
+    public static final class QpSpec {
+        public int qpId;
+        public Cq sendCq;
+        public Cq recvCq;
+        public int sqQuanta = 256;
+        public int rqWqes = 64;
+        /** RQ WQE size shift (uk.c rq_shift): 0 = 32 bytes (1 SGE), 1 = 64 (3), 2 = 128 (7), 3 = 256 (13). */
+        public int rqShift = 2;
+        public int localPort;
+        public int remoteIp;
+        public int remotePort;
+        public long sndNxt;
+        public long rcvNxt;
+        public int mss = 1460;
+        public int wscale = 7;
+        public long window = 256 * 1024;
+        public int arpIndex;
+        public int ird = DEFAULT_IRD;
+        public int ord = DEFAULT_ORD;
+        public boolean crc = true;
+        public boolean markers;
+        public boolean remoteRead = true;
+        public boolean writeAndResponse = true;
+        public boolean fastReg = true;
+        public boolean q2 = true;
+        public int pd = PD;
+    }
+
+    public final class Qp {
+        public final QpSpec spec;
+        public long context;
+        public long sq;
+        public long rq;
+        public long q2;
+        public long completionContext;
+        public int sqHead = 3;
+        public boolean sqPolarity = true;
+        public int rqHead;
+        public boolean rqPolarity;
+        final SqWqe w = new SqWqe();
+        final RqWqe r = new RqWqe();
+
+        Qp(QpSpec spec) {
+            this.spec = spec;
+        }
+
+        public int id() {
+            return spec.qpId;
+        }
+
+        public IwarpTestDriver node() {
+            return IwarpTestDriver.this;
+        }
+
+        public QpState state() {
+            var qp = d.dev.qps().get(spec.qpId);
+            return qp == null ? QpState.INVALID : qp.state();
+        }
+
+        public dev.irdmaemu.model.iwarp.IwarpQp engine() {
+            return d.dev.iwarp().engine(spec.qpId);
+        }
+    }
+
+    /** Creates an iWARP QP in IDLE with its rings, Q2 and context (TCP half written, applied at RTS). */
+    public Qp createQp(QpSpec s) {
+        Qp qp = new Qp(s);
+        qp.sq = d.alloc((long) s.sqQuanta * 32);
+        int rqWqeBytes = 32 << s.rqShift;
+        qp.rq = d.alloc((long) s.rqWqes * rqWqeBytes);
+        qp.q2 = s.q2 ? d.alloc(256) : 0;
+        qp.completionContext = 0x0123_4567_0000_0000L | s.qpId;
+        qp.context = d.alloc(QpContext.SIZE);
+        writeContext(qp, true);
+        d.qpf.clear();
+        d.qpf.qpId = s.qpId;
+        d.qpf.qpType = 1;
+        d.qpf.hostContextAddress = qp.context;
+        d.qpf.shadowAreaAddress = d.alloc(64);
+        d.qpf.cqNumValid = true;
+        d.qpf.nextIwarpState = QpState.IDLE.code();
+        CqpDone c = cqp((o, v) -> CqpWqeWriter.createQp(d.store(), o, d.qpf, v));
+        if (c.error()) {
+            throw new AssertionError("Create QP " + s.qpId + ": " + c);
+        }
+        return qp;
+    }
+
+    private static int log2(long v) {
+        return 63 - Long.numberOfLeadingZeros(v);
+    }
+
+    /**
+     * irdma_sc_qp_setctx for the QP (both halves; the TCP half as irdma_init_tcp_ctx fills it: RTTVAR
+     * IRDMA_DEFAULT_RTT_VAR 6, SSTHRESH IRDMA_DEFAULT_SS_THRESH; rtomin 5 as irdma_iw_fill_and_set_qpctx_info).
+     */
+    public void writeContext(Qp qp, boolean tcpValid) {
+        QpSpec s = qp.spec;
+        int hwSq = log2(s.sqQuanta) - 2;
+        int hwRq = log2((long) s.rqWqes << s.rqShift) - 2;
+        var r = new QpResources(s.rqShift, false, false, false, false, QpResources.NO_PUSH_PAGE, qp.sq, qp.rq, hwRq,
+                hwSq, qp.q2, 0, 0, 0, 2);
+        var info = new QpHostContextInfo(qp.completionContext, s.sendCq.id, s.recvCq.id, 0, 0, false, tcpValid,
+                true);
+        var iw = new IwarpOffloadInfo(0, 0, 1, 1, 0, s.pd, s.ord, s.ird, false, false, !s.crc, false, s.markers,
+                s.markers, s.writeAndResponse, true, s.fastReg, false, s.remoteRead, false, false, false, 0, 0, 0,
+                mac, 5);
+        var tcp = new TcpOffloadInfo(true, true, false, false, false, false, true, false, false, 0, 0, 64, 0,
+                s.localPort, s.remotePort, 0, 0, 0, s.remoteIp, s.mss, 0, 0, s.arpIndex, 0, 5, s.wscale, s.wscale,
+                0, 0, s.sndNxt, s.window, s.rcvNxt, s.window, s.sndNxt, s.sndNxt, 0, 6, 0x3fffffffL, 0, s.rcvNxt,
+                s.sndNxt, s.window, 0, 0, 0, 0, ip);
+        new QpContext().wrap(d.store(), d.off(qp.context), QpContext.SIZE).write(r, info, iw, tcp);
+    }
+
+    /** Modify QP as irdma_hw_modify_qp posts it (RTS: TCP context, ORD, ARP index and CQ numbers valid). */
+    public CqpDone modifyQp(Qp qp, QpState next, Consumer<dev.irdmaemu.fw.cqp.QpOpFields> tweak) {
+        d.qpf.clear();
+        d.qpf.qpId = qp.spec.qpId;
+        d.qpf.qpType = 1;
+        d.qpf.hostContextAddress = qp.context;
+        d.qpf.nextIwarpState = next.code();
+        d.qpf.cqNumValid = true;
+        d.qpf.arpIndexValid = true;
+        if (next == QpState.RTS) {
+            writeContext(qp, true);
+            d.qpf.tcpContextValid = true;
+            d.qpf.ordValid = true;
+        }
+        tweak.accept(d.qpf);
+        return cqp((o, v) -> CqpWqeWriter.modifyQp(d.store(), o, d.qpf, v));
+    }
+
+    public boolean modify(Qp qp, QpState next) {
+        return !modifyQp(qp, next, f -> { }).error();
+    }
+
+    /** irdma_next_iw_state(TERMINATE) from irdma_terminate_connection / _send_fin: IRDMAQP_TERM_* and its length. */
+    public boolean terminate(Qp qp, int termActions, int termLength) {
+        return !modifyQp(qp, QpState.TERMINATE, f -> {
+            f.termActions = termActions;
+            f.termLength = termLength;
+        }).error();
+    }
+
+    /** Modify to ERROR; {@code reset} as irdma_modify_qp sets reset_tcp_conn. */
+    public boolean error(Qp qp, boolean reset) {
+        return !modifyQp(qp, QpState.ERROR, f -> f.resetConnection = reset).error();
+    }
+
+    /** irdma_flush_wqes: user flush codes IRDMA_FLUSH_MAJOR_ERR / FLUSH_GENERAL_ERR. Answers the completion. */
+    public CqpDone flush(Qp qp, boolean sq, boolean rq) {
+        QpFlushFields f = new QpFlushFields();
+        f.qpId = qp.spec.qpId;
+        f.flushSq = sq;
+        f.flushRq = rq;
+        f.userFlushCode = true;
+        f.sqMajor = Cqe.MAJOR_FLUSH;
+        f.sqMinor = 1;
+        f.rqMajor = Cqe.MAJOR_FLUSH;
+        f.rqMinor = 1;
+        return cqp((o, v) -> CqpWqeWriter.flushWqes(d.store(), o, f, v));
+    }
+
+    /** irdma_sc_gen_ae. */
+    public CqpDone generateAe(Qp qp, int aeCode, int source) {
+        return cqp((o, v) -> CqpWqeWriter.generateAe(d.store(), o, qp.spec.qpId, aeCode, source, v));
+    }
+
+    public boolean destroy(Qp qp) {
+        d.qpf.clear();
+        d.qpf.qpId = qp.spec.qpId;
+        d.qpf.qpType = 1;
+        return !cqp((o, v) -> CqpWqeWriter.destroyQp(d.store(), o, d.qpf, v)).error();
+    }
+
+    // ------------------------------------------------------------------ connection WQEs (written before RTS)
+
+    /** irdma_sc_send_lsmm + irdma_sc_gen_rts_ae at SQ indexes 0, 1, 2 (polarity 1). */
+    public void writeLsmm(Qp qp, long gpa, int size, int stag) {
+        sqWqe(qp, 0).writeLsmm(true, gpa, size, stag);
+        sqWqe(qp, 1).writeRtsAeRequest(true, false);
+        sqWqe(qp, 2).writeRtsAeRequest(true, true);
+    }
+
+    /** irdma_sc_send_rtt + irdma_sc_gen_rts_ae. */
+    public void writeRtr(Qp qp, boolean read) {
+        sqWqe(qp, 0).writeRtr(true, read);
+        sqWqe(qp, 1).writeRtsAeRequest(true, false);
+        sqWqe(qp, 2).writeRtsAeRequest(true, true);
+    }
+
+    private SqWqe sqWqe(Qp qp, int index) {
+        return qp.w.wrap(d.store(), d.off(qp.sq + index * 32L), 32);
+    }
+
+    // ------------------------------------------------------------------ SQ / RQ posting (uk.c)
+
+    /** Room for a WQE of {@code quanta} at the SQ head (irdma_qp_get_next_send_wqe): pads, answers its index. */
+    public int reserve(Qp qp, int quanta) {
+        int avail = 8 - qp.sqHead % 8;
+        if (quanta > avail) {
+            for (int i = 0; i < avail; i++) {
+                // irdma_nop_1: a NOP with the current polarity, not signaled.
+                sqWqe(qp, qp.sqHead).writeNop(qp.sqPolarity, false);
+                qp.sqHead = (qp.sqHead + 1) % qp.spec.sqQuanta;
+            }
+        }
+        int idx = qp.sqHead;
+        if (idx == 0) {
+            qp.sqPolarity = !qp.sqPolarity;
+        }
+        qp.sqHead = (qp.sqHead + quanta) % qp.spec.sqQuanta;
+        return idx;
+    }
+
+    public SqWqe wqeAt(Qp qp, int index, int quanta) {
+        return qp.w.wrap(d.store(), d.off(qp.sq + index * 32L), quanta * 32L);
+    }
+
+    /** uk.c irdma_uk_qp_post_wr: PFPE_WQEALLOC with the QP id. */
+    public void ring(Qp qp) {
+        d.write(Gen2Register.WQEALLOC, qp.spec.qpId);
+    }
+
+    public int postSend(Qp qp, SqOpcode op, SgeList sges, int flags, int invalidateStag) {
+        int quanta = SqWqe.fragmentQuanta(sges.count());
+        int idx = reserve(qp, quanta);
+        wqeAt(qp, idx, quanta).writeSend(qp.sqPolarity, op, sges, flags, 0, invalidateStag);
+        ring(qp);
+        return idx;
+    }
+
+    public int postWrite(Qp qp, SgeList sges, int remoteStag, long remoteTo, int flags) {
+        int quanta = SqWqe.fragmentQuanta(sges.count());
+        int idx = reserve(qp, quanta);
+        wqeAt(qp, idx, quanta).writeRdmaWrite(qp.sqPolarity, SqOpcode.RDMA_WRITE, sges, remoteStag, remoteTo, flags,
+                0);
+        ring(qp);
+        return idx;
+    }
+
+    public int postRead(Qp qp, SgeList sges, int remoteStag, long remoteTo, int flags) {
+        int quanta = SqWqe.fragmentQuanta(sges.count());
+        int idx = reserve(qp, quanta);
+        wqeAt(qp, idx, quanta).writeRdmaRead(qp.sqPolarity, sges, remoteStag, remoteTo, false, flags);
+        ring(qp);
+        return idx;
+    }
+
+    public int postInlineSend(Qp qp, BytesStore<?, ?> src, long srcOffset, int len, int flags) {
+        int quanta = SqWqe.inlineQuanta(len);
+        int idx = reserve(qp, quanta);
+        wqeAt(qp, idx, quanta).writeInlineSend(qp.sqPolarity, SqOpcode.RDMA_SEND, src, srcOffset, len, 0, flags, 0);
+        ring(qp);
+        return idx;
+    }
+
+    public int postInlineWrite(Qp qp, BytesStore<?, ?> src, long srcOffset, int len, int remoteStag, long remoteTo,
+                               int flags) {
+        int quanta = SqWqe.inlineQuanta(len);
+        int idx = reserve(qp, quanta);
+        wqeAt(qp, idx, quanta).writeInlineRdmaWrite(qp.sqPolarity, SqOpcode.RDMA_WRITE, src, srcOffset, len,
+                remoteStag, remoteTo, flags, 0);
+        ring(qp);
+        return idx;
+    }
+
+    public int postNop(Qp qp, boolean signaled) {
+        int idx = reserve(qp, 1);
+        wqeAt(qp, idx, 1).writeNop(qp.sqPolarity, signaled);
+        ring(qp);
+        return idx;
+    }
+
+    public int postLocalInvalidate(Qp qp, int stag, int flags) {
+        int idx = reserve(qp, 1);
+        wqeAt(qp, idx, 1).writeLocalInvalidate(qp.sqPolarity, stag, flags);
+        ring(qp);
+        return idx;
+    }
+
+    public int postFastRegister(Qp qp, long va, long length, int stag, int rights, int flags) {
+        int idx = reserve(qp, 1);
+        wqeAt(qp, idx, 1).writeFastRegister(qp.sqPolarity, va, true, 0, 0, length, stag & 0xff, stag >>> 8, 0, 0,
+                rights, false, flags);
+        ring(qp);
+        return idx;
+    }
+
+    /** irdma_uk_post_receive: the WQE at the RQ head; its quantum index (what the CQE's WQEIDX reports). */
+    public int postRecv(Qp qp, SgeList sges) {
+        int idx = qp.rqHead;
+        if (idx == 0) {
+            qp.rqPolarity = !qp.rqPolarity;
+        }
+        int mult = 1 << qp.spec.rqShift;
+        qp.r.wrap(d.store(), d.off(qp.rq + (long) idx * mult * 32), 32L * mult).write(qp.rqPolarity, sges);
+        qp.rqHead = (qp.rqHead + 1) % qp.spec.rqWqes;
+        return idx * mult;
+    }
+
+    // ------------------------------------------------------------------ completions and AEs
+
+    public static final class Cq {
+        public int id;
+        long ring;
+        long shadow;
+        int size;
+        int head;
+        boolean polarity = true;
+    }
+
+    /** One CQE as irdma_uk_cq_poll_cmpl reads it. */
+    public record Completion(int qpId, long context, int wqeIndex, int opType, boolean sq, boolean error, int major,
+                             int minor, long bytes, boolean stagInvalidated, int invalidatedStag, boolean solicited) {
+    }
+
+    public Completion poll(Cq cq) {
+        Cqe c = new Cqe().wrap(d.store(), d.off(cq.ring + (long) cq.head * Cqe.SIZE), Cqe.SIZE);
+        if (c.valid() != cq.polarity) {
+            return null;
+        }
+        Completion r = new Completion(c.qpId(), c.completionContext(), c.wqeIndex(), c.opType(), c.sq(), c.error(),
+                c.majorError(), c.minorError(), c.payloadLength(), c.stagInvalidated(), c.invalidatedStag(),
+                c.solicitedEvent());
+        cq.head++;
+        if (cq.head == cq.size) {
+            cq.head = 0;
+            cq.polarity = !cq.polarity;
+        }
+        d.store().writeLong(d.off(cq.shadow), cq.head);
+        return r;
+    }
+
+    /**
+     * Consumes every new CQE of {@code cq} without looking at it (no allocation: for the allocation tests); answers
+     * how many there were.
+     */
+    public int consume(Cq cq) {
+        int n = 0;
+        while (true) {
+            long q3 = d.store().readLong(d.off(cq.ring + (long) cq.head * Cqe.SIZE) + Cqe.OFF_QW3);
+            if ((q3 < 0) != cq.polarity) {
+                break;
+            }
+            cq.head++;
+            if (cq.head == cq.size) {
+                cq.head = 0;
+                cq.polarity = !cq.polarity;
+            }
+            n++;
+        }
+        d.store().writeLong(d.off(cq.shadow), cq.head);
+        return n;
+    }
+
+    public List<Completion> pollAll(Cq cq) {
+        List<Completion> l = new ArrayList<>();
+        for (Completion c = poll(cq); c != null; c = poll(cq)) {
+            l.add(c);
+        }
+        return l;
+    }
+
+    /** One AEQE as irdma_sc_get_next_aeqe reads it (gen2). */
+    public record Ae(int code, int qpId, long context, int source, int iwarpState, int tcpState, int wqeIndex,
+                     int q2Data, long time) {
+    }
+
+    public Ae pollAe() {
+        long ring = d.dev.aeq().ringAddress();
+        Aeqe a = new Aeqe().wrap(d.store(), d.off(ring + (long) aeHead * Aeqe.SIZE), Aeqe.SIZE);
+        if (a.valid() != aePolarity) {
+            return null;
+        }
+        Ae r = new Ae(a.aeCode(), a.qpCqId(), a.completionContext(), a.source(), a.iwarpState(), a.tcpState(),
+                a.wqeIndex(), a.q2DataWritten(), d.scheduler.now());
+        aeHead++;
+        if (aeHead == d.dev.aeq().size()) {
+            aeHead = 0;
+            aePolarity = !aePolarity;
+        }
+        d.write(Gen2Register.AEQALLOC, 1);
+        return r;
+    }
+
+    public List<Ae> pollAes() {
+        List<Ae> l = new ArrayList<>();
+        for (Ae a = pollAe(); a != null; a = pollAe()) {
+            l.add(a);
+        }
+        return l;
+    }
+
+    @Override
+    public void close() {
+        d.close();
+    }
+
+    /** The QHASH manage code for add. */
+    public static final int QHASH_ADD = CqpWqe.QHASH_MANAGE_ADD;
+    public static final int QHASH_MODIFY = CqpWqe.QHASH_MANAGE_MODIFY;
+}

@@ -1,0 +1,191 @@
+package dev.irdmaemu.model.iwarp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.frame.InternetChecksum;
+import dev.irdmaemu.fw.frame.TcpHeader;
+import dev.irdmaemu.fw.queue.AeCode;
+import dev.irdmaemu.fw.queue.SgeList;
+import dev.irdmaemu.fw.queue.SqOpcode;
+import dev.irdmaemu.fw.queue.SqWqe;
+import dev.irdmaemu.fw.wire.FaultProfile;
+import dev.irdmaemu.model.IwarpTestDriver;
+import dev.irdmaemu.model.IwarpTestDriver.Ae;
+import dev.irdmaemu.model.IwarpTestDriver.Buffer;
+import dev.irdmaemu.model.IwarpTestDriver.Completion;
+import dev.irdmaemu.model.mr.MemoryRegions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import net.openhft.chronicle.bytes.BytesStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * 64 MiB RDMA Writes and Reads between two model nodes, MPA CRC on, compared by checksum: over a perfect link,
+ * over a faulty one (loss, duplication, reordering, delay: TCP recovers, the data path sees an in-order stream),
+ * with bit flips the TCP checksum catches (dropped, resent), and with corruption that keeps the TCP checksum
+ * right (a middlebox rewriting it): then the MPA CRC is what stands between the wire and host memory, and the
+ * receiving QP raises IRDMA_AE_LLP_RECEIVED_MPA_CRC_ERROR with nothing corrupt placed.
+ */
+class BigTransferTest {
+    private static final int MIB = 1 << 20;
+    private static final int SIZE = 64 * MIB;
+    private static final long RAM = 96L * MIB;
+    private IwarpPair pair;
+
+    @AfterEach
+    void close() {
+        if (pair != null) {
+            pair.close();
+        }
+    }
+
+    private IwarpPair pair(FaultProfile aOut, FaultProfile bOut) {
+        pair = new IwarpPair(RAM, aOut, bOut, 17);
+        pair.a.traceOff();
+        pair.b.traceOff();
+        return pair;
+    }
+
+    private Completion waitFor(IwarpTestDriver n, IwarpTestDriver.Cq cq) {
+        Completion[] got = new Completion[1];
+        pair.runUntil(() -> (got[0] = n.poll(cq)) != null, 120_000_000_000L);
+        return got[0];
+    }
+
+    private void write64MiB() {
+        IwarpPair.Conn c = pair.connect(5, 6, false);
+        Buffer src = pair.a.buffer(SIZE, MemoryRegions.LOCAL_WRITE);
+        Buffer dst = pair.b.buffer(SIZE, MemoryRegions.REMOTE_WRITE);
+        pair.a.fill(src.gpa(), SIZE, 4242);
+        pair.a.postWrite(c.active, new SgeList().add(src.gpa(), SIZE, src.stag()), dst.stag(), dst.gpa(),
+                SqWqe.SIGNALED);
+        Completion done = waitFor(pair.a, c.aCq);
+        assertFalse(done.error());
+        assertEquals(SqOpcode.RDMA_WRITE.code(), done.opType());
+        assertEquals(pair.a.checksum(src.gpa(), SIZE), pair.b.checksum(dst.gpa(), SIZE));
+        assertEquals(SIZE, c.passive.engine().stats().bytesPlaced());
+        assertEquals(0, c.passive.engine().stats().crcErrors());
+        assertTrue(pair.a.pollAes().isEmpty() && pair.b.pollAes().isEmpty(), "no AE on either side");
+    }
+
+    private void read64MiB() {
+        IwarpPair.Conn c = pair.connect(5, 6, false);
+        Buffer src = pair.b.buffer(SIZE, MemoryRegions.REMOTE_READ);
+        Buffer dst = pair.a.buffer(SIZE, MemoryRegions.LOCAL_WRITE);
+        pair.b.fill(src.gpa(), SIZE, 777);
+        pair.a.postRead(c.active, new SgeList().add(dst.gpa(), SIZE, dst.stag()), src.stag(), src.gpa(),
+                SqWqe.SIGNALED);
+        Completion done = waitFor(pair.a, c.aCq);
+        assertFalse(done.error());
+        assertEquals(SqOpcode.RDMA_READ.code(), done.opType());
+        assertEquals(pair.b.checksum(src.gpa(), SIZE), pair.a.checksum(dst.gpa(), SIZE));
+        assertTrue(pair.a.pollAes().isEmpty() && pair.b.pollAes().isEmpty(), "no AE on either side");
+    }
+
+    @Test
+    void a64MiBWriteArrivesByteExact() {
+        pair(FaultProfile.NONE, FaultProfile.NONE);
+        write64MiB();
+    }
+
+    @Test
+    void a64MiBReadArrivesByteExact() {
+        pair(FaultProfile.NONE, FaultProfile.NONE);
+        read64MiB();
+    }
+
+    private static FaultProfile faulty() {
+        return FaultProfile.delay(10_000).withLoss(0.05).withDuplication(0.02).withReordering(0.05, 30_000)
+                .withJitter(2_000);
+    }
+
+    @Test
+    void a64MiBWriteOverALossyDuplicatingReorderingLinkArrivesByteExact() {
+        pair(faulty(), faulty());
+        write64MiB();
+        assertTrue(pair.link.framesLost() > 1000, "the link did lose frames: " + pair.link.framesLost());
+        assertTrue(pair.link.framesDuplicated() > 100);
+        assertTrue(pair.link.framesReordered() > 100);
+    }
+
+    @Test
+    void a64MiBReadOverALossyDuplicatingReorderingLinkArrivesByteExact() {
+        pair(faulty(), faulty());
+        read64MiB();
+        assertTrue(pair.link.framesLost() > 1000);
+    }
+
+    @Test
+    void bitFlipsTheTcpChecksumCatchesAreDroppedAndResentAndTheWriteArrivesByteExact() {
+        pair(FaultProfile.NONE.withCorruption(0.01), FaultProfile.NONE.withCorruption(0.01));
+        write64MiB();
+        assertTrue(pair.link.framesCorrupted() > 100, "corrupted: " + pair.link.framesCorrupted());
+    }
+
+    @Test
+    void corruptionWithAValidTcpChecksumIsStoppedByTheMpaCrcAndNothingCorruptIsPlaced() {
+        pair(FaultProfile.NONE, FaultProfile.NONE);
+        IwarpPair.Conn c = pair.connect(5, 6, false);
+        Buffer src = pair.a.buffer(8 * MIB, MemoryRegions.LOCAL_WRITE);
+        Buffer dst = pair.b.buffer(8 * MIB, MemoryRegions.REMOTE_WRITE);
+        pair.a.fill(src.gpa(), 8 * MIB, 1);
+        pair.b.fill(dst.gpa(), 8 * MIB, 2);
+        byte[] original = bytes(pair.b, dst.gpa(), 8 * MIB);
+        byte[] source = bytes(pair.a, src.gpa(), 8 * MIB);
+        // A middlebox on A's side flips a payload bit in one data segment of fifty and rewrites the TCP checksum.
+        SplittableRandom rnd = new SplittableRandom(3);
+        BytesStore<?, Void> copy = BytesStore.nativeStoreWithFixedCapacity(2048);
+        int[] corrupted = {0};
+        pair.a.dev().port().setTransmitter((s, o, l) -> {
+            copy.write(0, s, o, l);
+            int payload = l - 54;
+            if (payload > 64 && rnd.nextInt(50) == 0) {
+                int at = 54 + rnd.nextInt(payload);
+                copy.writeByte(at, (byte) (copy.readByte(at) ^ 1 << rnd.nextInt(8)));
+                long pseudo = InternetChecksum.ipv4PseudoHeaderSum(NetworkOrder.i32(copy, 26),
+                        NetworkOrder.i32(copy, 30), InternetChecksum.PROTOCOL_TCP, l - 34);
+                TcpHeader.writeChecksum(copy, 34, l - 34, pseudo);
+                corrupted[0]++;
+            }
+            pair.a.linkPort().transmit(copy, 0, l);
+        });
+        try {
+            pair.a.postWrite(c.active, new SgeList().add(src.gpa(), 8 * MIB, src.stag()), dst.stag(), dst.gpa(),
+                    SqWqe.SIGNALED);
+            List<Ae> aes = new ArrayList<>();
+            pair.runUntil(() -> {
+                aes.addAll(pair.b.pollAes());
+                return !aes.isEmpty();
+            }, 10_000_000_000L);
+            assertEquals(AeCode.LLP_RECEIVED_MPA_CRC_ERROR.code(), aes.get(0).code());
+            assertEquals(6, aes.get(0).qpId());
+            assertEquals(1, aes.get(0).q2Data());
+            assertTrue(corrupted[0] >= 1);
+            pair.run(100_000_000L);
+            assertEquals(1, c.passive.engine().stats().crcErrors(), "the QP stopped at the first");
+            byte[] placed = bytes(pair.b, dst.gpa(), 8 * MIB);
+            long good = 0;
+            for (int i = 0; i < placed.length; i++) {
+                if (placed[i] != original[i]) {
+                    assertEquals(source[i], placed[i], "byte " + i + " is neither the old one nor the sent one");
+                    good++;
+                }
+            }
+            assertTrue(good > 0, "some data was placed before the corrupt FPDU");
+            assertTrue(c.passive.engine().stats().bytesPlaced() < 8 * MIB);
+        } finally {
+            copy.releaseLast();
+        }
+    }
+
+    private static byte[] bytes(IwarpTestDriver n, long gpa, int len) {
+        byte[] b = new byte[len];
+        n.store().read(n.off(gpa), b, 0, len);
+        return b;
+    }
+}

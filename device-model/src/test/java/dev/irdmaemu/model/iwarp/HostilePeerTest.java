@@ -1,0 +1,401 @@
+package dev.irdmaemu.model.iwarp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Named.named;
+
+import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.frame.IpAddress;
+import dev.irdmaemu.fw.iwarp.DdpHeader;
+import dev.irdmaemu.fw.iwarp.Fpdu;
+import dev.irdmaemu.fw.iwarp.RdmapOpcode;
+import dev.irdmaemu.fw.queue.AeCode;
+import dev.irdmaemu.fw.queue.AeSource;
+import dev.irdmaemu.fw.queue.SgeList;
+import dev.irdmaemu.fw.queue.SqOpcode;
+import dev.irdmaemu.model.IwarpTestDriver;
+import dev.irdmaemu.model.IwarpTestDriver.Ae;
+import dev.irdmaemu.model.IwarpTestDriver.Buffer;
+import dev.irdmaemu.model.mr.MemoryRegions;
+import dev.irdmaemu.model.qp.QpState;
+import dev.irdmaemu.model.tcp.TcpConnectionParams;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A hostile peer (a raw TCP connection writing FPDUs built with the fw.iwarp codecs) against one of B's QPs, while
+ * a second QP of the same nodes (A to B) carries on. Each bad FPDU must give its AE (the code, the source irdma's
+ * irdma_sc_get_next_aeqe needs to find the QP), the offending frame in Q2 where irdma_bld_terminate_hdr reads it
+ * (IRDMA_AEQE_Q2DATA set), no byte outside a region (guard bytes around every buffer), the QP stopped, and the other
+ * QP unaffected.
+ */
+class HostilePeerTest {
+    static final long MAC_C = 0x02_00_00_00_00_0cL;
+    static final int IP_C = IpAddress.ipv4(192, 0, 2, 3);
+    static final int ARP_C = 4;
+    static final int VICTIM = 20;
+    static final int GUARD = 0xee;
+
+    private IwarpPair pair;
+    private IwarpPair.Conn good;
+    private RawPeer peer;
+    private IwarpTestDriver.Qp victim;
+    private IwarpTestDriver.Cq vcq;
+    /** 3 pages: guard, the registered page (REMOTE_WRITE | REMOTE_READ | LOCAL_WRITE), guard. */
+    private long area;
+    private int stag;
+    private int readOnlyStag;
+
+    @BeforeEach
+    void up() {
+        pair = new IwarpPair(32L << 20);
+        good = pair.connect(5, 6, false);
+        assertTrue(pair.b.addArp(ARP_C, MAC_C));
+        area = pair.b.alloc(3 * 4096);
+        for (int i = 0; i < 3 * 4096; i++) {
+            pair.b.store().writeByte(pair.b.off(area) + i, (byte) GUARD);
+        }
+        stag = pair.b.register(area + 4096, 4096, MemoryRegions.LOCAL_WRITE | MemoryRegions.REMOTE_WRITE
+                | MemoryRegions.REMOTE_READ);
+        readOnlyStag = pair.b.register(area + 4096, 4096, MemoryRegions.REMOTE_READ);
+        vcq = pair.b.createCq(60, 256);
+        IwarpTestDriver.QpSpec s = new IwarpTestDriver.QpSpec();
+        s.qpId = VICTIM;
+        s.sendCq = vcq;
+        s.recvCq = vcq;
+        s.localPort = 21000;
+        s.remoteIp = IP_C;
+        s.remotePort = 41000;
+        s.sndNxt = 7000;
+        s.rcvNxt = 9000;
+        s.arpIndex = ARP_C;
+        s.ird = 8;
+        victim = pair.b.createQp(s);
+        assertTrue(pair.b.qhash(IwarpTestDriver.QHASH_ADD, 21000, IP_C, 41000, VICTIM));
+        pair.b.writeRtr(victim, false);
+        assertTrue(pair.b.modify(victim, QpState.RTS));
+        TcpConnectionParams p = TcpConnectionParams.ipv4(MAC_C, IwarpPair.MAC_B, IP_C, 41000, IwarpPair.IP_B, 21000,
+                9000, 7000, 1460).withWindow(256 * 1024, 7, 7);
+        peer = new RawPeer(pair.scheduler, pair.link, p, true);
+        List<Ae> est = new ArrayList<>();
+        pair.runUntil(() -> {
+            est.addAll(pair.b.pollAes());
+            return est.stream().anyMatch(e -> e.qpId() == VICTIM
+                    && e.code() == AeCode.LLP_CONNECTION_ESTABLISHED.code());
+        }, 1_000_000_000L);
+        // The peer got the RTR: one zero-length RDMA Write.
+        assertEquals(1, peer.fpdus().size());
+        assertEquals(RdmapOpcode.CODE_RDMA_WRITE, RawPeer.rdmapOpcode(peer.fpdus().get(0)));
+    }
+
+    @AfterEach
+    void down() {
+        peer.close();
+        pair.close();
+    }
+
+    /** Posts a receive of 1024 bytes at the registered page + 512 into the victim's RQ. */
+    private void postVictimRecv() {
+        pair.b.postRecv(victim, new SgeList().add(area + 4096 + 512, 1024, stag));
+    }
+
+    private Ae victimAe() {
+        pair.run(20_000_000L);
+        List<Ae> aes = new ArrayList<>(pair.b.pollAes());
+        aes.removeIf(e -> e.qpId() != VICTIM);
+        assertEquals(1, aes.size(), () -> "one AE for the victim: " + aes);
+        return aes.get(0);
+    }
+
+    private byte[] area() {
+        byte[] b = new byte[3 * 4096];
+        pair.b.store().read(pair.b.off(area), b, 0, b.length);
+        return b;
+    }
+
+    private void assertGuardsIntact(byte[] a) {
+        for (int i = 0; i < 4096; i++) {
+            assertEquals((byte) GUARD, a[i], "guard before the region at " + i);
+            assertEquals((byte) GUARD, a[2 * 4096 + i], "guard after the region at " + i);
+        }
+    }
+
+    /** What irdma_bld_terminate_hdr reads back from Q2: the MPA length and the DDP / RDMAP control bytes. */
+    private void assertQ2Holds(int sentLength) {
+        long q2 = pair.b.off(victim.q2);
+        long frame = q2 + 72;
+        int mpa = Q2Buffer.mpaOffsetInFrame(pair.b.store(), frame);
+        assertEquals(54, mpa, "Ethernet 14 + IPv4 20 + TCP 20");
+        int n = Math.min(sentLength, 256 - 72 - mpa);
+        for (int i = 0; i < n; i++) {
+            assertEquals(peer.out.readByte(i), pair.b.store().readByte(frame + mpa + i), "Q2 byte " + i);
+        }
+        assertEquals(0x0800, NetworkOrder.u16(pair.b.store(), frame + 12), "IPv4 EtherType, no VLAN tag");
+        assertEquals(41000, NetworkOrder.u16(pair.b.store(), frame + 34), "the peer's port as source");
+    }
+
+    private void assertOtherQpWorks() {
+        Buffer r = pair.b.buffer(64, MemoryRegions.LOCAL_WRITE);
+        Buffer s = pair.a.buffer(64, MemoryRegions.LOCAL_WRITE);
+        pair.a.fill(s.gpa(), 64, 99);
+        pair.b.postRecv(good.passive, new SgeList().add(r.gpa(), 64, r.stag()));
+        pair.a.postSend(good.active, SqOpcode.RDMA_SEND, new SgeList().add(s.gpa(), 64, s.stag()), 0, 0);
+        IwarpTestDriver.Completion[] got = new IwarpTestDriver.Completion[1];
+        pair.runUntil(() -> (got[0] = pair.b.poll(good.bCq)) != null, 200_000_000L);
+        assertFalse(got[0].error());
+        byte[] x = new byte[64];
+        byte[] y = new byte[64];
+        pair.a.store().read(pair.a.off(s.gpa()), x, 0, 64);
+        pair.b.store().read(pair.b.off(r.gpa()), y, 0, 64);
+        assertArrayEquals(x, y);
+        assertFalse(good.passive.engine().halted());
+    }
+
+    /** One hostile FPDU (or a few) and what the E810 must answer. */
+    interface Attack {
+        int send(HostilePeerTest t);
+    }
+
+    record Case(Attack attack, AeCode ae, int source) {
+    }
+
+    static byte[] data(int n) {
+        byte[] b = new byte[n];
+        Arrays.fill(b, (byte) 0x42);
+        return b;
+    }
+
+    static Stream<Arguments> attacks() {
+        return Stream.of(
+            Arguments.of(named("RDMA Write to an STag that does not exist", new Case(t -> {
+                int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, 0x77_7700, t.area + 4096, data(100));
+                t.peer.send(n);
+                return n;
+            }, AeCode.AMP_INVALID_STAG, AeSource.IN_RR_WR))),
+            Arguments.of(named("RDMA Write running past the region", new Case(t -> {
+                int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, t.stag, t.area + 4096 + 4000, data(200));
+                t.peer.send(n);
+                return n;
+            }, AeCode.AMP_BOUNDS_VIOLATION, AeSource.IN_RR_WR))),
+            Arguments.of(named("RDMA Write to a region without REMOTE_WRITE", new Case(t -> {
+                int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, t.readOnlyStag, t.area + 4096, data(64));
+                t.peer.send(n);
+                return n;
+            }, AeCode.AMP_RIGHTS_VIOLATION, AeSource.IN_RR_WR))),
+            Arguments.of(named("Send on queue 1", new Case(t -> {
+                t.postVictimRecv();
+                int n = t.peer.untagged(RdmapOpcode.CODE_SEND, true, 0, 1, 1, 0, data(32));
+                t.peer.send(n);
+                return n;
+            }, AeCode.DDP_UBE_INVALID_QN, AeSource.RSVD))),
+            Arguments.of(named("Send with an MSN out of the window", new Case(t -> {
+                t.postVictimRecv();
+                int n = t.peer.untagged(RdmapOpcode.CODE_SEND, true, 0, 0, 5, 0, data(32));
+                t.peer.send(n);
+                return n;
+            }, AeCode.DDP_INVALID_MSN_GAP_IN_MSN, AeSource.RQ))),
+            Arguments.of(named("Send with MO past the receive buffer", new Case(t -> {
+                t.postVictimRecv();
+                int n = t.peer.untagged(RdmapOpcode.CODE_SEND, true, 0, 0, 1, 2000, data(16));
+                t.peer.send(n);
+                return n;
+            }, AeCode.DDP_UBE_INVALID_MO, AeSource.RQ))),
+            Arguments.of(named("Send longer than the receive buffer", new Case(t -> {
+                t.postVictimRecv();
+                int n = t.peer.untagged(RdmapOpcode.CODE_SEND, true, 0, 0, 1, 1000, data(100));
+                t.peer.send(n);
+                return n;
+            }, AeCode.DDP_UBE_DDP_MESSAGE_TOO_LONG_FOR_AVAILABLE_BUFFER, AeSource.RQ))),
+            Arguments.of(named("Send with no RQ WQE posted", new Case(t -> {
+                int n = t.peer.untagged(RdmapOpcode.CODE_SEND, true, 0, 0, 1, 0, data(16));
+                t.peer.send(n);
+                return n;
+            }, AeCode.DDP_UBE_INVALID_MSN_NO_BUFFER_AVAILABLE, AeSource.RQ))),
+            Arguments.of(named("the next Send while the last one lacks its L segment", new Case(t -> {
+                t.postVictimRecv();
+                t.postVictimRecv();
+                int n = t.peer.untagged(RdmapOpcode.CODE_SEND, false, 0, 0, 1, 0, data(16));
+                t.peer.send(n);
+                n = t.peer.untagged(RdmapOpcode.CODE_SEND, true, 0, 0, 2, 0, data(16));
+                t.peer.send(n);
+                return n;
+            }, AeCode.DDP_NO_L_BIT, AeSource.RQ))),
+            Arguments.of(named("Read Requests beyond the IRD", new Case(t -> {
+                // IRD 8 gives 16 hardware entries (irdma_sc_get_encoded_ird_size); 1 MiB reads keep them busy.
+                int n = 0;
+                for (int i = 1; i <= 17; i++) {
+                    n = t.peer.readRequest(i, 0x1234_00, 0, 4096, t.stag, t.area + 4096);
+                    t.peer.send(n);
+                }
+                return n;
+            }, AeCode.DDP_INVALID_MSN_GAP_IN_MSN, AeSource.OUT_RR))),
+            Arguments.of(named("Read Request from a region without REMOTE_READ", new Case(t -> {
+                int wo = t.pair.b.register(t.area + 4096, 4096, MemoryRegions.REMOTE_WRITE);
+                int n = t.peer.readRequest(1, 0x1234_00, 0, 64, wo, t.area + 4096);
+                t.peer.send(n);
+                return n;
+            }, AeCode.AMP_RIGHTS_VIOLATION, AeSource.OUT_RR))),
+            Arguments.of(named("DDP version 2", new Case(t -> {
+                int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, t.stag, t.area + 4096, data(8));
+                t.peer.mutateControl(0, DdpHeader.FLAG_TAGGED | DdpHeader.FLAG_LAST | 2, n);
+                t.peer.send(n);
+                return n;
+            }, AeCode.DDP_UBE_INVALID_DDP_VERSION, AeSource.RSVD))),
+            Arguments.of(named("RDMAP version 0", new Case(t -> {
+                int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, t.stag, t.area + 4096, data(8));
+                t.peer.mutateControl(1, RdmapOpcode.CODE_RDMA_WRITE, n);
+                t.peer.send(n);
+                return n;
+            }, AeCode.RDMAP_ROE_INVALID_RDMAP_VERSION, AeSource.RSVD))),
+            Arguments.of(named("an opcode RFC 5040 does not define", new Case(t -> {
+                int n = t.peer.untagged(RdmapOpcode.CODE_SEND, true, 0, 0, 1, 0, data(8));
+                t.peer.mutateControl(1, DdpHeader.rdmapControlByte(9), n);
+                t.peer.send(n);
+                return n;
+            }, AeCode.RDMAP_ROE_UNEXPECTED_OPCODE, AeSource.RSVD))),
+            Arguments.of(named("a Read Response nobody asked for", new Case(t -> {
+                int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_READ_RESPONSE, true, t.stag, t.area + 4096, data(8));
+                t.peer.send(n);
+                return n;
+            }, AeCode.RDMAP_ROE_UNEXPECTED_OPCODE, AeSource.IN_RR_WR))),
+            Arguments.of(named("an FPDU whose CRC does not match", new Case(t -> {
+                t.postVictimRecv();
+                int n = t.peer.untagged(RdmapOpcode.CODE_SEND, true, 0, 0, 1, 0, data(64));
+                t.peer.out.writeByte(n - 1, (byte) (t.peer.out.readByte(n - 1) ^ 0x10));
+                t.peer.send(n);
+                return n;
+            }, AeCode.LLP_RECEIVED_MPA_CRC_ERROR, AeSource.RSVD))),
+            Arguments.of(named("an FPDU too short for a DDP header", new Case(t -> {
+                int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, t.stag, t.area + 4096, data(0));
+                // ULPDU_Length 8: less than the 14-byte tagged header (FPDU 2 + 8 + pad 2 + CRC 4 = 16).
+                t.peer.out.writeByte(1, (byte) 8);
+                t.peer.recrc(16);
+                t.peer.send(16);
+                return 16;
+            }, AeCode.LLP_SEGMENT_TOO_SMALL, AeSource.RSVD))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("attacks")
+    void eachBadFpduGivesItsAeAndQ2AndPlacesNothingAndTheOtherQpCarriesOn(Case c) {
+        byte[] before = area();
+        int sent = c.attack().send(this);
+        Ae ae = victimAe();
+        assertEquals(c.ae().code(), ae.code(), () -> "got " + AeCode.of(ae.code()));
+        assertEquals(c.source(), ae.source());
+        assertEquals(victim.completionContext, ae.context());
+        assertEquals(QpState.RTS.code(), ae.iwarpState(), "still RTS: irdma terminates the connection");
+        assertEquals(1, ae.q2Data(), "the offending frame is in Q2");
+        assertQ2Holds(sent);
+        byte[] after = area();
+        assertGuardsIntact(after);
+        if (c.ae() == AeCode.DDP_NO_L_BIT) {
+            // The first message's segment was good and placed; the second message's was not.
+            for (int i = 0; i < after.length; i++) {
+                boolean first = i >= 4096 + 512 && i < 4096 + 512 + 16;
+                assertEquals(first ? (byte) 0x42 : before[i], after[i], "byte " + i);
+            }
+        } else {
+            assertArrayEquals(before, after, "nothing placed");
+        }
+        assertTrue(victim.engine().halted());
+        assertTrue(pair.b.pollAll(vcq).isEmpty(), "no completion for the bad message");
+        // The stopped QP ignores what follows.
+        int n = peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, stag, area + 4096, data(16));
+        peer.send(n);
+        pair.run(10_000_000L);
+        assertArrayEquals(after, area());
+        assertTrue(victim.engine().stats().framesDroppedAfterError() >= 1);
+        assertOtherQpWorks();
+    }
+
+    @Test
+    void aGoodWriteAndReadFromThePeerWorkBeforeAnyAttack() {
+        int n = peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, stag, area + 4096 + 10, data(50));
+        peer.send(n);
+        n = peer.readRequest(1, 0x4242_01, 0x9000, 60, stag, area + 4096);
+        peer.send(n);
+        pair.run(50_000_000L);
+        assertTrue(pair.b.pollAes().stream().noneMatch(e -> e.qpId() == VICTIM));
+        byte[] a = area();
+        assertGuardsIntact(a);
+        for (int i = 0; i < 50; i++) {
+            assertEquals(0x42, a[4096 + 10 + i]);
+        }
+        List<byte[]> f = peer.fpdus();
+        byte[] resp = f.get(f.size() - 1);
+        assertEquals(RdmapOpcode.CODE_RDMA_READ_RESPONSE, RawPeer.rdmapOpcode(resp));
+        assertEquals(0x4242_01, NetworkOrder.i32(net.openhft.chronicle.bytes.BytesStore.wrap(resp), 2 + 2));
+        assertEquals(Fpdu.totalLengthFor(DdpHeader.TAGGED_LENGTH + 60, true), resp.length);
+    }
+
+    @ParameterizedTest(name = "Terminate received in {0}")
+    @MethodSource("terminateStates")
+    void aTerminateIsCopiedToQ2AndRaisedInEveryStateThatStillReceives(QpState state) {
+        if (state == QpState.CLOSING) {
+            assertTrue(pair.b.modify(victim, QpState.CLOSING));
+        } else if (state == QpState.TERMINATE) {
+            assertTrue(pair.b.terminate(victim, 3, 0)); // neither Terminate nor FIN: just the state
+        } else if (state == QpState.ERROR) {
+            assertTrue(pair.b.error(victim, false));
+        }
+        pair.b.pollAes();
+        byte[] term = {0x02, 0x02, (byte) 0x80, 0, 0, 10};
+        int n = peer.untagged(RdmapOpcode.CODE_TERMINATE, true, 0, RdmapOpcode.QN_TERMINATE, 1, 0, term);
+        peer.send(n);
+        pair.run(20_000_000L);
+        List<Ae> aes = new ArrayList<>(pair.b.pollAes());
+        aes.removeIf(e -> e.qpId() != VICTIM);
+        if (state == QpState.ERROR) {
+            assertTrue(aes.isEmpty(), "a QP in ERROR receives nothing");
+            return;
+        }
+        assertEquals(1, aes.size(), aes::toString);
+        Ae ae = aes.get(0);
+        assertEquals(AeCode.LLP_TERMINATE_RECEIVED.code(), ae.code());
+        assertEquals(1, ae.q2Data());
+        assertEquals(state == QpState.RTS ? QpState.TERMINATE.code() : state.code(), ae.iwarpState());
+        // irdma_terminate_received: DDP control 0x41 (untagged, L, version 1), QN 2, MSN 1, MO 0, the header
+        // at MPA + 20.
+        long frame = pair.b.off(victim.q2) + 72;
+        long mpa = frame + Q2Buffer.mpaOffsetInFrame(pair.b.store(), frame);
+        assertEquals(0x41, pair.b.store().readUnsignedByte(mpa + 2));
+        assertEquals(0x47, pair.b.store().readUnsignedByte(mpa + 3));
+        assertEquals(2, NetworkOrder.u32(pair.b.store(), mpa + 8));
+        assertEquals(1, NetworkOrder.u32(pair.b.store(), mpa + 12));
+        assertEquals(0, NetworkOrder.u32(pair.b.store(), mpa + 16));
+        assertEquals(0x02, pair.b.store().readUnsignedByte(mpa + 20), "layer LLP, type MPA");
+        assertEquals(0x02, pair.b.store().readUnsignedByte(mpa + 21), "code: CRC error");
+        assertOtherQpWorks();
+    }
+
+    static Stream<QpState> terminateStates() {
+        return Stream.of(QpState.RTS, QpState.CLOSING, QpState.TERMINATE, QpState.ERROR);
+    }
+
+    @Test
+    void aDataFpduAfterATerminateIsNotPlaced() {
+        byte[] term = {0x00, 0x00, 0, 0};
+        int n = peer.untagged(RdmapOpcode.CODE_TERMINATE, true, 0, RdmapOpcode.QN_TERMINATE, 1, 0, term);
+        peer.send(n);
+        pair.run(10_000_000L);
+        assertEquals(QpState.TERMINATE, victim.state());
+        byte[] before = area();
+        n = peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, stag, area + 4096, data(64));
+        peer.send(n);
+        pair.run(10_000_000L);
+        assertArrayEquals(before, area());
+        assertNotNull(victim.engine());
+    }
+}

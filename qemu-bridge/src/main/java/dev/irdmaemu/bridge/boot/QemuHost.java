@@ -1,0 +1,84 @@
+package dev.irdmaemu.bridge.boot;
+
+import dev.irdmaemu.bridge.kit.GuestBootException;
+import dev.irdmaemu.bridge.kit.GuestKit;
+import dev.irdmaemu.bridge.kit.GuestLaunch;
+import dev.irdmaemu.bridge.kit.GuestResult;
+import dev.irdmaemu.bridge.kit.QemuProcess;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Where a {@link BootRun}'s QEMU runs: {@link #LOCAL}, a {@link QemuProcess} on this machine (what
+ * {@code irdma-emu boot} does), or anywhere else that shares this machine's files and UNIX sockets, such as a
+ * container (the container tests run a boot's guest in one, with everything else of the boot unchanged).
+ */
+public interface QemuHost {
+    /** QEMU as a child process of this JVM. */
+    QemuHost LOCAL = new QemuHost() {
+        @Override
+        public GuestLaunch launch(GuestKit kit) {
+            return kit.launch();
+        }
+
+        @Override
+        public Running start(GuestLaunch launch, Path console, Path shared) throws GuestBootException {
+            QemuProcess qemu = QemuProcess.start(launch, console);
+            return new Running() {
+                @Override
+                public CompletionStage<GuestResult> result() {
+                    return qemu.result();
+                }
+
+                @Override
+                public OptionalInt awaitExit(Duration timeout) throws InterruptedException {
+                    return qemu.awaitExit(timeout);
+                }
+
+                @Override
+                public String where() {
+                    return "pid " + qemu.pid();
+                }
+
+                @Override
+                public void close() {
+                    qemu.close();
+                }
+            };
+        }
+    };
+
+    /**
+     * A launch of {@code kit} for this host to configure, its paths as QEMU will see them (the kit's own folder
+     * here; elsewhere wherever that host holds the kit).
+     */
+    GuestLaunch launch(GuestKit kit);
+
+    /**
+     * Starts QEMU for {@code launch} (one {@link #launch} made), its console streamed to {@code console}. QEMU must
+     * see {@code shared} (the vhost-user socket, the initramfs with the scenarios) at the same path.
+     */
+    Running start(GuestLaunch launch, Path console, Path shared) throws GuestBootException, IOException;
+
+    /** A started QEMU. */
+    interface Running extends AutoCloseable {
+        /**
+         * The guest's result line as it comes in; completes exceptionally when QEMU ends first (a
+         * {@link GuestBootException} for a local QEMU).
+         */
+        CompletionStage<GuestResult> result();
+
+        /** Waits for QEMU to end by itself (the guest powers off after its result line): its exit code, if it did. */
+        OptionalInt awaitExit(Duration timeout) throws InterruptedException;
+
+        /** Where it runs, for the progress line ("pid 27073"). */
+        String where();
+
+        /** Ends QEMU and whatever it ran in. Idempotent. */
+        @Override
+        void close();
+    }
+}

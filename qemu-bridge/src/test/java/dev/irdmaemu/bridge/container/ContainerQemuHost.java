@@ -1,0 +1,78 @@
+package dev.irdmaemu.bridge.container;
+
+import dev.irdmaemu.bridge.boot.QemuHost;
+import dev.irdmaemu.bridge.kit.GuestKit;
+import dev.irdmaemu.bridge.kit.GuestLaunch;
+import dev.irdmaemu.bridge.kit.GuestResult;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletionStage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A boot's QEMU in a {@link QemuGuestContainer}: the launch is the container's (the kit at its place in the
+ * image), the boot's shared folder (the vhost-user socket, the initramfs with the scenarios) is bind-mounted at
+ * its own path, the console goes to the boot's console log. Everything else of the boot, the model side above
+ * all, is the same as {@code irdma-emu boot}'s.
+ */
+final class ContainerQemuHost implements QemuHost {
+    private static final Logger LOG = LoggerFactory.getLogger(ContainerQemuHost.class);
+    /** How long a start in progress gets to return after the container was stopped, before it is stopped again. */
+    private static final Duration START_RETURNS = Duration.ofSeconds(30);
+
+    private final QemuGuestContainer container;
+
+    ContainerQemuHost(QemuGuestContainer container) {
+        this.container = Objects.requireNonNull(container, "container");
+    }
+
+    /** The container's launch: the kit inside the image ({@code kit} is the same kit, as the host holds it). */
+    @Override
+    public GuestLaunch launch(GuestKit kit) {
+        return container.launch();
+    }
+
+    @Override
+    public Running start(GuestLaunch launch, Path console, Path shared) {
+        if (launch != container.launch()) {
+            throw new IllegalArgumentException("a container boots the launch it made (launch(kit)), not another");
+        }
+        CompletionStage<GuestResult> result = container.withSharedFolder(shared).withConsoleLog(console).startAsync();
+        return new Running() {
+            @Override
+            public CompletionStage<GuestResult> result() {
+                return result;
+            }
+
+            @Override
+            public OptionalInt awaitExit(Duration timeout) throws InterruptedException {
+                if (container.getContainerId() == null) {
+                    return OptionalInt.empty();
+                }
+                return container.awaitExit(timeout);
+            }
+
+            @Override
+            public String where() {
+                return "in a container of " + container.getDockerImageName();
+            }
+
+            @Override
+            public void close() {
+                container.stop();
+                try {
+                    if (!container.awaitStart(START_RETURNS)) {
+                        LOG.warn("the guest container's start did not return within {} s", START_RETURNS.toSeconds());
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                // a start that was still creating the container when it was first stopped
+                container.stop();
+            }
+        };
+    }
+}
