@@ -102,4 +102,17 @@ class BulkTransferIntegrationTest {
             assertTrue(nodes.link.framesLost() > 100, "lost " + nodes.link.framesLost());
         }
     }
+
+    @Test
+    void writesOverALinkThatFlipsBitsArriveByteExactTheTcpChecksumRefusingTheDamagedFrames() {
+        FaultProfile flipping = FaultProfile.delay(10_000).withCorruption(0.02);
+        try (TwoNodes nodes = TwoNodes.linked(7, flipping, flipping)) {
+            BulkTransfer t = new BulkTransfer(nodes, WINDOW);
+            assertTrue(t.connect(LIMIT), t.aEvents.toString());
+            assertTrue(t.transfer(true, 32L << 20, MESSAGE, STALL), t.failure);
+            assertByteExact(t, 32L << 20);
+            assertTrue(nodes.link.framesCorrupted() > 50, "corrupted " + nodes.link.framesCorrupted());
+            assertTrue(t.bQpEvents.isEmpty() && t.aQpEvents.isEmpty(), "no QP error: " + t.bQpEvents);
+        }
+    }
 }

@@ -193,4 +193,22 @@ class RpingIntegrationTest {
         assertTrue(clientResult.failure().startsWith("the server disconnected after 0 of 5 pings"),
                 clientResult.failure());
     }
+
+    @Test
+    void pingsOverALossyDuplicatingReorderingLinkAreAllVerified() {
+        try (TwoNodes faulty = TwoNodes.linked(3, BulkTransferIntegrationTest.FAULTY,
+                BulkTransferIntegrationTest.FAULTY)) {
+            List<RpingResult> results = new ArrayList<>();
+            new RpingServer(faulty.b.cm, faulty.b.verbs, serverAt(CmPair.B_V4, 1000)).onConnectionDone(results::add)
+                    .start();
+            new RpingClient(faulty.a.cm, faulty.a.verbs, clientTo(CmPair.B_V4, CmPair.A_V4, 300, 1000))
+                    .onDone(results::add).start();
+            assertTrue(faulty.runUntil(() -> results.size() == 2, LIMIT), results.toString());
+            for (RpingResult r : results) {
+                assertTrue(r.ok(), r.toString());
+                assertEquals(300, r.verified(), r.toString());
+            }
+            assertTrue(faulty.link.framesLost() > 20, "lost " + faulty.link.framesLost());
+        }
+    }
 }
