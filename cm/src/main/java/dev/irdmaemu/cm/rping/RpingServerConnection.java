@@ -249,7 +249,8 @@ public final class RpingServerConnection implements RpingCompletions {
 
     @Override
     public void qpEvent(QpEventType event) {
-        if (!releasing) {
+        // once the connection is being closed, how the QP ends is the close's business (rping ignores QP events)
+        if (!releasing && !disconnecting && state != RpingState.DISCONNECTED) {
             fail("QP event " + event);
         }
     }

@@ -238,4 +238,14 @@ class RpingClientTest {
         c.stop();
         assertEquals(List.of(), qp.take(), "once");
     }
+
+    @Test
+    void aQpEventAfterItsOwnDisconnectDoesNotSpoilADoneRun() {
+        RpingClient c = connected(RpingLoopback.clientOptions(1, SIZE));
+        echo(c);
+        assertEquals(List.of("send", "recv", "send", "recv", "disconnect"), qp.take());
+        c.qpEvent(QpEventType.QP_FATAL);
+        c.cmEvent(CmEventType.CLOSE, CmStatus.CONNECTION_RESET, CmReason.PEER_RESET);
+        assertTrue(done.ok(), done.toString());
+    }
 }
