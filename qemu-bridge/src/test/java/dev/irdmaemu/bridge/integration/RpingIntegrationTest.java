@@ -12,7 +12,11 @@ import dev.irdmaemu.cm.demo.CmPair;
 import dev.irdmaemu.cm.rping.RpingClient;
 import dev.irdmaemu.cm.rping.RpingOptions;
 import dev.irdmaemu.cm.rping.RpingResult;
+import dev.irdmaemu.cm.rping.RpingInfo;
 import dev.irdmaemu.cm.rping.RpingServer;
+import dev.irdmaemu.cm.verbs.ReceiveWorkRequest;
+import dev.irdmaemu.cm.verbs.SendWorkRequest;
+import dev.irdmaemu.cm.verbs.WrOpcode;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -210,5 +214,52 @@ class RpingIntegrationTest {
             }
             assertTrue(faulty.link.framesLost() > 20, "lost " + faulty.link.framesLost());
         }
+    }
+
+    /**
+     * A hostile client on raw verbs: connects to the rping server's port onto its own QP and, once up, Sends
+     * {@code length} bytes whose first 16 are an advertisement of {@code address} / {@code rkey} / {@code size}.
+     */
+    private List<dev.irdmaemu.cm.CmEvent> hostileClient(int length, long address, int rkey, int size) {
+        List<dev.irdmaemu.cm.CmEvent> events = new ArrayList<>();
+        BulkTransfer.Side a = new BulkTransfer.Side(nodes.a, 1 << 16, new ArrayList<>());
+        nodes.a.cm.connect(CmPair.A_V4.withPort(42000), CmPair.B_V4.withPort(RpingOptions.DEFAULT_PORT),
+                dev.irdmaemu.cm.ConnectParams.of(new byte[0], 1, 1).withQp(a.qp.id()), events::add);
+        a.qp.postRecv(new ReceiveWorkRequest().wrId(1).sge(a.mr.address(), 64, a.mr.lkey()));
+        assertTrue(nodes.runUntil(() -> BulkTransfer.has(events, dev.irdmaemu.cm.CmEventType.CONNECT_REPLY),
+                LIMIT));
+        RpingInfo.write(a.store, a.offset + 1024, address, rkey, size);
+        a.qp.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND).flags(SendWorkRequest.SIGNALED)
+                .sge(a.mr.address() + 1024, length, a.mr.lkey()));
+        return events;
+    }
+
+    @Test
+    void aClientSendingAnythingButSixteenBytesIsBogusDataToTheServer() {
+        RpingServer server = server(serverAt(CmPair.B_V4, RpingOptions.DEFAULT_SIZE));
+        List<dev.irdmaemu.cm.CmEvent> client = hostileClient(15, 0, 0, 64);
+        assertTrue(nodes.runUntil(() -> serverResults.size() == 1 && server.liveConnections() == 0, LIMIT));
+        assertEquals("Received bogus data, size 15", serverResults.get(0).failure());
+        assertTrue(nodes.runUntil(() -> BulkTransfer.has(client, dev.irdmaemu.cm.CmEventType.CLOSE), LIMIT),
+                "the server disconnected the client: " + client);
+        assertNothingLeft(nodes.b);
+    }
+
+    @Test
+    void anAdvertisementOfAKeyTheClientDoesNotHaveFailsTheServersReadWithTheDevicesError() {
+        RpingServer server = server(serverAt(CmPair.B_V4, RpingOptions.DEFAULT_SIZE));
+        List<dev.irdmaemu.cm.CmEvent> client = hostileClient(RpingInfo.SIZE, 0x4000_0000L, 0x00bad0ff, 64);
+        assertTrue(nodes.runUntil(() -> serverResults.size() == 1 && server.liveConnections() == 0, LIMIT));
+        RpingResult r = serverResults.get(0);
+        assertFalse(r.ok());
+        assertEquals(0, r.pings());
+        assertEquals(0, r.bytesRead());
+        // the client's QP refuses the Read Request (its STag is unknown there) and terminates; the server's Read
+        // is flushed and its connection ends terminated
+        assertTrue(r.failure().contains("TERMINATED") || r.failure().startsWith("QP event")
+                || r.failure().startsWith("cq completion failed"), r.failure());
+        assertTrue(nodes.runUntil(() -> BulkTransfer.has(client, dev.irdmaemu.cm.CmEventType.CLOSE), LIMIT),
+                client.toString());
+        assertNothingLeft(nodes.b);
     }
 }
