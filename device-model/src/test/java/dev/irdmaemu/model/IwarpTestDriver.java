@@ -248,7 +248,7 @@ public final class IwarpTestDriver implements AutoCloseable {
         long w = d.store().readLong(d.off(cq.shadow) + 32);
         int seq = (int) ((w & dev.irdmaemu.fw.reg.Gen2Registers.CQ_DBSA_ARM_SEQ_NUM) >>> 16) + 1;
         d.store().writeLong(d.off(cq.shadow) + 32,
-                dev.irdmaemu.fw.reg.Gen2Registers.cqArmWord(seq & 3, 0, solicitedOnly, true));
+                dev.irdmaemu.fw.reg.Gen2Registers.cqArmWord(seq & 3, 0, true, !solicitedOnly));
         d.write(Gen2Register.CQARM, cq.id);
     }
 

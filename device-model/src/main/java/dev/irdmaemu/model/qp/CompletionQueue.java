@@ -167,9 +167,13 @@ public final class CompletionQueue {
             return false;
         }
         long w = scratch[0];
-        if ((w & Gen2Registers.CQ_DBSA_ARM_NEXT) != 0) {
+        // uk.c irdma_uk_cq_request_notification always sets ARM_NEXT_SE and adds ARM_NEXT for "any completion";
+        // ARM_NEXT_SE alone asks for the next solicited completion only (IRDMA_CQ_COMPL_SOLICITED).
+        boolean next = (w & Gen2Registers.CQ_DBSA_ARM_NEXT) != 0;
+        boolean nextSolicited = (w & Gen2Registers.CQ_DBSA_ARM_NEXT_SE) != 0;
+        if (next || nextSolicited) {
             armed = true;
-            armedSolicitedOnly = (w & Gen2Registers.CQ_DBSA_ARM_NEXT_SE) != 0;
+            armedSolicitedOnly = !next;
         }
         return true;
     }
