@@ -167,8 +167,8 @@ public final class CompletionQueue {
             return false;
         }
         long w = scratch[0];
-        // uk.c irdma_uk_cq_request_notification always sets ARM_NEXT_SE and adds ARM_NEXT for any completion
-        // (IRDMA_CQ_COMPL_EVENT): ARM_NEXT arms for the next completion, ARM_NEXT_SE alone for a solicited one
+        // uk.c irdma_uk_cq_request_notification always sets ARM_NEXT_SE and adds ARM_NEXT for "any completion";
+        // ARM_NEXT_SE alone asks for the next solicited completion only (IRDMA_CQ_COMPL_SOLICITED).
         boolean next = (w & Gen2Registers.CQ_DBSA_ARM_NEXT) != 0;
         boolean nextSolicited = (w & Gen2Registers.CQ_DBSA_ARM_NEXT_SE) != 0;
         if (next || nextSolicited) {

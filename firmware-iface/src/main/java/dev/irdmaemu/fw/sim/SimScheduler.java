@@ -45,6 +45,18 @@ public final class SimScheduler {
         return size;
     }
 
+    /** The pending timers as "name@deadline", earliest first: for diagnostics when a run does not go idle. */
+    public String describePending() {
+        SimTimer[] copy = Arrays.copyOf(heap, size);
+        Arrays.sort(copy, (x, y) -> x.deadline != y.deadline ? Long.compare(x.deadline, y.deadline)
+                : Long.compare(x.sequence, y.sequence));
+        StringBuilder sb = new StringBuilder();
+        for (SimTimer t : copy) {
+            sb.append(sb.length() == 0 ? "" : ", ").append(t.name).append('@').append(t.deadline);
+        }
+        return sb.toString();
+    }
+
     public long eventsRun() {
         return eventsRun;
     }

@@ -305,13 +305,18 @@ class EndToEndVerbsIntegrationTest {
         b.qp.postRecv(new ReceiveWorkRequest().wrId(400).sge(b.buf, 64, b.mr.lkey()));
         b.qp.postRecv(new ReceiveWorkRequest().wrId(401).sge(b.buf, 64, b.mr.lkey()));
         pair.a.cm.disconnect(clientNode, false);
-        assertTrue(pair.runUntilIdle(LIMIT));
+        // one simulated second for the FINs, the close AEs and the flush; the receives left complete flushed
+        pair.scheduler.runFor(1_000_000_000L);
+        assertEquals(List.of("400 WR_FLUSH_ERR RECV 0", "401 WR_FLUSH_ERR RECV 0"), b.poll());
+        // the flush worker (verbs.c irdma_flush_worker) re-queues itself while a CQE waits unpolled, and the
+        // active closer's TCP sits in TIME_WAIT for 60 s: only after both is the model idle
+        assertTrue(pair.runUntilIdle(2 * LIMIT), () -> "still pending at " + pair.scheduler.now() + ": "
+                + pair.scheduler.describePending());
         assertEquals(List.of(CmEventType.CONNECT_REQUEST, CmEventType.ESTABLISHED, CmEventType.DISCONNECT,
                 CmEventType.CLOSE), types(server));
         assertEquals(List.of(CmEventType.CONNECT_REPLY, CmEventType.CLOSE), types(client));
         assertEquals(CmReason.NONE, client.get(1).reason());
         assertTrue(indexOf("[FIN, ACK]") >= 0, "the QPs sent the FINs: " + wire);
-        assertEquals(List.of("400 WR_FLUSH_ERR RECV 0", "401 WR_FLUSH_ERR RECV 0"), b.poll());
         assertEquals(0, pair.a.cm.nodeCount());
         assertEquals(0, pair.b.cm.nodeCount());
         assertFalse(a.qp.connected());
@@ -343,17 +348,25 @@ class EndToEndVerbsIntegrationTest {
         int bogus = b.mr.rkey() ^ 0x0000_7f00;
         a.qp.postSend(wr.clear().wrId(7).opcode(WrOpcode.RDMA_WRITE).flags(SendWorkRequest.SIGNALED)
                 .sge(a.buf, 64, a.mr.lkey()).remote(b.mr.address(), bogus));
-        assertTrue(pair.runUntilIdle(LIMIT));
+        pair.scheduler.runFor(1_000_000_000L);
         // B's QP saw the bad STag: a Terminate (RDMAP or DDP layer) went to A, and B's consumer heard of it
         int term = indexOf("Terminate (");
         assertTrue(term >= 0, "a Terminate on the wire: " + wire);
-        assertEquals(List.of(QpEventType.QP_ACCESS_ERR), serverQpEvents);
+        // B's close ran when its TCP had reached TIME_WAIT (the FINs followed the Terminate): cm.c
+        // irdma_cm_disconn_true then clears term_flags before the flush, so irdma raises no IB QP event for
+        // iWARP here; B's consumer hears of the terminate through the CM (CLOSE with TERMINATED, below)
+        assertEquals(List.of(), serverQpEvents, () -> b.qp + " " + traceB.of(TraceKind.AEQE));
         assertTrue(b.qp.flushIssued(), "B's WQEs flushed after the terminate");
-        // A received the Terminate: its QP went to error, its consumer heard it, its Write did not succeed
-        assertFalse(clientQpEvents.isEmpty(), "A's QP event");
+        // A received the Terminate and its QP went to error
+        // likewise A (irdma_terminate_received, then the close in CLOSED): no IB QP event, the CM's CLOSE instead
+        assertEquals(List.of(), clientQpEvents);
         List<String> got = a.poll();
-        assertEquals(1, got.size(), got.toString());
-        assertFalse(got.get(0).contains("SUCCESS"), got.toString());
+        // an RDMA Write completes at the requester once TCP has its bytes acknowledged: the peer's error comes
+        // back as the Terminate, not as this completion's status
+        assertEquals(List.of("7 SUCCESS RDMA_WRITE 64"), got);
+        // with A's completion polled, the flush worker stops re-queueing; TIME_WAIT ends after 60 s
+        assertTrue(pair.runUntilIdle(2 * LIMIT), () -> "still pending at " + pair.scheduler.now() + ": "
+                + pair.scheduler.describePending());
         // both connections ended: DISCONNECT and CLOSE after the terminate
         assertTrue(types(server).contains(CmEventType.CLOSE), types(server).toString());
         assertTrue(types(client).contains(CmEventType.CLOSE), types(client).toString());

@@ -14,6 +14,7 @@ import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.cm.MpaOutcome;
 import dev.irdmaemu.cm.TcpOffloadContext;
 import dev.irdmaemu.cm.demo.CmPair;
+import dev.irdmaemu.fw.cqp.CqpErrorCode;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacketBuilder;
 import dev.irdmaemu.fw.pcap.FrameTap;
@@ -38,6 +39,24 @@ import org.junit.jupiter.params.provider.ValueSource;
 class TwoModelNodesIntegrationTest {
     private static final int PORT = 4791;
     private static final long LIMIT = 60_000_000_000L;
+
+    /** CQP error completions other than the pairs irdma treats as non-critical (CqpErrorCode.Pair.nonCritical). */
+    static List<String> criticalCqpErrors(RecordingTraceSink sink) {
+        List<String> out = new ArrayList<>();
+        for (var e : sink.of(TraceKind.CQP_ERROR)) {
+            boolean nonCritical = false;
+            for (CqpErrorCode.Pair p : CqpErrorCode.Pair.values()) {
+                if (p.nonCritical() && String.format("0x%x", p.major()).equals(e.fields().get("major"))
+                        && String.format("0x%x", p.minor()).equals(e.fields().get("minor"))) {
+                    nonCritical = true;
+                }
+            }
+            if (!nonCritical) {
+                out.add(e.fields().toString());
+            }
+        }
+        return out;
+    }
 
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
@@ -112,8 +131,10 @@ class TwoModelNodesIntegrationTest {
             assertEquals(2, pair.a.device.qps().liveCount(), "only the PUDA QPs remain");
             assertEquals(2, pair.b.device.qps().liveCount());
             assertEquals(0, pair.a.device.quadHash().establishedCount(), "the QP's entry went with it");
-            assertEquals(0, sinkA.of(TraceKind.CQP_ERROR).size());
-            assertEquals(0, sinkB.of(TraceKind.CQP_ERROR).size());
+            // the close flushes queues with nothing outstanding: the device answers irdma's non-critical "Flush No
+            // Wqe Pending" (utils.c irdma_noncrit_err_list); nothing else may fail
+            assertEquals(List.of(), criticalCqpErrors(sinkA));
+            assertEquals(List.of(), criticalCqpErrors(sinkB));
         }
     }
 
