@@ -73,10 +73,16 @@ class RpingServicesTest {
             assertTrue(Integer.parseInt(o.field("attempts")) >= 2, o.toString());
             assertEquals("0", o.field("pings"));
             assertEquals("10", o.field("of"));
-            // the teardown runs on the model thread's next event: give it one round
-            node.loop().call(() -> null, CALL);
-            List<Integer> left = node.loop().call(() -> List.of(verbs.qpsInUse(), verbs.cqsInUse(),
-                    verbs.mrsInUse(), node.counters().cmNodesLeft()), CALL);
+            // the teardown runs on a later event of the model thread (paced by the wall clock): wait for it
+            List<Integer> left = List.of();
+            for (int i = 0; i < 200; i++) {
+                left = node.loop().call(() -> List.of(verbs.qpsInUse(), verbs.cqsInUse(), verbs.mrsInUse(),
+                        node.counters().cmNodesLeft()), CALL);
+                if (left.equals(List.of(0, 0, 0, 0))) {
+                    break;
+                }
+                Thread.sleep(10);
+            }
             assertEquals(List.of(0, 0, 0, 0), left, "QPs, CQs, MRs and CM nodes left");
         }
     }
