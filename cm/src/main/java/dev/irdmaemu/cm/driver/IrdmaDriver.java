@@ -164,6 +164,16 @@ public final class IrdmaDriver {
     // the host pages backing the HMC, one per 4 KiB of FPM space (hmcSetup backs all of it up front)
     private long[] hmcPages = new long[0];
     private int lastCompletionMinor;
+    /**
+     * Completions polled for an op other than the one being waited for: an op posted while another waited (a timer
+     * that ran during the wait). hw.c irdma_cqp_ce_handler hands each CCQ CQE to the request its scratch names,
+     * whichever it is; these hold them, by WQE index, until that op's wait takes them.
+     */
+    private final boolean[] ccqDone = new boolean[CQP_ENTRIES];
+    private final boolean[] ccqError = new boolean[CQP_ENTRIES];
+    private final int[] ccqMajor = new int[CQP_ENTRIES];
+    private final int[] ccqMinor = new int[CQP_ENTRIES];
+    private final long[] ccqReturn = new long[CQP_ENTRIES];
 
     // Reused flyweights and field holders: nothing allocated per op or per frame.
     private final CqpCompletion completion = new CqpCompletion();
@@ -982,6 +992,7 @@ public final class IrdmaDriver {
         }
         cqpHead = (cqpHead + 1) % CQP_ENTRIES;
         lastWqeIndex = index;
+        ccqDone[index] = false;
         writer.write(off(cqpSq + (long) index * CqpWqe.SIZE), cqpPolarity);
         write(Gen2Register.CQPDB, Gen2Registers.cqpDoorbell(cqpHead));
         long limit = scheduler.now() + CQP_TIMEOUT_NANOS;
@@ -1019,6 +1030,15 @@ public final class IrdmaDriver {
     /** ctrl.c irdma_sc_ccq_get_cqe_info: one CCQ CQE for {@code index}, or MIN_VALUE when none is valid yet. */
     private long pollCcq(String name, int index) {
         while (true) {
+            if (ccqDone[index]) {
+                // a nested op's wait polled this one's completion
+                ccqDone[index] = false;
+                if (ccqError[index]) {
+                    throw new CqpException(CqpException.Kind.OP_ERROR, name, ccqMajor[index], ccqMinor[index]);
+                }
+                lastCompletionMinor = ccqMinor[index];
+                return ccqReturn[index];
+            }
             completion.wrap(store, off(ccqRing + (long) ccqHead * CqpCompletion.SIZE));
             if (completion.valid() != ccqPolarity) {
                 return Long.MIN_VALUE;
@@ -1035,7 +1055,15 @@ public final class IrdmaDriver {
             }
             store.writeLong(off(ccqShadow), ccqHead);
             if (wqe != index) {
-                LOG.warn("CCQ completion for WQE {} while waiting for {} ({})", wqe, index, name);
+                if (wqe < 0 || wqe >= CQP_ENTRIES) {
+                    LOG.warn("CCQ completion for WQE {} while waiting for {} ({})", wqe, index, name);
+                    continue;
+                }
+                ccqDone[wqe] = true;
+                ccqError[wqe] = error;
+                ccqMajor[wqe] = major;
+                ccqMinor[wqe] = minor;
+                ccqReturn[wqe] = ret;
                 continue;
             }
             if (error) {

@@ -1,6 +1,7 @@
 package dev.irdmaemu.bridge.boot;
 
 import dev.irdmaemu.bridge.kit.GuestLaunch.Siw;
+import dev.irdmaemu.cm.rping.RpingOptions;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -9,9 +10,10 @@ import java.util.stream.Collectors;
 /**
  * The scenarios {@code irdma-emu boot} runs: what the guest does (the shell fragment
  * {@code qemu-bridge/src/main/kit/guest/scenarios/NAME.sh} its init runs), which siw build it loads, and what the
- * hosted node runs against it ({@link HostedService}s). The model side of rping and ucmatose are placeholders
- * on the CM ({@link ConnectingClient}, {@link AcceptingListener}) until the verbs API and the iWARP data path
- * land; {@link #services()} is where the real ones plug in.
+ * hosted node runs against it ({@link HostedService}s): rping's client or server on the node's CM and verbs
+ * ({@link RpingClientService}, {@link RpingServerService}), the listener that meets the refused connection
+ * ({@link AcceptingListener}), and the ucmatose placeholders on the CM ({@link ConnectingClient},
+ * {@link AcceptingListener}).
  */
 public enum BootScenario {
     /** siw on a dummy netdev inside the guest, a loopback rping: the kit works (no traffic to the model). */
@@ -43,6 +45,8 @@ public enum BootScenario {
     public static final BootScenario DEFAULT = RPING_SERVER;
     /** rping's default port (librdmacm examples/rping.c). */
     public static final int RPING_PORT = 7174;
+    /** Pings the node's rping client makes (the guest scenarios' COUNT, rping's -C). */
+    public static final int RPING_COUNT = 10;
     /** ucmatose's default port (librdmacm examples/cmatose.c). */
     public static final int UCMATOSE_PORT = 7471;
     /** Connections per ucmatose run (the guest scenarios use the same number). */
@@ -81,9 +85,11 @@ public enum BootScenario {
     public List<HostedService> services() {
         return switch (this) {
             case SMOKE, PING -> List.of();
-            case RPING_SERVER -> List.of(new ConnectingClient("rping-client",
-                    HostedNode.GUEST_V4.withPort(RPING_PORT), 1));
-            case RPING_CLIENT_REFUSED, RPING_CLIENT -> List.of(new AcceptingListener("rping-server", RPING_PORT));
+            case RPING_SERVER -> List.of(new RpingClientService("rping-client",
+                    HostedNode.GUEST_V4.withPort(RPING_PORT), RPING_COUNT, RpingOptions.DEFAULT_SIZE));
+            case RPING_CLIENT_REFUSED -> List.of(new AcceptingListener("rping-server", RPING_PORT));
+            case RPING_CLIENT -> List.of(new RpingServerService("rping-server",
+                    HostedNode.V4.withPort(RPING_PORT)));
             case UCMATOSE_SERVER -> List.of(new ConnectingClient("ucmatose-client",
                     HostedNode.GUEST_V4.withPort(UCMATOSE_PORT), UCMATOSE_CONNECTIONS));
             case UCMATOSE_CLIENT -> List.of(new AcceptingListener("ucmatose-server", UCMATOSE_PORT));
