@@ -2,8 +2,9 @@ package dev.irdmaemu.fw;
 
 /**
  * The network-order {@link ByteWindow}: the base of every wire codec (the frames of {@code fw.frame}, the iWARP
- * headers of {@code fw.iwarp}). Chronicle's native order is little-endian and the wire is network order (RFC 791
- * §3.1, RFC 5044 §4), so multi-byte fields are byte-swapped here, once. Every reader answers 0 for bytes outside
+ * headers of {@code fw.iwarp}). Chronicle's native order is little-endian and the wire is network order, most
+ * significant octet first (RFC 791 Appendix B; the iWARP headers of RFC 5040, 5041 and 5044 too), so multi-byte
+ * fields are byte-swapped here, once. Every reader answers 0 for bytes outside
  * the window, so an accessor called on a short or lying buffer never throws; {@code validate()} is what tells the
  * caller whether a field is really there.
  */
