@@ -37,11 +37,17 @@ public abstract class ByteWindow {
         return failedAt;
     }
 
+    /** The store the window was last attached to (null before the first attach, or when attached to none). */
+    public BytesStore<?, ?> store() {
+        return store;
+    }
+
     /** Where the window starts in its store. */
     public long offset() {
         return base;
     }
 
+    /** Bytes of the window that are really there (the caller's length clamped to the store). */
     public long length() {
         return length;
     }

@@ -1,6 +1,7 @@
 package dev.irdmaemu.fw.frame;
 
 import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -19,7 +20,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * bytes outside the wrapped range, so a caller that skips validation reads garbage but never crashes.
  * Build: the static {@code write*} methods. No allocation on either side.
  */
-public final class EthernetFrame {
+public final class EthernetFrame extends WireView {
     /** EtherType of IPv4 (IEEE Registration Authority EtherType list). */
     public static final int ETHERTYPE_IPV4 = 0x0800;
     /** EtherType of ARP. */
@@ -63,50 +64,21 @@ public final class EthernetFrame {
         }
     }
 
-    private BytesStore<?, ?> store;
-    private long offset;
-    private long length;
-    private long failedAt;
-
     /** Wrap {@code length} bytes at {@code offset}; a range reaching outside the store is cut at its end. */
     public EthernetFrame wrap(BytesStore<?, ?> store, long offset, long length) {
-        this.store = store;
-        this.offset = offset;
-        this.length = NetworkOrder.usableLength(store, offset, length);
-        this.failedAt = -1;
+        attach(store, offset, length);
         return this;
     }
 
     public Status validate() {
         failedAt = -1;
         if (length < HEADER_LENGTH) {
-            failedAt = 0;
-            return Status.TRUNCATED;
+            return fail(Status.TRUNCATED, 0);
         }
         if (u16(TYPE_OR_TPID) == ETHERTYPE_VLAN && length < TAGGED_HEADER_LENGTH) {
-            failedAt = TCI;
-            return Status.TAG_TRUNCATED;
+            return fail(Status.TAG_TRUNCATED, TCI);
         }
         return Status.ACCEPTED;
-    }
-
-    /** Byte offset (relative to the wrapped start) of the field that failed, -1 if none. */
-    public long failedAt() {
-        return failedAt;
-    }
-
-    public BytesStore<?, ?> store() {
-        return store;
-    }
-
-    /** Absolute offset of the frame in {@link #store()}. */
-    public long offset() {
-        return offset;
-    }
-
-    /** Wrapped length after clamping to the store. */
-    public long length() {
-        return length;
     }
 
     /** Destination MAC, the first octet on the wire in bits 47..40. */
@@ -181,13 +153,5 @@ public final class EthernetFrame {
         NetworkOrder.put16(store, offset + TCI, (pcp << 13) | (dei ? 0x1000 : 0) | vlanId);
         NetworkOrder.put16(store, offset + INNER_TYPE, etherType);
         return TAGGED_HEADER_LENGTH;
-    }
-
-    private int u16(int rel) {
-        return rel + 2 <= length ? NetworkOrder.u16(store, offset + rel) : 0;
-    }
-
-    private long u48(int rel) {
-        return rel + 6 <= length ? NetworkOrder.u48(store, offset + rel) : 0;
     }
 }

@@ -1,6 +1,7 @@
 package dev.irdmaemu.fw.frame;
 
 import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -18,7 +19,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * whole TCP segments only. {@link #validate()} checks the header checksum (RFC 791 §3.1 "Header Checksum", computed
  * per RFC 1071). Offsets are relative to the wrapped start; accessors read 0 outside the wrapped range.
  */
-public final class Ipv4Header {
+public final class Ipv4Header extends WireView {
     public static final int MIN_HEADER_LENGTH = 20;
 
     private static final int VER_IHL = 0;
@@ -66,16 +67,8 @@ public final class Ipv4Header {
         }
     }
 
-    private BytesStore<?, ?> store;
-    private long offset;
-    private long length;
-    private long failedAt = -1;
-
     public Ipv4Header wrap(BytesStore<?, ?> store, long offset, long length) {
-        this.store = store;
-        this.offset = offset;
-        this.length = NetworkOrder.usableLength(store, offset, length);
-        this.failedAt = -1;
+        attach(store, offset, length);
         return this;
     }
 
@@ -102,34 +95,13 @@ public final class Ipv4Header {
         if (totalLength > length) {
             return fail(Status.TOTAL_LENGTH_BEYOND_BUFFER, TOTAL_LENGTH);
         }
-        if (!InternetChecksum.verifyUnchecked(store, offset, headerLength, 0)) {
+        if (!InternetChecksum.verifyUnchecked(store, base, headerLength, 0)) {
             return fail(Status.BAD_CHECKSUM, CHECKSUM);
         }
         if (moreFragments() || fragmentOffset() != 0) {
             return fail(Status.FRAGMENT, FLAGS_FRAGMENT);
         }
         return Status.ACCEPTED;
-    }
-
-    private Status fail(Status s, long at) {
-        failedAt = at;
-        return s;
-    }
-
-    public long failedAt() {
-        return failedAt;
-    }
-
-    public BytesStore<?, ?> store() {
-        return store;
-    }
-
-    public long offset() {
-        return offset;
-    }
-
-    public long length() {
-        return length;
     }
 
     public int version() {
@@ -241,17 +213,5 @@ public final class Ipv4Header {
         NetworkOrder.put16(store, offset + CHECKSUM,
                 InternetChecksum.complement(InternetChecksum.sumUnchecked(store, offset, MIN_HEADER_LENGTH)));
         return MIN_HEADER_LENGTH;
-    }
-
-    private int u8(int rel) {
-        return rel + 1 <= length ? NetworkOrder.u8(store, offset + rel) : 0;
-    }
-
-    private int u16(int rel) {
-        return rel + 2 <= length ? NetworkOrder.u16(store, offset + rel) : 0;
-    }
-
-    private int i32(int rel) {
-        return rel + 4 <= length ? NetworkOrder.i32(store, offset + rel) : 0;
     }
 }

@@ -1,6 +1,7 @@
 package dev.irdmaemu.fw.frame;
 
 import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -17,7 +18,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * {@link Status#EXTENSION_HEADER}. Addresses are read as two longs each, the most significant (first on the
  * wire) half in {@code ...Hi}. Offsets are relative to the wrapped start; accessors read 0 outside it.
  */
-public final class Ipv6Header {
+public final class Ipv6Header extends WireView {
     public static final int HEADER_LENGTH = 40;
 
     private static final int VER_TC_FLOW = 0;
@@ -51,16 +52,8 @@ public final class Ipv6Header {
         }
     }
 
-    private BytesStore<?, ?> store;
-    private long offset;
-    private long length;
-    private long failedAt = -1;
-
     public Ipv6Header wrap(BytesStore<?, ?> store, long offset, long length) {
-        this.store = store;
-        this.offset = offset;
-        this.length = NetworkOrder.usableLength(store, offset, length);
-        this.failedAt = -1;
+        attach(store, offset, length);
         return this;
     }
 
@@ -93,27 +86,6 @@ public final class Ipv6Header {
             default:
                 return false;
         }
-    }
-
-    private Status fail(Status s, long at) {
-        failedAt = at;
-        return s;
-    }
-
-    public long failedAt() {
-        return failedAt;
-    }
-
-    public BytesStore<?, ?> store() {
-        return store;
-    }
-
-    public long offset() {
-        return offset;
-    }
-
-    public long length() {
-        return length;
     }
 
     public int version() {
@@ -180,21 +152,5 @@ public final class Ipv6Header {
         NetworkOrder.put64(store, offset + DESTINATION, destinationHi);
         NetworkOrder.put64(store, offset + DESTINATION + 8, destinationLo);
         return HEADER_LENGTH;
-    }
-
-    private int u8(int rel) {
-        return rel + 1 <= length ? NetworkOrder.u8(store, offset + rel) : 0;
-    }
-
-    private int u16(int rel) {
-        return rel + 2 <= length ? NetworkOrder.u16(store, offset + rel) : 0;
-    }
-
-    private long u32(int rel) {
-        return rel + 4 <= length ? NetworkOrder.u32(store, offset + rel) : 0;
-    }
-
-    private long i64(int rel) {
-        return rel + 8 <= length ? NetworkOrder.i64(store, offset + rel) : 0;
     }
 }

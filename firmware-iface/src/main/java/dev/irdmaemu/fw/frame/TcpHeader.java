@@ -1,6 +1,7 @@
 package dev.irdmaemu.fw.frame;
 
 import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -25,7 +26,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * <p>Sequence and acknowledgment numbers are answered as unsigned values in a {@code long}; compare them
  * with {@link #seqBefore} / {@link #seqDelta} (modulo 2^32, RFC 9293 §3.4).
  */
-public final class TcpHeader {
+public final class TcpHeader extends WireView {
     public static final int MIN_HEADER_LENGTH = 20;
     /** Data offset is 4 bits of 32-bit words: at most 60 bytes of header, 40 of options. */
     public static final int MAX_HEADER_LENGTH = 60;
@@ -90,11 +91,6 @@ public final class TcpHeader {
         }
     }
 
-    private BytesStore<?, ?> store;
-    private long offset;
-    private long length;
-    private long failedAt = -1;
-
     // Options, filled by validate().
     private int mss;
     private int windowScaleRaw;
@@ -104,10 +100,7 @@ public final class TcpHeader {
     private long tsEcr;
 
     public TcpHeader wrap(BytesStore<?, ?> store, long offset, long length) {
-        this.store = store;
-        this.offset = offset;
-        this.length = NetworkOrder.usableLength(store, offset, length);
-        this.failedAt = -1;
+        attach(store, offset, length);
         clearOptions();
         return this;
     }
@@ -197,28 +190,6 @@ public final class TcpHeader {
             at += len;
         }
         return Status.ACCEPTED;
-    }
-
-    private Status fail(Status s, long at) {
-        failedAt = at;
-        return s;
-    }
-
-    public long failedAt() {
-        return failedAt;
-    }
-
-    public BytesStore<?, ?> store() {
-        return store;
-    }
-
-    public long offset() {
-        return offset;
-    }
-
-    /** Segment length (header and data) as wrapped. */
-    public long length() {
-        return length;
     }
 
     public int sourcePort() {
@@ -369,7 +340,7 @@ public final class TcpHeader {
      * length must be {@link #length()}).
      */
     public boolean checksumValid(long pseudoHeaderSum) {
-        return length > 0 && InternetChecksum.verifyUnchecked(store, offset, length, pseudoHeaderSum);
+        return length > 0 && InternetChecksum.verifyUnchecked(store, base, length, pseudoHeaderSum);
     }
 
     // ---- sequence arithmetic (RFC 9293 §3.4: modulo 2^32) ----
@@ -649,17 +620,5 @@ public final class TcpHeader {
             }
             return v;
         }
-    }
-
-    private int u8(int rel) {
-        return rel + 1 <= length ? NetworkOrder.u8(store, offset + rel) : 0;
-    }
-
-    private int u16(int rel) {
-        return rel + 2 <= length ? NetworkOrder.u16(store, offset + rel) : 0;
-    }
-
-    private long u32(int rel) {
-        return rel + 4 <= length ? NetworkOrder.u32(store, offset + rel) : 0;
     }
 }

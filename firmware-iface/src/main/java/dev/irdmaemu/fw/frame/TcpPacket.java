@@ -1,6 +1,6 @@
 package dev.irdmaemu.fw.frame;
 
-import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.ByteWindow;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -15,7 +15,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * minimum) are ignored. Offsets answered are relative to the frame start ({@link #offset()} in the store).
  * One instance is reused for every frame; nothing is allocated.
  */
-public final class TcpPacket {
+public final class TcpPacket extends ByteWindow {
     public enum Status implements dev.irdmaemu.fw.Check {
         ACCEPTED("accepted"),
         ETH_TRUNCATED("Ethernet: " + EthernetFrame.Status.TRUNCATED.describe()),
@@ -68,10 +68,6 @@ public final class TcpPacket {
     private final Ipv6Header ipv6 = new Ipv6Header();
     private final TcpHeader tcp = new TcpHeader();
 
-    private BytesStore<?, ?> store;
-    private long offset;
-    private long length;
-    private long failedAt = -1;
     private boolean isIpv6;
     private int ipOffset;
     private int tcpOffset;
@@ -82,9 +78,7 @@ public final class TcpPacket {
 
     /** Wrap a whole Ethernet frame (no FCS). */
     public TcpPacket wrap(BytesStore<?, ?> store, long offset, long length) {
-        this.store = store;
-        this.offset = offset;
-        this.length = NetworkOrder.usableLength(store, offset, length);
+        attach(store, offset, length);
         clear();
         ethernet.wrap(store, offset, this.length);
         return this;
@@ -103,7 +97,7 @@ public final class TcpPacket {
 
     public Status validate() {
         clear();
-        ethernet.wrap(store, offset, length);
+        ethernet.wrap(store, base, length);
         // Leave the IP and TCP flyweights empty until their layer is reached.
         ipv4.wrap(null, 0, 0);
         ipv6.wrap(null, 0, 0);
@@ -116,7 +110,7 @@ public final class TcpPacket {
         }
         int etherType = ethernet.etherType();
         ipOffset = ethernet.payloadOffset();
-        long ipAt = offset + ipOffset;
+        long ipAt = base + ipOffset;
         long ipRoom = length - ipOffset;
         long pseudo;
         long segmentLength;
@@ -162,7 +156,7 @@ public final class TcpPacket {
         } else {
             return fail(Status.NOT_IP, ethernet.hasVlanTag() ? 16 : 12);
         }
-        TcpHeader.Status ts = tcp.wrap(store, offset + tcpOffset, segmentLength).validate();
+        TcpHeader.Status ts = tcp.wrap(store, base + tcpOffset, segmentLength).validate();
         if (!ts.accepted()) {
             return fail(map(ts), tcpOffset + tcp.failedAt());
         }
@@ -170,11 +164,6 @@ public final class TcpPacket {
             return fail(Status.TCP_BAD_CHECKSUM, tcpOffset + 16);
         }
         return Status.ACCEPTED;
-    }
-
-    private Status fail(Status s, long at) {
-        failedAt = at;
-        return s;
     }
 
     private static Status map(Ipv4Header.Status s) {
@@ -214,25 +203,6 @@ public final class TcpPacket {
             case TIMESTAMPS_BAD_LENGTH: return Status.TCP_TIMESTAMPS_BAD_LENGTH;
             default: return Status.ACCEPTED;
         }
-    }
-
-    /** Offset from the frame start of the field that failed, -1 if none. */
-    public long failedAt() {
-        return failedAt;
-    }
-
-    public BytesStore<?, ?> store() {
-        return store;
-    }
-
-    /** Absolute offset of the frame in {@link #store()}. */
-    public long offset() {
-        return offset;
-    }
-
-    /** Frame length as wrapped (clamped to the store). */
-    public long length() {
-        return length;
     }
 
     public EthernetFrame ethernet() {

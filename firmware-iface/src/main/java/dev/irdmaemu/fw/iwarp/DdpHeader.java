@@ -1,6 +1,7 @@
 package dev.irdmaemu.fw.iwarp;
 
 import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.WireView;
 
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -126,32 +127,32 @@ public final class DdpHeader extends WireView {
 
     /** Tagged: the Steering Tag (RFC 5041 §5.2). */
     public int stag() {
-        return tagged() ? u32(OFF_STAG) : 0;
+        return tagged() ? i32(OFF_STAG) : 0;
     }
 
     /** Tagged: the Tagged Offset. */
     public long taggedOffset() {
-        return tagged() ? u64(OFF_TO) : 0L;
+        return tagged() ? i64(OFF_TO) : 0L;
     }
 
     /** Untagged: the 32-bit RsvdULP, i.e. the Invalidate STag of a Send with Invalidate (RFC 5040 §4.3). */
     public int invalidateStag() {
-        return tagged() ? 0 : u32(OFF_INVALIDATE_STAG);
+        return tagged() ? 0 : i32(OFF_INVALIDATE_STAG);
     }
 
     /** Untagged: Queue Number (RFC 5041 §5.3); unsigned 32 bits as a long. */
     public long queueNumber() {
-        return tagged() ? -1L : Integer.toUnsignedLong(u32(OFF_QN));
+        return tagged() ? -1L : u32(OFF_QN);
     }
 
     /** Untagged: Message Sequence Number. */
     public long msn() {
-        return tagged() ? -1L : Integer.toUnsignedLong(u32(OFF_MSN));
+        return tagged() ? -1L : u32(OFF_MSN);
     }
 
     /** Untagged: Message Offset. */
     public long messageOffset() {
-        return tagged() ? -1L : Integer.toUnsignedLong(u32(OFF_MO));
+        return tagged() ? -1L : u32(OFF_MO);
     }
 
     /** True when the untagged QN is the one RFC 5040 §5 assigns to the opcode (always true when tagged). */

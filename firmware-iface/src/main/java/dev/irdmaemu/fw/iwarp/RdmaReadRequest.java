@@ -1,6 +1,7 @@
 package dev.irdmaemu.fw.iwarp;
 
 import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.WireView;
 
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -36,24 +37,24 @@ public final class RdmaReadRequest extends WireView {
     }
 
     public int sinkStag() {
-        return u32(OFF_SINK_STAG);
+        return i32(OFF_SINK_STAG);
     }
 
     public long sinkTaggedOffset() {
-        return u64(OFF_SINK_TO);
+        return i64(OFF_SINK_TO);
     }
 
     /** RDMA Read Message Size, unsigned 32 bits. */
     public long readMessageSize() {
-        return Integer.toUnsignedLong(u32(OFF_READ_SIZE));
+        return u32(OFF_READ_SIZE);
     }
 
     public int sourceStag() {
-        return u32(OFF_SOURCE_STAG);
+        return i32(OFF_SOURCE_STAG);
     }
 
     public long sourceTaggedOffset() {
-        return u64(OFF_SOURCE_TO);
+        return i64(OFF_SOURCE_TO);
     }
 
     /** Writes the 28-byte header at absolute {@code offset}; answers 28. */

@@ -1,6 +1,7 @@
 package dev.irdmaemu.fw.iwarp;
 
 import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.WireView;
 
 import net.openhft.chronicle.bytes.BytesStore;
 

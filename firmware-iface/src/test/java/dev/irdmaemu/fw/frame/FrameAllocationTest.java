@@ -27,6 +27,9 @@ class FrameAllocationTest {
     private int v6Length;
 
     private final TcpPacket packet = new TcpPacket();
+    private final ArpPacket arp = new ArpPacket();
+    private final IcmpMessage icmp = new IcmpMessage();
+    private BytesStore<?, Void> lan;
     private final TcpPacketBuilder builder = new TcpPacketBuilder();
     private final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -51,6 +54,7 @@ class FrameAllocationTest {
         builder.tcp().ports(50000, 4433).flags(TcpHeader.SYN).mss(1440).windowScale(7).sackPermitted(true)
                 .timestamps(5, 6);
         v6Length = builder.build(v6, 0);
+        lan = BytesStore.nativeStoreWithFixedCapacity(256);
     }
 
     @AfterEach
@@ -59,6 +63,7 @@ class FrameAllocationTest {
         v6.releaseLast();
         out.releaseLast();
         payload.releaseLast();
+        lan.releaseLast();
     }
 
     private long allocated() {
@@ -120,6 +125,43 @@ class FrameAllocationTest {
         assertEquals(0, bytes / CALLS, "bytes allocated per build: " + bytes + " in " + CALLS + " calls");
         assertTrue(bytes < 1024, "bytes allocated in " + CALLS + " calls: " + bytes);
         assertEquals(TcpPacket.Status.ACCEPTED, packet.wrap(out, 0, v6Length).validate());
+    }
+
+    /** What the LAN function does per frame: answer an ARP request, an echo, a solicitation, with the codecs. */
+    private void arpAndIcmp() {
+        ArpPacket.write(lan, 0, ArpPacket.REQUEST, TcpPacketTest.MAC_A, TcpPacketTest.V4_A, 0, TcpPacketTest.V4_B);
+        if (!arp.wrap(lan, 0, ArpPacket.LENGTH).validate().accepted()) {
+            throw new AssertionError("ARP request rejected");
+        }
+        sink += ArpPacket.write(lan, 32, ArpPacket.REPLY, TcpPacketTest.MAC_B, arp.targetIp(), arp.senderMac(),
+                arp.senderIp());
+        IcmpMessage.writeEchoHeader(lan, 64, IcmpMessage.ECHO_REQUEST, (int) sink & 0xffff, 1);
+        IcmpMessage.writeChecksum(lan, 64, 56, 0);
+        if (!icmp.wrap(lan, 64, 56).validateV4().accepted()) {
+            throw new AssertionError("echo rejected");
+        }
+        sink += icmp.identifier() + icmp.sequence();
+        long pseudo = InternetChecksum.ipv6PseudoHeaderSum(TcpPacketTest.V6_HI, 1, TcpPacketTest.V6_HI, 2, 32,
+                IcmpMessage.PROTOCOL_ICMPV6);
+        IcmpMessage.writeNeighborAdvertisement(lan, 128, IcmpMessage.FLAG_SOLICITED, TcpPacketTest.V6_HI, 1,
+                TcpPacketTest.MAC_A);
+        IcmpMessage.writeChecksum(lan, 128, 32, pseudo);
+        if (!icmp.wrap(lan, 128, 32).validateV6(TcpPacketTest.V6_HI, 1, TcpPacketTest.V6_HI, 2).accepted()
+                || !icmp.validateNeighborDiscovery(255, false, false, false).accepted()) {
+            throw new AssertionError("advertisement rejected");
+        }
+        sink += icmp.linkLayerOption(IcmpMessage.OPTION_TARGET_LINK_LAYER) + icmp.targetLo();
+        // and the failure paths
+        sink += arp.wrap(lan, 0, 27).validate().ordinal() + arp.failedAt();
+        sink += icmp.validateNeighborDiscovery(64, false, false, false).ordinal() + icmp.failedAt();
+    }
+
+    @Test
+    void arpAndIcmpAllocateNothing() {
+        threads.setThreadAllocatedMemoryEnabled(true);
+        long bytes = measure(this::arpAndIcmp);
+        assertEquals(0, bytes / CALLS, "bytes allocated per round: " + bytes + " in " + CALLS + " calls");
+        assertTrue(bytes < 1024, "bytes allocated in " + CALLS + " calls: " + bytes);
     }
 
     @Test

@@ -2,7 +2,9 @@ package dev.irdmaemu.bridge.lan;
 
 import dev.irdmaemu.fw.Check;
 import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.frame.ArpPacket;
 import dev.irdmaemu.fw.frame.EthernetFrame;
+import dev.irdmaemu.fw.frame.IcmpMessage;
 import dev.irdmaemu.fw.frame.InternetChecksum;
 import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.frame.Ipv4Header;

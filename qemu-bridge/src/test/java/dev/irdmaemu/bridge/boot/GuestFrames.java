@@ -1,7 +1,7 @@
 package dev.irdmaemu.bridge.boot;
 
-import dev.irdmaemu.bridge.lan.ArpPacket;
 import dev.irdmaemu.cm.IpEndpoint;
+import dev.irdmaemu.fw.frame.ArpPacket;
 import dev.irdmaemu.fw.frame.EthernetFrame;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;

@@ -3,7 +3,9 @@ package dev.irdmaemu.bridge.lan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irdmaemu.fw.frame.ArpPacket;
 import dev.irdmaemu.fw.frame.EthernetFrame;
+import dev.irdmaemu.fw.frame.IcmpMessage;
 import dev.irdmaemu.fw.frame.InternetChecksum;
 import dev.irdmaemu.fw.frame.Ipv4Header;
 import dev.irdmaemu.fw.frame.Ipv6Header;

@@ -18,7 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.frame.ArpPacket;
 import dev.irdmaemu.fw.frame.EthernetFrame;
+import dev.irdmaemu.fw.frame.IcmpMessage;
 import dev.irdmaemu.fw.frame.InternetChecksum;
 import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.frame.Ipv4Header;

@@ -1,7 +1,8 @@
-package dev.irdmaemu.bridge.lan;
+package dev.irdmaemu.fw.frame;
 
 import dev.irdmaemu.fw.Check;
 import dev.irdmaemu.fw.NetworkOrder;
+import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -12,10 +13,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  *  8 sender MAC   14 sender IPv4   18 target MAC   24 target IPv4   28
  * </pre>
  *
- * Parse: {@link #wrap}, then {@link #validate()}; accessors read 0 outside the wrapped bytes. Build:
- * {@link #write}. No allocation.
+ * Parse: {@link #wrap}, then {@link #validate()} ({@link #failedAt()}: the offset of the first field that broke
+ * the rule); accessors read 0 outside the wrapped bytes. Build: {@link #write}. No allocation.
  */
-public final class ArpPacket {
+public final class ArpPacket extends WireView {
     public static final int LENGTH = 28;
     /** RFC 826 ar$hrd for Ethernet, ar$op values (IANA "Address Resolution Protocol (ARP) Parameters"). */
     public static final int HARDWARE_ETHERNET = 1;
@@ -56,39 +57,32 @@ public final class ArpPacket {
         }
     }
 
-    private BytesStore<?, ?> store;
-    private long offset;
-    private long length;
-    private long failedAt = -1;
-
     public ArpPacket wrap(BytesStore<?, ?> store, long offset, long length) {
-        this.store = store;
-        this.offset = offset;
-        this.length = NetworkOrder.usableLength(store, offset, length);
-        this.failedAt = -1;
+        attach(store, offset, length);
         return this;
     }
 
     public Status validate() {
         failedAt = -1;
         if (length < LENGTH) {
-            failedAt = 0;
-            return Status.TRUNCATED;
+            return fail(Status.TRUNCATED, 0);
         }
-        if (u16(HTYPE) != HARDWARE_ETHERNET || u16(PTYPE) != PROTOCOL_IPV4 || u8(HLEN) != 6 || u8(PLEN) != 4) {
-            failedAt = u16(HTYPE) != HARDWARE_ETHERNET ? HTYPE : u16(PTYPE) != PROTOCOL_IPV4 ? PTYPE : HLEN;
-            return Status.NOT_ETHERNET_IPV4;
+        if (u16(HTYPE) != HARDWARE_ETHERNET) {
+            return fail(Status.NOT_ETHERNET_IPV4, HTYPE);
+        }
+        if (u16(PTYPE) != PROTOCOL_IPV4) {
+            return fail(Status.NOT_ETHERNET_IPV4, PTYPE);
+        }
+        if (u8(HLEN) != 6) {
+            return fail(Status.NOT_ETHERNET_IPV4, HLEN);
+        }
+        if (u8(PLEN) != 4) {
+            return fail(Status.NOT_ETHERNET_IPV4, PLEN);
         }
         if (operation() != REQUEST && operation() != REPLY) {
-            failedAt = OPER;
-            return Status.UNKNOWN_OPERATION;
+            return fail(Status.UNKNOWN_OPERATION, OPER);
         }
         return Status.ACCEPTED;
-    }
-
-    /** Byte offset (relative to the wrapped start) of the field that failed, -1 if none. */
-    public long failedAt() {
-        return failedAt;
     }
 
     public int operation() {
@@ -125,21 +119,5 @@ public final class ArpPacket {
         NetworkOrder.put48(store, offset + THA, targetMac);
         NetworkOrder.put32(store, offset + TPA, targetIp);
         return LENGTH;
-    }
-
-    private int u8(int rel) {
-        return rel + 1 <= length ? NetworkOrder.u8(store, offset + rel) : 0;
-    }
-
-    private int u16(int rel) {
-        return rel + 2 <= length ? NetworkOrder.u16(store, offset + rel) : 0;
-    }
-
-    private int i32(int rel) {
-        return rel + 4 <= length ? NetworkOrder.i32(store, offset + rel) : 0;
-    }
-
-    private long u48(int rel) {
-        return rel + 6 <= length ? NetworkOrder.u48(store, offset + rel) : 0;
     }
 }

@@ -1,8 +1,8 @@
-package dev.irdmaemu.bridge.lan;
+package dev.irdmaemu.fw.frame;
 
 import dev.irdmaemu.fw.Check;
 import dev.irdmaemu.fw.NetworkOrder;
-import dev.irdmaemu.fw.frame.InternetChecksum;
+import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -15,10 +15,11 @@ import net.openhft.chronicle.bytes.BytesStore;
  * </pre>
  *
  * Parse: {@link #wrap} over exactly the message (the IP payload), then {@link #validateV4()} or
- * {@link #validateV6}, and for Neighbor Discovery {@link #validateNeighborDiscovery}. Accessors read 0 outside
- * the wrapped bytes. No allocation.
+ * {@link #validateV6}, and for Neighbor Discovery {@link #validateNeighborDiscovery}; {@link #failedAt()} is the
+ * failed field's offset in the message, -1 for a rule on the IP header ({@link Status#ND_HOP_LIMIT}). Accessors
+ * read 0 outside the wrapped bytes. Build: the static {@code write*} methods. No allocation.
  */
-public final class IcmpMessage {
+public final class IcmpMessage extends WireView {
     /** IANA protocol numbers of ICMP and ICMPv6. */
     public static final int PROTOCOL_ICMP = 1;
     public static final int PROTOCOL_ICMPV6 = 58;
@@ -83,16 +84,8 @@ public final class IcmpMessage {
         }
     }
 
-    private BytesStore<?, ?> store;
-    private long offset;
-    private long length;
-    private long failedAt = -1;
-
     public IcmpMessage wrap(BytesStore<?, ?> store, long offset, long length) {
-        this.store = store;
-        this.offset = offset;
-        this.length = NetworkOrder.usableLength(store, offset, length);
-        this.failedAt = -1;
+        attach(store, offset, length);
         return this;
     }
 
@@ -112,7 +105,7 @@ public final class IcmpMessage {
         if (length < HEADER_LENGTH) {
             return fail(Status.TRUNCATED, 0);
         }
-        if (!InternetChecksum.verify(store, offset, length, pseudoHeaderSum)) {
+        if (!InternetChecksum.verifyUnchecked(store, base, length, pseudoHeaderSum)) {
             return fail(Status.BAD_CHECKSUM, CHECKSUM);
         }
         return Status.ACCEPTED;
@@ -128,7 +121,7 @@ public final class IcmpMessage {
                                             boolean destinationMulticast) {
         failedAt = -1;
         if (hopLimit != 255) {
-            return fail(Status.ND_HOP_LIMIT, -1);
+            return Status.ND_HOP_LIMIT; // a rule on the IP header: failedAt() stays -1, no field of the message failed
         }
         if (code() != 0) {
             return fail(Status.ND_CODE, CODE);
@@ -140,7 +133,7 @@ public final class IcmpMessage {
             return fail(Status.ND_MULTICAST_TARGET, TARGET);
         }
         for (long at = ND_LENGTH; at < length; ) {
-            int units = at + 2 <= length ? u8((int) at + 1) : 0;
+            int units = at + 2 <= length ? u8(at + 1) : 0;
             if (units == 0 || at + units * 8L > length) {
                 return fail(Status.ND_BAD_OPTION, at);
             }
@@ -154,21 +147,6 @@ public final class IcmpMessage {
             return fail(Status.ND_SOLICITED_TO_MULTICAST, IDENTIFIER);
         }
         return Status.ACCEPTED;
-    }
-
-    private Status fail(Status s, long at) {
-        failedAt = at;
-        return s;
-    }
-
-    /** Byte offset (relative to the wrapped start) of the field that failed, -1 if none or not in the message. */
-    public long failedAt() {
-        return failedAt;
-    }
-
-    /** The wrapped length (the whole message). */
-    public long length() {
-        return length;
     }
 
     public int type() {
@@ -213,12 +191,12 @@ public final class IcmpMessage {
      */
     public long linkLayerOption(int optionType) {
         for (long at = ND_LENGTH; at + 2 <= length; ) {
-            int units = u8((int) at + 1);
+            int units = u8(at + 1);
             if (units == 0) {
                 return -1;
             }
-            if (u8((int) at) == optionType && units == 1 && at + LINK_LAYER_OPTION_LENGTH <= length) {
-                return NetworkOrder.u48(store, offset + at + 2);
+            if (u8(at) == optionType && units == 1 && at + LINK_LAYER_OPTION_LENGTH <= length) {
+                return u48(at + 2);
             }
             at += units * 8L;
         }
@@ -258,19 +236,11 @@ public final class IcmpMessage {
 
     /** Fills in the checksum of the {@code length}-byte message at {@code offset} (RFC 792, RFC 4443 §2.3). */
     public static void writeChecksum(BytesStore<?, ?> store, long offset, int length, long pseudoHeaderSum) {
+        if (length < CHECKSUM + 2) {
+            throw new IllegalArgumentException("an ICMP message of " + length + " bytes has no checksum field");
+        }
+        NetworkOrder.requireRange(store, offset, length);
         NetworkOrder.put16(store, offset + CHECKSUM, 0);
         NetworkOrder.put16(store, offset + CHECKSUM, InternetChecksum.checksum(store, offset, length, pseudoHeaderSum));
-    }
-
-    private int u8(int rel) {
-        return rel + 1 <= length ? NetworkOrder.u8(store, offset + rel) : 0;
-    }
-
-    private int u16(int rel) {
-        return rel + 2 <= length ? NetworkOrder.u16(store, offset + rel) : 0;
-    }
-
-    private long i64(int rel) {
-        return rel + 8 <= length ? NetworkOrder.i64(store, offset + rel) : 0;
     }
 }
