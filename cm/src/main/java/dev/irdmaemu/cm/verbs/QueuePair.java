@@ -5,7 +5,7 @@ import dev.irdmaemu.cm.driver.AsyncEvent;
 import dev.irdmaemu.cm.driver.CqpException;
 import dev.irdmaemu.cm.driver.IrdmaDriver;
 import dev.irdmaemu.fw.cqp.CqpErrorCode;
-import dev.irdmaemu.fw.cqp.QpFlushWqe;
+import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.cqp.QpOpFields;
 import dev.irdmaemu.fw.hmc.PbleLayout;
 import dev.irdmaemu.fw.qp.IwarpOffloadInfo;
@@ -130,7 +130,7 @@ public final class QueuePair {
     private final SqWqe sqWqe = new SqWqe();
     private final RqWqe rqWqe = new RqWqe();
     private final QpOpFields qpf = new QpOpFields();
-    private final QpFlushWqe.Fields flushFields = new QpFlushWqe.Fields();
+    private final QpFlushFields flushFields = new QpFlushFields();
     private final QpContext context = new QpContext();
     private final Q2Buffer q2 = new Q2Buffer();
     private final TerminateBuilder terminate = new TerminateBuilder();
