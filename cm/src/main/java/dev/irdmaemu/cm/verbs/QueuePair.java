@@ -8,6 +8,9 @@ import dev.irdmaemu.fw.cqp.CqpErrorCode;
 import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.cqp.QpOpFields;
 import dev.irdmaemu.fw.hmc.PbleLayout;
+import dev.irdmaemu.fw.iwarp.DdpHeader;
+import dev.irdmaemu.fw.iwarp.RdmapOpcode;
+import dev.irdmaemu.fw.iwarp.Terminate;
 import dev.irdmaemu.fw.qp.IwarpOffloadInfo;
 import dev.irdmaemu.fw.qp.Q2Buffer;
 import dev.irdmaemu.fw.qp.QpContext;
@@ -853,25 +856,22 @@ public final class QueuePair {
         q2.wrap(store, driver.offsetOf(q2Address));
         int mpa = q2.locateMpa();
         if (ae.q2DataWritten != 0) {
+            // the device did not validate the Terminate: irdma checks its DDP and RDMAP control as RFC 5040 §4.8
+            // sends it (untagged, last, DDP version 1, queue 2, MSN 1, MO 0, RDMAP version 1)
+            DdpHeader ddp = q2.frameDdp();
             int code = 0;
-            if (mpa < 0) {
+            if (mpa < 0 || ddp.tagged() || !ddp.last()) {
                 code = AeCode.LCE_QP_CATASTROPHIC.code();
-            } else {
-                int ddpCtl = q2.u8(mpa + 2);
-                int rdmaCtl = q2.u8(mpa + 3);
-                if ((ddpCtl & 0xc0) != 0x40) {
-                    code = AeCode.LCE_QP_CATASTROPHIC.code();
-                } else if ((ddpCtl & 0x03) != 1) {
-                    code = AeCode.DDP_UBE_INVALID_DDP_VERSION.code();
-                } else if (q2.u32(mpa + 8) != 2) {
-                    code = AeCode.DDP_UBE_INVALID_QN.code();
-                } else if (q2.u32(mpa + 12) != 1) {
-                    code = AeCode.DDP_INVALID_MSN_GAP_IN_MSN.code();
-                } else if (q2.u32(mpa + 16) != 0) {
-                    code = AeCode.DDP_UBE_INVALID_MO.code();
-                } else if ((rdmaCtl & 0xc0) != 0x40) {
-                    code = AeCode.RDMAP_ROE_INVALID_RDMAP_VERSION.code();
-                }
+            } else if (ddp.ddpVersion() != DdpHeader.DDP_VERSION) {
+                code = AeCode.DDP_UBE_INVALID_DDP_VERSION.code();
+            } else if (ddp.queueNumber() != RdmapOpcode.QN_TERMINATE) {
+                code = AeCode.DDP_UBE_INVALID_QN.code();
+            } else if (ddp.msn() != 1) {
+                code = AeCode.DDP_INVALID_MSN_GAP_IN_MSN.code();
+            } else if (ddp.messageOffset() != 0) {
+                code = AeCode.DDP_UBE_INVALID_MO.code();
+            } else if (ddp.rdmapVersion() != DdpHeader.RDMAP_VERSION) {
+                code = AeCode.RDMAP_ROE_INVALID_RDMAP_VERSION.code();
             }
             if (code != 0) {
                 ae.aeCode = code;
@@ -881,8 +881,10 @@ public final class QueuePair {
         }
         termFlags |= TERM_RCVD;
         eventType = FlushCode.EVENT_CATASTROPHIC;
-        int layerEtype = mpa >= 0 ? q2.u8(mpa + 20) : 0;
-        if (layerEtype == TerminateBuilder.RDMAP_REMOTE_PROT || layerEtype == TerminateBuilder.RDMAP_REMOTE_OP) {
+        // irdma compares layer_etype with RDMAP_REMOTE_PROT / RDMAP_REMOTE_OP: layer RDMAP and one of those types
+        Terminate peer = q2.frameTerminate();
+        if (peer.layer() == Terminate.LAYER_RDMAP && (peer.errorType() == Terminate.Rdmap.ETYPE_REMOTE_PROTECTION
+                || peer.errorType() == Terminate.Rdmap.ETYPE_REMOTE_OPERATION)) {
             terminateDone(false);
         } else {
             terminateStartTimer();

@@ -12,6 +12,7 @@ import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
 import dev.irdmaemu.fw.iwarp.Fpdu;
 import dev.irdmaemu.fw.iwarp.RdmapOpcode;
+import dev.irdmaemu.fw.qp.Q2Buffer;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
 import dev.irdmaemu.fw.queue.SgeList;
@@ -135,7 +136,7 @@ class HostilePeerTest {
     private void assertQ2Holds(int sentLength) {
         long q2 = pair.b.off(victim.q2);
         long frame = q2 + 72;
-        int mpa = Q2Buffer.mpaOffsetInFrame(pair.b.store(), frame);
+        int mpa = new Q2Buffer().wrap(pair.b.store(), q2).locateMpa() - Q2Buffer.BAD_FRAME_OFFSET;
         assertEquals(54, mpa, "Ethernet 14 + IPv4 20 + TCP 20");
         int n = Math.min(sentLength, 256 - 72 - mpa);
         for (int i = 0; i < n; i++) {
@@ -369,7 +370,7 @@ class HostilePeerTest {
         // irdma_terminate_received: DDP control 0x41 (untagged, L, version 1), QN 2, MSN 1, MO 0, the header
         // at MPA + 20.
         long frame = pair.b.off(victim.q2) + 72;
-        long mpa = frame + Q2Buffer.mpaOffsetInFrame(pair.b.store(), frame);
+        long mpa = frame - 72 + new Q2Buffer().wrap(pair.b.store(), frame - 72).locateMpa();
         assertEquals(0x41, pair.b.store().readUnsignedByte(mpa + 2));
         assertEquals(0x47, pair.b.store().readUnsignedByte(mpa + 3));
         assertEquals(2, NetworkOrder.u32(pair.b.store(), mpa + 8));
