@@ -16,6 +16,7 @@ import dev.irdmaemu.model.IwarpTestDriver;
 import dev.irdmaemu.model.IwarpTestDriver.Ae;
 import dev.irdmaemu.model.IwarpTestDriver.Buffer;
 import dev.irdmaemu.model.IwarpTestDriver.Completion;
+import dev.irdmaemu.model.IwarpTestDriver.PageList;
 import dev.irdmaemu.model.mr.MemoryRegions;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,8 +60,9 @@ class BigTransferTest {
 
     private void write64MiB() {
         IwarpPair.Conn c = pair.connect(5, 6, false);
-        Buffer src = pair.a.buffer(SIZE, MemoryRegions.LOCAL_WRITE);
-        Buffer dst = pair.b.buffer(SIZE, MemoryRegions.REMOTE_WRITE);
+        // the source as a kernel consumer registers it (irdma_reg_phys_mr: no PBL), the sink on a two-level PBL
+        Buffer src = pair.a.buffer(SIZE, MemoryRegions.LOCAL_WRITE, PageList.PHYSICAL);
+        Buffer dst = pair.b.buffer(SIZE, MemoryRegions.REMOTE_WRITE, PageList.LEVEL_2);
         pair.a.fill(src.gpa(), SIZE, 4242);
         pair.a.postWrite(c.active, new SgeList().add(src.gpa(), SIZE, src.stag()), dst.stag(), dst.gpa(),
                 SqWqe.SIGNALED);
@@ -75,8 +77,9 @@ class BigTransferTest {
 
     private void read64MiB() {
         IwarpPair.Conn c = pair.connect(5, 6, false);
-        Buffer src = pair.b.buffer(SIZE, MemoryRegions.REMOTE_READ);
-        Buffer dst = pair.a.buffer(SIZE, MemoryRegions.LOCAL_WRITE);
+        // the responder reads through a two-level PBL, the Read Responses land through a level-1 one
+        Buffer src = pair.b.buffer(SIZE, MemoryRegions.REMOTE_READ, PageList.LEVEL_2);
+        Buffer dst = pair.a.buffer(SIZE, MemoryRegions.LOCAL_WRITE, PageList.LEVEL_1);
         pair.b.fill(src.gpa(), SIZE, 777);
         pair.a.postRead(c.active, new SgeList().add(dst.gpa(), SIZE, dst.stag()), src.stag(), src.gpa(),
                 SqWqe.SIGNALED);

@@ -179,8 +179,27 @@ class HostilePeerTest {
 
     static Stream<Arguments> attacks() {
         return Stream.of(
-            Arguments.of(named("RDMA Write to an STag that does not exist", new Case(t -> {
+            // The STag checks in the order of the E810's AE list (MemoryRegionTable): an index beyond the committed
+            // MR count, a free index, a key (or driver key bits) that differ, an STag allocated but not valid. irdma
+            // turns each into RFC 5040 / 5041's "Invalid STag" (irdma_bld_terminate_hdr).
+            Arguments.of(named("RDMA Write to an STag index past the committed MR count", new Case(t -> {
                 int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, 0x77_7700, t.area + 4096, data(100));
+                t.peer.send(n);
+                return n;
+            }, AeCode.AMP_BAD_STAG_INDEX, AeSource.IN_RR_WR))),
+            Arguments.of(named("RDMA Write to an STag index nothing is allocated at", new Case(t -> {
+                int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, 200 << 8 | 0x5a, t.area + 4096, data(100));
+                t.peer.send(n);
+                return n;
+            }, AeCode.AMP_UNALLOCATED_STAG, AeSource.IN_RR_WR))),
+            Arguments.of(named("RDMA Write with the region's index and another key", new Case(t -> {
+                int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, t.stag ^ 0x01, t.area + 4096, data(100));
+                t.peer.send(n);
+                return n;
+            }, AeCode.AMP_BAD_STAG_KEY, AeSource.IN_RR_WR))),
+            Arguments.of(named("RDMA Write to an STag allocated but never registered", new Case(t -> {
+                int unregistered = t.pair.b.allocateFastRegister(1).stag();
+                int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, unregistered, t.area + 4096, data(100));
                 t.peer.send(n);
                 return n;
             }, AeCode.AMP_INVALID_STAG, AeSource.IN_RR_WR))),

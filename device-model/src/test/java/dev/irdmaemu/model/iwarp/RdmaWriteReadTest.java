@@ -75,6 +75,50 @@ class RdmaWriteReadTest {
         assertEquals(10_000, c.passive.engine().stats().bytesPlaced());
     }
 
+    /**
+     * The sink's region is a user VA over three scattered pages (its PBLEs name them in reverse order): the Write's
+     * bytes land where the page list says, not where the VA would point in a flat address space, and the Read back
+     * gathers them through the same PBLEs.
+     */
+    @Test
+    void aWriteToAScatteredRegionLandsInThePagesItsPageListNames() {
+        IwarpPair.Conn c = pair.connect(5, 6, false);
+        long[] pages = new long[3];
+        for (int i = 0; i < 3; i++) {
+            pages[2 - i] = pair.b.alloc(2 * 4096);
+            for (int j = 0; j < 2 * 4096; j++) {
+                pair.b.store().writeByte(pair.b.off(pages[2 - i]) + j, (byte) 0xee);
+            }
+        }
+        long va = 0x7f00_1234_0000L;
+        int stag = pair.b.registerPages(va, pages, 3 * 4096, MemoryRegions.LOCAL_WRITE | MemoryRegions.REMOTE_WRITE
+                | MemoryRegions.REMOTE_READ);
+        Buffer src = pair.a.buffer(3 * 4096, MemoryRegions.LOCAL_WRITE);
+        pair.a.fill(src.gpa(), 3 * 4096, 77);
+        pair.a.postWrite(c.active, new SgeList().add(src.gpa() + 100, 3 * 4096 - 200, src.stag()), stag, va + 100,
+                SqWqe.SIGNALED);
+        assertFalse(completions(pair.a, c.aCq, 1).get(0).error());
+        byte[] sent = bytes(pair.a, src.gpa(), 3 * 4096);
+        for (int p = 0; p < 3; p++) {
+            byte[] page = bytes(pair.b, pages[p], 2 * 4096);
+            for (int j = 0; j < 4096; j++) {
+                int at = p * 4096 + j;
+                byte want = at < 100 || at >= 3 * 4096 - 100 ? (byte) 0xee : sent[at];
+                assertEquals(want, page[j], "page " + p + " byte " + j);
+                assertEquals((byte) 0xee, page[4096 + j], "nothing in the gap after page " + p);
+            }
+        }
+        // and back: A reads the region into a fresh sink through the same page list
+        Buffer sink = pair.a.buffer(3 * 4096, MemoryRegions.LOCAL_WRITE);
+        pair.a.postRead(c.active, new SgeList().add(sink.gpa(), 3 * 4096 - 200, sink.stag()), stag, va + 100,
+                SqWqe.SIGNALED);
+        assertFalse(completions(pair.a, c.aCq, 1).get(0).error());
+        byte[] back = bytes(pair.a, sink.gpa(), 3 * 4096 - 200);
+        for (int i = 0; i < back.length; i++) {
+            assertEquals(sent[100 + i], back[i], "read back byte " + i);
+        }
+    }
+
     @Test
     void inlineWriteCarriesTheWqesBytes() {
         IwarpPair.Conn c = pair.connect(5, 6, false);
@@ -183,15 +227,18 @@ class RdmaWriteReadTest {
         pair.b.postLocalInvalidate(c.passive, target.stag(), SqWqe.SIGNALED);
         Completion inv = completions(pair.b, c.bCq, 1).get(0);
         assertEquals(SqOpcode.LOCAL_INVALIDATE.code(), inv.opType());
-        assertFalse(pair.b.regions.isValid(target.stag()));
-        // Fast Register a new STag over the same memory, then the peer writes into it.
-        int stag = 0x900 << 8 | 0x77;
-        pair.b.regions.allocate(stag, IwarpTestDriver.PD);
-        pair.b.postFastRegister(c.passive, target.gpa(), 4096, stag, MemoryRegions.REMOTE_WRITE | MemoryRegions.LOCAL_WRITE,
-                SqWqe.SIGNALED);
+        assertFalse(pair.b.stagValid(target.stag()));
+        // Fast Register a new STag over the same memory (irdma_alloc_mr, then IB_WR_REG_MR with key 0x77), then the
+        // peer writes into it.
+        IwarpTestDriver.FastRegion region = pair.b.allocateFastRegister(1);
+        int stag = IwarpTestDriver.fastRegisteredStag(region, 0x77);
+        assertFalse(pair.b.stagValid(stag), "allocated, not valid before the Fast Register");
+        pair.b.postFastRegister(c.passive, region, 0x77, target.gpa(), 4096,
+                MemoryRegions.REMOTE_WRITE | MemoryRegions.LOCAL_WRITE, SqWqe.SIGNALED);
         Completion fr = completions(pair.b, c.bCq, 1).get(0);
         assertEquals(SqOpcode.FAST_REGISTER.code(), fr.opType());
-        assertTrue(pair.b.regions.isValid(stag));
+        assertFalse(fr.error());
+        assertTrue(pair.b.stagValid(stag));
         Buffer src = pair.a.buffer(100, MemoryRegions.LOCAL_WRITE);
         pair.a.fill(src.gpa(), 100, 9);
         pair.a.postWrite(c.active, new SgeList().add(src.gpa(), 100, src.stag()), stag, target.gpa() + 50,

@@ -139,7 +139,7 @@ class SendRecvTest {
         Buffer s = pair.a.buffer(32, MemoryRegions.LOCAL_WRITE);
         Buffer r = pair.b.buffer(64, MemoryRegions.LOCAL_WRITE);
         Buffer target = pair.b.buffer(4096, MemoryRegions.LOCAL_WRITE | MemoryRegions.REMOTE_WRITE);
-        assertTrue(pair.b.regions.isValid(target.stag()));
+        assertTrue(pair.b.stagValid(target.stag()));
         pair.b.postRecv(c.passive, new SgeList().add(r.gpa(), 64, r.stag()));
         pair.a.postSend(c.active, SqOpcode.RDMA_SEND_SOL_EVENT_INV, new SgeList().add(s.gpa(), 32, s.stag()),
                 SqWqe.SIGNALED, target.stag());
@@ -147,7 +147,7 @@ class SendRecvTest {
         assertTrue(rc.stagInvalidated());
         assertEquals(target.stag(), rc.invalidatedStag());
         assertTrue(rc.solicited());
-        assertFalse(pair.b.regions.isValid(target.stag()));
+        assertFalse(pair.b.stagValid(target.stag()));
         Completion sc = next(pair.a, c.aCq);
         assertEquals(SqOpcode.RDMA_SEND_SOL_EVENT_INV.code(), sc.opType());
         RecordingTraceSink.Recorded f = pair.b.traceSink().of(TraceKind.FPDU_RX).stream()

@@ -58,16 +58,16 @@ class TerminateCloseFlushTest {
     @Test
     void terminateRoundTripWithTheDriverBuildingTheHeaderFromQ2() {
         IwarpPair.Conn c = pair.connect(5, 6, false);
-        // A writes to an STag B never registered.
+        // A writes to an STag B never registered: its index (0x6666 & 0x3fff) lies beyond B's 256 MRs.
         Buffer src = pair.a.buffer(300, MemoryRegions.LOCAL_WRITE);
         pair.a.postWrite(c.active, new SgeList().add(src.gpa(), 300, src.stag()), 0x66_6600, 0x1000, SqWqe.SIGNALED);
         List<Ae> bAes = aes(pair.b, 6, 20_000_000L);
-        assertEquals(List.of(AeCode.AMP_INVALID_STAG.code()), codes(bAes));
+        assertEquals(List.of(AeCode.AMP_BAD_STAG_INDEX.code()), codes(bAes));
         assertEquals(1, bAes.get(0).q2Data());
-        // irdma_bld_terminate_hdr: AMP_INVALID_STAG -> layer RDMAP, type remote protection (1), code invalid STag
+        // irdma_bld_terminate_hdr: AMP_BAD_STAG_INDEX -> layer RDMAP, type remote operation (2), code invalid STag
         // (0), and the offending Write's ULPDU length and tagged DDP header copied behind it
         int termlen = new Q2Buffer().wrap(pair.b.store(), pair.b.off(c.passive.q2)).writeTerminate(
-                Terminate.LAYER_RDMAP, Terminate.Rdmap.ETYPE_REMOTE_PROTECTION, Terminate.Rdmap.INVALID_STAG, true);
+                Terminate.LAYER_RDMAP, Terminate.Rdmap.ETYPE_REMOTE_OPERATION, Terminate.Rdmap.INVALID_STAG, true);
         assertEquals(4 + 2 + 14, termlen);
         assertTrue(pair.b.terminate(c.passive, 1, termlen), "Modify QP TERMINATE, IRDMAQP_TERM_SEND_TERM_ONLY");
         bAes = aes(pair.b, 6, 20_000_000L);
@@ -92,7 +92,7 @@ class TerminateCloseFlushTest {
         Terminate t = new Terminate().wrap(s, mpa + 20, 40);
         assertTrue(t.validate().accepted());
         assertEquals(Terminate.LAYER_RDMAP, t.layer());
-        assertEquals(Terminate.Rdmap.ETYPE_REMOTE_PROTECTION, t.errorType());
+        assertEquals(Terminate.Rdmap.ETYPE_REMOTE_OPERATION, t.errorType());
         assertEquals(Terminate.Rdmap.INVALID_STAG, t.errorCode());
         assertTrue(t.hasDdpSegmentLength() && t.hasDdpHeader());
         DdpHeader copied = new DdpHeader().wrap(s, t.ddpHeaderOffset(), t.ddpHeaderLength());
