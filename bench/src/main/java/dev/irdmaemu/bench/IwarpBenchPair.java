@@ -56,6 +56,10 @@ final class IwarpBenchPair implements AutoCloseable {
     final Node a;
     final Node b;
 
+    /** A registered buffer: its address (also its iova) and its STag (lkey = rkey). */
+    record Region(long address, int stag) {
+    }
+
     /** One node and the driver's view of its QP's rings. */
     static final class Node {
         final HostMemory memory = new HostMemory();
@@ -108,14 +112,12 @@ final class IwarpBenchPair implements AutoCloseable {
         /**
          * A zeroed buffer of {@code bytes} registered with {@code access} (ib_verbs.h IB_ACCESS_*) in the QP's PD:
          * physically contiguous, so registered by its address, as irdma_reg_user_mr_type_mem does once
-         * irdma_check_mr_contiguous finds it so. Answers the STag (lkey = rkey); the buffer is at {@link #lastBuffer}.
+         * irdma_check_mr_contiguous finds it so.
          */
-        int register(long bytes, int access) {
-            lastBuffer = driver.allocate(bytes);
-            return verbs.registerBuffer(pd, lastBuffer, bytes, access).lkey();
+        Region register(long bytes, int access) {
+            long address = driver.allocate(bytes);
+            return new Region(address, verbs.registerBuffer(pd, address, bytes, access).lkey());
         }
-
-        long lastBuffer;
 
         long off(long gpa) {
             return driver.offsetOf(gpa);

@@ -29,8 +29,7 @@ public class IwarpFpduBench {
 
     private IwarpBenchPair pair;
     private final SgeList sge = new SgeList();
-    private long dst;
-    private int rkey;
+    private IwarpBenchPair.Region dst;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -38,10 +37,9 @@ public class IwarpFpduBench {
         if (pair.a.engine().mulpduBytes() - 14 != PAYLOAD) {
             throw new IllegalStateException("MULPDU " + pair.a.engine().mulpduBytes());
         }
-        int lkey = pair.a.register(PAYLOAD, Access.LOCAL_WRITE);
-        sge.add(pair.a.lastBuffer, PAYLOAD, lkey);
-        rkey = pair.b.register(PAYLOAD, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-        dst = pair.b.lastBuffer;
+        IwarpBenchPair.Region src = pair.a.register(PAYLOAD, Access.LOCAL_WRITE);
+        sge.add(src.address(), PAYLOAD, src.stag());
+        dst = pair.b.register(PAYLOAD, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
     }
 
     @TearDown(Level.Trial)
@@ -54,7 +52,7 @@ public class IwarpFpduBench {
     public long fpdu() {
         long before = pair.a.engine().stats().fpdusSent();
         for (int i = 0; i < BATCH; i++) {
-            pair.write(sge, rkey, dst, i == BATCH - 1);
+            pair.write(sge, dst.stag(), dst.address(), i == BATCH - 1);
         }
         pair.a.ring();
         if (!pair.awaitCompletions(pair.a, 1)) {

@@ -33,10 +33,10 @@ public class IwarpSendBench {
     @Setup(Level.Trial)
     public void setUp() {
         pair = new IwarpBenchPair();
-        int lkey = pair.a.register(64, Access.LOCAL_WRITE);
-        sge.add(pair.a.lastBuffer, 64, lkey);
-        int rqKey = pair.b.register(64, Access.LOCAL_WRITE);
-        rsge.add(pair.b.lastBuffer, 64, rqKey);
+        IwarpBenchPair.Region src = pair.a.register(64, Access.LOCAL_WRITE);
+        IwarpBenchPair.Region dst = pair.b.register(64, Access.LOCAL_WRITE);
+        sge.add(src.address(), 64, src.stag());
+        rsge.add(dst.address(), 64, dst.stag());
     }
 
     @TearDown(Level.Trial)

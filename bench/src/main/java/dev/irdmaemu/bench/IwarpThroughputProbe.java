@@ -19,10 +19,8 @@ public final class IwarpThroughputProbe {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         try (IwarpBenchPair pair = new IwarpBenchPair()) {
-            int lkey = pair.a.register(4096L * 16, Access.LOCAL_WRITE);
-            long src = pair.a.lastBuffer;
-            int rkey = pair.b.register(4096L * 16, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-            long dst = pair.b.lastBuffer;
+            IwarpBenchPair.Region src = pair.a.register(4096L * 16, Access.LOCAL_WRITE);
+            IwarpBenchPair.Region dst = pair.b.register(4096L * 16, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
             SgeList sge = new SgeList();
             // warm-up, then the measured run
             for (int round = 0; round < 2; round++) {
@@ -33,8 +31,8 @@ public final class IwarpThroughputProbe {
                 while (System.nanoTime() < limit) {
                     for (int i = 0; i < 256; i++) {
                         long at = (i & 15) * 4096L;
-                        sge.clear().add(src + at, 4096, lkey);
-                        pair.write(sge, rkey, dst + at, i == 255);
+                        sge.clear().add(src.address() + at, 4096, src.stag());
+                        pair.write(sge, dst.stag(), dst.address() + at, i == 255);
                     }
                     pair.a.ring();
                     if (!pair.awaitCompletions(pair.a, 1)) {

@@ -31,18 +31,14 @@ public class IwarpWriteBench {
 
     private IwarpBenchPair pair;
     private final SgeList sge = new SgeList();
-    private long src;
-    private long dst;
-    private int lkey;
-    private int rkey;
+    private IwarpBenchPair.Region src;
+    private IwarpBenchPair.Region dst;
 
     @Setup(Level.Trial)
     public void setUp() {
         pair = new IwarpBenchPair();
-        lkey = pair.a.register(MESSAGE * 16L, Access.LOCAL_WRITE);
-        src = pair.a.lastBuffer;
-        rkey = pair.b.register(MESSAGE * 16L, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-        dst = pair.b.lastBuffer;
+        src = pair.a.register(MESSAGE * 16L, Access.LOCAL_WRITE);
+        dst = pair.b.register(MESSAGE * 16L, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
     }
 
     @TearDown(Level.Trial)
@@ -55,8 +51,8 @@ public class IwarpWriteBench {
     public int write4KiB() {
         for (int i = 0; i < BATCH; i++) {
             long at = (i & 15) * (long) MESSAGE;
-            sge.clear().add(src + at, MESSAGE, lkey);
-            pair.write(sge, rkey, dst + at, i == BATCH - 1);
+            sge.clear().add(src.address() + at, MESSAGE, src.stag());
+            pair.write(sge, dst.stag(), dst.address() + at, i == BATCH - 1);
         }
         pair.a.ring();
         if (!pair.awaitCompletions(pair.a, 1)) {

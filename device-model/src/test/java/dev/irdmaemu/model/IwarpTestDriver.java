@@ -7,6 +7,7 @@ import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.cqp.StagAccess;
 import dev.irdmaemu.fw.cqp.StagFields;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
+import dev.irdmaemu.fw.hmc.PbleLayout;
 import dev.irdmaemu.fw.qp.IwarpOffloadInfo;
 import dev.irdmaemu.fw.qp.QpContext;
 import dev.irdmaemu.fw.qp.QpHostContextInfo;
@@ -72,7 +73,7 @@ public final class IwarpTestDriver implements AutoCloseable {
     private boolean aePolarity = true;
     /** hw.c irdma_initialize_hw_rsrc reserves MR index 0. */
     private int nextStagIndex = 1;
-    private long nextPble;
+    private PageListWriter pbles;
     private final StagFields stagf = new StagFields();
 
     public IwarpTestDriver(SimScheduler scheduler, long ramBytes, long mac, int ip) {
@@ -171,16 +172,19 @@ public final class IwarpTestDriver implements AutoCloseable {
 
     /**
      * Register MR (non-shared) as verbs.c irdma_hwreg_mr fills it: VA-based with the buffer's address as VA (unless
-     * {@code access} has ZERO_BASED), 4 KiB pages, the rights irdma_get_mr_access makes of {@code access}, REMACCENABLED
-     * for remote rights, the page list as {@code list} says. Fails the test when the device refuses it.
+     * {@code access} has ZERO_BASED), 4 KiB pages, the rights irdma_get_mr_access makes of {@code access},
+     * REMACCENABLED for remote rights, the page list as {@code list} says. Fails the test when the device refuses
+     * it.
      */
     public int register(long gpa, long bytes, int access, PageList list) {
         long firstPage = gpa & -PAGE;
         int n = pages(gpa, bytes);
         return switch (list) {
-            case PHYSICAL -> registerMr(gpa, bytes, access, MemoryRegionTable.CHUNK_NONE, 0, gpa);
-            case LEVEL_1 -> registerMr(gpa, bytes, access, MemoryRegionTable.CHUNK_LEVEL_1, level1(firstPage, n), 0);
-            case LEVEL_2 -> registerMr(gpa, bytes, access, MemoryRegionTable.CHUNK_LEVEL_2, level2(firstPage, n), 0);
+            case PHYSICAL -> registerMr(gpa, bytes, access, PbleLayout.CHUNK_NONE, 0, gpa);
+            case LEVEL_1 -> registerMr(gpa, bytes, access, PbleLayout.CHUNK_LEVEL_1,
+                    pbles().level1(PageListWriter.contiguous(firstPage, n)), 0);
+            case LEVEL_2 -> registerMr(gpa, bytes, access, PbleLayout.CHUNK_LEVEL_2,
+                    pbles().level2(PageListWriter.contiguous(firstPage, n)), 0);
         };
     }
 
@@ -189,11 +193,7 @@ public final class IwarpTestDriver implements AutoCloseable {
      * order, on a level-1 PBL: irdma_reg_user_mr for an ib_umem whose pages are scattered.
      */
     public int registerPages(long va, long[] pages, long bytes, int access) {
-        long first = allocPbles(pages.length);
-        for (int i = 0; i < pages.length; i++) {
-            writePble(first + i, pages[i]);
-        }
-        return registerMr(va, bytes, access, MemoryRegionTable.CHUNK_LEVEL_1, first, 0);
+        return registerMr(va, bytes, access, PbleLayout.CHUNK_LEVEL_1, pbles().level1(pages), 0);
     }
 
     /** Register MR through the CQP with a new STag; fails the test when the device refuses it. */
@@ -246,7 +246,7 @@ public final class IwarpTestDriver implements AutoCloseable {
      */
     public FastRegion allocateFastRegister(int maxPages) {
         int stag = newStag();
-        long firstPble = allocPbles(maxPages);
+        long firstPble = pbles().allocate(maxPages);
         StagFields f = stagf.clear();
         f.stagIndex = stag >>> 8;
         f.pdId = PD;
@@ -269,6 +269,16 @@ public final class IwarpTestDriver implements AutoCloseable {
 
     private static final long PAGE = 4096;
 
+    /** The PBLE object as committed at bring-up, written through the HMC backing pages (FPM base + 8 x index). */
+    private PageListWriter pbles() {
+        if (pbles == null) {
+            long base = d.committedBase.get(HmcObjectType.PBLE);
+            pbles = new PageListWriter(d.committedCount.get(HmcObjectType.PBLE), (index, value) ->
+                    d.store().writeLong(d.off(d.hmcAddress(PbleLayout.fpmAddress(base, index))), value));
+        }
+        return pbles;
+    }
+
     private static int pages(long gpa, long bytes) {
         return (int) Math.max(1, ((gpa & (PAGE - 1)) + bytes + PAGE - 1) / PAGE);
     }
@@ -290,43 +300,6 @@ public final class IwarpTestDriver implements AutoCloseable {
         return (r & StagAccess.REMOTE_WRITE_ONLY) != 0 ? r | StagAccess.REMOTE_WRITE : r;
     }
 
-    /** {@code n} consecutive PBLE indexes (pble.c irdma_prm_get_pbles hands out contiguous runs). */
-    private long allocPbles(long n) {
-        long first = nextPble;
-        nextPble += n;
-        if (nextPble > d.committedCount.get(HmcObjectType.PBLE)) {
-            throw new AssertionError("the test's PBLEs are used up");
-        }
-        return first;
-    }
-
-    /** PBLE {@code index} through the HMC backing pages (an entry at FPM base + 8 x index). */
-    private void writePble(long index, long value) {
-        long fpm = d.committedBase.get(HmcObjectType.PBLE) + 8 * index;
-        d.store().writeLong(d.off(d.hmcAddress(fpm)), value);
-    }
-
-    /** A level-1 page list of the {@code n} pages from {@code firstPage}; answers its first PBLE index. */
-    private long level1(long firstPage, int n) {
-        long first = allocPbles(n);
-        for (int i = 0; i < n; i++) {
-            writePble(first + i, firstPage + i * PAGE);
-        }
-        return first;
-    }
-
-    /** A two-level page list: root entries hold leaf PBLE indexes, 512 page PBLEs per leaf; answers the root. */
-    private long level2(long firstPage, int n) {
-        int perLeaf = MemoryRegionTable.PBLES_PER_LEAF;
-        int leaves = (n + perLeaf - 1) / perLeaf;
-        long root = allocPbles(leaves);
-        for (int l = 0; l < leaves; l++) {
-            int count = Math.min(perLeaf, n - l * perLeaf);
-            writePble(root + l, level1(firstPage + (long) l * perLeaf * PAGE, count));
-        }
-        return root;
-    }
-
     /** Fills a guest range with a seeded pseudo-random pattern. */
     public void fill(long gpa, long bytes, long seed) {
         long o = d.off(gpa);
@@ -340,6 +313,13 @@ public final class IwarpTestDriver implements AutoCloseable {
             x = x * 6364136223846793005L + 1442695040888963407L;
             d.store().writeByte(o + i, (byte) (x >>> 56));
         }
+    }
+
+    /** The {@code len} bytes of host memory at {@code gpa}. */
+    public byte[] read(long gpa, int len) {
+        byte[] b = new byte[len];
+        d.store().read(d.off(gpa), b, 0, len);
+        return b;
     }
 
     /** CRC-like checksum of a guest range (for the big transfers). */
@@ -460,6 +440,25 @@ public final class IwarpTestDriver implements AutoCloseable {
         public boolean fastReg = true;
         public boolean q2 = true;
         public int pd = PD;
+
+        /**
+         * The spec of a connection's QP as the CM hands it over: one CQ for both queues, the ports and the peer's
+         * address, the sequence numbers the handshake left, the ARP entry of the peer; the rest default.
+         */
+        public static QpSpec connection(int qpId, Cq cq, int localPort, int remoteIp, int remotePort, long sndNxt,
+                                        long rcvNxt, int arpIndex) {
+            QpSpec s = new QpSpec();
+            s.qpId = qpId;
+            s.sendCq = cq;
+            s.recvCq = cq;
+            s.localPort = localPort;
+            s.remoteIp = remoteIp;
+            s.remotePort = remotePort;
+            s.sndNxt = sndNxt;
+            s.rcvNxt = rcvNxt;
+            s.arpIndex = arpIndex;
+            return s;
+        }
     }
 
     public final class Qp {
@@ -728,11 +727,11 @@ public final class IwarpTestDriver implements AutoCloseable {
         }
         long firstPage = va & -PAGE;
         for (int i = 0; i < n; i++) {
-            writePble(r.firstPble() + i, firstPage + i * PAGE);
+            pbles().write(r.firstPble() + i, firstPage + i * PAGE);
         }
         int idx = reserve(qp, 1);
         wqeAt(qp, idx, 1).writeFastRegister(qp.sqPolarity, va, true, firstPage, (int) r.firstPble(), length, key,
-                r.stag() >>> 8, n > 1 ? MemoryRegionTable.CHUNK_LEVEL_1 : MemoryRegionTable.CHUNK_NONE, 0,
+                r.stag() >>> 8, n > 1 ? PbleLayout.CHUNK_LEVEL_1 : PbleLayout.CHUNK_NONE, 0,
                 hardwareRights(rights), false, flags);
         ring(qp);
         return idx;

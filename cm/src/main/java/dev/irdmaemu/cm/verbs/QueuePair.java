@@ -352,6 +352,18 @@ public final class QueuePair {
     }
 
     /**
+     * The fields every QP op of this QP carries (ctrl.c irdma_sc_qp_modify / _destroy take them from the QP: its
+     * id, type, host context and shadow area), the rest cleared, into {@link #qpf}.
+     */
+    private void qpOp() {
+        qpf.clear();
+        qpf.qpId = id;
+        qpf.qpType = QP_TYPE_IWARP;
+        qpf.hostContextAddress = hostContextAddress;
+        qpf.shadowAreaAddress = shadowAddress;
+    }
+
+    /**
      * verbs.c irdma_modify_qp to IB_QPS_RTS for a connection: Modify QP with the TCP context, ORD, ARP index and CQ
      * numbers valid. The device starts the connection WQEs at SQ index 0 once the QP is in RTS.
      */
@@ -362,11 +374,7 @@ public final class QueuePair {
         connection = events;
         hwTcpState = TCP_ESTABLISHED;
         hteAdded = true;
-        qpf.clear();
-        qpf.qpId = id;
-        qpf.qpType = QP_TYPE_IWARP;
-        qpf.hostContextAddress = hostContextAddress;
-        qpf.shadowAreaAddress = shadowAddress;
+        qpOp();
         qpf.nextIwarpState = STATE_RTS;
         qpf.tcpContextValid = true;
         qpf.ordValid = true;
@@ -635,11 +643,7 @@ public final class QueuePair {
         }
         ibState = target;
         if (next >= 0) {
-            qpf.clear();
-            qpf.qpId = id;
-            qpf.qpType = QP_TYPE_IWARP;
-            qpf.hostContextAddress = hostContextAddress;
-            qpf.shadowAreaAddress = shadowAddress;
+            qpOp();
             qpf.nextIwarpState = next;
             qpf.resetConnection = reset;
             try {
@@ -714,11 +718,7 @@ public final class QueuePair {
             verbs.deregister(lsmmRegion);
             lsmmRegion = null;
         }
-        qpf.clear();
-        qpf.qpId = id;
-        qpf.qpType = QP_TYPE_IWARP;
-        qpf.hostContextAddress = hostContextAddress;
-        qpf.shadowAreaAddress = shadowAddress;
+        qpOp();
         qpf.removeHashEntry = true;
         CqpException failure = null;
         try {
@@ -946,11 +946,7 @@ public final class QueuePair {
                 len = termLen;
             }
         }
-        qpf.clear();
-        qpf.qpId = id;
-        qpf.qpType = QP_TYPE_IWARP;
-        qpf.hostContextAddress = hostContextAddress;
-        qpf.shadowAreaAddress = shadowAddress;
+        qpOp();
         qpf.nextIwarpState = state;
         qpf.removeHashEntry = delHash;
         qpf.cqNumValid = true;

@@ -138,8 +138,8 @@ class BigTransferTest {
         Buffer dst = pair.b.buffer(8 * MIB, MemoryRegions.REMOTE_WRITE);
         pair.a.fill(src.gpa(), 8 * MIB, 1);
         pair.b.fill(dst.gpa(), 8 * MIB, 2);
-        byte[] original = bytes(pair.b, dst.gpa(), 8 * MIB);
-        byte[] source = bytes(pair.a, src.gpa(), 8 * MIB);
+        byte[] original = pair.b.read(dst.gpa(), 8 * MIB);
+        byte[] source = pair.a.read(src.gpa(), 8 * MIB);
         // A middlebox on A's side flips a payload bit in one data segment of fifty and rewrites the TCP checksum.
         SplittableRandom rnd = new SplittableRandom(3);
         BytesStore<?, Void> copy = BytesStore.nativeStoreWithFixedCapacity(2048);
@@ -171,7 +171,7 @@ class BigTransferTest {
             assertTrue(corrupted[0] >= 1);
             pair.run(100_000_000L);
             assertEquals(1, c.passive.engine().stats().crcErrors(), "the QP stopped at the first");
-            byte[] placed = bytes(pair.b, dst.gpa(), 8 * MIB);
+            byte[] placed = pair.b.read(dst.gpa(), 8 * MIB);
             long good = 0;
             for (int i = 0; i < placed.length; i++) {
                 if (placed[i] != original[i]) {
@@ -184,11 +184,5 @@ class BigTransferTest {
         } finally {
             copy.releaseLast();
         }
-    }
-
-    private static byte[] bytes(IwarpTestDriver n, long gpa, int len) {
-        byte[] b = new byte[len];
-        n.store().read(n.off(gpa), b, 0, len);
-        return b;
     }
 }

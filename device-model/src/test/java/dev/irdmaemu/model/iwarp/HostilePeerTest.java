@@ -71,16 +71,8 @@ class HostilePeerTest {
                 | MemoryRegions.REMOTE_READ);
         readOnlyStag = pair.b.register(area + 4096, 4096, MemoryRegions.REMOTE_READ);
         vcq = pair.b.createCq(60, 256);
-        IwarpTestDriver.QpSpec s = new IwarpTestDriver.QpSpec();
-        s.qpId = VICTIM;
-        s.sendCq = vcq;
-        s.recvCq = vcq;
-        s.localPort = 21000;
-        s.remoteIp = IP_C;
-        s.remotePort = 41000;
-        s.sndNxt = 7000;
-        s.rcvNxt = 9000;
-        s.arpIndex = ARP_C;
+        IwarpTestDriver.QpSpec s = IwarpTestDriver.QpSpec.connection(VICTIM, vcq, 21000, IP_C, 41000, 7000, 9000,
+                ARP_C);
         s.ird = 8;
         victim = pair.b.createQp(s);
         assertTrue(pair.b.qhash(IwarpTestDriver.QHASH_ADD, 21000, IP_C, 41000, VICTIM));

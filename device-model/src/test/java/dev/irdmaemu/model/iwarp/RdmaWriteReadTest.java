@@ -34,12 +34,6 @@ class RdmaWriteReadTest {
         pair.close();
     }
 
-    private byte[] bytes(IwarpTestDriver n, long gpa, int len) {
-        byte[] b = new byte[len];
-        n.store().read(n.off(gpa), b, 0, len);
-        return b;
-    }
-
     private List<Completion> completions(IwarpTestDriver n, IwarpTestDriver.Cq cq, int count) {
         List<Completion> got = new ArrayList<>();
         pair.runUntil(() -> {
@@ -62,7 +56,7 @@ class RdmaWriteReadTest {
         assertFalse(done.error());
         assertEquals(idx, done.wqeIndex());
         assertEquals(SqOpcode.RDMA_WRITE.code(), done.opType());
-        assertArrayEquals(bytes(pair.a, src.gpa(), 10_000), bytes(pair.b, dst.gpa() + 1000, 10_000));
+        assertArrayEquals(pair.a.read(src.gpa(), 10_000), pair.b.read(dst.gpa() + 1000, 10_000));
         assertEquals(0, pair.b.store().readLong(pair.b.off(dst.gpa())), "nothing before the offset");
         assertTrue(pair.b.pollAll(c.bCq).isEmpty(), "an RDMA Write completes nothing at the Data Sink");
         // Tagged FPDUs: TO advancing by 1440 (MULPDU 1454 less the 14-byte tagged header), L on the last.
@@ -98,9 +92,9 @@ class RdmaWriteReadTest {
         pair.a.postWrite(c.active, new SgeList().add(src.gpa() + 100, 3 * 4096 - 200, src.stag()), stag, va + 100,
                 SqWqe.SIGNALED);
         assertFalse(completions(pair.a, c.aCq, 1).get(0).error());
-        byte[] sent = bytes(pair.a, src.gpa(), 3 * 4096);
+        byte[] sent = pair.a.read(src.gpa(), 3 * 4096);
         for (int p = 0; p < 3; p++) {
-            byte[] page = bytes(pair.b, pages[p], 2 * 4096);
+            byte[] page = pair.b.read(pages[p], 2 * 4096);
             for (int j = 0; j < 4096; j++) {
                 int at = p * 4096 + j;
                 byte want = at < 100 || at >= 3 * 4096 - 100 ? (byte) 0xee : sent[at];
@@ -113,7 +107,7 @@ class RdmaWriteReadTest {
         pair.a.postRead(c.active, new SgeList().add(sink.gpa(), 3 * 4096 - 200, sink.stag()), stag, va + 100,
                 SqWqe.SIGNALED);
         assertFalse(completions(pair.a, c.aCq, 1).get(0).error());
-        byte[] back = bytes(pair.a, sink.gpa(), 3 * 4096 - 200);
+        byte[] back = pair.a.read(sink.gpa(), 3 * 4096 - 200);
         for (int i = 0; i < back.length; i++) {
             assertEquals(sent[100 + i], back[i], "read back byte " + i);
         }
@@ -132,7 +126,7 @@ class RdmaWriteReadTest {
             completions(pair.a, c.aCq, 1);
             byte[] expect = new byte[90];
             data.read(0, expect, 0, 90);
-            assertArrayEquals(expect, bytes(pair.b, dst.gpa() + 7, 90));
+            assertArrayEquals(expect, pair.b.read(dst.gpa() + 7, 90));
         } finally {
             data.releaseLast();
         }
@@ -151,8 +145,8 @@ class RdmaWriteReadTest {
         assertFalse(done.error());
         assertEquals(idx, done.wqeIndex());
         assertEquals(SqOpcode.RDMA_READ.code(), done.opType());
-        assertArrayEquals(bytes(pair.b, remote.gpa() + 500, 3000), bytes(pair.a, s1.gpa(), 3000));
-        assertArrayEquals(bytes(pair.b, remote.gpa() + 3500, 9000), bytes(pair.a, s2.gpa(), 9000));
+        assertArrayEquals(pair.b.read(remote.gpa() + 500, 3000), pair.a.read(s1.gpa(), 3000));
+        assertArrayEquals(pair.b.read(remote.gpa() + 3500, 9000), pair.a.read(s2.gpa(), 9000));
         // One Read Request per sink SGE (MSN 1 and 2 on queue 1) and Read Responses to each sink STag.
         List<RecordingTraceSink.Recorded> rreq = new ArrayList<>(pair.a.traceSink().of(TraceKind.FPDU_TX));
         rreq.removeIf(e -> !"RDMA_READ_REQUEST".equals(e.get("op")));
@@ -185,7 +179,7 @@ class RdmaWriteReadTest {
         for (int i = 0; i < 6; i++) {
             assertEquals(3 + i, got.get(i).wqeIndex(), "completions in SQ order");
         }
-        assertArrayEquals(bytes(pair.b, remote.gpa(), 48 * 1024), bytes(pair.a, sink.gpa(), 48 * 1024));
+        assertArrayEquals(pair.b.read(remote.gpa(), 48 * 1024), pair.a.read(sink.gpa(), 48 * 1024));
     }
 
     @Test
@@ -201,7 +195,7 @@ class RdmaWriteReadTest {
         pair.a.postWrite(c.active, new SgeList().add(sink.gpa(), 16 * 1024, sink.stag()), remote.stag(),
                 remote.gpa() + 16 * 1024, SqWqe.SIGNALED | SqWqe.READ_FENCE);
         completions(pair.a, c.aCq, 1);
-        assertArrayEquals(bytes(pair.b, remote.gpa(), 16 * 1024), bytes(pair.b, remote.gpa() + 16 * 1024, 16 * 1024));
+        assertArrayEquals(pair.b.read(remote.gpa(), 16 * 1024), pair.b.read(remote.gpa() + 16 * 1024, 16 * 1024));
         // A NOP with LOCALFENCE behind an unacknowledged Send starts only once the Send completed.
         Buffer rbuf = pair.b.buffer(64, MemoryRegions.LOCAL_WRITE);
         pair.b.postRecv(c.passive, new SgeList().add(rbuf.gpa(), 64, rbuf.stag()));
@@ -244,7 +238,7 @@ class RdmaWriteReadTest {
         pair.a.postWrite(c.active, new SgeList().add(src.gpa(), 100, src.stag()), stag, target.gpa() + 50,
                 SqWqe.SIGNALED);
         completions(pair.a, c.aCq, 1);
-        assertArrayEquals(bytes(pair.a, src.gpa(), 100), bytes(pair.b, target.gpa() + 50, 100));
+        assertArrayEquals(pair.a.read(src.gpa(), 100), pair.b.read(target.gpa() + 50, 100));
     }
 
     @Test

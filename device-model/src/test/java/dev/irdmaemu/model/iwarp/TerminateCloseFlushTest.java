@@ -224,11 +224,7 @@ class TerminateCloseFlushTest {
     @Test
     void aQpThatNeverRanFlushesWhatWasPostedOnItsRings() {
         IwarpTestDriver.Cq cq = pair.a.createCq(70, 64);
-        IwarpTestDriver.QpSpec spec = new IwarpTestDriver.QpSpec();
-        spec.qpId = 30;
-        spec.sendCq = cq;
-        spec.recvCq = cq;
-        spec.arpIndex = IwarpPair.ARP_INDEX;
+        IwarpTestDriver.QpSpec spec = IwarpTestDriver.QpSpec.connection(30, cq, 0, 0, 0, 0, 0, IwarpPair.ARP_INDEX);
         IwarpTestDriver.Qp qp = pair.a.createQp(spec);
         Buffer b = pair.a.buffer(64, MemoryRegions.LOCAL_WRITE);
         pair.a.postRecv(qp, new SgeList().add(b.gpa(), 64, b.stag()));
