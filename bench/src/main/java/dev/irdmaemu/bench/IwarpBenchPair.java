@@ -74,7 +74,7 @@ final class IwarpBenchPair implements AutoCloseable {
         long sq;
         long rq;
         long cqRing;
-        int sqHead = 3;
+        int sqHead = SqWqe.CONNECTION_WQES;
         boolean sqPolarity = true;
         int rqHead;
         boolean rqPolarity;

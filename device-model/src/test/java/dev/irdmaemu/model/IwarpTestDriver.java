@@ -468,7 +468,7 @@ public final class IwarpTestDriver implements AutoCloseable {
         public long rq;
         public long q2;
         public long completionContext;
-        public int sqHead = 3;
+        public int sqHead = SqWqe.CONNECTION_WQES;
         public boolean sqPolarity = true;
         public int rqHead;
         public boolean rqPolarity;
@@ -590,9 +590,9 @@ public final class IwarpTestDriver implements AutoCloseable {
         f.flushRq = rq;
         f.userFlushCode = true;
         f.sqMajor = Cqe.MAJOR_FLUSH;
-        f.sqMinor = 1;
+        f.sqMinor = Cqe.MINOR_FLUSH_GENERAL;
         f.rqMajor = Cqe.MAJOR_FLUSH;
-        f.rqMinor = 1;
+        f.rqMinor = Cqe.MINOR_FLUSH_GENERAL;
         return cqp((o, v) -> CqpWqeWriter.flushWqes(d.store(), o, f, v));
     }
 

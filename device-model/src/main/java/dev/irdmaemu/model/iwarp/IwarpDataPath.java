@@ -263,9 +263,9 @@ public final class IwarpDataPath {
             return 0;
         }
         int sqMaj = f.userFlushCode ? f.sqMajor : Cqe.MAJOR_FLUSH;
-        int sqMin = f.userFlushCode ? f.sqMinor : FLUSH_GENERAL_ERR;
+        int sqMin = f.userFlushCode ? f.sqMinor : Cqe.MINOR_FLUSH_GENERAL;
         int rqMaj = f.userFlushCode ? f.rqMajor : Cqe.MAJOR_FLUSH;
-        int rqMin = f.userFlushCode ? f.rqMinor : FLUSH_GENERAL_ERR;
+        int rqMin = f.userFlushCode ? f.rqMinor : Cqe.MINOR_FLUSH_GENERAL;
         // A queue already flushed has nothing left (the driver's qp->flush_sq / flush_rq say the same).
         boolean sq = flushSq && !qp.sqFlushed();
         boolean rq = flushRq && !qp.rqFlushed();
@@ -290,8 +290,6 @@ public final class IwarpDataPath {
         };
     }
 
-    /** user.h FLUSH_GENERAL_ERR. */
-    static final int FLUSH_GENERAL_ERR = 1;
 
     /** A QP that never ran (no engine): its posted WQEs are flushed from the rings as they stand. */
     private int flushIdle(QueuePair qp, boolean flushSq, boolean flushRq, int sqMaj, int sqMin, int rqMaj, int rqMin) {
