@@ -442,21 +442,17 @@ public final class QueuePair {
                     if (total > queues.maxInline || !gatherInline(sges, (int) total)) {
                         return PostStatus.INVALID;
                     }
-                    int quanta = SqWqe.inlineQuanta((int) total);
-                    long o = queues.nextSendWqe(quanta, (int) total, wr.wrId, signaled);
-                    if (o < 0) {
+                    SqWqe w = slot(SqWqe.inlineQuanta((int) total), total, wr, signaled);
+                    if (w == null) {
                         return PostStatus.QUEUE_FULL;
                     }
-                    sqWqe.wrap(store, o, (long) quanta * SqWqe.QUANTUM).writeInlineSend(queues.swqePolarity, op,
-                            inline(), 0, (int) total, inv, flags, 0);
+                    w.writeInlineSend(queues.swqePolarity, op, inline(), 0, (int) total, inv, flags, 0);
                 } else {
-                    int quanta = SqWqe.fragmentQuanta(n);
-                    long o = queues.nextSendWqe(quanta, (int) total, wr.wrId, signaled);
-                    if (o < 0) {
+                    SqWqe w = slot(SqWqe.fragmentQuanta(n), total, wr, signaled);
+                    if (w == null) {
                         return PostStatus.QUEUE_FULL;
                     }
-                    sqWqe.wrap(store, o, (long) quanta * SqWqe.QUANTUM).writeSend(queues.swqePolarity, op, sges,
-                            flags, 0, inv);
+                    w.writeSend(queues.swqePolarity, op, sges, flags, 0, inv);
                 }
             }
             case RDMA_WRITE -> {
@@ -469,21 +465,18 @@ public final class QueuePair {
                     if (total > queues.maxInline || !gatherInline(sges, (int) total)) {
                         return PostStatus.INVALID;
                     }
-                    int quanta = SqWqe.inlineQuanta((int) total);
-                    long o = queues.nextSendWqe(quanta, (int) total, wr.wrId, signaled);
-                    if (o < 0) {
+                    SqWqe w = slot(SqWqe.inlineQuanta((int) total), total, wr, signaled);
+                    if (w == null) {
                         return PostStatus.QUEUE_FULL;
                     }
-                    sqWqe.wrap(store, o, (long) quanta * SqWqe.QUANTUM).writeInlineRdmaWrite(queues.swqePolarity,
-                            op, inline(), 0, (int) total, wr.rkey, wr.remoteAddress, flags, 0);
+                    w.writeInlineRdmaWrite(queues.swqePolarity, op, inline(), 0, (int) total, wr.rkey,
+                            wr.remoteAddress, flags, 0);
                 } else {
-                    int quanta = SqWqe.fragmentQuanta(n);
-                    long o = queues.nextSendWqe(quanta, (int) total, wr.wrId, signaled);
-                    if (o < 0) {
+                    SqWqe w = slot(SqWqe.fragmentQuanta(n), total, wr, signaled);
+                    if (w == null) {
                         return PostStatus.QUEUE_FULL;
                     }
-                    sqWqe.wrap(store, o, (long) quanta * SqWqe.QUANTUM).writeRdmaWrite(queues.swqePolarity, op,
-                            sges, wr.rkey, wr.remoteAddress, flags, 0);
+                    w.writeRdmaWrite(queues.swqePolarity, op, sges, wr.rkey, wr.remoteAddress, flags, 0);
                 }
             }
             case RDMA_READ, RDMA_READ_WITH_INV -> {
@@ -491,22 +484,20 @@ public final class QueuePair {
                     return PostStatus.INVALID;
                 }
                 long total = sges.totalLength();
-                int quanta = SqWqe.fragmentQuanta(n);
-                long o = queues.nextSendWqe(quanta, (int) total, wr.wrId, signaled);
-                if (o < 0) {
+                SqWqe w = slot(SqWqe.fragmentQuanta(n), total, wr, signaled);
+                if (w == null) {
                     return PostStatus.QUEUE_FULL;
                 }
-                sqWqe.wrap(store, o, (long) quanta * SqWqe.QUANTUM).writeRdmaRead(queues.swqePolarity, sges, wr.rkey,
-                        wr.remoteAddress, wr.opcode == WrOpcode.RDMA_READ_WITH_INV, flags);
+                w.writeRdmaRead(queues.swqePolarity, sges, wr.rkey, wr.remoteAddress,
+                        wr.opcode == WrOpcode.RDMA_READ_WITH_INV, flags);
             }
             case LOCAL_INV -> {
                 // verbs.c: IB_WR_LOCAL_INV always fences locally
-                long o = queues.nextSendWqe(1, 0, wr.wrId, signaled);
-                if (o < 0) {
+                SqWqe w = slot(1, 0, wr, signaled);
+                if (w == null) {
                     return PostStatus.QUEUE_FULL;
                 }
-                sqWqe.wrap(store, o, SqWqe.QUANTUM).writeLocalInvalidate(queues.swqePolarity, wr.invalidateRkey,
-                        flags | SqWqe.LOCAL_FENCE);
+                w.writeLocalInvalidate(queues.swqePolarity, wr.invalidateRkey, flags | SqWqe.LOCAL_FENCE);
             }
             case REG_MR -> {
                 MemoryRegion mr = wr.mr;
@@ -514,16 +505,16 @@ public final class QueuePair {
                         || mr.pageCount == 0 || (wr.key >>> 8) != (mr.stag >>> 8)) {
                     return PostStatus.INVALID;
                 }
-                long o = queues.nextSendWqe(1, 0, wr.wrId, signaled);
-                if (o < 0) {
+                SqWqe w = slot(1, 0, wr, signaled);
+                if (w == null) {
                     return PostStatus.QUEUE_FULL;
                 }
                 // verbs.c IB_WR_REG_MR / ctrl.c irdma_sc_mr_fast_register: VA-based, the first page's address as
                 // reg_addr_pa, the PBL chunk only with more than one page (IRDMA_MIN_PAGES_PER_FMR), local fence
                 int chunk = mr.pageCount > 1 ? PbleLayout.CHUNK_LEVEL_1 : PbleLayout.CHUNK_NONE;
-                sqWqe.wrap(store, o, SqWqe.QUANTUM).writeFastRegister(queues.swqePolarity, mr.iova, true,
-                        mr.pages[0], mr.pbles.first, mr.length, wr.key & 0xff, wr.key >>> 8, chunk, 0,
-                        Access.hardwareRights(wr.access), false, flags | SqWqe.LOCAL_FENCE);
+                w.writeFastRegister(queues.swqePolarity, mr.iova, true, mr.pages[0], mr.pbles.first, mr.length,
+                        wr.key & 0xff, wr.key >>> 8, chunk, 0, Access.hardwareRights(wr.access), false,
+                        flags | SqWqe.LOCAL_FENCE);
                 mr.stag = wr.key;
             }
             default -> {
@@ -531,6 +522,15 @@ public final class QueuePair {
             }
         }
         return PostStatus.OK;
+    }
+
+    /**
+     * uk.c irdma_qp_get_next_send_wqe: room for a WQE of {@code quanta} at the SQ head (tracking the request's wr_id,
+     * length and signaling), {@link #sqWqe} wrapped over it; null when the SQ is full.
+     */
+    private SqWqe slot(int quanta, long total, SendWorkRequest wr, boolean signaled) {
+        long o = queues.nextSendWqe(quanta, (int) total, wr.wrId, signaled);
+        return o < 0 ? null : sqWqe.wrap(store, o, (long) quanta * SqWqe.QUANTUM);
     }
 
     /**
