@@ -1,6 +1,9 @@
 package dev.irdmaemu.bench;
 
 import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.cm.verbs.Access;
+import dev.irdmaemu.cm.verbs.IrdmaVerbs;
+import dev.irdmaemu.cm.verbs.ProtectionDomain;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
 import dev.irdmaemu.fw.cqp.CqpWqe;
@@ -31,7 +34,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  * Two E810 models on one link, brought up by the cm module's driver layer (irdma's probe), with one offloaded
  * iWARP connection between them made as irdma's CM hands it over (the passive side's LSMM and the active side's
  * RTR written at SQ index 0, the RTS-AE WQEs, Modify QP to RTS with the TCP context), tracing off: what the iWARP
- * benchmarks drive. The benchmarks post WQEs as uk.c does and poll CQEs by their valid bit, allocation-free.
+ * benchmarks drive. Memory is registered by the cm module's verbs ({@link Node#register}: Register MR into the
+ * model's own STag table, as verbs.c does for a kernel consumer's buffer), so every placement and every gather
+ * goes through the device's STag checks and translation. The benchmarks post WQEs as uk.c does and poll CQEs by
+ * their valid bit, allocation-free.
  */
 final class IwarpBenchPair implements AutoCloseable {
     static final long RAM = 64L << 20;
@@ -50,19 +56,25 @@ final class IwarpBenchPair implements AutoCloseable {
     final Node a;
     final Node b;
 
+    /** A registered buffer: its address (also its iova) and its STag (lkey = rkey). */
+    record Region(long address, int stag) {
+    }
+
     /** One node and the driver's view of its QP's rings. */
     static final class Node {
         final HostMemory memory = new HostMemory();
         final HostRam ram = new HostRam(memory, 0x4000_0000L, RAM);
         final IrdmaDriver driver;
         final E810RdmaFunction device;
+        final IrdmaVerbs verbs;
+        final ProtectionDomain pd;
         final BytesStore<?, ?> store;
         final SqWqe sqWqe = new SqWqe();
         final RqWqe rqWqe = new RqWqe();
         long sq;
         long rq;
         long cqRing;
-        int sqHead = 3;
+        int sqHead = SqWqe.CONNECTION_WQES;
         boolean sqPolarity = true;
         int rqHead;
         boolean rqPolarity;
@@ -72,11 +84,12 @@ final class IwarpBenchPair implements AutoCloseable {
 
         Node(SimScheduler s, Link link, long mac) {
             driver = new IrdmaDriver(ram, s);
-            device = new E810RdmaFunction(s, memory, driver.interruptSink(), new Trace(s), new LatencyTable(), 0,
-                    new BenchMemoryRegions(memory, 0x4000_0000L, RAM));
+            device = new E810RdmaFunction(s, memory, driver.interruptSink(), new Trace(s), new LatencyTable());
             driver.bind(device);
             device.attach(link, mac, FaultProfile.NONE);
             driver.bringUp();
+            verbs = new IrdmaVerbs(driver);
+            pd = verbs.allocatePd();
             store = driver.store();
             driver.attach(new IrdmaDriver.Upcalls() {
                 @Override
@@ -94,6 +107,16 @@ final class IwarpBenchPair implements AutoCloseable {
 
         IwarpQp engine() {
             return device.iwarp().engine(QP);
+        }
+
+        /**
+         * A zeroed buffer of {@code bytes} registered with {@code access} (ib_verbs.h IB_ACCESS_*) in the QP's PD:
+         * physically contiguous, so registered by its address, as irdma_reg_user_mr_type_mem does once
+         * irdma_check_mr_contiguous finds it so.
+         */
+        Region register(long bytes, int access) {
+            long address = driver.allocate(bytes);
+            return new Region(address, verbs.registerBuffer(pd, address, bytes, access).lkey());
         }
 
         long off(long gpa) {
@@ -151,12 +174,14 @@ final class IwarpBenchPair implements AutoCloseable {
         int lsmm = 24;
         setUpQp(a, IP_A, 40000, IP_B, 20000, isnA, isnB + lsmm);
         setUpQp(b, IP_B, 20000, IP_A, 40000, isnB, isnA);
-        // B (passive): the LSMM (24 bytes of "MPA reply" from its own RAM), RTS.
+        // B (passive): the LSMM (24 bytes of "MPA reply" from its own RAM, registered as cm.c irdma_accept
+        // registers ietf_mem: irdma_reg_phys_mr with local write), RTS.
         long reply = b.driver.allocate(64);
+        int replyStag = b.verbs.registerPhysical(b.pd, reply, 64, Access.LOCAL_WRITE, reply).lkey();
         b.store.writeLong(b.off(reply), 0x4d5041204944L);
         b.driver.manageQhash(CqpWqe.QHASH_MANAGE_ADD, true, new int[] {IP_B}, 20000, new int[] {IP_A}, 40000, true,
                 -1, MAC_B, QP);
-        b.sqWqe.wrap(b.store, b.off(b.sq), 32).writeLsmm(true, reply, lsmm, BenchMemoryRegions.STAG);
+        b.sqWqe.wrap(b.store, b.off(b.sq), 32).writeLsmm(true, reply, lsmm, replyStag);
         rtsAe(b);
         modify(b, 2, true);
         scheduler.runFor(1_000_000);
@@ -194,8 +219,8 @@ final class IwarpBenchPair implements AutoCloseable {
                 0, 0, 0, 2);
         var info = new QpHostContextInfo(0xbe_0000_0000L | QP, CQ, CQ, 0, 0, false, true, true);
         long mac = n == a ? MAC_A : MAC_B;
-        var iw = new IwarpOffloadInfo(0, 0, 1, 1, 0, 1, 64, 64, false, false, false, false, false, false, true, true,
-                false, false, true, false, false, false, 0, 0, 0, mac, 5);
+        var iw = new IwarpOffloadInfo(0, 0, 1, 1, 0, n.pd.id(), 64, 64, false, false, false, false, false, false, true,
+                true, false, false, true, false, false, false, 0, 0, 0, mac, 5);
         var tcp = new TcpOffloadInfo(true, true, false, false, false, false, true, false, false, 0, 0, 64, 0,
                 localPort, remotePort, 0, 0, 0, remote, 1460, 0, 0, 3, 0, 5, 7, 7, 0, 0, sndNxt, 256 * 1024,
                 rcvNxt, 256 * 1024, sndNxt, sndNxt, 0, 6, 0x3fffffffL, 0, rcvNxt, sndNxt, 256 * 1024, 0, 0, 0, 0,
@@ -224,9 +249,9 @@ final class IwarpBenchPair implements AutoCloseable {
         n.driver.modifyQp(f);
     }
 
-    /** Posts an RDMA Write of {@code sges} from A to B's {@code remoteTo} (one quantum: at most 1 SGE). */
-    void write(SgeList sges, long remoteTo, boolean signaled) {
-        a.nextWqe().writeRdmaWrite(a.sqPolarity, SqOpcode.RDMA_WRITE, sges, BenchMemoryRegions.STAG, remoteTo,
+    /** Posts an RDMA Write of {@code sges} from A to B's region {@code rkey} at {@code remoteTo} (at most 1 SGE). */
+    void write(SgeList sges, int rkey, long remoteTo, boolean signaled) {
+        a.nextWqe().writeRdmaWrite(a.sqPolarity, SqOpcode.RDMA_WRITE, sges, rkey, remoteTo,
                 signaled ? SqWqe.SIGNALED : 0, 0);
     }
 

@@ -1,5 +1,6 @@
 package dev.irdmaemu.bench;
 
+import dev.irdmaemu.cm.verbs.Access;
 import dev.irdmaemu.fw.queue.SgeList;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -16,8 +17,8 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * Wall nanoseconds per full-size FPDU through both models: RDMA Writes of exactly one MULPDU of payload (1440
  * bytes with MSS 1460 and CRC), {@value #BATCH} per invocation, so the time per op is one FPDU's trip: gathered,
- * framed and CRCed, segmented and checksummed by TCP, carried by the link, classified, checked, placed, and its
- * ACK's way back.
+ * framed and CRCed, segmented and checksummed by TCP, carried by the link, classified, checked against its STag and
+ * placed through the STag table, and its ACK's way back.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -28,7 +29,7 @@ public class IwarpFpduBench {
 
     private IwarpBenchPair pair;
     private final SgeList sge = new SgeList();
-    private long dst;
+    private IwarpBenchPair.Region dst;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -36,9 +37,9 @@ public class IwarpFpduBench {
         if (pair.a.engine().mulpduBytes() - 14 != PAYLOAD) {
             throw new IllegalStateException("MULPDU " + pair.a.engine().mulpduBytes());
         }
-        long src = pair.a.driver.allocate(PAYLOAD);
-        dst = pair.b.driver.allocate(PAYLOAD);
-        sge.add(src, PAYLOAD, BenchMemoryRegions.STAG);
+        IwarpBenchPair.Region src = pair.a.register(PAYLOAD, Access.LOCAL_WRITE);
+        sge.add(src.address(), PAYLOAD, src.stag());
+        dst = pair.b.register(PAYLOAD, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
     }
 
     @TearDown(Level.Trial)
@@ -51,7 +52,7 @@ public class IwarpFpduBench {
     public long fpdu() {
         long before = pair.a.engine().stats().fpdusSent();
         for (int i = 0; i < BATCH; i++) {
-            pair.write(sge, dst, i == BATCH - 1);
+            pair.write(sge, dst.stag(), dst.address(), i == BATCH - 1);
         }
         pair.a.ring();
         if (!pair.awaitCompletions(pair.a, 1)) {

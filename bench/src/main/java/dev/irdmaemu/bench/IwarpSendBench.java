@@ -1,5 +1,6 @@
 package dev.irdmaemu.bench;
 
+import dev.irdmaemu.cm.verbs.Access;
 import dev.irdmaemu.fw.queue.SgeList;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -32,10 +33,10 @@ public class IwarpSendBench {
     @Setup(Level.Trial)
     public void setUp() {
         pair = new IwarpBenchPair();
-        long src = pair.a.driver.allocate(64);
-        long dst = pair.b.driver.allocate(64);
-        sge.add(src, 64, BenchMemoryRegions.STAG);
-        rsge.add(dst, 64, BenchMemoryRegions.STAG);
+        IwarpBenchPair.Region src = pair.a.register(64, Access.LOCAL_WRITE);
+        IwarpBenchPair.Region dst = pair.b.register(64, Access.LOCAL_WRITE);
+        sge.add(src.address(), 64, src.stag());
+        rsge.add(dst.address(), 64, dst.stag());
     }
 
     @TearDown(Level.Trial)

@@ -1,5 +1,6 @@
 package dev.irdmaemu.bench;
 
+import dev.irdmaemu.cm.verbs.Access;
 import dev.irdmaemu.fw.queue.SgeList;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -18,8 +19,8 @@ public final class IwarpThroughputProbe {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         try (IwarpBenchPair pair = new IwarpBenchPair()) {
-            long src = pair.a.driver.allocate(4096L * 16);
-            long dst = pair.b.driver.allocate(4096L * 16);
+            IwarpBenchPair.Region src = pair.a.register(4096L * 16, Access.LOCAL_WRITE);
+            IwarpBenchPair.Region dst = pair.b.register(4096L * 16, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
             SgeList sge = new SgeList();
             // warm-up, then the measured run
             for (int round = 0; round < 2; round++) {
@@ -30,8 +31,8 @@ public final class IwarpThroughputProbe {
                 while (System.nanoTime() < limit) {
                     for (int i = 0; i < 256; i++) {
                         long at = (i & 15) * 4096L;
-                        sge.clear().add(src + at, 4096, BenchMemoryRegions.STAG);
-                        pair.write(sge, dst + at, i == 255);
+                        sge.clear().add(src.address() + at, 4096, src.stag());
+                        pair.write(sge, dst.stag(), dst.address() + at, i == 255);
                     }
                     pair.a.ring();
                     if (!pair.awaitCompletions(pair.a, 1)) {

@@ -1,5 +1,6 @@
 package dev.irdmaemu.bench;
 
+import dev.irdmaemu.cm.verbs.Access;
 import dev.irdmaemu.fw.queue.SgeList;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -16,9 +17,10 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * RDMA Write throughput between two in-process E810 models over one offloaded iWARP connection: each invocation
  * posts {@value #BATCH} 4 KiB Writes (the last signaled, one doorbell) and runs the simulation until the
- * completion; the whole data path runs on the benchmark thread (SQ, MPA/DDP/RDMAP with CRC32c, TCP with ACKs, the
- * link, the peer's receive path and placement). Ops/s are 4 KiB messages per wall second: payload Gbit/s is
- * ops/s x 4096 x 8 / 10^9 (32768 ops/s is 1 Gbit/s of payload... so 305,176 ops/s is 10 Gbit/s).
+ * completion; the whole data path runs on the benchmark thread (SQ, gather and placement through both models'
+ * STag tables, MPA/DDP/RDMAP with CRC32c, TCP with ACKs, the link, the peer's receive path). Ops/s are 4 KiB
+ * messages per wall second: payload Gbit/s is ops/s x 4096 x 8 / 10^9 (32768 ops/s is 1 Gbit/s of payload... so
+ * 305,176 ops/s is 10 Gbit/s).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -29,14 +31,14 @@ public class IwarpWriteBench {
 
     private IwarpBenchPair pair;
     private final SgeList sge = new SgeList();
-    private long src;
-    private long dst;
+    private IwarpBenchPair.Region src;
+    private IwarpBenchPair.Region dst;
 
     @Setup(Level.Trial)
     public void setUp() {
         pair = new IwarpBenchPair();
-        src = pair.a.driver.allocate(MESSAGE * 16L);
-        dst = pair.b.driver.allocate(MESSAGE * 16L);
+        src = pair.a.register(MESSAGE * 16L, Access.LOCAL_WRITE);
+        dst = pair.b.register(MESSAGE * 16L, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
     }
 
     @TearDown(Level.Trial)
@@ -49,8 +51,8 @@ public class IwarpWriteBench {
     public int write4KiB() {
         for (int i = 0; i < BATCH; i++) {
             long at = (i & 15) * (long) MESSAGE;
-            sge.clear().add(src + at, MESSAGE, BenchMemoryRegions.STAG);
-            pair.write(sge, dst + at, i == BATCH - 1);
+            sge.clear().add(src.address() + at, MESSAGE, src.stag());
+            pair.write(sge, dst.stag(), dst.address() + at, i == BATCH - 1);
         }
         pair.a.ring();
         if (!pair.awaitCompletions(pair.a, 1)) {

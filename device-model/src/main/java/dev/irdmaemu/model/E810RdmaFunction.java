@@ -66,7 +66,6 @@ public final class E810RdmaFunction implements Mmio {
     private final CqpEngine cqp;
     private final EthernetPort port;
     private final PudaQueues puda;
-    private final MemoryRegions regions;
     private final IwarpDataPath iwarp;
     private final int[] wqeAllocQueue;
     private final boolean[] wqeAllocPending;
@@ -81,17 +80,9 @@ public final class E810RdmaFunction implements Mmio {
         this(scheduler, memory, interrupts, trace, latency, 0);
     }
 
+    /** The function with HMC function id {@code hmcFunctionId}; its data path places through its own STag table. */
     public E810RdmaFunction(SimScheduler scheduler, HostMemory memory, InterruptSink interrupts, Trace trace,
                             LatencyTable latency, int hmcFunctionId) {
-        this(scheduler, memory, interrupts, trace, latency, hmcFunctionId, null);
-    }
-
-    /**
-     * The function whose iWARP data path places and fetches through {@code regions} instead of its own STag table
-     * (a test seam; {@code null}: the function's own {@link MemoryRegionTable}, fed by the CQP and SQ ops).
-     */
-    public E810RdmaFunction(SimScheduler scheduler, HostMemory memory, InterruptSink interrupts, Trace trace,
-                            LatencyTable latency, int hmcFunctionId, MemoryRegions regions) {
         this.scheduler = scheduler;
         this.memory = memory;
         this.trace = trace;
@@ -124,8 +115,7 @@ public final class E810RdmaFunction implements Mmio {
         this.port = new EthernetPort(scheduler, trace, latency, new ReceiveClassifier(qhash, apbvt), qps, aeq);
         this.puda = new PudaQueues(memory, cqs, qps, scheduler, trace, port::transmit, aeq);
         port.attachPuda(puda);
-        this.regions = regions != null ? regions : stags;
-        this.iwarp = new IwarpDataPath(scheduler, memory, trace, latency, cqs, qps, aeq, arp, this.regions,
+        this.iwarp = new IwarpDataPath(scheduler, memory, trace, latency, cqs, qps, aeq, arp, stags,
                 port::transmit);
         iwarp.attachPuda(puda);
         port.attachDataPath(iwarp);
@@ -348,9 +338,9 @@ public final class E810RdmaFunction implements Mmio {
         return iwarp;
     }
 
-    /** The memory-registration state the data path uses. */
+    /** The memory-registration state the data path uses: the STag table, as the data path sees it. */
     public MemoryRegions memoryRegions() {
-        return regions;
+        return stags;
     }
 
     public long wqeAllocIgnored() {

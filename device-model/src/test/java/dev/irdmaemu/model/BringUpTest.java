@@ -18,6 +18,7 @@ import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.trace.JsonLinesTraceSink;
 import dev.irdmaemu.model.trace.TraceKind;
 import java.util.List;
+import java.util.Map;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,6 +42,11 @@ class BringUpTest {
 
     /** Runs the whole bring-up; every step must succeed. */
     static TestDriver.Puda bringUp(TestDriver d) {
+        return bringUp(d, TestDriver.SMALL);
+    }
+
+    /** The probe with the HMC object counts {@code counts} committed (irdma_cfg_fpm_val's choice). */
+    static TestDriver.Puda bringUp(TestDriver d, Map<HmcObjectType, Long> counts) {
         // ctrl.c irdma_wait_pe_ready, irdma_sc_dev_init.
         assertEquals(0x80, d.reg(Gen2Register.GLPE_CPUSTATUS0));
         assertEquals(0x80, d.reg(Gen2Register.GLPE_CPUSTATUS1));
@@ -52,7 +58,7 @@ class BringUpTest {
         assertTrue(Gen2Registers.ccqpDone(status));
         assertFalse(Gen2Registers.ccqpError(status));
         // irdma_hmc_setup: Query FPM, Commit FPM, Update PE SDs, all polled through PFPE_CQPTAIL.
-        assertFalse(d.queryAndCommit(TestDriver.SMALL).error());
+        assertFalse(d.queryAndCommit(counts).error());
         assertEquals(64, d.committedCount.get(HmcObjectType.QP));
         assertFalse(d.backHmcPaged().error());
         assertEquals(3, d.cqpTail());

@@ -4,6 +4,10 @@ import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.cqp.QpFlushFields;
+import dev.irdmaemu.fw.cqp.StagAccess;
+import dev.irdmaemu.fw.cqp.StagFields;
+import dev.irdmaemu.fw.hmc.HmcObjectType;
+import dev.irdmaemu.fw.hmc.PbleLayout;
 import dev.irdmaemu.fw.qp.IwarpOffloadInfo;
 import dev.irdmaemu.fw.qp.QpContext;
 import dev.irdmaemu.fw.qp.QpHostContextInfo;
@@ -20,11 +24,14 @@ import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.Link;
 import dev.irdmaemu.fw.wire.LinkPort;
-import dev.irdmaemu.model.iwarp.TestMemoryRegions;
+import dev.irdmaemu.model.mr.MemoryRegionTable;
+import dev.irdmaemu.model.mr.MemoryRegions;
 import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -34,7 +41,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  * posted as uk.c posts them (SQ head from 3 after the connection WQEs, polarity 1 first, NOP padding so no WQE
  * crosses an 8-quantum chunk, PFPE_WQEALLOC), RQ WQEs as irdma_uk_post_receive (no doorbell), completions polled
  * as irdma_uk_cq_poll_cmpl reads them (shadow-area head written back), AEs as irdma_sc_get_next_aeqe (PFPE_AEQALLOC
- * returns each entry), Flush WQEs as irdma_flush_wqes, Terminate headers as irdma_bld_terminate_hdr builds them.
+ * returns each entry), Flush WQEs as irdma_flush_wqes. Memory is registered through the CQP into the function's
+ * own {@link MemoryRegionTable} as verbs.c does it: Register MR with a level-1 or two-level page list in the HMC PBLE
+ * object or with the buffer's physical address (irdma_hwreg_mr, irdma_reg_phys_mr), Alloc STag and a Fast Register
+ * WQE (irdma_alloc_mr, irdma_post_send IB_WR_REG_MR), with STags as irdma_create_stag builds them.
  * Public so the tests in {@code model.iwarp} can use it.
  */
 public final class IwarpTestDriver implements AutoCloseable {
@@ -43,20 +53,31 @@ public final class IwarpTestDriver implements AutoCloseable {
     public static final int DEFAULT_IRD = 8;
     public static final int DEFAULT_ORD = 8;
 
+    /**
+     * The HMC objects the iWARP tests commit: {@link TestDriver#SMALL} with 32768 PBLEs, room for a 64 MiB region
+     * on a two-level page list and the other buffers of a test (pble.c backs the object as regions need it; the
+     * test driver backs it all at bring-up).
+     */
+    static final Map<HmcObjectType, Long> COUNTS = new EnumMap<>(TestDriver.SMALL);
+
+    static {
+        COUNTS.put(HmcObjectType.PBLE, 32768L);
+    }
+
     final TestDriver d;
-    public final TestMemoryRegions regions;
     public final long mac;
     public final int ip;
     private LinkPort linkPort;
     private TestDriver.Puda ilq;
     private int aeHead;
     private boolean aePolarity = true;
+    /** hw.c irdma_initialize_hw_rsrc reserves MR index 0. */
     private int nextStagIndex = 1;
+    private PageListWriter pbles;
+    private final StagFields stagf = new StagFields();
 
     public IwarpTestDriver(SimScheduler scheduler, long ramBytes, long mac, int ip) {
-        TestMemoryRegions[] r = new TestMemoryRegions[1];
-        this.d = new TestDriver(ramBytes, scheduler, m -> r[0] = new TestMemoryRegions(m));
-        this.regions = r[0];
+        this.d = new TestDriver(ramBytes, scheduler);
         this.mac = mac;
         this.ip = ip;
     }
@@ -64,7 +85,7 @@ public final class IwarpTestDriver implements AutoCloseable {
     /** Attaches the port to {@code link}, then brings the function up as irdma's probe does. */
     public void attachAndBringUp(Link link, FaultProfile outbound) {
         linkPort = d.dev.attach(link, mac, outbound);
-        ilq = BringUpTest.bringUp(d);
+        ilq = BringUpTest.bringUp(d, COUNTS);
     }
 
     /**
@@ -127,23 +148,156 @@ public final class IwarpTestDriver implements AutoCloseable {
         d.write(r, v);
     }
 
-    // ------------------------------------------------------------------ memory registration (test stand-in)
+    // ------------------------------------------------------------------ memory registration (verbs.c)
 
-    /** Registers {@code bytes} at {@code gpa} with {@code access}; answers the STag (index << 8 | key). */
+    /** How a region's pages reach the device: the three forms of verbs.c irdma_hwreg_mr. */
+    public enum PageList {
+        /** No PBL: Register MR carries the buffer's address (irdma_reg_phys_mr; a one-page user region). */
+        PHYSICAL,
+        /** A level-1 PBL: one PBLE per 4 KiB page, from the first PM PBL index (pble.c get_lvl1_pble). */
+        LEVEL_1,
+        /** A two-level PBL: root PBLEs naming leaves of up to 512 page PBLEs (pble.c get_lvl2_pble). */
+        LEVEL_2
+    }
+
+    /**
+     * Registers {@code bytes} at {@code gpa} with {@code access} (IRDMA_ACCESS_FLAGS_* as {@link MemoryRegions}
+     * names them) as irdma_reg_user_mr does: a one-page buffer by its address, a longer one through a level-1 PBL.
+     * The test RAM is physically contiguous, which irdma_check_mr_contiguous would notice and register by the first
+     * page; the tests keep the page list so the data path walks PBLEs. Answers the STag.
+     */
     public int register(long gpa, long bytes, int access) {
-        int stag = nextStagIndex++ << 8 | 0x5a;
-        regions.register(stag, gpa, bytes, access, PD);
+        return register(gpa, bytes, access, pages(gpa, bytes) == 1 ? PageList.PHYSICAL : PageList.LEVEL_1);
+    }
+
+    /**
+     * Register MR (non-shared) as verbs.c irdma_hwreg_mr fills it: VA-based with the buffer's address as VA (unless
+     * {@code access} has ZERO_BASED), 4 KiB pages, the rights irdma_get_mr_access makes of {@code access},
+     * REMACCENABLED for remote rights, the page list as {@code list} says. Fails the test when the device refuses
+     * it.
+     */
+    public int register(long gpa, long bytes, int access, PageList list) {
+        long firstPage = gpa & -PAGE;
+        int n = pages(gpa, bytes);
+        return switch (list) {
+            case PHYSICAL -> registerMr(gpa, bytes, access, PbleLayout.CHUNK_NONE, 0, gpa);
+            case LEVEL_1 -> registerMr(gpa, bytes, access, PbleLayout.CHUNK_LEVEL_1,
+                    pbles().level1(PageListWriter.contiguous(firstPage, n)), 0);
+            case LEVEL_2 -> registerMr(gpa, bytes, access, PbleLayout.CHUNK_LEVEL_2,
+                    pbles().level2(PageListWriter.contiguous(firstPage, n)), 0);
+        };
+    }
+
+    /**
+     * A region whose VA {@code va} (page aligned) maps, page by page, onto the physical {@code pages} in their
+     * order, on a level-1 PBL: irdma_reg_user_mr for an ib_umem whose pages are scattered.
+     */
+    public int registerPages(long va, long[] pages, long bytes, int access) {
+        return registerMr(va, bytes, access, PbleLayout.CHUNK_LEVEL_1, pbles().level1(pages), 0);
+    }
+
+    /** Register MR through the CQP with a new STag; fails the test when the device refuses it. */
+    private int registerMr(long va, long bytes, int access, int chunk, long firstPble, long regAddress) {
+        int stag = newStag();
+        int rights = hardwareRights(access);
+        StagFields f = stagf.clear();
+        f.stagIndex = stag >>> 8;
+        f.stagKey = stag & 0xff;
+        f.pdId = PD;
+        f.length = bytes;
+        f.accessRights = rights;
+        f.remoteAccess = StagAccess.remoteAccess(rights);
+        f.vaBased = (access & MemoryRegions.ZERO_BASED) == 0;
+        f.vaOrFbo = f.vaBased ? va : va & (PAGE - 1);
+        f.mr = true;
+        f.pblChunkSize = chunk;
+        f.firstPmPblIndex = (int) firstPble;
+        f.regAddress = regAddress;
+        CqpDone c = cqp((o, v) -> CqpWqeWriter.registerMr(d.store(), o, f, v));
+        if (c.error()) {
+            throw new AssertionError("Register MR " + Integer.toHexString(stag) + " (chunk " + chunk + "): " + c);
+        }
         return stag;
     }
 
-    /** Allocates a buffer of {@code bytes} and registers it. */
+    /** Allocates a buffer of {@code bytes} and registers it ({@link #register(long, long, int)}). */
     public Buffer buffer(long bytes, int access) {
         long gpa = d.alloc(bytes);
         return new Buffer(gpa, bytes, register(gpa, bytes, access));
     }
 
+    /** Allocates a buffer of {@code bytes} and registers it with the page list {@code list}. */
+    public Buffer buffer(long bytes, int access, PageList list) {
+        long gpa = d.alloc(bytes);
+        return new Buffer(gpa, bytes, register(gpa, bytes, access, list));
+    }
+
     /** A registered buffer: guest address (also its tagged offset: VA-based) and STag. */
     public record Buffer(long gpa, long length, int stag) {
+    }
+
+    /** An STag allocated for fast registration, with the level-1 PBL its Fast Register WQEs fill. */
+    public record FastRegion(int stag, long firstPble, int maxPages) {
+    }
+
+    /**
+     * verbs.c irdma_alloc_mr (IB_MR_TYPE_MEM_REG): PBLEs for {@code maxPages} pages, then Alloc STag with remote
+     * access and no rights (irdma_hw_alloc_stag); the region is invalid until a Fast Register.
+     */
+    public FastRegion allocateFastRegister(int maxPages) {
+        int stag = newStag();
+        long firstPble = pbles().allocate(maxPages);
+        StagFields f = stagf.clear();
+        f.stagIndex = stag >>> 8;
+        f.pdId = PD;
+        f.length = (long) maxPages * PAGE;
+        f.remoteAccess = true;
+        f.mr = true;
+        CqpDone c = cqp((o, v) -> CqpWqeWriter.allocStag(d.store(), o, f, v));
+        if (c.error()) {
+            throw new AssertionError("Alloc STag " + Integer.toHexString(stag) + ": " + c);
+        }
+        return new FastRegion(stag, firstPble, maxPages);
+    }
+
+    /** The STag is a valid region of the device's table, under this very key (not freed, not invalidated). */
+    public boolean stagValid(int stag) {
+        MemoryRegionTable t = d.dev.stags();
+        int idx = t.indexOf(stag >>> 8);
+        return t.registered(idx) && t.stagAt(idx) == stag;
+    }
+
+    private static final long PAGE = 4096;
+
+    /** The PBLE object as committed at bring-up, written through the HMC backing pages (FPM base + 8 x index). */
+    private PageListWriter pbles() {
+        if (pbles == null) {
+            long base = d.committedBase.get(HmcObjectType.PBLE);
+            pbles = new PageListWriter(d.committedCount.get(HmcObjectType.PBLE), (index, value) ->
+                    d.store().writeLong(d.off(d.hmcAddress(PbleLayout.fpmAddress(base, index))), value));
+        }
+        return pbles;
+    }
+
+    private static int pages(long gpa, long bytes) {
+        return (int) Math.max(1, ((gpa & (PAGE - 1)) + bytes + PAGE - 1) / PAGE);
+    }
+
+    /**
+     * verbs.c irdma_create_stag: the MR index in the STag's index field with a driver key in the bits above the index
+     * bits ({@link MemoryRegionTable#indexBits()}), the consumer key below.
+     */
+    private int newStag() {
+        int index = nextStagIndex++;
+        int indexBits = d.dev.stags().indexBits();
+        int driverKey = (index * 0x9e5 + 0x13) & ((1 << (24 - indexBits)) - 1);
+        return driverKey << (8 + indexBits) | index << 8 | 0x5a;
+    }
+
+    /** irdma_get_mr_access: LOCALREAD always, remote write as IRDMA_ACCESS_FLAGS_REMOTEWRITE (with local write). */
+    private static int hardwareRights(int access) {
+        int r = access & StagAccess.RIGHTS_FIELD | StagAccess.LOCAL_READ;
+        return (r & StagAccess.REMOTE_WRITE_ONLY) != 0 ? r | StagAccess.REMOTE_WRITE : r;
     }
 
     /** Fills a guest range with a seeded pseudo-random pattern. */
@@ -159,6 +313,13 @@ public final class IwarpTestDriver implements AutoCloseable {
             x = x * 6364136223846793005L + 1442695040888963407L;
             d.store().writeByte(o + i, (byte) (x >>> 56));
         }
+    }
+
+    /** The {@code len} bytes of host memory at {@code gpa}. */
+    public byte[] read(long gpa, int len) {
+        byte[] b = new byte[len];
+        d.store().read(d.off(gpa), b, 0, len);
+        return b;
     }
 
     /** CRC-like checksum of a guest range (for the big transfers). */
@@ -279,6 +440,25 @@ public final class IwarpTestDriver implements AutoCloseable {
         public boolean fastReg = true;
         public boolean q2 = true;
         public int pd = PD;
+
+        /**
+         * The spec of a connection's QP as the CM hands it over: one CQ for both queues, the ports and the peer's
+         * address, the sequence numbers the handshake left, the ARP entry of the peer; the rest default.
+         */
+        public static QpSpec connection(int qpId, Cq cq, int localPort, int remoteIp, int remotePort, long sndNxt,
+                                        long rcvNxt, int arpIndex) {
+            QpSpec s = new QpSpec();
+            s.qpId = qpId;
+            s.sendCq = cq;
+            s.recvCq = cq;
+            s.localPort = localPort;
+            s.remoteIp = remoteIp;
+            s.remotePort = remotePort;
+            s.sndNxt = sndNxt;
+            s.rcvNxt = rcvNxt;
+            s.arpIndex = arpIndex;
+            return s;
+        }
     }
 
     public final class Qp {
@@ -288,7 +468,7 @@ public final class IwarpTestDriver implements AutoCloseable {
         public long rq;
         public long q2;
         public long completionContext;
-        public int sqHead = 3;
+        public int sqHead = SqWqe.CONNECTION_WQES;
         public boolean sqPolarity = true;
         public int rqHead;
         public boolean rqPolarity;
@@ -410,9 +590,9 @@ public final class IwarpTestDriver implements AutoCloseable {
         f.flushRq = rq;
         f.userFlushCode = true;
         f.sqMajor = Cqe.MAJOR_FLUSH;
-        f.sqMinor = 1;
+        f.sqMinor = Cqe.MINOR_FLUSH_GENERAL;
         f.rqMajor = Cqe.MAJOR_FLUSH;
-        f.rqMinor = 1;
+        f.rqMinor = Cqe.MINOR_FLUSH_GENERAL;
         return cqp((o, v) -> CqpWqeWriter.flushWqes(d.store(), o, f, v));
     }
 
@@ -534,12 +714,32 @@ public final class IwarpTestDriver implements AutoCloseable {
         return idx;
     }
 
-    public int postFastRegister(Qp qp, long va, long length, int stag, int rights, int flags) {
+    /**
+     * irdma_post_send IB_WR_REG_MR on region {@code r}: its PBLEs get the pages of {@code length} bytes at {@code va}
+     * (ib_map_mr_sg; VA = guest address here), then the Fast Register WQE with the new {@code key}, VA-based, the
+     * first page's address as PBL address and, beyond one page (IRDMA_MIN_PAGES_PER_FMR), chunk size 1 with the
+     * first PBLE index. Answers the SQ index; the STag after it is {@link #fastRegisteredStag}.
+     */
+    public int postFastRegister(Qp qp, FastRegion r, int key, long va, long length, int rights, int flags) {
+        int n = pages(va, length);
+        if (n > r.maxPages()) {
+            throw new IllegalArgumentException(n + " pages for a region of " + r.maxPages());
+        }
+        long firstPage = va & -PAGE;
+        for (int i = 0; i < n; i++) {
+            pbles().write(r.firstPble() + i, firstPage + i * PAGE);
+        }
         int idx = reserve(qp, 1);
-        wqeAt(qp, idx, 1).writeFastRegister(qp.sqPolarity, va, true, 0, 0, length, stag & 0xff, stag >>> 8, 0, 0,
-                rights, false, flags);
+        wqeAt(qp, idx, 1).writeFastRegister(qp.sqPolarity, va, true, firstPage, (int) r.firstPble(), length, key,
+                r.stag() >>> 8, n > 1 ? PbleLayout.CHUNK_LEVEL_1 : PbleLayout.CHUNK_NONE, 0,
+                hardwareRights(rights), false, flags);
         ring(qp);
         return idx;
+    }
+
+    /** The STag of region {@code r} once a Fast Register gave it {@code key} (ib_update_fast_reg_key). */
+    public static int fastRegisteredStag(FastRegion r, int key) {
+        return r.stag() & ~0xff | key & 0xff;
     }
 
     /** irdma_uk_post_receive: the WQE at the RQ head; its quantum index (what the CQE's WQEIDX reports). */

@@ -28,15 +28,12 @@ import dev.irdmaemu.fw.queue.SqWqe;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.fw.sim.SimScheduler;
-import dev.irdmaemu.model.iwarp.UnregisteredMemory;
-import dev.irdmaemu.model.mr.MemoryRegions;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.Trace;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.function.LongConsumer;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -94,14 +91,9 @@ final class TestDriver implements AutoCloseable {
 
     /** A node on a shared scheduler (two nodes joined by a simulated link). */
     TestDriver(long ramSize, SimScheduler shared) {
-        this(ramSize, shared, m -> UnregisteredMemory.INSTANCE);
-    }
-
-    /** A node whose iWARP data path places through the registration state {@code regions} makes over its memory. */
-    TestDriver(long ramSize, SimScheduler shared, Function<HostMemory, MemoryRegions> regions) {
         scheduler = shared;
         trace = new Trace(scheduler).enableAll(sink);
-        dev = new E810RdmaFunction(scheduler, memory, interrupts::add, trace, latency, 0, regions.apply(memory));
+        dev = new E810RdmaFunction(scheduler, memory, interrupts::add, trace, latency);
         ram = new HostRam(memory, RAM_BASE, ramSize);
     }
 
@@ -317,6 +309,13 @@ final class TestDriver implements AutoCloseable {
     }
 
     final List<Long> sdPdPages = new ArrayList<>();
+    /** The backing page of each 4 KiB of HMC space, by HMC page number (hmc.c irdma_add_pd_table_entry). */
+    final List<Long> hmcPages = new ArrayList<>();
+
+    /** The guest-physical address behind HMC (FPM) address {@code fpm}, through the pages {@link #backHmcPaged} set. */
+    long hmcAddress(long fpm) {
+        return hmcPages.get((int) (fpm / 4096)) + fpm % 4096;
+    }
 
     /** Backs every SD the commit needs with a paged SD (hmc.c irdma_add_sd_table_entry / _pd_table_entry). */
     Completion backHmcPaged() {
@@ -331,6 +330,7 @@ final class TestDriver implements AutoCloseable {
             for (int pd = 0; pd < pds; pd++) {
                 long page = alloc(4096);
                 PageDescriptor.write(store(), off(pdPage), pd, PageDescriptor.encode(page));
+                hmcPages.add(page);
             }
             sdPdPages.add(pdPage);
             cmds[sd] = SegmentDescriptor.command(sd);

@@ -10,7 +10,7 @@ import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.cqp.EqOpFields;
 import dev.irdmaemu.fw.cqp.QhashFields;
-import dev.irdmaemu.fw.cqp.QpFlushWqe;
+import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.cqp.QpOpFields;
 import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
 import dev.irdmaemu.fw.cqp.StagFields;
@@ -727,8 +727,8 @@ public final class IrdmaDriver {
      * ctrl.c irdma_sc_qp_flush_wqes through hw.c irdma_hw_flush_wqes (waiting): answers the completion's minor
      * code (main.h IRDMA_CQP_COMPL_RQ_WQE_FLUSHED / IRDMA_CQP_COMPL_SQ_WQE_FLUSHED, 0 for nothing flushed).
      */
-    public int flushWqes(QpFlushWqe.Fields f) {
-        op("FLUSH_WQES", (o, v) -> QpFlushWqe.write(store, o, f, v));
+    public int flushWqes(QpFlushFields f) {
+        op("FLUSH_WQES", (o, v) -> CqpWqeWriter.flushWqes(store, o, f, v));
         return lastCompletionMinor;
     }
 

@@ -1,6 +1,7 @@
 package dev.irdmaemu.cm.verbs;
 
 import dev.irdmaemu.fw.queue.AeCode;
+import dev.irdmaemu.fw.queue.Cqe;
 
 /**
  * The flush codes of irdma (user.h enum irdma_flush_opcode): what a QP's WQEs complete with once the QP is flushed
@@ -9,7 +10,7 @@ import dev.irdmaemu.fw.queue.AeCode;
  */
 public final class FlushCode {
     public static final int INVALID = 0;
-    public static final int GENERAL_ERR = 1;
+    public static final int GENERAL_ERR = Cqe.MINOR_FLUSH_GENERAL;
     public static final int PROT_ERR = 2;
     public static final int REM_ACCESS_ERR = 3;
     public static final int LOC_QP_OP_ERR = 4;
@@ -21,8 +22,8 @@ public final class FlushCode {
     public static final int REM_INV_REQ_ERR = 10;
     public static final int RNR_RETRY_EXC_ERR = 11;
 
-    /** user.h IRDMA_FLUSH_MAJOR_ERR and IRDMA_SRQFLUSH_RSVD_MAJOR_ERR. */
-    public static final int FLUSH_MAJOR_ERR = 1;
+    /** user.h IRDMA_FLUSH_MAJOR_ERR (the device's value: firmware-iface's Cqe.MAJOR_FLUSH) and _SRQFLUSH_RSVD_. */
+    public static final int FLUSH_MAJOR_ERR = Cqe.MAJOR_FLUSH;
     public static final int SRQ_FLUSH_RSVD_MAJOR_ERR = 0xfffe;
 
     private FlushCode() {

@@ -5,6 +5,7 @@ import dev.irdmaemu.cm.driver.CqpException;
 import dev.irdmaemu.cm.driver.IrdmaDriver;
 import dev.irdmaemu.fw.cqp.CqOpFields;
 import dev.irdmaemu.fw.cqp.QpOpFields;
+import dev.irdmaemu.fw.cqp.StagAccess;
 import dev.irdmaemu.fw.cqp.StagFields;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.hmc.PbleLayout;
@@ -418,7 +419,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         stagf.length = mr.length;
         stagf.accessRights = rights;
         stagf.remoteAccess = Access.remoteAccess(rights);
-        stagf.vaBased = (rights & Access.HW_ZERO_BASED) == 0;
+        stagf.vaBased = (rights & StagAccess.ZERO_BASED) == 0;
         stagf.vaOrFbo = stagf.vaBased ? mr.iova : mr.iova & (MemoryRegion.PAGE_SIZE - 1);
         stagf.pageSize = 0;
         if (mr.pbles != null) {

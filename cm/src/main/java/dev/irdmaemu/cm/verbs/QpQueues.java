@@ -16,8 +16,6 @@ final class QpQueues {
     static final int SQ_CHUNK = 8;
     /** IRDMA_SQ_RING_FREE_QUANTA keeps 257 quanta in reserve. */
     static final int SQ_RESERVED = 257;
-    /** uk.c irdma_setup_connection_wqes with IRDMA_FEATURE_RTS_AE (gen2): LSMM or RTR, NOP, GEN_RTS_AE. */
-    static final int CONN_WQES = 3;
     /** uk.c irdma_clr_wqes: every 128 quanta the next 128 are pre-set to the not-yet-valid pattern. */
     static final int CLEAR_AHEAD = 128;
 
@@ -80,10 +78,10 @@ final class QpQueues {
         this.maxRqFrag = maxRqFrag;
         this.maxInline = maxInline;
         // irdma_setup_connection_wqes: head and tail move past the connection WQEs, which sit at 0..2
-        connWqes = CONN_WQES;
-        sqHead = CONN_WQES;
-        sqTail = CONN_WQES;
-        for (int i = 0; i < CONN_WQES; i++) {
+        connWqes = SqWqe.CONNECTION_WQES;
+        sqHead = SqWqe.CONNECTION_WQES;
+        sqTail = SqWqe.CONNECTION_WQES;
+        for (int i = 0; i < SqWqe.CONNECTION_WQES; i++) {
             sqQuanta[i] = 1;
         }
         swqePolarity = true;

@@ -5,9 +5,12 @@ import dev.irdmaemu.cm.driver.AsyncEvent;
 import dev.irdmaemu.cm.driver.CqpException;
 import dev.irdmaemu.cm.driver.IrdmaDriver;
 import dev.irdmaemu.fw.cqp.CqpErrorCode;
-import dev.irdmaemu.fw.cqp.QpFlushWqe;
+import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.cqp.QpOpFields;
 import dev.irdmaemu.fw.hmc.PbleLayout;
+import dev.irdmaemu.fw.iwarp.DdpHeader;
+import dev.irdmaemu.fw.iwarp.RdmapOpcode;
+import dev.irdmaemu.fw.iwarp.Terminate;
 import dev.irdmaemu.fw.qp.IwarpOffloadInfo;
 import dev.irdmaemu.fw.qp.Q2Buffer;
 import dev.irdmaemu.fw.qp.QpContext;
@@ -130,7 +133,7 @@ public final class QueuePair {
     private final SqWqe sqWqe = new SqWqe();
     private final RqWqe rqWqe = new RqWqe();
     private final QpOpFields qpf = new QpOpFields();
-    private final QpFlushWqe.Fields flushFields = new QpFlushWqe.Fields();
+    private final QpFlushFields flushFields = new QpFlushFields();
     private final QpContext context = new QpContext();
     private final Q2Buffer q2 = new Q2Buffer();
     private final TerminateBuilder terminate = new TerminateBuilder();
@@ -349,6 +352,18 @@ public final class QueuePair {
     }
 
     /**
+     * The fields every QP op of this QP carries (ctrl.c irdma_sc_qp_modify / _destroy take them from the QP: its
+     * id, type, host context and shadow area), the rest cleared, into {@link #qpf}.
+     */
+    private void qpOp() {
+        qpf.clear();
+        qpf.qpId = id;
+        qpf.qpType = QP_TYPE_IWARP;
+        qpf.hostContextAddress = hostContextAddress;
+        qpf.shadowAreaAddress = shadowAddress;
+    }
+
+    /**
      * verbs.c irdma_modify_qp to IB_QPS_RTS for a connection: Modify QP with the TCP context, ORD, ARP index and CQ
      * numbers valid. The device starts the connection WQEs at SQ index 0 once the QP is in RTS.
      */
@@ -359,11 +374,7 @@ public final class QueuePair {
         connection = events;
         hwTcpState = TCP_ESTABLISHED;
         hteAdded = true;
-        qpf.clear();
-        qpf.qpId = id;
-        qpf.qpType = QP_TYPE_IWARP;
-        qpf.hostContextAddress = hostContextAddress;
-        qpf.shadowAreaAddress = shadowAddress;
+        qpOp();
         qpf.nextIwarpState = STATE_RTS;
         qpf.tcpContextValid = true;
         qpf.ordValid = true;
@@ -431,21 +442,17 @@ public final class QueuePair {
                     if (total > queues.maxInline || !gatherInline(sges, (int) total)) {
                         return PostStatus.INVALID;
                     }
-                    int quanta = SqWqe.inlineQuanta((int) total);
-                    long o = queues.nextSendWqe(quanta, (int) total, wr.wrId, signaled);
-                    if (o < 0) {
+                    SqWqe w = slot(SqWqe.inlineQuanta((int) total), total, wr, signaled);
+                    if (w == null) {
                         return PostStatus.QUEUE_FULL;
                     }
-                    sqWqe.wrap(store, o, (long) quanta * SqWqe.QUANTUM).writeInlineSend(queues.swqePolarity, op,
-                            inline(), 0, (int) total, inv, flags, 0);
+                    w.writeInlineSend(queues.swqePolarity, op, inline(), 0, (int) total, inv, flags, 0);
                 } else {
-                    int quanta = SqWqe.fragmentQuanta(n);
-                    long o = queues.nextSendWqe(quanta, (int) total, wr.wrId, signaled);
-                    if (o < 0) {
+                    SqWqe w = slot(SqWqe.fragmentQuanta(n), total, wr, signaled);
+                    if (w == null) {
                         return PostStatus.QUEUE_FULL;
                     }
-                    sqWqe.wrap(store, o, (long) quanta * SqWqe.QUANTUM).writeSend(queues.swqePolarity, op, sges,
-                            flags, 0, inv);
+                    w.writeSend(queues.swqePolarity, op, sges, flags, 0, inv);
                 }
             }
             case RDMA_WRITE -> {
@@ -458,21 +465,18 @@ public final class QueuePair {
                     if (total > queues.maxInline || !gatherInline(sges, (int) total)) {
                         return PostStatus.INVALID;
                     }
-                    int quanta = SqWqe.inlineQuanta((int) total);
-                    long o = queues.nextSendWqe(quanta, (int) total, wr.wrId, signaled);
-                    if (o < 0) {
+                    SqWqe w = slot(SqWqe.inlineQuanta((int) total), total, wr, signaled);
+                    if (w == null) {
                         return PostStatus.QUEUE_FULL;
                     }
-                    sqWqe.wrap(store, o, (long) quanta * SqWqe.QUANTUM).writeInlineRdmaWrite(queues.swqePolarity,
-                            op, inline(), 0, (int) total, wr.rkey, wr.remoteAddress, flags, 0);
+                    w.writeInlineRdmaWrite(queues.swqePolarity, op, inline(), 0, (int) total, wr.rkey,
+                            wr.remoteAddress, flags, 0);
                 } else {
-                    int quanta = SqWqe.fragmentQuanta(n);
-                    long o = queues.nextSendWqe(quanta, (int) total, wr.wrId, signaled);
-                    if (o < 0) {
+                    SqWqe w = slot(SqWqe.fragmentQuanta(n), total, wr, signaled);
+                    if (w == null) {
                         return PostStatus.QUEUE_FULL;
                     }
-                    sqWqe.wrap(store, o, (long) quanta * SqWqe.QUANTUM).writeRdmaWrite(queues.swqePolarity, op,
-                            sges, wr.rkey, wr.remoteAddress, flags, 0);
+                    w.writeRdmaWrite(queues.swqePolarity, op, sges, wr.rkey, wr.remoteAddress, flags, 0);
                 }
             }
             case RDMA_READ, RDMA_READ_WITH_INV -> {
@@ -480,22 +484,20 @@ public final class QueuePair {
                     return PostStatus.INVALID;
                 }
                 long total = sges.totalLength();
-                int quanta = SqWqe.fragmentQuanta(n);
-                long o = queues.nextSendWqe(quanta, (int) total, wr.wrId, signaled);
-                if (o < 0) {
+                SqWqe w = slot(SqWqe.fragmentQuanta(n), total, wr, signaled);
+                if (w == null) {
                     return PostStatus.QUEUE_FULL;
                 }
-                sqWqe.wrap(store, o, (long) quanta * SqWqe.QUANTUM).writeRdmaRead(queues.swqePolarity, sges, wr.rkey,
-                        wr.remoteAddress, wr.opcode == WrOpcode.RDMA_READ_WITH_INV, flags);
+                w.writeRdmaRead(queues.swqePolarity, sges, wr.rkey, wr.remoteAddress,
+                        wr.opcode == WrOpcode.RDMA_READ_WITH_INV, flags);
             }
             case LOCAL_INV -> {
                 // verbs.c: IB_WR_LOCAL_INV always fences locally
-                long o = queues.nextSendWqe(1, 0, wr.wrId, signaled);
-                if (o < 0) {
+                SqWqe w = slot(1, 0, wr, signaled);
+                if (w == null) {
                     return PostStatus.QUEUE_FULL;
                 }
-                sqWqe.wrap(store, o, SqWqe.QUANTUM).writeLocalInvalidate(queues.swqePolarity, wr.invalidateRkey,
-                        flags | SqWqe.LOCAL_FENCE);
+                w.writeLocalInvalidate(queues.swqePolarity, wr.invalidateRkey, flags | SqWqe.LOCAL_FENCE);
             }
             case REG_MR -> {
                 MemoryRegion mr = wr.mr;
@@ -503,16 +505,16 @@ public final class QueuePair {
                         || mr.pageCount == 0 || (wr.key >>> 8) != (mr.stag >>> 8)) {
                     return PostStatus.INVALID;
                 }
-                long o = queues.nextSendWqe(1, 0, wr.wrId, signaled);
-                if (o < 0) {
+                SqWqe w = slot(1, 0, wr, signaled);
+                if (w == null) {
                     return PostStatus.QUEUE_FULL;
                 }
                 // verbs.c IB_WR_REG_MR / ctrl.c irdma_sc_mr_fast_register: VA-based, the first page's address as
                 // reg_addr_pa, the PBL chunk only with more than one page (IRDMA_MIN_PAGES_PER_FMR), local fence
                 int chunk = mr.pageCount > 1 ? PbleLayout.CHUNK_LEVEL_1 : PbleLayout.CHUNK_NONE;
-                sqWqe.wrap(store, o, SqWqe.QUANTUM).writeFastRegister(queues.swqePolarity, mr.iova, true,
-                        mr.pages[0], mr.pbles.first, mr.length, wr.key & 0xff, wr.key >>> 8, chunk, 0,
-                        Access.hardwareRights(wr.access), false, flags | SqWqe.LOCAL_FENCE);
+                w.writeFastRegister(queues.swqePolarity, mr.iova, true, mr.pages[0], mr.pbles.first, mr.length,
+                        wr.key & 0xff, wr.key >>> 8, chunk, 0, Access.hardwareRights(wr.access), false,
+                        flags | SqWqe.LOCAL_FENCE);
                 mr.stag = wr.key;
             }
             default -> {
@@ -520,6 +522,15 @@ public final class QueuePair {
             }
         }
         return PostStatus.OK;
+    }
+
+    /**
+     * uk.c irdma_qp_get_next_send_wqe: room for a WQE of {@code quanta} at the SQ head (tracking the request's wr_id,
+     * length and signaling), {@link #sqWqe} wrapped over it; null when the SQ is full.
+     */
+    private SqWqe slot(int quanta, long total, SendWorkRequest wr, boolean signaled) {
+        long o = queues.nextSendWqe(quanta, (int) total, wr.wrId, signaled);
+        return o < 0 ? null : sqWqe.wrap(store, o, (long) quanta * SqWqe.QUANTUM);
     }
 
     /**
@@ -632,11 +643,7 @@ public final class QueuePair {
         }
         ibState = target;
         if (next >= 0) {
-            qpf.clear();
-            qpf.qpId = id;
-            qpf.qpType = QP_TYPE_IWARP;
-            qpf.hostContextAddress = hostContextAddress;
-            qpf.shadowAreaAddress = shadowAddress;
+            qpOp();
             qpf.nextIwarpState = next;
             qpf.resetConnection = reset;
             try {
@@ -711,11 +718,7 @@ public final class QueuePair {
             verbs.deregister(lsmmRegion);
             lsmmRegion = null;
         }
-        qpf.clear();
-        qpf.qpId = id;
-        qpf.qpType = QP_TYPE_IWARP;
-        qpf.hostContextAddress = hostContextAddress;
-        qpf.shadowAreaAddress = shadowAddress;
+        qpOp();
         qpf.removeHashEntry = true;
         CqpException failure = null;
         try {
@@ -853,25 +856,22 @@ public final class QueuePair {
         q2.wrap(store, driver.offsetOf(q2Address));
         int mpa = q2.locateMpa();
         if (ae.q2DataWritten != 0) {
+            // the device did not validate the Terminate: irdma checks its DDP and RDMAP control as RFC 5040 §4.8
+            // sends it (untagged, last, DDP version 1, queue 2, MSN 1, MO 0, RDMAP version 1)
+            DdpHeader ddp = q2.frameDdp();
             int code = 0;
-            if (mpa < 0) {
+            if (mpa < 0 || ddp.tagged() || !ddp.last()) {
                 code = AeCode.LCE_QP_CATASTROPHIC.code();
-            } else {
-                int ddpCtl = q2.u8(mpa + 2);
-                int rdmaCtl = q2.u8(mpa + 3);
-                if ((ddpCtl & 0xc0) != 0x40) {
-                    code = AeCode.LCE_QP_CATASTROPHIC.code();
-                } else if ((ddpCtl & 0x03) != 1) {
-                    code = AeCode.DDP_UBE_INVALID_DDP_VERSION.code();
-                } else if (q2.u32(mpa + 8) != 2) {
-                    code = AeCode.DDP_UBE_INVALID_QN.code();
-                } else if (q2.u32(mpa + 12) != 1) {
-                    code = AeCode.DDP_INVALID_MSN_GAP_IN_MSN.code();
-                } else if (q2.u32(mpa + 16) != 0) {
-                    code = AeCode.DDP_UBE_INVALID_MO.code();
-                } else if ((rdmaCtl & 0xc0) != 0x40) {
-                    code = AeCode.RDMAP_ROE_INVALID_RDMAP_VERSION.code();
-                }
+            } else if (ddp.ddpVersion() != DdpHeader.DDP_VERSION) {
+                code = AeCode.DDP_UBE_INVALID_DDP_VERSION.code();
+            } else if (ddp.queueNumber() != RdmapOpcode.QN_TERMINATE) {
+                code = AeCode.DDP_UBE_INVALID_QN.code();
+            } else if (ddp.msn() != 1) {
+                code = AeCode.DDP_INVALID_MSN_GAP_IN_MSN.code();
+            } else if (ddp.messageOffset() != 0) {
+                code = AeCode.DDP_UBE_INVALID_MO.code();
+            } else if (ddp.rdmapVersion() != DdpHeader.RDMAP_VERSION) {
+                code = AeCode.RDMAP_ROE_INVALID_RDMAP_VERSION.code();
             }
             if (code != 0) {
                 ae.aeCode = code;
@@ -881,8 +881,10 @@ public final class QueuePair {
         }
         termFlags |= TERM_RCVD;
         eventType = FlushCode.EVENT_CATASTROPHIC;
-        int layerEtype = mpa >= 0 ? q2.u8(mpa + 20) : 0;
-        if (layerEtype == TerminateBuilder.RDMAP_REMOTE_PROT || layerEtype == TerminateBuilder.RDMAP_REMOTE_OP) {
+        // irdma compares layer_etype with RDMAP_REMOTE_PROT / RDMAP_REMOTE_OP: layer RDMAP and one of those types
+        Terminate peer = q2.frameTerminate();
+        if (peer.layer() == Terminate.LAYER_RDMAP && (peer.errorType() == Terminate.Rdmap.ETYPE_REMOTE_PROTECTION
+                || peer.errorType() == Terminate.Rdmap.ETYPE_REMOTE_OPERATION)) {
             terminateDone(false);
         } else {
             terminateStartTimer();
@@ -944,11 +946,7 @@ public final class QueuePair {
                 len = termLen;
             }
         }
-        qpf.clear();
-        qpf.qpId = id;
-        qpf.qpType = QP_TYPE_IWARP;
-        qpf.hostContextAddress = hostContextAddress;
-        qpf.shadowAreaAddress = shadowAddress;
+        qpOp();
         qpf.nextIwarpState = state;
         qpf.removeHashEntry = delHash;
         qpf.cqNumValid = true;

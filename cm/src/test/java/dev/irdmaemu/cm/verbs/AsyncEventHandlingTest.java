@@ -11,7 +11,7 @@ import dev.irdmaemu.cm.Rdma0;
 import dev.irdmaemu.fw.cqp.CqpErrorCode;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
-import dev.irdmaemu.fw.cqp.QpFlushWqe;
+import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.qp.Q2Buffer;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
@@ -62,10 +62,10 @@ class AsyncEventHandlingTest {
         return op.wqe();
     }
 
-    private QpFlushWqe.Fields lastFlush() {
+    private QpFlushFields lastFlush() {
         ScriptedDevice.Op op = r.device.last(CqpOpcode.FLUSH_WQES);
         assertNotNull(op, "a Flush WQEs");
-        return new QpFlushWqe.Fields().readFrom(BytesStore.wrap(op.bytes()), 0);
+        return new QpFlushFields().readFrom(op.wqe());
     }
 
     private BytesStore<?, ?> q2() {
@@ -108,7 +108,7 @@ class AsyncEventHandlingTest {
         assertEquals(QueuePair.STATE_ERROR, err.qpNextIwarpState());
         assertTrue(err.qpResetConnection(), "a terminate under way: reset_tcp_conn");
         assertTrue(err.qpRemoveHashEntry(), "hte_added: the hash entry goes");
-        QpFlushWqe.Fields f = lastFlush();
+        QpFlushFields f = lastFlush();
         assertEquals(qp.id(), f.qpId);
         assertTrue(f.flushSq);
         assertTrue(f.flushRq);
@@ -134,7 +134,7 @@ class AsyncEventHandlingTest {
         // the peer's FIN-ACK closes the terminate: CLOSE_COMPLETE with term_flags set is irdma_terminate_done
         r.device.raiseAe(qp.id(), AeCode.LLP_CLOSE_COMPLETE.code(), 0, TERMINATE, QueuePair.TCP_CLOSED, 0);
         r.settle();
-        QpFlushWqe.Fields f = lastFlush();
+        QpFlushFields f = lastFlush();
         assertEquals(FlushCode.LOC_LEN_ERR, f.rqMinor, "the RQ gets the QP's flush code");
         assertEquals(FlushCode.GENERAL_ERR, f.sqMinor);
         // irdma_cm_disconn_true clears term_flags in the closed-TCP branch before the flush: no QP event then

@@ -14,6 +14,7 @@ import dev.irdmaemu.cm.TcpOffloadContext;
 import dev.irdmaemu.cm.driver.ModelHardwarePort;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.cqp.StagAccess;
 import dev.irdmaemu.fw.qp.QpContext;
 import dev.irdmaemu.fw.queue.AeCode;
 import java.util.ArrayList;
@@ -57,7 +58,7 @@ class ConnectionWqesTest {
             assertEquals(0, reg.pblChunkSize());
             long buffer = reg.stagRegAddress();
             assertEquals(buffer, reg.stagVaOrFbo());
-            assertEquals(Access.HW_LOCAL_READ | Access.HW_LOCAL_WRITE, reg.stagAccessRights());
+            assertEquals(StagAccess.LOCAL_READ | StagAccess.LOCAL_WRITE, reg.stagAccessRights());
             assertEquals(qp.pd().id(), reg.stagPdId());
             byte[] copied = new byte[34];
             r.driver.store().read(r.driver.offsetOf(buffer), copied, 0, 34);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irdmaemu.fw.cqp.StagAccess;
 import dev.irdmaemu.fw.hmc.PbleLayout;
 import dev.irdmaemu.fw.queue.Cqe;
 import dev.irdmaemu.fw.queue.RqWqe;
@@ -197,7 +198,7 @@ class PostPathTest {
         assertEquals(newKey >>> 8, w.stagIndex());
         assertEquals(PbleLayout.CHUNK_LEVEL_1, w.pblChunkSize(), "more than one page: a PBL");
         assertEquals(0, w.hostPageSizeCode());
-        assertEquals(Access.HW_LOCAL_READ | Access.HW_LOCAL_WRITE | Access.HW_REMOTE_WRITE_ONLY, w.stagRights());
+        assertEquals(StagAccess.LOCAL_READ | StagAccess.LOCAL_WRITE | StagAccess.REMOTE_WRITE_ONLY, w.stagRights());
         assertTrue(w.vaBased());
         assertEquals(target + 64, w.qword(0), "the VA");
         assertEquals(target, w.pblAddress(), "reg_addr_pa: the first PBLE's page");

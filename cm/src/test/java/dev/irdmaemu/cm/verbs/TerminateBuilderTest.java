@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Named.named;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
+import dev.irdmaemu.fw.iwarp.Terminate;
 import dev.irdmaemu.fw.qp.Q2Buffer;
 import dev.irdmaemu.fw.queue.AeCode;
 import java.util.stream.Stream;
@@ -100,9 +101,9 @@ class TerminateBuilderTest {
 
     static final int ACCESS = FlushCode.EVENT_ACCESS_ERR;
     static final int CATA = FlushCode.EVENT_CATASTROPHIC;
-    static final int RDMA = TerminateBuilder.LAYER_RDMA;
-    static final int DDP = TerminateBuilder.LAYER_DDP;
-    static final int MPA_LAYER = TerminateBuilder.LAYER_MPA;
+    static final int RDMA = Terminate.LAYER_RDMAP;
+    static final int DDP = Terminate.LAYER_DDP;
+    static final int MPA_LAYER = Terminate.LAYER_LLP;
 
     static Stream<Arguments> rules() {
         return Stream.of(
@@ -184,11 +185,15 @@ class TerminateBuilderTest {
         assertEquals(layer << 4 | type, mem.readUnsignedByte(0), "layer_etype");
         assertEquals(code, mem.readUnsignedByte(1), "error_code");
         assertEquals(0, mem.readUnsignedByte(3), "rsvd");
-        assertEquals(layer, q2.layer());
-        assertEquals(type, q2.errorType());
+        assertEquals(layer, q2.terminate().layer());
+        assertEquals(type, q2.terminate().errorType());
+        assertEquals(code, q2.terminate().errorCode());
+        assertEquals(layer, b.layer());
+        assertEquals(type, b.errorType());
         assertEquals(flush, b.flushCode(), "flush_code");
         assertEquals(event, b.eventType(), "event_type");
-        assertEquals(Q2Buffer.TERMINATE_HEADER_SIZE + b.copied(), termLen);
+        assertEquals(Terminate.CONTROL_LENGTH + b.copied(), termLen);
+        assertEquals(termLen, q2.terminateLength(), "the device sends what the driver built, by its Hdrct bits");
     }
 
     static Stream<Arguments> copies() {

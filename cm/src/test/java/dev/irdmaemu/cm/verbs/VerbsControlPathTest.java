@@ -12,6 +12,7 @@ import dev.irdmaemu.cm.driver.IrdmaDriver;
 import dev.irdmaemu.fw.cqp.CqpErrorCode;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.cqp.StagAccess;
 import dev.irdmaemu.fw.hmc.PbleLayout;
 import dev.irdmaemu.fw.qp.QpContext;
 import org.junit.jupiter.api.Test;
@@ -220,7 +221,7 @@ class VerbsControlPathTest {
             assertEquals(buf, w.stagRegAddress());
             assertEquals(buf, w.stagVaOrFbo(), "VA-based: the VA in quadword 0");
             assertTrue(w.stagVaBased());
-            assertEquals(Access.HW_LOCAL_READ | Access.HW_LOCAL_WRITE, w.stagAccessRights());
+            assertEquals(StagAccess.LOCAL_READ | StagAccess.LOCAL_WRITE, w.stagAccessRights());
             assertFalse(w.stagRemoteAccess());
             assertEquals(0, w.stagPageSize(), "4 KiB");
             assertTrue(w.stagMr());
@@ -244,8 +245,8 @@ class VerbsControlPathTest {
             assertEquals(buf, w.stagRegAddress(), "reg_addr_pa = the first page");
             assertEquals(buf + 100, w.stagVaOrFbo());
             assertTrue(w.stagRemoteAccess());
-            assertEquals(Access.HW_LOCAL_READ | Access.HW_LOCAL_WRITE | Access.HW_REMOTE_READ_ONLY
-                    | Access.HW_REMOTE_WRITE_ONLY, w.stagAccessRights());
+            assertEquals(StagAccess.LOCAL_READ | StagAccess.LOCAL_WRITE | StagAccess.REMOTE_READ_ONLY
+                    | StagAccess.REMOTE_WRITE_ONLY, w.stagAccessRights());
         }
     }
 

@@ -3,6 +3,7 @@ package dev.irdmaemu.model.cqp;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.hmc.SdCheck;
@@ -58,6 +59,7 @@ public final class CqpOperations implements CqpOpHandler {
     private final IwarpDataPath dataPath;
     private final BytesStore<?, Void> qpCtxBuf = BytesStore.nativeStoreWithFixedCapacity(QP_CONTEXT_SIZE);
     private final QpContext qpContext = new QpContext();
+    private final QpFlushFields flushFields = new QpFlushFields();
     private final long[] word = new long[2];
 
     public CqpOperations(HostMemory memory, Trace trace, HmcFunction hmc, CompletionEventQueue[] ceqs,
@@ -478,7 +480,8 @@ public final class CqpOperations implements CqpOpHandler {
      * outstanding SQ / RQ work completes with the flush error, and / or the AE of quadword 1 is raised.
      */
     private void flushWqes(CqpWqe w, CqpResult r) {
-        QueuePair qp = qps.get(w.fwqeQpId());
+        flushFields.readFrom(w);
+        QueuePair qp = qps.get(flushFields.qpId);
         if (qp == null) {
             r.fail(CqpFault.NO_SUCH_OBJECT, "no such QP");
             return;
@@ -487,9 +490,7 @@ public final class CqpOperations implements CqpOpHandler {
             r.fail(CqpFault.UNSUPPORTED_FIELD, "flush of a QP without an iWARP data path");
             return;
         }
-        int minor = dataPath.flush(qp, w.fwqeFlushSq(), w.fwqeFlushRq(), w.fwqeUserFlushCode(), w.fwqeSqMajor(),
-                w.fwqeSqMinor(), w.fwqeRqMajor(), w.fwqeRqMinor(), w.fwqeGenerateAe(), w.fwqeAeCode(),
-                w.fwqeAeSource());
+        int minor = dataPath.flush(qp, flushFields);
         if (minor < 0) {
             r.fail(CqpFault.FLUSH_NO_WQE_PENDING, "nothing outstanding on the queues asked for");
         } else {

@@ -2,6 +2,7 @@ package dev.irdmaemu.model.iwarp;
 
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.cqp.CqpErrorCode;
+import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.qp.QpContext;
 import dev.irdmaemu.fw.queue.AeCode;
@@ -251,19 +252,20 @@ public final class IwarpDataPath {
      * Flush WQEs / Generate AE (CQP opcode 0x22, ctrl.c irdma_sc_qp_flush_wqes / irdma_sc_gen_ae). Answers the
      * completion's minor code (see the class comment), or -1 for Flush No WQE Pending.
      */
-    public int flush(QueuePair qp, boolean flushSq, boolean flushRq, boolean userCodes, int sqMajor, int sqMinor,
-                     int rqMajor, int rqMinor, boolean generateAe, int aeCode, int aeSource) {
-        if (generateAe) {
-            aeq.post(qp.completionContext(), qp.id(), aeCode, aeSource, qp.state().code(),
+    public int flush(QueuePair qp, QpFlushFields f) {
+        if (f.generateAe) {
+            aeq.post(qp.completionContext(), qp.id(), f.aeCode, f.aeSource, qp.state().code(),
                     engines[qp.id()] == null ? 0 : engines[qp.id()].tcp().state().hardwareCode(), 0, 0);
         }
+        boolean flushSq = f.flushSq;
+        boolean flushRq = f.flushRq;
         if (!flushSq && !flushRq) {
             return 0;
         }
-        int sqMaj = userCodes ? sqMajor : Cqe.MAJOR_FLUSH;
-        int sqMin = userCodes ? sqMinor : FLUSH_GENERAL_ERR;
-        int rqMaj = userCodes ? rqMajor : Cqe.MAJOR_FLUSH;
-        int rqMin = userCodes ? rqMinor : FLUSH_GENERAL_ERR;
+        int sqMaj = f.userFlushCode ? f.sqMajor : Cqe.MAJOR_FLUSH;
+        int sqMin = f.userFlushCode ? f.sqMinor : Cqe.MINOR_FLUSH_GENERAL;
+        int rqMaj = f.userFlushCode ? f.rqMajor : Cqe.MAJOR_FLUSH;
+        int rqMin = f.userFlushCode ? f.rqMinor : Cqe.MINOR_FLUSH_GENERAL;
         // A queue already flushed has nothing left (the driver's qp->flush_sq / flush_rq say the same).
         boolean sq = flushSq && !qp.sqFlushed();
         boolean rq = flushRq && !qp.rqFlushed();
@@ -288,8 +290,6 @@ public final class IwarpDataPath {
         };
     }
 
-    /** user.h FLUSH_GENERAL_ERR. */
-    static final int FLUSH_GENERAL_ERR = 1;
 
     /** A QP that never ran (no engine): its posted WQEs are flushed from the rings as they stand. */
     private int flushIdle(QueuePair qp, boolean flushSq, boolean flushRq, int sqMaj, int sqMin, int rqMaj, int rqMin) {

@@ -6,6 +6,7 @@ import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
 import dev.irdmaemu.fw.iwarp.Fpdu;
 import dev.irdmaemu.fw.iwarp.RdmapOpcode;
+import dev.irdmaemu.fw.iwarp.Terminate;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
 import dev.irdmaemu.fw.sim.SimTimer;
@@ -29,7 +30,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * over it. Transmit: the {@link SendQueue} and the {@link ReadResponder} take turns FPDU by FPDU (Read Responses
  * the peer asked for are interleaved with SQ work), each FPDU only when TCP has room for it, in batches costed by
  * the {@link LatencyTable} on simulated time. Receive: TCP's in-order bytes go through the {@link FpduAssembler}
- * to the {@link ReceivePath}. Errors raise one AE, copy the offending frame to {@link Q2Buffer Q2} and stop the data
+ * to the {@link ReceivePath}. Errors raise one AE, copy the offending frame to {@link Q2Exchange Q2} and stop the data
  * path until the driver terminates the QP (hw.c irdma_process_aeq, ctrl.c irdma_terminate_connection); Modify QP
  * to TERMINATE sends the Terminate irdma wrote in Q2, CLOSING sends a FIN, ERROR stops (with an RST when asked).
  * Nothing on the per-FPDU paths allocates.
@@ -50,12 +51,12 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
     private final boolean fastRegister;
     private final Fpdu fpduCodec = new Fpdu();
     private final BytesStore<?, Void> tx;
-    private final BytesStore<?, Void> scratch = BytesStore.nativeStoreWithFixedCapacity(Q2Buffer.SIZE);
     private final FpduAssembler assembler;
     private final SendQueue sq;
     private final ReadResponder responder;
     private final ReceivePath rx;
-    private final Q2Buffer q2;
+    private final Q2Exchange q2;
+    private final Terminate terminateView = new Terminate();
     private final IwarpCounters counters = new IwarpCounters();
     private final SimTimer service;
 
@@ -87,7 +88,7 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         this.assembler = new FpduAssembler(rx, crc, conn.rcvNxt());
         this.sq = new SendQueue(this, dp.memory(), qp.sqCursor(), qp.sqAddress(), qp.sqQuanta(), s.ord);
         this.responder = new ReadResponder(this, s.ird);
-        this.q2 = new Q2Buffer(dp.memory(), s.q2Address, conn);
+        this.q2 = new Q2Exchange(dp.memory(), s.q2Address, conn);
         this.service = dp.scheduler().newTimer("iwarp-qp", this::service);
     }
 
@@ -335,21 +336,22 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         boolean sendTerminate = actions == 0 || actions == 1;
         boolean fin = actions == 0 || actions == 2;
         if (sendTerminate && !terminateSent) {
-            int n = q2.readTerminate(scratch, 0);
+            int n = q2.terminateLength();
             int ulpdu = DdpHeader.UNTAGGED_LENGTH + Math.max(0, n);
             if (n >= 0 && tcp.sendSpace() >= Fpdu.totalLengthFor(ulpdu, crc)) {
                 long at = beginFpdu(ulpdu);
                 at += DdpHeader.writeUntagged(tx, at, RdmapOpcode.CODE_TERMINATE, true, 0, RdmapOpcode.QN_TERMINATE,
                         terminateMsn++, 0);
-                tx.write(at, scratch, 0, n);
+                q2.copyTerminate(tx, at, n);
                 sendFpdu(0);
                 terminateSent = true;
                 counters.terminatesSent++;
                 TraceEvent t = dp.trace().start(TraceKind.TERMINATE);
                 if (t != null) {
-                    t.text("action", "sent").num("qp", qp.id()).num("layer", scratch.readUnsignedByte(0) >>> 4)
-                            .num("etype", scratch.readUnsignedByte(0) & 0xf).hex("code", scratch.readUnsignedByte(1))
-                            .num("len", n).emit();
+                    // the FPDU is still in tx: TCP copied it
+                    Terminate sent = terminateView.wrap(tx, at, n);
+                    t.text("action", "sent").num("qp", qp.id()).num("layer", sent.layer())
+                            .num("etype", sent.errorType()).hex("code", sent.errorCode()).num("len", n).emit();
                 }
                 ae(AeCode.TERMINATE_SENT.code(), AeSource.RSVD, 0, 0);
             }
@@ -418,7 +420,6 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         sq.release();
         q2.release();
         tx.releaseLast();
-        scratch.releaseLast();
     }
 
     boolean released() {

@@ -7,8 +7,9 @@
  * siw's files: {@code SendQueue} (SQ WQEs into FPDUs, the connection WQEs, fences, ORD, SQ completions),
  * {@code ReadResponder} (inbound RDMA Read Requests up to IRD, answered with Read Responses),
  * {@code FpduAssembler} (the stream cut into whole FPDUs in a bounded staging buffer), {@code ReceivePath}
- * (every check, then placement through {@code model.mr.MemoryRegions}, RQ completions), {@code Q2Buffer} (the
- * Terminate exchange with irdma) and {@code CompletionWriter} (CQEs as uk.c reads them).
+ * (every check, then placement through {@code model.mr.MemoryRegions}, RQ completions), {@code Q2Exchange} (the
+ * Terminate exchange with irdma, over firmware-iface's {@code fw.qp.Q2Buffer} layout) and {@code CompletionWriter}
+ * (CQEs as uk.c reads them).
  *
  * <p>The wire formats are firmware-iface's ({@code fw.iwarp}, {@code fw.queue}, {@code fw.qp}); data is placed
  * and fetched only through {@code MemoryRegions}. Nothing on the per-FPDU paths allocates; everything runs on the

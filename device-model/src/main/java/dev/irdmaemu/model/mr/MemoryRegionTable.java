@@ -1,5 +1,10 @@
 package dev.irdmaemu.model.mr;
 
+import static dev.irdmaemu.fw.hmc.PbleLayout.CHUNK_LEVEL_1;
+import static dev.irdmaemu.fw.hmc.PbleLayout.CHUNK_LEVEL_2;
+import static dev.irdmaemu.fw.hmc.PbleLayout.CHUNK_NONE;
+import static dev.irdmaemu.fw.hmc.PbleLayout.PBLE_PER_PAGE;
+
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
@@ -19,7 +24,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * (IRDMA_ACCESS_FLAGS_*), REMACCENABLED, VA-based or zero-based, base VA, first byte offset, length, and the page
  * list: chunk code (0 the "PBL address" is the physically contiguous buffer's first page, 1 a level-1 PBL whose
  * entries start at the first PM PBL index, 3 a two-level PBL whose root entries there hold leaf PBLE indexes,
- * pble.c get_lvl2_pble), the host page size (4 KiB, 2 MiB, 1 GiB) and the first PBLE index.
+ * pble.c get_lvl2_pble; the layout is firmware-iface's {@code fw.hmc.PbleLayout}), the host page size (4 KiB,
+ * 2 MiB, 1 GiB) and the first PBLE index.
  *
  * <p><b>STag index.</b> irdma puts a random driver key above the index (verbs.c irdma_create_stag; hw.c
  * irdma_initialize_hw_rsrc keeps {@code max(order(max_mr), 14)} index bits) and hands the device {@code stag >> 8}
@@ -45,12 +51,6 @@ import net.openhft.chronicle.bytes.BytesStore;
 public final class MemoryRegionTable implements MemoryRegions {
     /** hw.c irdma_initialize_hw_rsrc: "stag index mask has a minimum of 14 bits" (gen2). */
     public static final int MIN_INDEX_BITS = 14;
-    /** pble.h PBLE_PER_PAGE: the PBLEs of one leaf of a two-level list. */
-    public static final int PBLES_PER_LEAF = 512;
-    /** The LPBLSIZE codes of the STag ops and Fast Register (verbs.c irdma_hwreg_mr, irdma_post_send). */
-    public static final int CHUNK_NONE = 0;
-    public static final int CHUNK_LEVEL_1 = 1;
-    public static final int CHUNK_LEVEL_2 = 3;
     /** type.h enum irdma_page_size codes 0, 1, 2: 4 KiB, 2 MiB, 1 GiB. */
     private static final int[] PAGE_SHIFT = {12, 21, 30};
     private static final int REMOTE_RIGHTS = REMOTE_READ | REMOTE_WRITE;
@@ -355,7 +355,7 @@ public final class MemoryRegionTable implements MemoryRegions {
     /** PBLEs (level 1) or root entries (level 2) the page list of {@code len} bytes from {@code offsetInPage} uses. */
     private static long pageListEntries(int chunkCode, long offsetInPage, long len, int shift) {
         long pages = (offsetInPage + len + (1L << shift) - 1) >>> shift;
-        return chunkCode == CHUNK_LEVEL_1 ? pages : (pages + PBLES_PER_LEAF - 1) / PBLES_PER_LEAF;
+        return chunkCode == CHUNK_LEVEL_1 ? pages : (pages + PBLE_PER_PAGE - 1) / PBLE_PER_PAGE;
     }
 
     /**
@@ -703,7 +703,7 @@ public final class MemoryRegionTable implements MemoryRegions {
                 }
             }
             default -> {
-                if (!readPble(first + page / PBLES_PER_LEAF) || !readPble(word[0] + page % PBLES_PER_LEAF)) {
+                if (!readPble(first + page / PBLE_PER_PAGE) || !readPble(word[0] + page % PBLE_PER_PAGE)) {
                     return false;
                 }
             }

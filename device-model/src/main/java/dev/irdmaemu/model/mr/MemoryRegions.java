@@ -1,5 +1,6 @@
 package dev.irdmaemu.model.mr;
 
+import dev.irdmaemu.fw.cqp.StagAccess;
 import dev.irdmaemu.fw.queue.SqWqe;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -24,13 +25,13 @@ public interface MemoryRegions {
     /** Success. */
     int OK = 0;
 
-    /** IRDMA_ACCESS_FLAGS_* (user.h): the rights a data-path access needs. */
-    int LOCAL_READ = 0x01;
-    int LOCAL_WRITE = 0x02;
-    int REMOTE_READ = 0x04;
-    int REMOTE_WRITE = 0x08;
-    int BIND_WINDOW = 0x10;
-    int ZERO_BASED = 0x20;
+    /** The single rights a data-path access needs: firmware-iface's {@link StagAccess} bits (user.h). */
+    int LOCAL_READ = StagAccess.LOCAL_READ;
+    int LOCAL_WRITE = StagAccess.LOCAL_WRITE;
+    int REMOTE_READ = StagAccess.REMOTE_READ_ONLY;
+    int REMOTE_WRITE = StagAccess.REMOTE_WRITE_ONLY;
+    int BIND_WINDOW = StagAccess.BIND_WINDOW;
+    int ZERO_BASED = StagAccess.ZERO_BASED;
 
     /**
      * Checks that {@code length} bytes at tagged offset {@code taggedOffset} of {@code stag} may be accessed with

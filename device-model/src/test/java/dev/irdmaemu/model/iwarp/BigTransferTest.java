@@ -16,6 +16,7 @@ import dev.irdmaemu.model.IwarpTestDriver;
 import dev.irdmaemu.model.IwarpTestDriver.Ae;
 import dev.irdmaemu.model.IwarpTestDriver.Buffer;
 import dev.irdmaemu.model.IwarpTestDriver.Completion;
+import dev.irdmaemu.model.IwarpTestDriver.PageList;
 import dev.irdmaemu.model.mr.MemoryRegions;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,8 +60,9 @@ class BigTransferTest {
 
     private void write64MiB() {
         IwarpPair.Conn c = pair.connect(5, 6, false);
-        Buffer src = pair.a.buffer(SIZE, MemoryRegions.LOCAL_WRITE);
-        Buffer dst = pair.b.buffer(SIZE, MemoryRegions.REMOTE_WRITE);
+        // the source as a kernel consumer registers it (irdma_reg_phys_mr: no PBL), the sink on a two-level PBL
+        Buffer src = pair.a.buffer(SIZE, MemoryRegions.LOCAL_WRITE, PageList.PHYSICAL);
+        Buffer dst = pair.b.buffer(SIZE, MemoryRegions.REMOTE_WRITE, PageList.LEVEL_2);
         pair.a.fill(src.gpa(), SIZE, 4242);
         pair.a.postWrite(c.active, new SgeList().add(src.gpa(), SIZE, src.stag()), dst.stag(), dst.gpa(),
                 SqWqe.SIGNALED);
@@ -75,8 +77,9 @@ class BigTransferTest {
 
     private void read64MiB() {
         IwarpPair.Conn c = pair.connect(5, 6, false);
-        Buffer src = pair.b.buffer(SIZE, MemoryRegions.REMOTE_READ);
-        Buffer dst = pair.a.buffer(SIZE, MemoryRegions.LOCAL_WRITE);
+        // the responder reads through a two-level PBL, the Read Responses land through a level-1 one
+        Buffer src = pair.b.buffer(SIZE, MemoryRegions.REMOTE_READ, PageList.LEVEL_2);
+        Buffer dst = pair.a.buffer(SIZE, MemoryRegions.LOCAL_WRITE, PageList.LEVEL_1);
         pair.b.fill(src.gpa(), SIZE, 777);
         pair.a.postRead(c.active, new SgeList().add(dst.gpa(), SIZE, dst.stag()), src.stag(), src.gpa(),
                 SqWqe.SIGNALED);
@@ -135,8 +138,8 @@ class BigTransferTest {
         Buffer dst = pair.b.buffer(8 * MIB, MemoryRegions.REMOTE_WRITE);
         pair.a.fill(src.gpa(), 8 * MIB, 1);
         pair.b.fill(dst.gpa(), 8 * MIB, 2);
-        byte[] original = bytes(pair.b, dst.gpa(), 8 * MIB);
-        byte[] source = bytes(pair.a, src.gpa(), 8 * MIB);
+        byte[] original = pair.b.read(dst.gpa(), 8 * MIB);
+        byte[] source = pair.a.read(src.gpa(), 8 * MIB);
         // A middlebox on A's side flips a payload bit in one data segment of fifty and rewrites the TCP checksum.
         SplittableRandom rnd = new SplittableRandom(3);
         BytesStore<?, Void> copy = BytesStore.nativeStoreWithFixedCapacity(2048);
@@ -168,7 +171,7 @@ class BigTransferTest {
             assertTrue(corrupted[0] >= 1);
             pair.run(100_000_000L);
             assertEquals(1, c.passive.engine().stats().crcErrors(), "the QP stopped at the first");
-            byte[] placed = bytes(pair.b, dst.gpa(), 8 * MIB);
+            byte[] placed = pair.b.read(dst.gpa(), 8 * MIB);
             long good = 0;
             for (int i = 0; i < placed.length; i++) {
                 if (placed[i] != original[i]) {
@@ -181,11 +184,5 @@ class BigTransferTest {
         } finally {
             copy.releaseLast();
         }
-    }
-
-    private static byte[] bytes(IwarpTestDriver n, long gpa, int len) {
-        byte[] b = new byte[len];
-        n.store().read(n.off(gpa), b, 0, len);
-        return b;
     }
 }

@@ -95,16 +95,8 @@ class ConnectionWqeTest {
         IwarpTestDriver.Buffer reply = pair.b.buffer(IwarpPair.MPA_REPLY.length, MemoryRegions.LOCAL_WRITE);
         pair.b.store().write(pair.b.off(reply.gpa()), IwarpPair.MPA_REPLY);
         IwarpTestDriver.Cq cq = pair.b.createCq(50, 64);
-        IwarpTestDriver.QpSpec s = new IwarpTestDriver.QpSpec();
-        s.qpId = 9;
-        s.sendCq = cq;
-        s.recvCq = cq;
-        s.localPort = 20099;
-        s.remoteIp = IwarpPair.IP_A;
-        s.remotePort = 40099;
-        s.sndNxt = 5000;
-        s.rcvNxt = 9000;
-        s.arpIndex = IwarpPair.ARP_INDEX;
+        IwarpTestDriver.QpSpec s = IwarpTestDriver.QpSpec.connection(9, cq, 20099, IwarpPair.IP_A, 40099, 5000, 9000,
+                IwarpPair.ARP_INDEX);
         IwarpTestDriver.Qp qp = pair.b.createQp(s);
         assertTrue(pair.a.qhash(IwarpTestDriver.QHASH_ADD, 40099, IwarpPair.IP_B, 20099, 1));
         pair.b.writeLsmm(qp, reply.gpa(), IwarpPair.MPA_REPLY.length, reply.stag());
@@ -121,14 +113,8 @@ class ConnectionWqeTest {
     @Test
     void aQpWithoutItsArpEntryRaisesInvalidArpEntryAndGoesToError() {
         IwarpTestDriver.Cq cq = pair.a.createCq(51, 64);
-        IwarpTestDriver.QpSpec s = new IwarpTestDriver.QpSpec();
-        s.qpId = 12;
-        s.sendCq = cq;
-        s.recvCq = cq;
-        s.localPort = 40500;
-        s.remoteIp = IwarpPair.IP_B;
-        s.remotePort = 20500;
-        s.arpIndex = 7; // no entry there
+        // ARP index 7: no entry there
+        IwarpTestDriver.QpSpec s = IwarpTestDriver.QpSpec.connection(12, cq, 40500, IwarpPair.IP_B, 20500, 0, 0, 7);
         IwarpTestDriver.Qp qp = pair.a.createQp(s);
         pair.a.writeRtr(qp, false);
         assertTrue(pair.a.modify(qp, QpState.RTS));
@@ -143,14 +129,8 @@ class ConnectionWqeTest {
     @Test
     void aContextAskingForMpaMarkersIsRefusedWithAnErrorCompletion() {
         IwarpTestDriver.Cq cq = pair.a.createCq(52, 64);
-        IwarpTestDriver.QpSpec s = new IwarpTestDriver.QpSpec();
-        s.qpId = 13;
-        s.sendCq = cq;
-        s.recvCq = cq;
-        s.localPort = 40501;
-        s.remoteIp = IwarpPair.IP_B;
-        s.remotePort = 20501;
-        s.arpIndex = IwarpPair.ARP_INDEX;
+        IwarpTestDriver.QpSpec s = IwarpTestDriver.QpSpec.connection(13, cq, 40501, IwarpPair.IP_B, 20501, 0, 0,
+                IwarpPair.ARP_INDEX);
         s.markers = true;
         IwarpTestDriver.Qp qp = pair.a.createQp(s);
         IwarpTestDriver.CqpDone done = pair.a.modifyQp(qp, QpState.RTS, f -> { });

@@ -12,6 +12,7 @@ import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
 import dev.irdmaemu.fw.iwarp.Fpdu;
 import dev.irdmaemu.fw.iwarp.RdmapOpcode;
+import dev.irdmaemu.fw.qp.Q2Buffer;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
 import dev.irdmaemu.fw.queue.SgeList;
@@ -70,16 +71,8 @@ class HostilePeerTest {
                 | MemoryRegions.REMOTE_READ);
         readOnlyStag = pair.b.register(area + 4096, 4096, MemoryRegions.REMOTE_READ);
         vcq = pair.b.createCq(60, 256);
-        IwarpTestDriver.QpSpec s = new IwarpTestDriver.QpSpec();
-        s.qpId = VICTIM;
-        s.sendCq = vcq;
-        s.recvCq = vcq;
-        s.localPort = 21000;
-        s.remoteIp = IP_C;
-        s.remotePort = 41000;
-        s.sndNxt = 7000;
-        s.rcvNxt = 9000;
-        s.arpIndex = ARP_C;
+        IwarpTestDriver.QpSpec s = IwarpTestDriver.QpSpec.connection(VICTIM, vcq, 21000, IP_C, 41000, 7000, 9000,
+                ARP_C);
         s.ird = 8;
         victim = pair.b.createQp(s);
         assertTrue(pair.b.qhash(IwarpTestDriver.QHASH_ADD, 21000, IP_C, 41000, VICTIM));
@@ -135,7 +128,7 @@ class HostilePeerTest {
     private void assertQ2Holds(int sentLength) {
         long q2 = pair.b.off(victim.q2);
         long frame = q2 + 72;
-        int mpa = Q2Buffer.mpaOffsetInFrame(pair.b.store(), frame);
+        int mpa = new Q2Buffer().wrap(pair.b.store(), q2).locateMpa() - Q2Buffer.BAD_FRAME_OFFSET;
         assertEquals(54, mpa, "Ethernet 14 + IPv4 20 + TCP 20");
         int n = Math.min(sentLength, 256 - 72 - mpa);
         for (int i = 0; i < n; i++) {
@@ -178,8 +171,27 @@ class HostilePeerTest {
 
     static Stream<Arguments> attacks() {
         return Stream.of(
-            Arguments.of(named("RDMA Write to an STag that does not exist", new Case(t -> {
+            // The STag checks in the order of the E810's AE list (MemoryRegionTable): an index beyond the committed
+            // MR count, a free index, a key (or driver key bits) that differ, an STag allocated but not valid. irdma
+            // turns each into RFC 5040 / 5041's "Invalid STag" (irdma_bld_terminate_hdr).
+            Arguments.of(named("RDMA Write to an STag index past the committed MR count", new Case(t -> {
                 int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, 0x77_7700, t.area + 4096, data(100));
+                t.peer.send(n);
+                return n;
+            }, AeCode.AMP_BAD_STAG_INDEX, AeSource.IN_RR_WR))),
+            Arguments.of(named("RDMA Write to an STag index nothing is allocated at", new Case(t -> {
+                int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, 200 << 8 | 0x5a, t.area + 4096, data(100));
+                t.peer.send(n);
+                return n;
+            }, AeCode.AMP_UNALLOCATED_STAG, AeSource.IN_RR_WR))),
+            Arguments.of(named("RDMA Write with the region's index and another key", new Case(t -> {
+                int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, t.stag ^ 0x01, t.area + 4096, data(100));
+                t.peer.send(n);
+                return n;
+            }, AeCode.AMP_BAD_STAG_KEY, AeSource.IN_RR_WR))),
+            Arguments.of(named("RDMA Write to an STag allocated but never registered", new Case(t -> {
+                int unregistered = t.pair.b.allocateFastRegister(1).stag();
+                int n = t.peer.tagged(RdmapOpcode.CODE_RDMA_WRITE, true, unregistered, t.area + 4096, data(100));
                 t.peer.send(n);
                 return n;
             }, AeCode.AMP_INVALID_STAG, AeSource.IN_RR_WR))),
@@ -369,7 +381,7 @@ class HostilePeerTest {
         // irdma_terminate_received: DDP control 0x41 (untagged, L, version 1), QN 2, MSN 1, MO 0, the header
         // at MPA + 20.
         long frame = pair.b.off(victim.q2) + 72;
-        long mpa = frame + Q2Buffer.mpaOffsetInFrame(pair.b.store(), frame);
+        long mpa = frame - 72 + new Q2Buffer().wrap(pair.b.store(), frame - 72).locateMpa();
         assertEquals(0x41, pair.b.store().readUnsignedByte(mpa + 2));
         assertEquals(0x47, pair.b.store().readUnsignedByte(mpa + 3));
         assertEquals(2, NetworkOrder.u32(pair.b.store(), mpa + 8));

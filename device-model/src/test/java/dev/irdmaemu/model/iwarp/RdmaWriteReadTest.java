@@ -34,12 +34,6 @@ class RdmaWriteReadTest {
         pair.close();
     }
 
-    private byte[] bytes(IwarpTestDriver n, long gpa, int len) {
-        byte[] b = new byte[len];
-        n.store().read(n.off(gpa), b, 0, len);
-        return b;
-    }
-
     private List<Completion> completions(IwarpTestDriver n, IwarpTestDriver.Cq cq, int count) {
         List<Completion> got = new ArrayList<>();
         pair.runUntil(() -> {
@@ -62,7 +56,7 @@ class RdmaWriteReadTest {
         assertFalse(done.error());
         assertEquals(idx, done.wqeIndex());
         assertEquals(SqOpcode.RDMA_WRITE.code(), done.opType());
-        assertArrayEquals(bytes(pair.a, src.gpa(), 10_000), bytes(pair.b, dst.gpa() + 1000, 10_000));
+        assertArrayEquals(pair.a.read(src.gpa(), 10_000), pair.b.read(dst.gpa() + 1000, 10_000));
         assertEquals(0, pair.b.store().readLong(pair.b.off(dst.gpa())), "nothing before the offset");
         assertTrue(pair.b.pollAll(c.bCq).isEmpty(), "an RDMA Write completes nothing at the Data Sink");
         // Tagged FPDUs: TO advancing by 1440 (MULPDU 1454 less the 14-byte tagged header), L on the last.
@@ -73,6 +67,50 @@ class RdmaWriteReadTest {
         assertEquals(Long.toHexString(dst.gpa() + 1000 + 1440), w.get(1).get("to").substring(2));
         assertEquals("true", w.get(6).get("last"));
         assertEquals(10_000, c.passive.engine().stats().bytesPlaced());
+    }
+
+    /**
+     * The sink's region is a user VA over three scattered pages (its PBLEs name them in reverse order): the Write's
+     * bytes land where the page list says, not where the VA would point in a flat address space, and the Read back
+     * gathers them through the same PBLEs.
+     */
+    @Test
+    void aWriteToAScatteredRegionLandsInThePagesItsPageListNames() {
+        IwarpPair.Conn c = pair.connect(5, 6, false);
+        long[] pages = new long[3];
+        for (int i = 0; i < 3; i++) {
+            pages[2 - i] = pair.b.alloc(2 * 4096);
+            for (int j = 0; j < 2 * 4096; j++) {
+                pair.b.store().writeByte(pair.b.off(pages[2 - i]) + j, (byte) 0xee);
+            }
+        }
+        long va = 0x7f00_1234_0000L;
+        int stag = pair.b.registerPages(va, pages, 3 * 4096, MemoryRegions.LOCAL_WRITE | MemoryRegions.REMOTE_WRITE
+                | MemoryRegions.REMOTE_READ);
+        Buffer src = pair.a.buffer(3 * 4096, MemoryRegions.LOCAL_WRITE);
+        pair.a.fill(src.gpa(), 3 * 4096, 77);
+        pair.a.postWrite(c.active, new SgeList().add(src.gpa() + 100, 3 * 4096 - 200, src.stag()), stag, va + 100,
+                SqWqe.SIGNALED);
+        assertFalse(completions(pair.a, c.aCq, 1).get(0).error());
+        byte[] sent = pair.a.read(src.gpa(), 3 * 4096);
+        for (int p = 0; p < 3; p++) {
+            byte[] page = pair.b.read(pages[p], 2 * 4096);
+            for (int j = 0; j < 4096; j++) {
+                int at = p * 4096 + j;
+                byte want = at < 100 || at >= 3 * 4096 - 100 ? (byte) 0xee : sent[at];
+                assertEquals(want, page[j], "page " + p + " byte " + j);
+                assertEquals((byte) 0xee, page[4096 + j], "nothing in the gap after page " + p);
+            }
+        }
+        // and back: A reads the region into a fresh sink through the same page list
+        Buffer sink = pair.a.buffer(3 * 4096, MemoryRegions.LOCAL_WRITE);
+        pair.a.postRead(c.active, new SgeList().add(sink.gpa(), 3 * 4096 - 200, sink.stag()), stag, va + 100,
+                SqWqe.SIGNALED);
+        assertFalse(completions(pair.a, c.aCq, 1).get(0).error());
+        byte[] back = pair.a.read(sink.gpa(), 3 * 4096 - 200);
+        for (int i = 0; i < back.length; i++) {
+            assertEquals(sent[100 + i], back[i], "read back byte " + i);
+        }
     }
 
     @Test
@@ -88,7 +126,7 @@ class RdmaWriteReadTest {
             completions(pair.a, c.aCq, 1);
             byte[] expect = new byte[90];
             data.read(0, expect, 0, 90);
-            assertArrayEquals(expect, bytes(pair.b, dst.gpa() + 7, 90));
+            assertArrayEquals(expect, pair.b.read(dst.gpa() + 7, 90));
         } finally {
             data.releaseLast();
         }
@@ -107,8 +145,8 @@ class RdmaWriteReadTest {
         assertFalse(done.error());
         assertEquals(idx, done.wqeIndex());
         assertEquals(SqOpcode.RDMA_READ.code(), done.opType());
-        assertArrayEquals(bytes(pair.b, remote.gpa() + 500, 3000), bytes(pair.a, s1.gpa(), 3000));
-        assertArrayEquals(bytes(pair.b, remote.gpa() + 3500, 9000), bytes(pair.a, s2.gpa(), 9000));
+        assertArrayEquals(pair.b.read(remote.gpa() + 500, 3000), pair.a.read(s1.gpa(), 3000));
+        assertArrayEquals(pair.b.read(remote.gpa() + 3500, 9000), pair.a.read(s2.gpa(), 9000));
         // One Read Request per sink SGE (MSN 1 and 2 on queue 1) and Read Responses to each sink STag.
         List<RecordingTraceSink.Recorded> rreq = new ArrayList<>(pair.a.traceSink().of(TraceKind.FPDU_TX));
         rreq.removeIf(e -> !"RDMA_READ_REQUEST".equals(e.get("op")));
@@ -141,7 +179,7 @@ class RdmaWriteReadTest {
         for (int i = 0; i < 6; i++) {
             assertEquals(3 + i, got.get(i).wqeIndex(), "completions in SQ order");
         }
-        assertArrayEquals(bytes(pair.b, remote.gpa(), 48 * 1024), bytes(pair.a, sink.gpa(), 48 * 1024));
+        assertArrayEquals(pair.b.read(remote.gpa(), 48 * 1024), pair.a.read(sink.gpa(), 48 * 1024));
     }
 
     @Test
@@ -157,7 +195,7 @@ class RdmaWriteReadTest {
         pair.a.postWrite(c.active, new SgeList().add(sink.gpa(), 16 * 1024, sink.stag()), remote.stag(),
                 remote.gpa() + 16 * 1024, SqWqe.SIGNALED | SqWqe.READ_FENCE);
         completions(pair.a, c.aCq, 1);
-        assertArrayEquals(bytes(pair.b, remote.gpa(), 16 * 1024), bytes(pair.b, remote.gpa() + 16 * 1024, 16 * 1024));
+        assertArrayEquals(pair.b.read(remote.gpa(), 16 * 1024), pair.b.read(remote.gpa() + 16 * 1024, 16 * 1024));
         // A NOP with LOCALFENCE behind an unacknowledged Send starts only once the Send completed.
         Buffer rbuf = pair.b.buffer(64, MemoryRegions.LOCAL_WRITE);
         pair.b.postRecv(c.passive, new SgeList().add(rbuf.gpa(), 64, rbuf.stag()));
@@ -183,21 +221,24 @@ class RdmaWriteReadTest {
         pair.b.postLocalInvalidate(c.passive, target.stag(), SqWqe.SIGNALED);
         Completion inv = completions(pair.b, c.bCq, 1).get(0);
         assertEquals(SqOpcode.LOCAL_INVALIDATE.code(), inv.opType());
-        assertFalse(pair.b.regions.isValid(target.stag()));
-        // Fast Register a new STag over the same memory, then the peer writes into it.
-        int stag = 0x900 << 8 | 0x77;
-        pair.b.regions.allocate(stag, IwarpTestDriver.PD);
-        pair.b.postFastRegister(c.passive, target.gpa(), 4096, stag, MemoryRegions.REMOTE_WRITE | MemoryRegions.LOCAL_WRITE,
-                SqWqe.SIGNALED);
+        assertFalse(pair.b.stagValid(target.stag()));
+        // Fast Register a new STag over the same memory (irdma_alloc_mr, then IB_WR_REG_MR with key 0x77), then the
+        // peer writes into it.
+        IwarpTestDriver.FastRegion region = pair.b.allocateFastRegister(1);
+        int stag = IwarpTestDriver.fastRegisteredStag(region, 0x77);
+        assertFalse(pair.b.stagValid(stag), "allocated, not valid before the Fast Register");
+        pair.b.postFastRegister(c.passive, region, 0x77, target.gpa(), 4096,
+                MemoryRegions.REMOTE_WRITE | MemoryRegions.LOCAL_WRITE, SqWqe.SIGNALED);
         Completion fr = completions(pair.b, c.bCq, 1).get(0);
         assertEquals(SqOpcode.FAST_REGISTER.code(), fr.opType());
-        assertTrue(pair.b.regions.isValid(stag));
+        assertFalse(fr.error());
+        assertTrue(pair.b.stagValid(stag));
         Buffer src = pair.a.buffer(100, MemoryRegions.LOCAL_WRITE);
         pair.a.fill(src.gpa(), 100, 9);
         pair.a.postWrite(c.active, new SgeList().add(src.gpa(), 100, src.stag()), stag, target.gpa() + 50,
                 SqWqe.SIGNALED);
         completions(pair.a, c.aCq, 1);
-        assertArrayEquals(bytes(pair.a, src.gpa(), 100), bytes(pair.b, target.gpa() + 50, 100));
+        assertArrayEquals(pair.a.read(src.gpa(), 100), pair.b.read(target.gpa() + 50, 100));
     }
 
     @Test

@@ -42,12 +42,6 @@ class SendRecvTest {
         pair.close();
     }
 
-    private byte[] bytes(IwarpTestDriver n, long gpa, int len) {
-        byte[] b = new byte[len];
-        n.store().read(n.off(gpa), b, 0, len);
-        return b;
-    }
-
     private Completion next(IwarpTestDriver n, IwarpTestDriver.Cq cq) {
         Completion[] got = new Completion[1];
         pair.runUntil(() -> (got[0] = n.poll(cq)) != null, 500_000_000L);
@@ -81,13 +75,13 @@ class SendRecvTest {
         assertFalse(rc.stagInvalidated());
         assertFalse(rc.solicited());
         byte[] sent = new byte[2150];
-        System.arraycopy(bytes(pair.a, s1.gpa(), 100), 0, sent, 0, 100);
-        System.arraycopy(bytes(pair.a, s2.gpa(), 2000), 0, sent, 100, 2000);
-        System.arraycopy(bytes(pair.a, s3.gpa(), 50), 0, sent, 2100, 50);
+        System.arraycopy(pair.a.read(s1.gpa(), 100), 0, sent, 0, 100);
+        System.arraycopy(pair.a.read(s2.gpa(), 2000), 0, sent, 100, 2000);
+        System.arraycopy(pair.a.read(s3.gpa(), 50), 0, sent, 2100, 50);
         byte[] got = new byte[2150];
-        System.arraycopy(bytes(pair.b, r1.gpa(), 1000), 0, got, 0, 1000);
-        System.arraycopy(bytes(pair.b, r2.gpa(), 1000), 0, got, 1000, 1000);
-        System.arraycopy(bytes(pair.b, r3.gpa(), 150), 0, got, 2000, 150);
+        System.arraycopy(pair.b.read(r1.gpa(), 1000), 0, got, 0, 1000);
+        System.arraycopy(pair.b.read(r2.gpa(), 1000), 0, got, 1000, 1000);
+        System.arraycopy(pair.b.read(r3.gpa(), 150), 0, got, 2000, 150);
         assertArrayEquals(sent, got);
         // The send completion once TCP has the acknowledgment.
         Completion sc = next(pair.a, c.aCq);
@@ -139,7 +133,7 @@ class SendRecvTest {
         Buffer s = pair.a.buffer(32, MemoryRegions.LOCAL_WRITE);
         Buffer r = pair.b.buffer(64, MemoryRegions.LOCAL_WRITE);
         Buffer target = pair.b.buffer(4096, MemoryRegions.LOCAL_WRITE | MemoryRegions.REMOTE_WRITE);
-        assertTrue(pair.b.regions.isValid(target.stag()));
+        assertTrue(pair.b.stagValid(target.stag()));
         pair.b.postRecv(c.passive, new SgeList().add(r.gpa(), 64, r.stag()));
         pair.a.postSend(c.active, SqOpcode.RDMA_SEND_SOL_EVENT_INV, new SgeList().add(s.gpa(), 32, s.stag()),
                 SqWqe.SIGNALED, target.stag());
@@ -147,7 +141,7 @@ class SendRecvTest {
         assertTrue(rc.stagInvalidated());
         assertEquals(target.stag(), rc.invalidatedStag());
         assertTrue(rc.solicited());
-        assertFalse(pair.b.regions.isValid(target.stag()));
+        assertFalse(pair.b.stagValid(target.stag()));
         Completion sc = next(pair.a, c.aCq);
         assertEquals(SqOpcode.RDMA_SEND_SOL_EVENT_INV.code(), sc.opType());
         RecordingTraceSink.Recorded f = pair.b.traceSink().of(TraceKind.FPDU_RX).stream()
@@ -179,10 +173,10 @@ class SendRecvTest {
                     "RQ WQE indexes in quanta (128-byte WQEs: multiplier 4)");
             byte[] expect = new byte[101];
             data.read(0, expect, 0, 101);
-            assertArrayEquals(expect, bytes(pair.b, r.gpa(), 101));
+            assertArrayEquals(expect, pair.b.read(r.gpa(), 101));
             byte[] expect2 = new byte[8];
             data.read(5, expect2, 0, 8);
-            assertArrayEquals(expect2, bytes(pair.b, r.gpa() + 256, 8));
+            assertArrayEquals(expect2, pair.b.read(r.gpa() + 256, 8));
             List<Completion> sent = new ArrayList<>();
             pair.runUntil(() -> {
                 sent.addAll(pair.a.pollAll(c.aCq));

@@ -9,6 +9,7 @@ import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.cqp.CqpErrorCode;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
 import dev.irdmaemu.fw.iwarp.Terminate;
+import dev.irdmaemu.fw.qp.Q2Buffer;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.Cqe;
 import dev.irdmaemu.fw.queue.SgeList;
@@ -54,60 +55,19 @@ class TerminateCloseFlushTest {
         return l.stream().map(Ae::code).toList();
     }
 
-    /** ctrl.c irdma_bld_terminate_hdr for an AE with q2_data_written: header at Q2 + 0, answers termlen. */
-    private int buildTerminateHeader(IwarpTestDriver n, IwarpTestDriver.Qp qp, int layerEtype, int code) {
-        BytesStore<?, ?> s = n.store();
-        long q2 = n.off(qp.q2);
-        long pkt = q2 + 72;
-        // irdma_locate_mpa: skip the Ethernet header, the IPv4 header by IHL, the TCP header by its data offset.
-        long mpa = pkt + 14;
-        mpa += 4L * (s.readUnsignedByte(mpa) & 0x0f);
-        mpa += 4L * (s.readUnsignedByte(mpa + 12) >>> 4 & 0x0f);
-        int ddpSegLen = NetworkOrder.u16(s, mpa);
-        int copy = 0;
-        int hdrct = 0;
-        if (ddpSegLen != 0) {
-            copy = 2;
-            hdrct = Terminate.FLAG_M;
-            if ((s.readUnsignedByte(mpa + 2) & 0x80) != 0) {
-                if (ddpSegLen >= DdpHeader.TAGGED_LENGTH) {
-                    copy += DdpHeader.TAGGED_LENGTH;
-                    hdrct |= Terminate.FLAG_D;
-                }
-            } else {
-                if (ddpSegLen >= DdpHeader.UNTAGGED_LENGTH) {
-                    copy += DdpHeader.UNTAGGED_LENGTH;
-                    hdrct |= Terminate.FLAG_D;
-                }
-                if (ddpSegLen >= DdpHeader.UNTAGGED_LENGTH + 28 && (s.readUnsignedByte(mpa + 3) & 0x0f) == 1) {
-                    copy += 28;
-                    hdrct |= Terminate.FLAG_R;
-                }
-            }
-        }
-        for (int i = 0; i < 72; i++) {
-            s.writeByte(q2 + i, (byte) 0);
-        }
-        s.writeByte(q2, (byte) layerEtype);
-        s.writeByte(q2 + 1, (byte) code);
-        s.writeByte(q2 + 2, (byte) hdrct);
-        for (int i = 0; i < copy; i++) {
-            s.writeByte(q2 + 4 + i, s.readByte(mpa + i));
-        }
-        return 4 + copy;
-    }
-
     @Test
     void terminateRoundTripWithTheDriverBuildingTheHeaderFromQ2() {
         IwarpPair.Conn c = pair.connect(5, 6, false);
-        // A writes to an STag B never registered.
+        // A writes to an STag B never registered: its index (0x6666 & 0x3fff) lies beyond B's 256 MRs.
         Buffer src = pair.a.buffer(300, MemoryRegions.LOCAL_WRITE);
         pair.a.postWrite(c.active, new SgeList().add(src.gpa(), 300, src.stag()), 0x66_6600, 0x1000, SqWqe.SIGNALED);
         List<Ae> bAes = aes(pair.b, 6, 20_000_000L);
-        assertEquals(List.of(AeCode.AMP_INVALID_STAG.code()), codes(bAes));
+        assertEquals(List.of(AeCode.AMP_BAD_STAG_INDEX.code()), codes(bAes));
         assertEquals(1, bAes.get(0).q2Data());
-        // irdma: AMP_INVALID_STAG -> layer RDMAP, type remote protection (1), code invalid STag (0).
-        int termlen = buildTerminateHeader(pair.b, c.passive, 0x01, 0x00);
+        // irdma_bld_terminate_hdr: AMP_BAD_STAG_INDEX -> layer RDMAP, type remote operation (2), code invalid STag
+        // (0), and the offending Write's ULPDU length and tagged DDP header copied behind it
+        int termlen = new Q2Buffer().wrap(pair.b.store(), pair.b.off(c.passive.q2)).writeTerminate(
+                Terminate.LAYER_RDMAP, Terminate.Rdmap.ETYPE_REMOTE_OPERATION, Terminate.Rdmap.INVALID_STAG, true);
         assertEquals(4 + 2 + 14, termlen);
         assertTrue(pair.b.terminate(c.passive, 1, termlen), "Modify QP TERMINATE, IRDMAQP_TERM_SEND_TERM_ONLY");
         bAes = aes(pair.b, 6, 20_000_000L);
@@ -121,7 +81,7 @@ class TerminateCloseFlushTest {
         assertEquals(QpState.TERMINATE, c.active.state());
         BytesStore<?, ?> s = pair.a.store();
         long frame = pair.a.off(c.active.q2) + 72;
-        long mpa = frame + Q2Buffer.mpaOffsetInFrame(s, frame);
+        long mpa = frame - 72 + new Q2Buffer().wrap(s, frame - 72).locateMpa();
         // What irdma_terminate_received checks, then the header at mpa[5].
         assertEquals(0x40, s.readUnsignedByte(mpa + 2) & 0xc0, "untagged, L");
         assertEquals(1, s.readUnsignedByte(mpa + 2) & 0x03, "DDP version 1");
@@ -132,7 +92,7 @@ class TerminateCloseFlushTest {
         Terminate t = new Terminate().wrap(s, mpa + 20, 40);
         assertTrue(t.validate().accepted());
         assertEquals(Terminate.LAYER_RDMAP, t.layer());
-        assertEquals(Terminate.Rdmap.ETYPE_REMOTE_PROTECTION, t.errorType());
+        assertEquals(Terminate.Rdmap.ETYPE_REMOTE_OPERATION, t.errorType());
         assertEquals(Terminate.Rdmap.INVALID_STAG, t.errorCode());
         assertTrue(t.hasDdpSegmentLength() && t.hasDdpHeader());
         DdpHeader copied = new DdpHeader().wrap(s, t.ddpHeaderOffset(), t.ddpHeaderLength());
@@ -264,11 +224,7 @@ class TerminateCloseFlushTest {
     @Test
     void aQpThatNeverRanFlushesWhatWasPostedOnItsRings() {
         IwarpTestDriver.Cq cq = pair.a.createCq(70, 64);
-        IwarpTestDriver.QpSpec spec = new IwarpTestDriver.QpSpec();
-        spec.qpId = 30;
-        spec.sendCq = cq;
-        spec.recvCq = cq;
-        spec.arpIndex = IwarpPair.ARP_INDEX;
+        IwarpTestDriver.QpSpec spec = IwarpTestDriver.QpSpec.connection(30, cq, 0, 0, 0, 0, 0, IwarpPair.ARP_INDEX);
         IwarpTestDriver.Qp qp = pair.a.createQp(spec);
         Buffer b = pair.a.buffer(64, MemoryRegions.LOCAL_WRITE);
         pair.a.postRecv(qp, new SgeList().add(b.gpa(), 64, b.stag()));

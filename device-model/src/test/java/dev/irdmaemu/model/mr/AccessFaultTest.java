@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irdmaemu.fw.hmc.PbleLayout;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.SqWqe;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -183,7 +184,7 @@ class AccessFaultTest {
     void aLeafThatDoesNotResolveFailsAtAccessTime() {
         // two levels: the root resolves (checked at registration), the leaf's HMC page is taken away afterwards
         long root = d.allocPbles(1);
-        d.allocPbles(MemoryRegionTable.PBLES_PER_LEAF); // the leaf lands in another 4 KiB HMC page
+        d.allocPbles(PbleLayout.PBLE_PER_PAGE); // the leaf lands in another 4 KiB HMC page
         long leaf = d.allocPbles(pages.length);
         d.writePble(root, leaf);
         for (int i = 0; i < pages.length; i++) {

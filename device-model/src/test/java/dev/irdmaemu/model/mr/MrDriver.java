@@ -19,6 +19,7 @@ import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810RdmaFunction;
 import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.PageListWriter;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.Trace;
 import java.util.ArrayList;
@@ -63,7 +64,7 @@ final class MrDriver implements AutoCloseable {
     /** The backing page of each 4 KiB HMC page, by HMC page number (hmc.c irdma_add_pd_table_entry). */
     final List<Long> hmcPages = new ArrayList<>();
     final List<Long> pdPages = new ArrayList<>();
-    private long nextPble;
+    private PageListWriter pbles;
     private long lastSqWqe;
 
     /** One CQP completion as the driver polls it from the CCQ. */
@@ -305,36 +306,24 @@ final class MrDriver implements AutoCloseable {
 
     /** {@code n} consecutive PBLE indexes (pble.c irdma_prm_get_pbles hands out contiguous runs). */
     long allocPbles(long n) {
-        long first = nextPble;
-        nextPble += n;
-        if (nextPble > pbleCount()) {
-            throw new AssertionError("test PBLEs exhausted");
-        }
-        return first;
+        return pbles().allocate(n);
     }
 
     /** A level-1 page list of {@code pages} (get_lvl1_pble); answers its first PBLE index. */
     long level1(long[] pages) {
-        long first = allocPbles(pages.length);
-        for (int i = 0; i < pages.length; i++) {
-            writePble(first + i, pages[i]);
-        }
-        return first;
+        return pbles().level1(pages);
     }
 
     /** A two-level page list (get_lvl2_pble): root entries hold leaf PBLE indexes, 512 PBLEs per leaf. */
     long level2(long[] pages) {
-        int leaves = (pages.length + MemoryRegionTable.PBLES_PER_LEAF - 1) / MemoryRegionTable.PBLES_PER_LEAF;
-        long root = allocPbles(leaves);
-        for (int l = 0; l < leaves; l++) {
-            int n = Math.min(MemoryRegionTable.PBLES_PER_LEAF, pages.length - l * MemoryRegionTable.PBLES_PER_LEAF);
-            long leaf = allocPbles(n);
-            writePble(root + l, leaf);
-            for (int i = 0; i < n; i++) {
-                writePble(leaf + i, pages[l * MemoryRegionTable.PBLES_PER_LEAF + i]);
-            }
+        return pbles().level2(pages);
+    }
+
+    private PageListWriter pbles() {
+        if (pbles == null) {
+            pbles = new PageListWriter(pbleCount(), this::writePble);
         }
-        return root;
+        return pbles;
     }
 
     /** {@code n} physically scattered 4 KiB pages, each with an unused guard page after it. */

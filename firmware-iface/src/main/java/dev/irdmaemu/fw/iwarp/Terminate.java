@@ -104,6 +104,11 @@ public final class Terminate extends WireView {
         }
     }
 
+    /** The first byte of the Terminate Control: Layer in the high nibble, Error Type in the low (RFC 5040 §4.8). */
+    public static int layerEtype(int layer, int errorType) {
+        return (layer & 0x0f) << 4 | errorType & 0x0f;
+    }
+
     /** Wraps the Terminate message (the DDP payload) at {@code offset}. */
     public Terminate wrap(BytesStore<?, ?> store, long offset, long length) {
         attach(store, offset, length);
@@ -232,7 +237,7 @@ public final class Terminate extends WireView {
         NetworkOrder.requireRoom(capacity, total, "Terminate");
         int hdrct = (ddpSegmentLength >= 0 ? FLAG_M : 0) | (ddpHeader != null ? FLAG_D : 0)
                 | (rdmaHeader != null ? FLAG_R : 0);
-        NetworkOrder.put8(dst, offset + OFF_LAYER_ETYPE, (layer & 0x0f) << 4 | (errorType & 0x0f));
+        NetworkOrder.put8(dst, offset + OFF_LAYER_ETYPE, layerEtype(layer, errorType));
         NetworkOrder.put8(dst, offset + OFF_ERROR_CODE, errorCode);
         NetworkOrder.put8(dst, offset + OFF_HDRCT, hdrct);
         NetworkOrder.put8(dst, offset + 3, 0);

@@ -46,6 +46,11 @@ public final class Cqe extends QuadView {
 
     /** user.h IRDMA_FLUSH_MAJOR_ERR: the major code of a flushed WQE's completion. */
     public static final int MAJOR_FLUSH = 1;
+    /**
+     * user.h FLUSH_GENERAL_ERR (enum irdma_flush_opcode): the minor code of a flushed WQE's completion when the Flush
+     * WQEs op names none (IRDMA_CQPSQ_FWQE_USERFLCODE clear), and the one irdma names for a queue no AE was about.
+     */
+    public static final int MINOR_FLUSH_GENERAL = 1;
     /** user.h IRDMA_OP_TYPE_REC / IRDMA_OP_TYPE_REC_IMM: op type of receive completions. */
     public static final int OP_RECEIVE = 0x3e;
     public static final int OP_RECEIVE_IMM = 0x3f;

@@ -29,6 +29,12 @@ import net.openhft.chronicle.bytes.BytesStore;
  */
 public final class SqWqe extends QuadView {
     public static final int QUANTUM = 32;
+    /**
+     * uk.c irdma_setup_connection_wqes with IRDMA_FEATURE_RTS_AE (gen2): SQ indexes 0 to 2 hold the connection WQEs
+     * ({@link #writeLsmm} or {@link #writeRtr}, then {@link #writeRtsAeRequest} twice); the consumer's WQEs start
+     * after them.
+     */
+    public static final int CONNECTION_WQES = 3;
     public static final int MAX_QUANTA = 8;
     public static final int OFF_HEADER = 24;
     public static final int OFF_REMOTE_TO = 16;

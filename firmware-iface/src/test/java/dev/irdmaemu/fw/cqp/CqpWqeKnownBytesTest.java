@@ -507,6 +507,40 @@ class CqpWqeKnownBytesTest {
     }
 
     /**
+     * irdma_sc_qp_flush_wqes with generate_ae: quadword 1 carries the AE (AECODE 15:0, AESOURCE 19:16) next to the
+     * RQ's codes; GENERATE_AE 59 joins USERFLCODE and FLUSHRQ in the header. What the device reads back through
+     * {@link QpFlushFields#readFrom} is what the driver wrote.
+     */
+    @Test
+    void flushWqesWithAnAe() {
+        fresh();
+        QpFlushFields f = new QpFlushFields();
+        f.qpId = 0x1234;
+        f.flushRq = true;
+        f.userFlushCode = true;
+        f.sqMajor = 1; // not written: the SQ is not flushed
+        f.sqMinor = 2;
+        f.rqMajor = 1;
+        f.rqMinor = 6;
+        f.generateAe = true;
+        f.aeCode = 0x0505;
+        f.aeSource = 1;
+        CqpWqeWriter.flushWqes(s, AT, f, true);
+        assertQwords(new long[] {0, 0x0505L | 1L << 16, 6L | 1L << 16,
+            0x1234L | op(0x22) | 1L << 59 | 1L << 60 | 1L << 62 | VALID, 0, 0, 0, 0}, s, AT);
+        accepted();
+        QpFlushFields back = new QpFlushFields().readFrom(w);
+        assertEquals(0x1234, back.qpId);
+        assertTrue(back.flushRq && back.userFlushCode && back.generateAe);
+        assertFalse(back.flushSq);
+        assertEquals(6, back.rqMinor);
+        assertEquals(1, back.rqMajor);
+        assertEquals(0, back.sqMinor, "the SQ's codes were not written");
+        assertEquals(0x0505, back.aeCode);
+        assertEquals(1, back.aeSource);
+    }
+
+    /**
      * irdma_sc_gen_ae: quadword 1 IRDMA_CQPSQ_FWQE_AECODE 15:0 and AESOURCE 19:16, header QPID, opcode
      * IRDMA_CQP_OP_GEN_AE (0x22) and GENERATE_AE 59. IRDMA_AE_BAD_CLOSE (0x201) with source 0, as
      * irdma_hw_modify_qp raises it.

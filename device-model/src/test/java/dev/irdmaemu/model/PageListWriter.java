@@ -1,0 +1,73 @@
+package dev.irdmaemu.model;
+
+import dev.irdmaemu.fw.hmc.PbleLayout;
+
+/**
+ * The driver's side of the HMC PBLE object in the tests (pble.c): PBLE indexes handed out as consecutive runs
+ * (irdma_prm_get_pbles), and page lists written as firmware-iface's {@link PbleLayout} lays them out: level 1 one
+ * PBLE per page (get_lvl1_pble), level 2 a root of leaf indexes with up to 512 page PBLEs per leaf (get_lvl2_pble).
+ * Where a PBLE's bytes go is the caller's {@link PbleStore}: each test driver reaches the HMC backing its own way.
+ */
+public final class PageListWriter {
+    /** Writes PBLE {@code index} (a little-endian quadword at FPM base + 8 x index in the HMC backing). */
+    @FunctionalInterface
+    public interface PbleStore {
+        void write(long index, long value);
+    }
+
+    private final long count;
+    private final PbleStore store;
+    private long next;
+
+    /** A writer over the {@code count} committed PBLEs. */
+    public PageListWriter(long count, PbleStore store) {
+        this.count = count;
+        this.store = store;
+    }
+
+    /** {@code n} consecutive PBLE indexes; fails the test when the committed ones are used up. */
+    public long allocate(long n) {
+        long first = next;
+        next += n;
+        if (next > count) {
+            throw new AssertionError("the test's " + count + " PBLEs are used up");
+        }
+        return first;
+    }
+
+    public void write(long index, long value) {
+        store.write(index, value);
+    }
+
+    /** A level-1 page list of {@code pages}; answers its first PBLE index. */
+    public long level1(long[] pages) {
+        long first = allocate(pages.length);
+        for (int i = 0; i < pages.length; i++) {
+            write(first + i, pages[i]);
+        }
+        return first;
+    }
+
+    /** A two-level page list of {@code pages}: answers the root's first PBLE index. */
+    public long level2(long[] pages) {
+        int perLeaf = PbleLayout.PBLE_PER_PAGE;
+        int leaves = PbleLayout.leafCount(pages.length);
+        long root = allocate(leaves);
+        for (int l = 0; l < leaves; l++) {
+            int n = Math.min(perLeaf, pages.length - l * perLeaf);
+            long[] leaf = new long[n];
+            System.arraycopy(pages, l * perLeaf, leaf, 0, n);
+            write(root + l, level1(leaf));
+        }
+        return root;
+    }
+
+    /** The {@code n} consecutive 4 KiB pages from {@code firstPage}. */
+    public static long[] contiguous(long firstPage, int n) {
+        long[] p = new long[n];
+        for (int i = 0; i < n; i++) {
+            p[i] = firstPage + i * 4096L;
+        }
+        return p;
+    }
+}
