@@ -135,6 +135,48 @@ class LinkTest {
     }
 
     @Test
+    void everyFrameInFlightIsOnePendingEventAndDeliveriesInterleaveWithTimersByTransmitOrder() {
+        SimScheduler s = new SimScheduler(5);
+        Link link = new Link(s);
+        Sink sb = new Sink(s);
+        // reordered and duplicated frames take their buffer's own timer, the rest the port's FIFO
+        LinkPort pa = link.attach(A, new FaultProfile(0, 0.3, 0.3, 0, 1_000, 0, 3_000), (st, o, l) -> { });
+        sb.port = link.attach(B, FaultProfile.NONE, sb);
+        List<String> order = new ArrayList<>();
+        var marker = s.newTimer("marker", () -> order.add("marker@" + s.now()));
+        for (int i = 0; i < 40; i++) {
+            pa.transmit(frame(B, i), 0, 64);
+            if (i == 20) {
+                marker.scheduleIn(1_000); // armed after frame 20, due with the frames
+            }
+            assertEquals(link.framesInFlight() + (marker.isPending() ? 1 : 0), s.pendingTimers());
+        }
+        int inFlight = link.framesInFlight();
+        int delivered = 0;
+        while (s.runNext()) {
+            if (sb.got.size() > delivered) {
+                delivered = sb.got.size();
+                order.add("frame" + sb.got.get(delivered - 1).bytes()[20] + "@" + s.now());
+            }
+            assertEquals(link.framesInFlight() + (marker.isPending() ? 1 : 0), s.pendingTimers());
+        }
+        assertEquals(inFlight, sb.got.size());
+        // all were sent at time 0: at the marker's instant, the frames sent before it was armed (0..20) run
+        // before it and the later ones after it, as if each frame had its own timer
+        int at = order.indexOf("marker@1000");
+        int sameInstant = 0;
+        for (int i = 0; i < order.size(); i++) {
+            String e = order.get(i);
+            if (e.startsWith("frame") && e.endsWith("@1000")) {
+                sameInstant++;
+                int frame = Integer.parseInt(e.substring(5, e.indexOf('@')));
+                assertTrue(frame <= 20 ? i < at : i > at, order.toString());
+            }
+        }
+        assertTrue(sameInstant > 21 && sameInstant < 40, order.toString());
+    }
+
+    @Test
     void refusesFramesItCannotCarry() {
         SimScheduler s = new SimScheduler(1);
         Link link = new Link(s);
