@@ -129,8 +129,9 @@ public final class EthernetPort {
             return;
         }
         int slot = (rxHead + rxCount) % RX_SLOTS;
-        // A frame in a heap buffer (the simulated link's) is copied as an array: Chronicle copies a heap store
-        // into a native one eight bytes and two interface calls at a time, an array in one memory copy.
+        // A frame in a heap buffer is copied as an array: Chronicle copies a heap store into a native one eight
+        // bytes and two interface calls at a time, an array eight bytes at a time without them. (The simulated
+        // link's buffers are native, so its frames take one memory copy.)
         if (!store.isDirectMemory() && store.underlyingObject() instanceof byte[] array && store.start() == 0
                 && offset >= 0 && offset + length <= array.length) {
             rxBuffer.write((long) slot * RX_SLOT_BYTES, array, (int) offset, length);
