@@ -98,6 +98,10 @@ public final class Link {
         f.store.write(0, store, offset, length);
         f.length = length;
         f.corruptedAt = -1;
+        // The destination, read now while the frame is in the cache (the fault injection below never touches the
+        // Ethernet header); the buffer holds MAX_FRAME bytes whatever the frame's length.
+        f.destination = (Short.reverseBytes(f.store.readShort(0)) & 0xffffL) << 32
+                | Integer.reverseBytes(f.store.readInt(2)) & 0xffff_ffffL;
         tap.frame(scheduler.now(), f.store, 0, length);
         FaultProfile faults = from.outbound;
         SplittableRandom rnd = from.random;
@@ -141,6 +145,7 @@ public final class Link {
             copy.store.write(0, f.store, 0, length);
             copy.length = length;
             copy.corruptedAt = f.corruptedAt;
+            copy.destination = f.destination;
             copy.from = from.index;
             inFlight++;
             copy.timer.scheduleAt(at + Math.max(1, faults.delayNanos() / 2));
@@ -172,10 +177,8 @@ public final class Link {
 
     private void deliver(InFlight f) {
         inFlight--;
-        // the destination MAC, network order (the buffer holds MAX_FRAME bytes whatever the frame's length)
-        long dst = (Short.reverseBytes(f.store.readShort(0)) & 0xffffL) << 32
-                | Integer.reverseBytes(f.store.readInt(2)) & 0xffff_ffffL;
-        boolean group = (f.store.readUnsignedByte(0) & 1) != 0;
+        long dst = f.destination;
+        boolean group = (dst & 0x0100_0000_0000L) != 0; // the I/G bit: the first octet's least significant bit
         try {
             for (int i = 0; i < ports.size(); i++) {
                 LinkPort p = ports.get(i);
@@ -206,6 +209,8 @@ public final class Link {
         final SimTimer timer = scheduler.newTimer("link-delivery", () -> deliver(this));
         int length;
         int corruptedAt = -1;
+        /** The destination MAC (48 bits, first octet in bits 47..40). */
+        long destination;
         /** The sending port's index in {@link #ports}: an int, not a reference stored per frame. */
         int from = -1;
 

@@ -177,6 +177,29 @@ class LinkTest {
     }
 
     @Test
+    void aGroupAddressReachesEveryPortButTheSenderAnIndividualOneOnlyItsOwner() {
+        SimScheduler s = new SimScheduler(1);
+        Link link = new Link(s);
+        Sink sa = new Sink(s);
+        Sink sb = new Sink(s);
+        Sink sc = new Sink(s);
+        long c = 0x02_00_00_00_00_0cL;
+        LinkPort pa = link.attach(A, FaultProfile.NONE, sa);
+        sa.port = pa;
+        sb.port = link.attach(B, FaultProfile.NONE, sb);
+        sc.port = link.attach(c, FaultProfile.NONE, sc);
+        pa.transmit(frame(0xff_ff_ff_ff_ff_ffL, 1), 0, 64); // broadcast
+        pa.transmit(frame(0x01_00_5e_00_00_01L, 2), 0, 64); // IPv4 multicast: the I/G bit set
+        pa.transmit(frame(0x03_00_00_00_00_0cL, 3), 0, 64); // group bit with C's other bits: a group, not C
+        pa.transmit(frame(c, 4), 0, 64);
+        pa.transmit(frame(c | 1L << 47, 5), 0, 64); // C with the first octet's top bit set: an individual address nobody has
+        assertTrue(s.runUntilIdle(1_000_000));
+        assertEquals(0, sa.got.size(), "the sender never hears its own group frames");
+        assertEquals(List.of(1, 2, 3), sb.got.stream().map(g -> (int) g.bytes()[20]).toList());
+        assertEquals(List.of(1, 2, 3, 4), sc.got.stream().map(g -> (int) g.bytes()[20]).toList());
+    }
+
+    @Test
     void refusesFramesItCannotCarry() {
         SimScheduler s = new SimScheduler(1);
         Link link = new Link(s);
