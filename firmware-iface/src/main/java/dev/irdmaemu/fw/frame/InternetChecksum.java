@@ -103,10 +103,13 @@ public final class InternetChecksum {
 
     /** Fold a partial sum to 16 bits by end-around carry (RFC 1071 §1 (2)). */
     public static int fold(long partialSum) {
-        long s = partialSum;
-        while ((s >>> 16) != 0) {
-            s = (s & 0xffff) + (s >>> 16);
-        }
+        // A fixed number of end-around carries instead of a loop of unknown length: 64 bits to at most 33 (2^32 is
+        // 1 modulo 0xffff, as 2^16 is), then to at most 18, 17 and 16. Each step keeps the value modulo 0xffff and
+        // keeps it non-zero, so the result is the same: 0 for 0, else the one value in 1..0xffff congruent to it.
+        long s = (partialSum & 0xffff_ffffL) + (partialSum >>> 32);
+        s = (s & 0xffff) + (s >>> 16);
+        s = (s & 0xffff) + (s >>> 16);
+        s = (s & 0xffff) + (s >>> 16);
         return (int) s;
     }
 
