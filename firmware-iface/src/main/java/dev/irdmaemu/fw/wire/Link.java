@@ -4,6 +4,7 @@ import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.sim.SimEventFifo;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.sim.SimTimer;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -202,9 +203,10 @@ public final class Link {
         /**
          * Native, like the ports' own buffers: a copy between two native stores is one memory copy, while Chronicle
          * copies a heap array into native memory eight bytes at a time in Java (a tenth of the Write bench went
-         * there, in the port's copy of each delivered frame).
+         * there, in the port's copy of each delivered frame). A direct buffer, so that the memory goes with the
+         * link when it is collected (a link has no close).
          */
-        final BytesStore<?, Void> store = BytesStore.nativeStoreWithFixedCapacity(MAX_FRAME);
+        final BytesStore<?, ?> store = BytesStore.wrap(ByteBuffer.allocateDirect(MAX_FRAME));
         /** For a delivery out of its port's order (reordered, duplicate). */
         final SimTimer timer = scheduler.newTimer("link-delivery", () -> deliver(this));
         int length;
