@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The run folder holds {@code console.log} (QEMU's serial console), {@code wire.pcap} (every frame between the
  * guest and the node, nanosecond timestamps in simulated time: the model's clock, paced to the wall clock since
- * the node came up) and {@code trace.jsonl} (the model's trace and the CM's log lines, same clock). The vhost-user
+ * the node came up) and {@code trace.jsonl} (the model's trace and the CM's refusals, same clock). The vhost-user
  * socket and the initramfs with the scenarios laid over it live in a private temporary folder (a socket path must
  * stay under 108 bytes), removed at the end.
  */
@@ -74,7 +74,6 @@ public final class BootRun implements AutoCloseable {
     private PcapWriter pcap;
     private Writer trace;
     private HostedNode node;
-    private CmLogTrace cmLog;
     private VhostUserBackend backend;
     private VhostNetPort port;
     private boolean servicesStopped;
@@ -167,7 +166,7 @@ public final class BootRun implements AutoCloseable {
         port = new VhostNetPort("eth0");
         long t = System.nanoTime();
         node = new HostedNode(GuestWire.of(port), pcap, new JsonLinesTraceSink(trace), System::nanoTime);
-        cmLog = CmLogTrace.attach(trace, node.scheduler::now, node.loop().thread());
+        node.cm.onPassiveRefusal(new PassiveRefusalTrace(trace, node.scheduler::now));
         node.start();
         progress.accept(String.format("model node up in %d ms: E810 RDMA function, irdma driver layer, CM; %s, "
                 + "192.0.2.1/24, 2001:db8::1/64", (System.nanoTime() - t) / 1_000_000, HostedNode.MAC_TEXT));
@@ -321,9 +320,6 @@ public final class BootRun implements AutoCloseable {
                 return null;
             });
             node.close();
-        }
-        if (cmLog != null) {
-            cmLog.close();
         }
         closeQuietly(pcap);
         closeQuietly(trace);

@@ -106,8 +106,10 @@ public final class ScenarioExpectations {
                 "the node's next segment on that connection is a reset, not a reply: " + answer);
 
         String trace = Files.readString(r.trace(), StandardCharsets.UTF_8);
-        assertTrue(trace.lines().anyMatch(l -> l.contains("\"ev\":\"cm_log\"") && l.contains("NOT_PEER_TO_PEER")
-                && l.contains("192.0.2.2:" + guestPort)), "the trace names the rule and the connection");
+        assertTrue(trace.lines().anyMatch(l -> l.contains("\"ev\":\"cm_refusal\"")
+                        && l.contains("\"mpa\":\"NOT_PEER_TO_PEER\"")
+                        && l.contains("\"remote\":\"192.0.2.2:" + guestPort + "\"")),
+                "the trace names the rule and the connection");
     }
 
     /**
