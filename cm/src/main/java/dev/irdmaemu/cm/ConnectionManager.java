@@ -1304,9 +1304,18 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 return;
             }
             if (n.awaitingEstablished) {
-                // the connection ended before the RTS AE: the open fails (the consumer never had it)
-                establishFailed(n, event == QpEvent.CONNECTION_RESET ? CmReason.PEER_RESET : CmReason.TERMINATED);
-                return;
+                if (n.active && event == QpEvent.FIN_RECEIVED) {
+                    // cm.c irdma_cm_event_connected waits for the RTS AE and reports CONNECT_REPLY (status 0)
+                    // whether it came or not: the RTR is out, the connection is the peer's too. The peer's FIN can
+                    // overtake the RTS AE (the GEN_RTS_AE WQE waits behind the RTR's acknowledgment, which the
+                    // FIN may share a batch with); the reply goes first, then the FIN as on any connection.
+                    established(n);
+                } else {
+                    // the connection ended before the RTS AE: the open fails (the consumer never had it)
+                    establishFailed(n, event == QpEvent.CONNECTION_RESET ? CmReason.PEER_RESET
+                            : CmReason.TERMINATED);
+                    return;
+                }
             }
             switch (event) {
                 case FIN_RECEIVED -> {

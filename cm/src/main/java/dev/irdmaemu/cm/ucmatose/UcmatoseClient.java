@@ -70,7 +70,7 @@ public final class UcmatoseClient extends UcmatoseRun {
                 break;
             }
             ConnectParams params = ConnectParams.of(new byte[0], UcmatoseOptions.IRD, UcmatoseOptions.ORD)
-                    .withQp(c.qpId());
+                    .withRevision(options.mpaRevision()).withQp(c.qpId());
             try {
                 c.node = cm.connect(source.withPort(source.port() + i), options.address(), params,
                         e -> connectEvent(c, e));

@@ -136,6 +136,17 @@ class UcmatoseTwoNodesTest {
     }
 
     @Test
+    void clientsConnectingWithMpaRevisionOneCarryTheExchangeToo() {
+        server(UcmatoseOptions.server(SERVER, 10));
+        client(UcmatoseOptions.client(SERVER, SOURCE, 10).withMpaRevision(1));
+        assertTrue(runUntil(() -> clientResult != null && serverResult != null));
+        assertTrue(clientResult.ok(), clientResult::toString);
+        assertTrue(serverResult.ok(), serverResult::toString);
+        assertEquals(100, serverResult.messagesReceived());
+        assertNothingLeft();
+    }
+
+    @Test
     void aRequestBeyondTheServersCountIsRejectedAndTheClientsFailedConnectEndsItsRun() {
         UcmatoseServer s = server(UcmatoseOptions.server(SERVER, 2).withMessages(0, 100));
         client(UcmatoseOptions.client(SERVER, SOURCE, 3).withMessages(0, 100));
