@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * server's {@code -C} messages on each, then Sends as many back on each ("sending replies"), and waits for the
  * server to disconnect them, answering each with its own disconnect; when every connection has closed and been
  * freed it reports. A failed connect (cmatose's connect_error) or any other failure ends the run at once: the
- * connections still up are reset.
+ * connections still up are reset. With {@link UcmatoseOptions#sendFirst()} each connection Sends its messages as
+ * soon as it is up.
  */
 public final class UcmatoseClient extends UcmatoseRun {
     private static final Logger LOG = LoggerFactory.getLogger(UcmatoseClient.class);
@@ -70,7 +71,7 @@ public final class UcmatoseClient extends UcmatoseRun {
                 break;
             }
             ConnectParams params = ConnectParams.of(new byte[0], UcmatoseOptions.IRD, UcmatoseOptions.ORD)
-                    .withRevision(options.mpaRevision()).withQp(c.qpId());
+                    .withQp(c.qpId());
             try {
                 c.node = cm.connect(source.withPort(source.port() + i), options.address(), params,
                         e -> connectEvent(c, e));
@@ -99,6 +100,17 @@ public final class UcmatoseClient extends UcmatoseRun {
     }
 
     @Override
+    void connectionUp(UcmatoseConnection c) {
+        if (options.sendFirst() && !aborting) {
+            PostStatus s = c.postSends();
+            if (s != PostStatus.OK) {
+                fail("failed to post sends: " + s.errno() + " on " + c);
+                abort();
+            }
+        }
+    }
+
+    @Override
     void allEstablished() {
         // connect_events is done; with messages "receiving data transfers", then disconnect_events
         disconnecting = true;
@@ -107,7 +119,7 @@ public final class UcmatoseClient extends UcmatoseRun {
 
     @Override
     void progress(UcmatoseConnection c) {
-        if (options.messages() == 0 || repliesSent || aborting || connectsLeft > 0) {
+        if (options.messages() == 0 || options.sendFirst() || repliesSent || aborting || connectsLeft > 0) {
             return;
         }
         for (UcmatoseConnection x : connections) {

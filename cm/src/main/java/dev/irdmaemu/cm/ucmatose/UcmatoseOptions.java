@@ -16,12 +16,13 @@ import java.util.Objects;
  * @param connections {@code -c}
  * @param messages    {@code -C}, 0 when {@code size} is 0
  * @param size        {@code -S} in bytes
- * @param mpaRevision the MPA revision a client's connects start with: 2, irdma's default (cm.h
- *                    IRDMA_CM_DEFAULT_MPA_VER), or 1 (no enhanced connection set-up, no RTR); a server takes what
- *                    its clients ask for
+ * @param sendFirst   a client Sends its messages on each connection as soon as it is up, instead of after the
+ *                    server's (cmatose.c run_client waits for them); cmatose's server does not mind the order, its
+ *                    receives are posted before it accepts. Not cmatose's behaviour: a hosted client uses it so that
+ *                    a connection of a guest server is never silent (see the boot scenario ucmatose-server)
  */
 public record UcmatoseOptions(boolean server, IpEndpoint address, IpEndpoint source, int connections, int messages,
-                              int size, int mpaRevision) {
+                              int size, boolean sendFirst) {
     /** cmatose.c's default port. */
     public static final int DEFAULT_PORT = 7471;
     public static final int DEFAULT_CONNECTIONS = 1;
@@ -63,9 +64,6 @@ public record UcmatoseOptions(boolean server, IpEndpoint address, IpEndpoint sou
         if (size < 0 || size > MAX_SIZE) {
             throw new IllegalArgumentException("-S " + size + " (0.." + MAX_SIZE + ")");
         }
-        if (mpaRevision != 1 && mpaRevision != 2) {
-            throw new IllegalArgumentException("MPA revision " + mpaRevision);
-        }
         if (size == 0) {
             // cmatose.c create_message: no message size, no messages
             messages = 0;
@@ -74,28 +72,30 @@ public record UcmatoseOptions(boolean server, IpEndpoint address, IpEndpoint sou
 
     /** {@code ucmatose -b ADDRESS -p PORT -c CONNECTIONS} with the default messages. */
     public static UcmatoseOptions server(IpEndpoint address, int connections) {
-        return new UcmatoseOptions(true, address, null, connections, DEFAULT_MESSAGES, DEFAULT_SIZE, 2);
+        return new UcmatoseOptions(true, address, null, connections, DEFAULT_MESSAGES, DEFAULT_SIZE, false);
     }
 
     /** {@code ucmatose -s ADDRESS -p PORT -c CONNECTIONS} from {@code source}, with the default messages. */
     public static UcmatoseOptions client(IpEndpoint address, IpEndpoint source, int connections) {
-        return new UcmatoseOptions(false, address, source, connections, DEFAULT_MESSAGES, DEFAULT_SIZE, 2);
+        return new UcmatoseOptions(false, address, source, connections, DEFAULT_MESSAGES, DEFAULT_SIZE, false);
     }
 
     /** The same with {@code -C messages -S size}. */
     public UcmatoseOptions withMessages(int count, int bytes) {
-        return new UcmatoseOptions(server, address, source, connections, count, bytes, mpaRevision);
+        return new UcmatoseOptions(server, address, source, connections, count, bytes, sendFirst);
     }
 
-    /** The same, a client connecting with MPA revision {@code revision} (1 or 2). */
-    public UcmatoseOptions withMpaRevision(int revision) {
-        return new UcmatoseOptions(server, address, source, connections, messages, size, revision);
+    /** The same, a client that Sends first (see {@link #sendFirst()}). */
+    public UcmatoseOptions sendingFirst() {
+        if (server) {
+            throw new IllegalArgumentException("a server sends when all its connections are up");
+        }
+        return new UcmatoseOptions(false, address, source, connections, messages, size, true);
     }
 
     /** The same, a client whose first connection comes from {@code port} (the next ones from the ports after). */
     public UcmatoseOptions fromPort(int port) {
-        return new UcmatoseOptions(server, address, source.withPort(port), connections, messages, size,
-                mpaRevision);
+        return new UcmatoseOptions(server, address, source.withPort(port), connections, messages, size, sendFirst);
     }
 
     /** cmatose.c init_node: each CQ, the send queue and the receive queue hold {@code -C} entries, at least one. */

@@ -69,6 +69,10 @@ public abstract sealed class UcmatoseRun permits UcmatoseServer, UcmatoseClient 
     /** A completion was counted on {@code c}. */
     abstract void progress(UcmatoseConnection c);
 
+    /** Connection {@code c} came up (before the count is looked at). */
+    void connectionUp(UcmatoseConnection c) {
+    }
+
     /** The last connection came up. */
     abstract void allEstablished();
 
@@ -129,7 +133,8 @@ public abstract sealed class UcmatoseRun permits UcmatoseServer, UcmatoseClient 
             disconnect(c, true);
             return;
         }
-        if (connectsLeft == 0) {
+        connectionUp(c);
+        if (connectsLeft == 0 && !aborting) {
             allEstablishedAt = cm.scheduler().now();
             LOG.info("ucmatose {}: all {} connections established in {} us", side(), options.connections(),
                     (allEstablishedAt - firstConnectAt) / 1000);

@@ -20,7 +20,7 @@ class UcmatoseOptionsTest {
         assertEquals(10, s.messages());
         assertEquals(100, s.size());
         assertEquals(10, s.queueDepth(), "CQs and queues of -C entries");
-        assertEquals(2, s.mpaRevision(), "irdma's default MPA revision");
+        assertFalse(s.sendFirst(), "cmatose's client Sends after the server's messages");
         assertEquals("ucmatose -b 192.0.2.2 -p 7471 -c 1 -C 10 -S 100", s.commandLine());
         UcmatoseOptions c = UcmatoseOptions.client(SERVER, SOURCE, 25).withMessages(0, 100);
         assertFalse(c.server());
@@ -47,7 +47,7 @@ class UcmatoseOptionsTest {
         assertThrows(IllegalArgumentException.class,
                 () -> UcmatoseOptions.server(SERVER, 1).withMessages(1, UcmatoseOptions.MAX_SIZE + 1));
         assertThrows(IllegalArgumentException.class, () -> UcmatoseOptions.server(SERVER.withPort(0), 1));
-        assertThrows(IllegalArgumentException.class, () -> UcmatoseOptions.server(SERVER, 1).withMpaRevision(3));
+        assertThrows(IllegalArgumentException.class, () -> UcmatoseOptions.server(SERVER, 1).sendingFirst());
         assertThrows(NullPointerException.class, () -> UcmatoseOptions.client(SERVER, null, 1));
         assertThrows(IllegalArgumentException.class,
                 () -> UcmatoseOptions.client(SERVER, IpEndpoint.of("2001:db8::1", 40000), 1), "families differ");

@@ -16,9 +16,9 @@ import java.util.stream.Collectors;
  * ({@link AcceptingListener}), and ucmatose's client or server ({@link UcmatoseClientService},
  * {@link UcmatoseServerService}).
  *
- * <p>The ucmatose scenarios run two rounds of {@value #UCMATOSE_CONNECTIONS} connections, "connect" ({@code -C 0}:
- * connections only, timed) and "exchange" (cmatose's default {@code -C 10 -S 100}: ten Sends of 100 bytes each way
- * on each connection), each round as {@value #UCMATOSE_PROCESSES} guest processes of
+ * <p>The ucmatose scenarios run rounds of {@value #UCMATOSE_CONNECTIONS} connections, "connect" ({@code -C 0}:
+ * connections only, timed; ucmatose-client only) and "exchange" (cmatose's default {@code -C 10 -S 100}: ten Sends
+ * of 100 bytes each way on each connection), each round as {@value #UCMATOSE_PROCESSES} guest processes of
  * {@value #UCMATOSE_PER_PROCESS} connections: one process cannot hold more than 36 connections on siw. The kernel
  * hands each CQ, SQ and RQ mapping the next free page offset of the process's context (ib_core
  * rdma_user_mmap_entry_insert), but siw's ABI (siw-abi.h) reserves key 0x90000, page offset 0x90, as
@@ -26,13 +26,16 @@ import java.util.stream.Collectors;
  * the first CQ of the 37th connection (2 CQs, an SQ and an RQ each), fails, and cmatose reports "unable to create
  * CQ" with its fixed -ENOMEM. Every later try gets the same freed offset again.
  *
- * <p>In ucmatose-server the node's clients connect with MPA revision 1. With revision 2 a guest connection now and
- * then never comes up, and the guest's ucmatose server waits for it for ever: siw_cm.c siw_accept sends its MPA
- * reply and only then hooks the socket's data-ready callback that waits for the initiator's RTR
- * (siw_sk_assign_rtr_upcalls); until then siw_cm_llp_data_ready ignores data in RDMA mode. The model, like irdma,
- * sends the RTR microseconds after the reply, so under TCG it sometimes lands in that window: the socket keeps the
- * 20-byte RTR unread and the cm_id stays in CONNECT (seen about once in a hundred connections). Revision 1 has no
- * RTR, so siw reports the connection at once. The MPA v2 handshake with the model as initiator is rping-server's.
+ * <p>In ucmatose-server the node's clients run cmatose's default exchange only, and Send their messages as soon as
+ * each connection is up (cmatose's client waits for the server's first; its server does not mind). A connection
+ * that carries nothing from the node after the RTR may never come up on the guest: siw_cm.c siw_accept sends its MPA
+ * reply and only then hooks the socket's data-ready callback that reads the initiator's RTR
+ * (siw_sk_assign_rtr_upcalls; until then siw_cm_llp_data_ready ignores data in RDMA mode). The model, like irdma,
+ * sends the RTR microseconds after the reply; under TCG on a busy host it sometimes lands in that window, the socket
+ * keeps the 20-byte RTR unread and the cm_id stays in CONNECT (about one connection in a hundred). The node's first
+ * Send is new data that wakes the callback, which then reads both. With -C 0 nothing would; MPA revision 1 is no
+ * way out either: irdma's initiator then sends a zero-length RDMA Read as its first FPDU, which siw answers with a
+ * Terminate (MPA layer, no matching RTR model). ucmatose-client, where the guest initiates, runs both rounds.
  */
 public enum BootScenario {
     /** siw on a dummy netdev inside the guest, a loopback rping: the kit works (no traffic to the model). */
@@ -62,8 +65,8 @@ public enum BootScenario {
             + "server, timed in the guest"),
     /** Issue 6 test 5, the guest as server: the node's ucmatose clients connect, exchange and are disconnected. */
     UCMATOSE_SERVER("ucmatose-server", Siw.STOCK, "the guest's ucmatose servers (stock siw) take "
-            + BootScenario.UCMATOSE_CONNECTIONS + " connections (MPA v1) from the node's ucmatose clients twice: "
-            + "-C 0, then -C 10 -S 100"),
+            + BootScenario.UCMATOSE_CONNECTIONS + " connections from the node's ucmatose clients, -C 10 -S 100 "
+            + "each way"),
     /** Issue 6 test 5, the guest as client (peer-to-peer siw): the guest's ucmatose connects to the node's. */
     UCMATOSE_CLIENT("ucmatose-client", Siw.PEER_TO_PEER, "the guest's ucmatose clients (peer-to-peer siw) open "
             + BootScenario.UCMATOSE_CONNECTIONS + " connections to the node's ucmatose servers twice: -C 0, then "
@@ -82,8 +85,6 @@ public enum BootScenario {
     /** Guest processes per ucmatose round, and the connections of each (see the class comment for why). */
     public static final int UCMATOSE_PROCESSES = 4;
     public static final int UCMATOSE_PER_PROCESS = UCMATOSE_CONNECTIONS / UCMATOSE_PROCESSES;
-    /** The guest's servers' ports in ucmatose-server: the connect round's from 7471, the exchange round's next. */
-    public static final int UCMATOSE_EXCHANGE_PORT = UCMATOSE_PORT + UCMATOSE_PROCESSES;
     /** The node's servers' ports in ucmatose-client: the connect round on 7471, the exchange round on 7472. */
     public static final int UCMATOSE_NODE_EXCHANGE_PORT = UCMATOSE_PORT + 1;
     /** cmatose.c's default exchange: -C 10 -S 100. */
@@ -136,8 +137,7 @@ public enum BootScenario {
             case RPING_THROUGHPUT -> List.of(new RpingServerService("rping-server",
                     HostedNode.V4.withPort(RPING_PORT), THROUGHPUT_SIZE));
             case UCMATOSE_SERVER -> List.of(new UcmatoseClientService("ucmatose-client", HostedNode.GUEST_V4,
-                    List.of(clientRound("connect", UCMATOSE_PORT, 0, 0),
-                            clientRound("exchange", UCMATOSE_EXCHANGE_PORT, UCMATOSE_MESSAGES, 2000))));
+                    List.of(clientRound("exchange", UCMATOSE_PORT, UCMATOSE_MESSAGES, 0))));
             case UCMATOSE_CLIENT -> List.of(new UcmatoseServerService("ucmatose-server", List.of(
                     new UcmatoseRound("connect", List.of(UcmatoseOptions.server(HostedNode.V4.withPort(UCMATOSE_PORT),
                             UCMATOSE_CONNECTIONS).withMessages(0, UCMATOSE_SIZE))),
@@ -149,15 +149,15 @@ public enum BootScenario {
 
     /**
      * A round of the node's ucmatose clients: one per guest server process, on ports {@code firstPort} up, each
-     * {@code ucmatose -s 192.0.2.2 -p PORT -c 25 -C messages}, from local ports of its own, with MPA revision 1
-     * (see the class comment).
+     * {@code ucmatose -s 192.0.2.2 -p PORT -c 25 -C messages}, from local ports of its own, Sending first (see the
+     * class comment).
      */
     private static UcmatoseRound clientRound(String name, int firstPort, int messages, int portBase) {
         List<UcmatoseOptions> clients = new java.util.ArrayList<>();
         for (int i = 0; i < UCMATOSE_PROCESSES; i++) {
             clients.add(UcmatoseOptions.client(HostedNode.GUEST_V4.withPort(firstPort + i),
                     HostedNode.V4.withPort(UCMATOSE_CLIENT_PORT + portBase + 100 * i), UCMATOSE_PER_PROCESS)
-                    .withMessages(messages, UCMATOSE_SIZE).withMpaRevision(1));
+                    .withMessages(messages, UCMATOSE_SIZE).sendingFirst());
         }
         return new UcmatoseRound(name, clients);
     }

@@ -136,9 +136,9 @@ class UcmatoseTwoNodesTest {
     }
 
     @Test
-    void clientsConnectingWithMpaRevisionOneCarryTheExchangeToo() {
+    void aClientThatSendsFirstMeetsCmatosesServerAllTheSame() {
         server(UcmatoseOptions.server(SERVER, 10));
-        client(UcmatoseOptions.client(SERVER, SOURCE, 10).withMpaRevision(1));
+        client(UcmatoseOptions.client(SERVER, SOURCE, 10).sendingFirst());
         assertTrue(runUntil(() -> clientResult != null && serverResult != null));
         assertTrue(clientResult.ok(), clientResult::toString);
         assertTrue(serverResult.ok(), serverResult::toString);
