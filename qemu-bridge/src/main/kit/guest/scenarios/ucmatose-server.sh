@@ -3,10 +3,11 @@
 # bytes each way on each connection), as 4 ucmatose servers of 25 connections on ports 7471-7474: one process
 # cannot hold more than 36 connections on siw (the 37th's first CQ would get mmap key 0x90000, which libsiw takes
 # for SIW_INVAL_UOBJ_KEY; see ucmatose-client). All 4 listen before the guest announces itself (its ping: the node
-# learns its MAC and connects). The node's clients Send first: siw_accept (siw_cm.c) sends its MPA reply before it
-# hooks the callback that reads the initiator's RTR, so an RTR that arrives in between (under TCG about one
-# connection in a hundred) stays unread until more data comes; without it the connection never comes up and the
-# server waits for ever (and closing it then trips a BUG in iw_cm's close handler).
+# learns its MAC and connects). The node's clients Send first, 200 ms after each connection is up: siw_accept
+# (siw_cm.c) sends its MPA reply before it hooks the callback that reads the initiator's RTR, so an RTR that
+# arrives in between (under TCG on a busy host, 1 to 9 connections in a hundred) stays unread until more data
+# comes; without it the connection never comes up and the server waits for ever (and closing it then trips a BUG
+# in iw_cm's close handler).
 # iproute2's ip by its path: busybox's ash runs its own ip applet first (Debian builds it standalone)
 IP=/sbin/ip
 NODE4=192.0.2.1

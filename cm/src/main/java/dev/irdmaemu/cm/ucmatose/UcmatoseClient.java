@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * server's {@code -C} messages on each, then Sends as many back on each ("sending replies"), and waits for the
  * server to disconnect them, answering each with its own disconnect; when every connection has closed and been
  * freed it reports. A failed connect (cmatose's connect_error) or any other failure ends the run at once: the
- * connections still up are reset. With {@link UcmatoseOptions#sendFirst()} each connection Sends its messages as
- * soon as it is up.
+ * connections still up are reset. With {@link UcmatoseOptions#sendFirst()} each connection Sends its messages a
+ * set time after it is up, without waiting for the server's.
  */
 public final class UcmatoseClient extends UcmatoseRun {
     private static final Logger LOG = LoggerFactory.getLogger(UcmatoseClient.class);
@@ -101,12 +101,17 @@ public final class UcmatoseClient extends UcmatoseRun {
 
     @Override
     void connectionUp(UcmatoseConnection c) {
-        if (options.sendFirst() && !aborting) {
-            PostStatus s = c.postSends();
-            if (s != PostStatus.OK) {
-                fail("failed to post sends: " + s.errno() + " on " + c);
-                abort();
-            }
+        if (options.sendFirst()) {
+            c.sendLater(options.sendFirstNanos(), () -> {
+                if (aborting || !c.connected) {
+                    return;
+                }
+                PostStatus s = c.postSends();
+                if (s != PostStatus.OK) {
+                    fail("failed to post sends: " + s.errno() + " on " + c);
+                    abort();
+                }
+            });
         }
     }
 

@@ -17,6 +17,7 @@ import dev.irdmaemu.cm.verbs.WcOpcode;
 import dev.irdmaemu.cm.verbs.WcStatus;
 import dev.irdmaemu.cm.verbs.WorkCompletion;
 import dev.irdmaemu.cm.verbs.WrOpcode;
+import dev.irdmaemu.fw.sim.SimTimer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +54,7 @@ public final class UcmatoseConnection {
     private boolean polling;
     private boolean pollAgain;
     private boolean released;
+    private SimTimer sendTimer;
 
     /** The CM node of the connection, once connecting or accepted. */
     CmNode node;
@@ -135,6 +137,18 @@ public final class UcmatoseConnection {
         return PostStatus.OK;
     }
 
+    /** Runs {@code sends} {@code delayNanos} from now on the scheduler (once; nothing when released by then). */
+    void sendLater(long delayNanos, Runnable sends) {
+        if (sendTimer == null) {
+            sendTimer = verbs.driver().scheduler().newTimer("ucmatose-send-" + id, () -> {
+                if (!released) {
+                    sends.run();
+                }
+            });
+        }
+        sendTimer.scheduleIn(delayNanos);
+    }
+
     /** cmatose.c post_sends: {@code -C} Sends of the message buffer, on a connected connection only. */
     PostStatus postSends() {
         if (!connected) {
@@ -203,6 +217,9 @@ public final class UcmatoseConnection {
             return;
         }
         released = true;
+        if (sendTimer != null) {
+            sendTimer.cancel();
+        }
         if (qp != null) {
             try {
                 qp.destroy();

@@ -16,13 +16,14 @@ import java.util.Objects;
  * @param connections {@code -c}
  * @param messages    {@code -C}, 0 when {@code size} is 0
  * @param size        {@code -S} in bytes
- * @param sendFirst   a client Sends its messages on each connection as soon as it is up, instead of after the
- *                    server's (cmatose.c run_client waits for them); cmatose's server does not mind the order, its
- *                    receives are posted before it accepts. Not cmatose's behaviour: a hosted client uses it so that
- *                    a connection of a guest server is never silent (see the boot scenario ucmatose-server)
+ * @param sendFirstNanos when not negative, a client Sends its messages on each connection this long (simulated)
+ *                    after the connection is up, instead of after the server's (cmatose.c run_client waits for
+ *                    them); cmatose's server does not mind the order, its receives are posted before it accepts.
+ *                    Not cmatose's behaviour: a hosted client uses it so that data reaches a guest server's
+ *                    connection well after the connection came up (see the boot scenario ucmatose-server)
  */
 public record UcmatoseOptions(boolean server, IpEndpoint address, IpEndpoint source, int connections, int messages,
-                              int size, boolean sendFirst) {
+                              int size, long sendFirstNanos) {
     /** cmatose.c's default port. */
     public static final int DEFAULT_PORT = 7471;
     public static final int DEFAULT_CONNECTIONS = 1;
@@ -72,30 +73,36 @@ public record UcmatoseOptions(boolean server, IpEndpoint address, IpEndpoint sou
 
     /** {@code ucmatose -b ADDRESS -p PORT -c CONNECTIONS} with the default messages. */
     public static UcmatoseOptions server(IpEndpoint address, int connections) {
-        return new UcmatoseOptions(true, address, null, connections, DEFAULT_MESSAGES, DEFAULT_SIZE, false);
+        return new UcmatoseOptions(true, address, null, connections, DEFAULT_MESSAGES, DEFAULT_SIZE, -1);
     }
 
     /** {@code ucmatose -s ADDRESS -p PORT -c CONNECTIONS} from {@code source}, with the default messages. */
     public static UcmatoseOptions client(IpEndpoint address, IpEndpoint source, int connections) {
-        return new UcmatoseOptions(false, address, source, connections, DEFAULT_MESSAGES, DEFAULT_SIZE, false);
+        return new UcmatoseOptions(false, address, source, connections, DEFAULT_MESSAGES, DEFAULT_SIZE, -1);
     }
 
     /** The same with {@code -C messages -S size}. */
     public UcmatoseOptions withMessages(int count, int bytes) {
-        return new UcmatoseOptions(server, address, source, connections, count, bytes, sendFirst);
+        return new UcmatoseOptions(server, address, source, connections, count, bytes, sendFirstNanos);
     }
 
-    /** The same, a client that Sends first (see {@link #sendFirst()}). */
-    public UcmatoseOptions sendingFirst() {
-        if (server) {
-            throw new IllegalArgumentException("a server sends when all its connections are up");
+    /** The same, a client that Sends first, {@code afterNanos} after each connection is up (see the record). */
+    public UcmatoseOptions sendingFirst(long afterNanos) {
+        if (server || afterNanos < 0) {
+            throw new IllegalArgumentException("a client, and a delay of 0 or more");
         }
-        return new UcmatoseOptions(false, address, source, connections, messages, size, true);
+        return new UcmatoseOptions(false, address, source, connections, messages, size, afterNanos);
+    }
+
+    /** A client that Sends first (see the record). */
+    public boolean sendFirst() {
+        return sendFirstNanos >= 0;
     }
 
     /** The same, a client whose first connection comes from {@code port} (the next ones from the ports after). */
     public UcmatoseOptions fromPort(int port) {
-        return new UcmatoseOptions(server, address, source.withPort(port), connections, messages, size, sendFirst);
+        return new UcmatoseOptions(server, address, source.withPort(port), connections, messages, size,
+                sendFirstNanos);
     }
 
     /** cmatose.c init_node: each CQ, the send queue and the receive queue hold {@code -C} entries, at least one. */

@@ -113,7 +113,10 @@ public abstract sealed class UcmatoseRun permits UcmatoseServer, UcmatoseClient 
                 c.connected = false;
                 if (!aborting && !disconnecting) {
                     fail("connection " + c.id + " closed before the test was done (" + e.reason() + ")");
-                } else if (!aborting && e.reason() != CmReason.NONE) {
+                } else if (!aborting && e.reason() != CmReason.NONE
+                        && !(c.disconnectRequested && e.reason() == CmReason.CLOSE_TIMEOUT)) {
+                    // a close this side asked for may end on irdma's close timer when the peer is slow to answer
+                    // (cm.c irdma_handle_close_entry): it is closed all the same
                     fail("connection " + c.id + " closed: " + e.reason());
                 }
                 countDisconnect(c);

@@ -47,7 +47,9 @@ class UcmatoseOptionsTest {
         assertThrows(IllegalArgumentException.class,
                 () -> UcmatoseOptions.server(SERVER, 1).withMessages(1, UcmatoseOptions.MAX_SIZE + 1));
         assertThrows(IllegalArgumentException.class, () -> UcmatoseOptions.server(SERVER.withPort(0), 1));
-        assertThrows(IllegalArgumentException.class, () -> UcmatoseOptions.server(SERVER, 1).sendingFirst());
+        assertThrows(IllegalArgumentException.class, () -> UcmatoseOptions.server(SERVER, 1).sendingFirst(0));
+        assertThrows(IllegalArgumentException.class,
+                () -> UcmatoseOptions.client(SERVER, SOURCE, 1).sendingFirst(-1));
         assertThrows(NullPointerException.class, () -> UcmatoseOptions.client(SERVER, null, 1));
         assertThrows(IllegalArgumentException.class,
                 () -> UcmatoseOptions.client(SERVER, IpEndpoint.of("2001:db8::1", 40000), 1), "families differ");

@@ -26,16 +26,18 @@ import java.util.stream.Collectors;
  * the first CQ of the 37th connection (2 CQs, an SQ and an RQ each), fails, and cmatose reports "unable to create
  * CQ" with its fixed -ENOMEM. Every later try gets the same freed offset again.
  *
- * <p>In ucmatose-server the node's clients run cmatose's default exchange only, and Send their messages as soon as
- * each connection is up (cmatose's client waits for the server's first; its server does not mind). A connection
- * that carries nothing from the node after the RTR may never come up on the guest: siw_cm.c siw_accept sends its MPA
- * reply and only then hooks the socket's data-ready callback that reads the initiator's RTR
- * (siw_sk_assign_rtr_upcalls; until then siw_cm_llp_data_ready ignores data in RDMA mode). The model, like irdma,
- * sends the RTR microseconds after the reply; under TCG on a busy host it sometimes lands in that window, the socket
- * keeps the 20-byte RTR unread and the cm_id stays in CONNECT (about one connection in a hundred). The node's first
- * Send is new data that wakes the callback, which then reads both. With -C 0 nothing would; MPA revision 1 is no
- * way out either: irdma's initiator then sends a zero-length RDMA Read as its first FPDU, which siw answers with a
- * Terminate (MPA layer, no matching RTR model). ucmatose-client, where the guest initiates, runs both rounds.
+ * <p>In ucmatose-server the node's clients run cmatose's default exchange only, and Send their messages 200 ms after
+ * each connection is up (cmatose's client waits for the server's first; its server does not mind). A connection on
+ * which nothing reaches the guest after the RTR may never come up there: siw_cm.c siw_accept sends its MPA reply and
+ * only then hooks the socket's data-ready callback that reads the initiator's RTR (siw_sk_assign_rtr_upcalls; until
+ * then siw_cm_llp_data_ready ignores data in RDMA mode). The model, like irdma, sends the RTR microseconds after
+ * the reply; under TCG on a busy host it sometimes lands in that window (seen for 1 to 9 connections in a hundred):
+ * the socket keeps the 20-byte RTR unread, the connection never reports ESTABLISHED and the guest's server waits
+ * for ever. Data that arrives later wakes the callback, which then reads everything queued; the delay keeps the
+ * node's Sends clear of the window even when the guest's CPU is held up for a while. With -C 0 nothing would come;
+ * MPA revision 1 is no way out either: irdma's initiator then sends a zero-length RDMA Read as its first FPDU,
+ * which siw answers with a Terminate (MPA layer, no matching RTR model). ucmatose-client, where the guest
+ * initiates, runs both rounds.
  */
 public enum BootScenario {
     /** siw on a dummy netdev inside the guest, a loopback rping: the kit works (no traffic to the model). */
@@ -90,6 +92,8 @@ public enum BootScenario {
     /** cmatose.c's default exchange: -C 10 -S 100. */
     public static final int UCMATOSE_MESSAGES = UcmatoseOptions.DEFAULT_MESSAGES;
     public static final int UCMATOSE_SIZE = UcmatoseOptions.DEFAULT_SIZE;
+    /** How long after each connection is up the node's clients in ucmatose-server Send (see the class comment). */
+    static final long UCMATOSE_SEND_FIRST_NANOS = 200_000_000L;
     /** The node's clients' first local port in ucmatose-server, per round. */
     static final int UCMATOSE_CLIENT_PORT = 40000;
     /** rping-throughput's pings and their size (rping's largest, RPING_BUFSIZE - 1). */
@@ -157,7 +161,7 @@ public enum BootScenario {
         for (int i = 0; i < UCMATOSE_PROCESSES; i++) {
             clients.add(UcmatoseOptions.client(HostedNode.GUEST_V4.withPort(firstPort + i),
                     HostedNode.V4.withPort(UCMATOSE_CLIENT_PORT + portBase + 100 * i), UCMATOSE_PER_PROCESS)
-                    .withMessages(messages, UCMATOSE_SIZE).sendingFirst());
+                    .withMessages(messages, UCMATOSE_SIZE).sendingFirst(UCMATOSE_SEND_FIRST_NANOS));
         }
         return new UcmatoseRound(name, clients);
     }
