@@ -113,10 +113,9 @@ public abstract sealed class UcmatoseRun permits UcmatoseServer, UcmatoseClient 
                 c.connected = false;
                 if (!aborting && !disconnecting) {
                     fail("connection " + c.id + " closed before the test was done (" + e.reason() + ")");
-                } else if (!aborting && e.reason() != CmReason.NONE
-                        && !(c.disconnectRequested && e.reason() == CmReason.CLOSE_TIMEOUT)) {
-                    // a close this side asked for may end on irdma's close timer when the peer is slow to answer
-                    // (cm.c irdma_handle_close_entry): it is closed all the same
+                } else if (!aborting && e.reason() != CmReason.NONE && e.reason() != CmReason.CLOSE_TIMEOUT) {
+                    // an orderly close may end on irdma's close timer when the peer is slow to acknowledge the
+                    // last FIN (cm.c irdma_handle_close_entry forces it): the connection is closed all the same
                     fail("connection " + c.id + " closed: " + e.reason());
                 }
                 countDisconnect(c);
