@@ -19,6 +19,8 @@ public enum CmReason {
     PROTOCOL_ERROR,
     /** The peer's MPA frame failed irdma_parse_mpa or the IRD/ORD negotiation. */
     BAD_MPA,
+    /** A SYN found the listener's backlog full (cm.c irdma_handle_syn_pkt: the node is dropped unanswered). */
+    BACKLOG_FULL,
     /** This side ended it: an abortive disconnect or the local address going away. */
     LOCAL_ABORT,
     /** The close did not complete in time and was forced (the close entry of cm.c irdma_handle_close_entry). */

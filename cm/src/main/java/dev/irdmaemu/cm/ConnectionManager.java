@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
+import java.util.function.Consumer;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -103,6 +104,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     private long passiveErrors;
     private long accepts;
     private long rejects;
+    private Consumer<PassiveRefusal> passiveRefusals;
 
     public ConnectionManager(CmHardwarePort port) {
         this.port = port;
@@ -538,7 +540,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                     if (n.active) {
                         activeOpenError(n, true, CmReason.LOCAL_ABORT);
                     } else {
-                        passiveOpenError(n, true);
+                        passiveOpenError(n, true, CmReason.LOCAL_ABORT, null);
                     }
                 }
                 release(n);
@@ -609,6 +611,17 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
 
     public long connectErrors() {
         return connectErrors;
+    }
+
+    /**
+     * Who hears each connection refused on the passive side before it reached a listener (cm.c
+     * irdma_passive_open_err: an MPA request irdma_parse_mpa refuses, a full backlog, bad TCP options, a reset
+     * during the set-up), with the endpoints and the reason: irdma makes no upcall for these, so this is where a
+     * trace or a test learns why (null: nobody). Called on the CM's thread; one listener, replaced by the next.
+     */
+    public ConnectionManager onPassiveRefusal(Consumer<PassiveRefusal> listener) {
+        this.passiveRefusals = listener;
+        return this;
     }
 
     public long passiveErrors() {
@@ -696,12 +709,12 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 CmListener l = n.listener;
                 if (l.pendingAccepts > l.backlog) {
                     backlogDrops++;
-                    passiveOpenError(n, false);
+                    passiveOpenError(n, false, CmReason.BACKLOG_FULL, null);
                     return;
                 }
                 if (!applyTcpOptions(n, tcp)) {
                     // irdma_handle_tcp_options resets the peer (passive_open_err with reset)
-                    passiveOpenError(n, true);
+                    passiveOpenError(n, true, CmReason.PROTOCOL_ERROR, null);
                     return;
                 }
                 n.rcvNxt = tcp.sequenceNumber() + 1 & 0xffff_ffffL;
@@ -711,7 +724,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 // cm.c irdma_cm_create_ah -> irdma_add_conn_est_qh: the SYN-ACK goes out once the entry is in
                 n.connectionQhash = connectionQhash(n);
                 if (!port.addQhash(n.connectionQhash)) {
-                    passiveOpenError(n, false);
+                    passiveOpenError(n, false, CmReason.LOCAL_ABORT, null);
                     return;
                 }
                 n.qhashSet = true;
@@ -748,7 +761,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 sendMpaRequest(n);
                 n.state = CmState.MPAREQ_SENT;
             }
-            case MPAREQ_RCVD -> passiveOpenError(n, true);
+            case MPAREQ_RCVD -> passiveOpenError(n, true, CmReason.PROTOCOL_ERROR, null);
             case LISTENING -> {
                 n.locSeq = tcp.acknowledgmentNumber();
                 clearSendEntry(n);
@@ -777,7 +790,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             case SYN_RCVD -> {
                 clearSendEntry(n);
                 if (!applyTcpOptions(n, tcp)) {
-                    passiveOpenError(n, true);
+                    passiveOpenError(n, true, CmReason.PROTOCOL_ERROR, null);
                     return false;
                 }
                 n.remAck = tcp.acknowledgmentNumber();
@@ -888,7 +901,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 }
             }
             case MPAREQ_RCVD -> n.passiveState++;
-            case ESTABLISHED, SYN_RCVD, LISTENING -> passiveOpenError(n, false);
+            case ESTABLISHED, SYN_RCVD, LISTENING -> passiveOpenError(n, false, CmReason.PEER_RESET, null);
             case OFFLOADED -> activeOpenError(n, false, CmReason.PEER_RESET);
             case FIN_WAIT2, FIN_WAIT1, LAST_ACK, TIME_WAIT, CLOSING -> {
                 // cm.c leaves out CLOSING, after having dropped the node's retransmission above: the node would
@@ -958,7 +971,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             if (n.state == CmState.MPAREQ_SENT) {
                 activeOpenError(n, true, CmReason.BAD_MPA);
             } else {
-                passiveOpenError(n, true);
+                passiveOpenError(n, true, CmReason.BAD_MPA, verdict);
             }
             return;
         }
@@ -1291,9 +1304,18 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 return;
             }
             if (n.awaitingEstablished) {
-                // the connection ended before the RTS AE: the open fails (the consumer never had it)
-                establishFailed(n, event == QpEvent.CONNECTION_RESET ? CmReason.PEER_RESET : CmReason.TERMINATED);
-                return;
+                if (n.active && event == QpEvent.FIN_RECEIVED) {
+                    // cm.c irdma_cm_event_connected waits for the RTS AE and reports CONNECT_REPLY (status 0)
+                    // whether it came or not: the RTR is out, the connection is the peer's too. The peer's FIN can
+                    // overtake the RTS AE (the GEN_RTS_AE WQE waits behind the RTR's acknowledgment, which the
+                    // FIN may share a batch with); the reply goes first, then the FIN as on any connection.
+                    established(n);
+                } else {
+                    // the connection ended before the RTS AE: the open fails (the consumer never had it)
+                    establishFailed(n, event == QpEvent.CONNECTION_RESET ? CmReason.PEER_RESET
+                            : CmReason.TERMINATED);
+                    return;
+                }
             }
             switch (event) {
                 case FIN_RECEIVED -> {
@@ -1379,10 +1401,16 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         post(n, Work.ABORTED);
     }
 
-    /** cm.c irdma_passive_open_err: the passive node is dropped, with or without a reset to the peer. */
-    private void passiveOpenError(CmNode n, boolean reset) {
+    /**
+     * cm.c irdma_passive_open_err: the passive node is dropped, with or without a reset to the peer. The refusal
+     * listener hears why ({@code mpa}: the irdma_parse_mpa rule, for BAD_MPA).
+     */
+    private void passiveOpenError(CmNode n, boolean reset, CmReason reason, MpaRejection mpa) {
         clearSendEntry(n);
         passiveErrors++;
+        if (passiveRefusals != null) {
+            passiveRefusals.accept(new PassiveRefusal(n.local(), n.remote(), reason, mpa, reset));
+        }
         n.state = CmState.CLOSED;
         if (reset) {
             sendReset(n);

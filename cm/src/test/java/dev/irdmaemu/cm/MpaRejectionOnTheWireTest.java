@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.cm.demo.CmPair;
 import dev.irdmaemu.cm.mpa.IrdOrd;
+import dev.irdmaemu.cm.mpa.MpaRejection;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.iwarp.MpaFrame;
@@ -82,6 +83,8 @@ class MpaRejectionOnTheWireTest {
                     }
                 }, 128, 128, 128, 128));
         Recorder server = new Recorder("server");
+        List<PassiveRefusal> refusals = new ArrayList<>();
+        p.b.onPassiveRefusal(refusals::add);
         p.b.listen(CmPair.B_V4.withPort(4791), 4, server);
         p.a.connect(CmPair.A_V4.withPort(1000), CmPair.B_V4.withPort(4791), ConnectParams.of(new byte[3], 8, 8),
                 e -> { });
@@ -95,5 +98,24 @@ class MpaRejectionOnTheWireTest {
         assertEquals(TcpHeader.RST | TcpHeader.ACK, sentByB.get(0)[0]);
         assertTrue(server.events.isEmpty(), "nothing was indicated");
         assertEquals(1, p.b.passiveErrors());
+        // the refusal listener is where the reason goes, since no upcall carries it
+        assertEquals(1, refusals.size(), refusals::toString);
+        PassiveRefusal r = refusals.get(0);
+        assertEquals(CmReason.BAD_MPA, r.reason());
+        assertEquals(EXPECTED_RULE.get(kind), r.mpa());
+        assertEquals(CmPair.B_V4.withPort(4791), r.local());
+        assertEquals(CmPair.A_V4.withPort(1000), r.remote());
+        assertTrue(r.reset(), "the peer was reset");
     }
+
+    /** The irdma_parse_mpa rule each malformed request breaks (in cm.c's order, the first that applies). */
+    private static final java.util.Map<String, MpaRejection> EXPECTED_RULE = java.util.Map.of(
+            "short", MpaRejection.BUFFER_TOO_SMALL,
+            "revision 3", MpaRejection.UNKNOWN_REVISION,
+            "wrong key", MpaRejection.UNEXPECTED_KEY,
+            "PD_Length lies", MpaRejection.LENGTH_MISMATCH,
+            "PD_Length over 512", MpaRejection.PRIVATE_DATA_TOO_LONG,
+            "no peer-to-peer", MpaRejection.NOT_PEER_TO_PEER,
+            "no rdma0", MpaRejection.NO_RDMA0_OPERATION,
+            "markers", MpaRejection.MARKERS_REQUESTED);
 }

@@ -170,4 +170,33 @@ class RtsAeTest {
         assertEquals(CmReason.PEER_RESET, server.events.get(1).reason());
         assertTrue(accepted[0].isDestroyed());
     }
+
+    @Test
+    void aFinThatOvertakesTheInitiatorsRtsAeEndsAConnectionThatWasReportedFirst() {
+        CmPair p = pair();
+        p.deviceA.muteQps();
+        Recorder server = new Recorder("server");
+        server.onEvent(e -> {
+            if (e.type() == CmEventType.CONNECT_REQUEST) {
+                p.b.accept(e.node(), HELLO);
+            }
+        });
+        p.b.listen(CmPair.B_V4.withPort(4791), 4, server);
+        Recorder client = new Recorder("client");
+        CmNode c = p.a.connect(CmPair.A_V4.withPort(40005), CmPair.B_V4.withPort(4791),
+                ConnectParams.of(HELLO, 8, 8), client);
+        p.runFor(1_000_000_000L);
+        assertTrue(c.awaitingEstablished(), "the RTR is out, the RTS AE not in");
+        // the server's ucmatose has its connections and disconnects them: its FIN reaches A before A's RTS AE
+        p.a.qpEvent(c.qpn(), QpEvent.FIN_RECEIVED);
+        // irdma_cm_event_connected reports CONNECT_REPLY with status 0 whatever the wait's outcome
+        assertEquals(List.of("CONNECT_REPLY", "DISCONNECT"), client.types());
+        assertEquals(CmStatus.OK, client.events.get(0).status());
+        assertEquals(CmStatus.OK, client.events.get(1).status());
+        assertFalse(c.awaitingEstablished());
+        assertEquals(0, p.a.connectErrors());
+        // the RTS AE that comes after changes nothing
+        p.a.qpEvent(c.qpn(), QpEvent.ESTABLISHED);
+        assertEquals(List.of("CONNECT_REPLY", "DISCONNECT"), client.types());
+    }
 }

@@ -67,7 +67,9 @@ public final class IrdmaDriver {
     /** Sizes chosen for the bring-up (hw.c: sc_dev.hw_attrs / irdma_puda_create_rsrc sizes, scaled down). */
     public static final int CQP_ENTRIES = 2048;
     public static final int CCQ_ENTRIES = 64;
-    public static final int EQ_ENTRIES = 64;
+    /** user.h IRDMA_MAX_CEQ_ENTRIES and IRDMA_MAX_AEQ_ENTRIES: the event queues never exceed these. */
+    static final int MAX_CEQ_ENTRIES = 262143;
+    static final int MAX_AEQ_ENTRIES = 524287;
     public static final int PUDA_SQ = 64;
     public static final int PUDA_RQ = 64;
     public static final int PUDA_BUF = 2048;
@@ -76,8 +78,10 @@ public final class IrdmaDriver {
     static final Map<HmcObjectType, Long> COUNTS = new EnumMap<>(HmcObjectType.class);
 
     static {
-        COUNTS.put(HmcObjectType.QP, 64L);
-        COUNTS.put(HmcObjectType.CQ, 128L);
+        // enough for ucmatose's 100 connections at once on a hosted node (each its own QP and two CQs), besides
+        // the PUDA queues: irdma commits tens of thousands; 256 QP contexts are 128 KiB of the FPM
+        COUNTS.put(HmcObjectType.QP, 256L);
+        COUNTS.put(HmcObjectType.CQ, 512L);
         COUNTS.put(HmcObjectType.HTE, 1024L);
         COUNTS.put(HmcObjectType.ARP, 32L);
         COUNTS.put(HmcObjectType.MR, 256L);
@@ -147,9 +151,11 @@ public final class IrdmaDriver {
     private boolean ccqLive;
     // CEQ 0 and AEQ rings.
     private long ceqRing;
+    private int ceqEntries;
     private int ceqHead;
     private boolean ceqPolarity = true;
     private long aeqRing;
+    private int aeqEntries;
     private int aeqHead;
     private boolean aeqPolarity = true;
     // FPM.
@@ -528,10 +534,12 @@ public final class IrdmaDriver {
     private void setupCeq0() {
         write(Gen2Register.GLINT_CEQCTL, 0, Gen2Registers.ceqCtl(true, CEQ0_VECTOR));
         write(Gen2Register.GLINT_DYN_CTL, CEQ0_VECTOR, Gen2Registers.dynCtlEnable(0));
-        ceqRing = ram.allocate((long) EQ_ENTRIES * Ceqe.SIZE);
+        // hw.c irdma_create_ceq: one entry per committed CQ, at most the hardware's maximum
+        ceqEntries = (int) Math.min(committedCount(HmcObjectType.CQ), MAX_CEQ_ENTRIES);
+        ceqRing = ram.allocate((long) ceqEntries * Ceqe.SIZE);
         eqf.clear();
         eqf.ceqId = 0;
-        eqf.elementCount = EQ_ENTRIES;
+        eqf.elementCount = ceqEntries;
         eqf.address = ceqRing;
         op("CREATE_CEQ", (o, v) -> CqpWqeWriter.createCeq(store, o, eqf, v));
     }
@@ -540,9 +548,13 @@ public final class IrdmaDriver {
     private void setupAeq() {
         write(Gen2Register.PFINT_AEQCTL, Gen2Registers.aeqCtl(true, AEQ_VECTOR));
         write(Gen2Register.GLINT_DYN_CTL, AEQ_VECTOR, Gen2Registers.dynCtlEnable(0));
-        aeqRing = ram.allocate((long) EQ_ENTRIES * Aeqe.SIZE);
+        // hw.c irdma_create_aeq: two entries per committed QP for iWARP and one per CQ, at most the hardware's
+        // maximum (a burst of connections each raising LLP_CONNECTION_ESTABLISHED must not overflow it)
+        aeqEntries = (int) Math.min(2 * committedCount(HmcObjectType.QP) + committedCount(HmcObjectType.CQ),
+                MAX_AEQ_ENTRIES);
+        aeqRing = ram.allocate((long) aeqEntries * Aeqe.SIZE);
         eqf.clear();
-        eqf.elementCount = EQ_ENTRIES;
+        eqf.elementCount = aeqEntries;
         eqf.address = aeqRing;
         op("CREATE_AEQ", (o, v) -> CqpWqeWriter.createAeq(store, o, eqf, v));
     }
@@ -815,14 +827,14 @@ public final class IrdmaDriver {
     }
 
     private void drainCeq() {
-        for (int n = 0; n < EQ_ENTRIES; n++) {
+        for (int n = 0; n < ceqEntries; n++) {
             ceqe.wrap(store, off(ceqRing + (long) ceqHead * Ceqe.SIZE), Ceqe.SIZE);
             if (ceqe.valid() != ceqPolarity) {
                 return;
             }
             long cq = ceqe.cqIndex();
             ceqHead++;
-            if (ceqHead == EQ_ENTRIES) {
+            if (ceqHead == ceqEntries) {
                 ceqHead = 0;
                 ceqPolarity = !ceqPolarity;
             }
@@ -837,7 +849,7 @@ public final class IrdmaDriver {
 
     private void drainAeq() {
         int consumed = 0;
-        for (int n = 0; n < EQ_ENTRIES; n++) {
+        for (int n = 0; n < aeqEntries; n++) {
             aeqe.wrap(store, off(aeqRing + (long) aeqHead * Aeqe.SIZE), Aeqe.SIZE);
             if (aeqe.valid() != aeqPolarity) {
                 break;
@@ -853,7 +865,7 @@ public final class IrdmaDriver {
             }
             upcalls.asyncEvent(asyncEvent.qpCqId, asyncEvent.aeCode);
             aeqHead++;
-            if (aeqHead == EQ_ENTRIES) {
+            if (aeqHead == aeqEntries) {
                 aeqHead = 0;
                 aeqPolarity = !aeqPolarity;
             }

@@ -17,13 +17,18 @@ import java.util.Locale;
  *                     (Ctrl-C), ERROR (QEMU or the model failed)
  * @param guest        the guest's result line, or null when none came
  * @param failure      why, when not OK ("" otherwise)
- * @param counters     the node's counters at the guest's result (or at the end), null when the node never ran
+ * @param counters     the node's counters at the guest's result, once the services reported (or at the end), null
+ *                     when the node never ran
+ * @param end          the node's counters after the services stopped and the node settled: what a run left behind
+ *                     ({@link NodeCounters#leaks()}); null when the run did not get that far
+ * @param nodeUp       how long the node's bring-up took (the start of the run to the node's clock's zero); null
+ *                     when it never came up
  * @param bootToResult from the start of the run (the model's bring-up) to the guest's result line; null without one
  * @param qemuToResult from QEMU's start to the result line; null without one
  * @param whole        the whole run, teardown included
  */
 public record BootReport(BootScenario scenario, Siw siw, Status status, GuestResult guest, String failure,
-                         NodeCounters counters, List<ServiceOutcome> services, Path runDir, Path console, Path pcap,
+                         NodeCounters counters, NodeCounters end, Duration nodeUp, List<ServiceOutcome> services, Path runDir, Path console, Path pcap,
                          Path trace, Duration bootToResult, Duration qemuToResult, Duration whole) {
     public enum Status { OK, FAILED, TIMEOUT, ABORTED, ERROR }
 
@@ -65,8 +70,17 @@ public record BootReport(BootScenario scenario, Siw siw, Status status, GuestRes
                     c.cmNodesDestroyed(), c.cmNodesLeft(), c.cmListeners(), c.cmAccepts(), c.cmRejects(),
                     c.cmPassiveErrors(), c.cmConnectErrors(), c.qps()));
         }
+        if (end != null) {
+            l.add("left      " + (end.leaks().isEmpty() ? "nothing: no CM node or listener child, no QP, CQ or MR in the "
+                    + "verbs, no QP, CQ or STag in the device beyond the PUDA queues" : "LEAKED " + end.leaks()));
+        }
         for (ServiceOutcome s : services) {
             l.add("service   " + s);
+        }
+        Duration first = firstConnection();
+        if (first != null) {
+            l.add(String.format(Locale.ROOT, "time      boot to the first connection %.1f s (the node's bring-up "
+                    + "and the model's clock to its MPA reply)", seconds(first)));
         }
         if (bootToResult != null) {
             l.add(String.format(Locale.ROOT, "time      boot to result %.1f s (QEMU start to result line %.1f s), "
@@ -78,6 +92,18 @@ public record BootReport(BootScenario scenario, Siw siw, Status status, GuestRes
         l.add("pcap      " + pcap + "  (./irdma-emu decode " + pcap + ")");
         l.add("trace     " + trace);
         return l;
+    }
+
+    /**
+     * From the start of the run to the first connection (the first accepting MPA reply on the wire): the node's
+     * bring-up plus its clock, which is paced to the wall clock from then on. Null without a connection.
+     */
+    public Duration firstConnection() {
+        NodeCounters c = end != null && end.firstConnectionNanos() >= 0 ? end : counters;
+        if (c == null || c.firstConnectionNanos() < 0 || nodeUp == null) {
+            return null;
+        }
+        return nodeUp.plusNanos(c.firstConnectionNanos());
     }
 
     private static double seconds(Duration d) {

@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The run folder holds {@code console.log} (QEMU's serial console), {@code wire.pcap} (every frame between the
  * guest and the node, nanosecond timestamps in simulated time: the model's clock, paced to the wall clock since
- * the node came up) and {@code trace.jsonl} (the model's trace and the CM's log lines, same clock). The vhost-user
+ * the node came up) and {@code trace.jsonl} (the model's trace and the CM's refusals, same clock). The vhost-user
  * socket and the initramfs with the scenarios laid over it live in a private temporary folder (a socket path must
  * stay under 108 bytes), removed at the end.
  */
@@ -53,6 +53,8 @@ public final class BootRun implements AutoCloseable {
     /** The guest powers off after its result line: QEMU's own exit is waited for this long before a kill. */
     static final Duration POWER_OFF = Duration.ofSeconds(10);
     private static final Duration MODEL_CALL = Duration.ofSeconds(10);
+    /** After the services stop: how long the node gets to finish its closes (TIME_WAIT, QP close timers). */
+    static final Duration SETTLE = Duration.ofSeconds(5);
     private static final long SLICE_MILLIS = 250;
 
     public static final String CONSOLE = "console.log";
@@ -74,10 +76,11 @@ public final class BootRun implements AutoCloseable {
     private PcapWriter pcap;
     private Writer trace;
     private HostedNode node;
-    private CmLogTrace cmLog;
     private VhostUserBackend backend;
     private VhostNetPort port;
     private boolean servicesStopped;
+    private Duration nodeUp;
+    private long runStart;
     private final List<ServiceOutcome> outcomes = new ArrayList<>();
 
     public BootRun(GuestKit kit, BootOptions options, Consumer<String> progress) {
@@ -99,10 +102,12 @@ public final class BootRun implements AutoCloseable {
     /** Boots, waits for the guest's result, tears down; never throws for what the guest or QEMU did. */
     public BootReport run() throws InterruptedException {
         long start = System.nanoTime();
+        runStart = start;
         Status status;
         String failure = "";
         GuestResult guest = null;
         NodeCounters counters = null;
+        NodeCounters end = null;
         long qemuStarted = 0;
         Duration bootToResult = null;
         try {
@@ -115,6 +120,7 @@ public final class BootRun implements AutoCloseable {
             awaitServices();
             counters = countersNow();
             stopServices();
+            end = settled();
             List<String> problems = new ArrayList<>();
             if (!guest.ok()) {
                 problems.add("the guest failed at step " + guest.field("step")
@@ -153,8 +159,8 @@ public final class BootRun implements AutoCloseable {
             counters = quietly(this::countersNow);
         }
         close();
-        return new BootReport(options.scenario(), options.effectiveSiw(), status, guest, failure, counters,
-                outcomes, options.runDir(), console, pcapFile, traceFile, bootToResult,
+        return new BootReport(options.scenario(), options.effectiveSiw(), status, guest, failure, counters, end,
+                nodeUp, outcomes, options.runDir(), console, pcapFile, traceFile, bootToResult,
                 guest == null ? null : guest.afterStart(), Duration.ofNanos(System.nanoTime() - start));
     }
 
@@ -167,8 +173,9 @@ public final class BootRun implements AutoCloseable {
         port = new VhostNetPort("eth0");
         long t = System.nanoTime();
         node = new HostedNode(GuestWire.of(port), pcap, new JsonLinesTraceSink(trace), System::nanoTime);
-        cmLog = CmLogTrace.attach(trace, node.scheduler::now, node.loop().thread());
+        node.cm.onPassiveRefusal(new PassiveRefusalTrace(trace, node.scheduler::now));
         node.start();
+        nodeUp = Duration.ofNanos(System.nanoTime() - runStart);
         progress.accept(String.format("model node up in %d ms: E810 RDMA function, irdma driver layer, CM; %s, "
                 + "192.0.2.1/24, 2001:db8::1/64", (System.nanoTime() - t) / 1_000_000, HostedNode.MAC_TEXT));
         node.loop().call(() -> {
@@ -248,6 +255,17 @@ public final class BootRun implements AutoCloseable {
         }
     }
 
+    /** The node's counters once it has nothing left to give back, or after {@link #SETTLE}. */
+    private NodeCounters settled() throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + SETTLE.toNanos();
+        NodeCounters c = countersNow();
+        while (!c.leaks().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            c = countersNow();
+        }
+        return c;
+    }
+
     private NodeCounters countersNow() throws InterruptedException, TimeoutException {
         return node.loop().call(node::counters, MODEL_CALL);
     }
@@ -321,9 +339,6 @@ public final class BootRun implements AutoCloseable {
                 return null;
             });
             node.close();
-        }
-        if (cmLog != null) {
-            cmLog.close();
         }
         closeQuietly(pcap);
         closeQuietly(trace);

@@ -2,6 +2,7 @@ package dev.irdmaemu.bridge.boot;
 
 import dev.irdmaemu.bridge.kit.GuestLaunch.Siw;
 import dev.irdmaemu.cm.rping.RpingOptions;
+import dev.irdmaemu.cm.ucmatose.UcmatoseOptions;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -12,8 +13,31 @@ import java.util.stream.Collectors;
  * {@code qemu-bridge/src/main/kit/guest/scenarios/NAME.sh} its init runs), which siw build it loads, and what the
  * hosted node runs against it ({@link HostedService}s): rping's client or server on the node's CM and verbs
  * ({@link RpingClientService}, {@link RpingServerService}), the listener that meets the refused connection
- * ({@link AcceptingListener}), and the ucmatose placeholders on the CM ({@link ConnectingClient},
- * {@link AcceptingListener}).
+ * ({@link AcceptingListener}), and ucmatose's client or server ({@link UcmatoseClientService},
+ * {@link UcmatoseServerService}).
+ *
+ * <p>The ucmatose scenarios run rounds of {@value #UCMATOSE_CONNECTIONS} connections, "connect" ({@code -C 0}:
+ * connections only, timed; ucmatose-client only) and "exchange" (cmatose's default {@code -C 10 -S 100}: ten Sends
+ * of 100 bytes each way on each connection), each round as {@value #UCMATOSE_PROCESSES} guest processes of
+ * {@value #UCMATOSE_PER_PROCESS} connections: one process cannot hold more than 36 connections on siw. The kernel
+ * hands each CQ, SQ and RQ mapping the next free page offset of the process's context (ib_core
+ * rdma_user_mmap_entry_insert), but siw's ABI (siw-abi.h) reserves key 0x90000, page offset 0x90, as
+ * SIW_INVAL_UOBJ_KEY, and libsiw (rdma-core providers/siw) refuses an object whose key equals it: the 145th mapping,
+ * the first CQ of the 37th connection (2 CQs, an SQ and an RQ each), fails, and cmatose reports "unable to create
+ * CQ" with its fixed -ENOMEM. Every later try gets the same freed offset again.
+ *
+ * <p>In ucmatose-server the node's clients run cmatose's default exchange only, and Send their messages 200 ms after
+ * each connection is up (cmatose's client waits for the server's first; its server does not mind). A connection on
+ * which nothing reaches the guest after the RTR may never come up there: siw_cm.c siw_accept sends its MPA reply and
+ * only then hooks the socket's data-ready callback that reads the initiator's RTR (siw_sk_assign_rtr_upcalls; until
+ * then siw_cm_llp_data_ready ignores data in RDMA mode). The model, like irdma, sends the RTR microseconds after
+ * the reply; under TCG on a busy host it sometimes lands in that window (seen for 1 to 9 connections in a hundred):
+ * the socket keeps the 20-byte RTR unread, the connection never reports ESTABLISHED and the guest's server waits
+ * for ever. Data that arrives later wakes the callback, which then reads everything queued; the delay keeps the
+ * node's Sends clear of the window even when the guest's CPU is held up for a while. With -C 0 nothing would come;
+ * MPA revision 1 is no way out either: irdma's initiator then sends a zero-length RDMA Read as its first FPDU,
+ * which siw answers with a Terminate (MPA layer, no matching RTR model). ucmatose-client, where the guest
+ * initiates, runs both rounds.
  */
 public enum BootScenario {
     /** siw on a dummy netdev inside the guest, a loopback rping: the kit works (no traffic to the model). */
@@ -34,12 +58,21 @@ public enum BootScenario {
     /** Issue 6 test 4: the peer-to-peer siw build's rping client against the node's server. */
     RPING_CLIENT("rping-client", Siw.PEER_TO_PEER, "siw built with peer_to_peer true runs `rping -c -C 10 -V` "
             + "against the node's rping server"),
-    /** Issue 6 test 5, the guest as server: ucmatose connections from the node, connect and disconnect. */
-    UCMATOSE_SERVER("ucmatose-server", Siw.STOCK, "the guest runs the ucmatose server; the node connects to it "
-            + "and disconnects, " + BootScenario.UCMATOSE_CONNECTIONS + " times"),
-    /** Issue 6 test 5, the guest as client (peer-to-peer siw): ucmatose connections to the node. */
-    UCMATOSE_CLIENT("ucmatose-client", Siw.PEER_TO_PEER, "the guest's ucmatose (peer-to-peer siw) opens "
-            + BootScenario.UCMATOSE_CONNECTIONS + " connections to the node and closes them");
+    /**
+     * rping's throughput seen by the guest: the peer-to-peer siw build's {@code rping -c -C 100 -S 65535} against
+     * the node's rping server, timed in the guest (the figure, not a test of its own).
+     */
+    RPING_THROUGHPUT("rping-throughput", Siw.PEER_TO_PEER, "the peer-to-peer siw's `rping -c -C "
+            + BootScenario.THROUGHPUT_COUNT + " -S " + BootScenario.THROUGHPUT_SIZE + "` against the node's rping "
+            + "server, timed in the guest"),
+    /** Issue 6 test 5, the guest as server: the node's ucmatose clients connect, exchange and are disconnected. */
+    UCMATOSE_SERVER("ucmatose-server", Siw.STOCK, "the guest's ucmatose servers (stock siw) take "
+            + BootScenario.UCMATOSE_CONNECTIONS + " connections from the node's ucmatose clients, -C 10 -S 100 "
+            + "each way"),
+    /** Issue 6 test 5, the guest as client (peer-to-peer siw): the guest's ucmatose connects to the node's. */
+    UCMATOSE_CLIENT("ucmatose-client", Siw.PEER_TO_PEER, "the guest's ucmatose clients (peer-to-peer siw) open "
+            + BootScenario.UCMATOSE_CONNECTIONS + " connections to the node's ucmatose servers twice: -C 0, then "
+            + "-C 10 -S 100");
 
     /** The scenario {@code irdma-emu boot} runs without {@code --scenario}. */
     public static final BootScenario DEFAULT = RPING_SERVER;
@@ -49,8 +82,23 @@ public enum BootScenario {
     public static final int RPING_COUNT = 10;
     /** ucmatose's default port (librdmacm examples/cmatose.c). */
     public static final int UCMATOSE_PORT = 7471;
-    /** Connections per ucmatose run (the guest scenarios use the same number). */
+    /** Connections per ucmatose round (the guest scenarios use the same numbers). */
     public static final int UCMATOSE_CONNECTIONS = 100;
+    /** Guest processes per ucmatose round, and the connections of each (see the class comment for why). */
+    public static final int UCMATOSE_PROCESSES = 4;
+    public static final int UCMATOSE_PER_PROCESS = UCMATOSE_CONNECTIONS / UCMATOSE_PROCESSES;
+    /** The node's servers' ports in ucmatose-client: the connect round on 7471, the exchange round on 7472. */
+    public static final int UCMATOSE_NODE_EXCHANGE_PORT = UCMATOSE_PORT + 1;
+    /** cmatose.c's default exchange: -C 10 -S 100. */
+    public static final int UCMATOSE_MESSAGES = UcmatoseOptions.DEFAULT_MESSAGES;
+    public static final int UCMATOSE_SIZE = UcmatoseOptions.DEFAULT_SIZE;
+    /** How long after each connection is up the node's clients in ucmatose-server Send (see the class comment). */
+    static final long UCMATOSE_SEND_FIRST_NANOS = 200_000_000L;
+    /** The node's clients' first local port in ucmatose-server, per round. */
+    static final int UCMATOSE_CLIENT_PORT = 40000;
+    /** rping-throughput's pings and their size (rping's largest, RPING_BUFSIZE - 1). */
+    public static final int THROUGHPUT_COUNT = 100;
+    public static final int THROUGHPUT_SIZE = 65535;
 
     private final String word;
     private final Siw siw;
@@ -89,11 +137,33 @@ public enum BootScenario {
                     HostedNode.GUEST_V4.withPort(RPING_PORT), RPING_COUNT, RpingOptions.DEFAULT_SIZE));
             case RPING_CLIENT_REFUSED -> List.of(new AcceptingListener("rping-server", RPING_PORT));
             case RPING_CLIENT -> List.of(new RpingServerService("rping-server",
-                    HostedNode.V4.withPort(RPING_PORT)));
-            case UCMATOSE_SERVER -> List.of(new ConnectingClient("ucmatose-client",
-                    HostedNode.GUEST_V4.withPort(UCMATOSE_PORT), UCMATOSE_CONNECTIONS));
-            case UCMATOSE_CLIENT -> List.of(new AcceptingListener("ucmatose-server", UCMATOSE_PORT));
+                    HostedNode.V4.withPort(RPING_PORT), RpingOptions.DEFAULT_SIZE));
+            case RPING_THROUGHPUT -> List.of(new RpingServerService("rping-server",
+                    HostedNode.V4.withPort(RPING_PORT), THROUGHPUT_SIZE));
+            case UCMATOSE_SERVER -> List.of(new UcmatoseClientService("ucmatose-client", HostedNode.GUEST_V4,
+                    List.of(clientRound("exchange", UCMATOSE_PORT, UCMATOSE_MESSAGES, 0))));
+            case UCMATOSE_CLIENT -> List.of(new UcmatoseServerService("ucmatose-server", List.of(
+                    new UcmatoseRound("connect", List.of(UcmatoseOptions.server(HostedNode.V4.withPort(UCMATOSE_PORT),
+                            UCMATOSE_CONNECTIONS).withMessages(0, UCMATOSE_SIZE))),
+                    new UcmatoseRound("exchange", List.of(UcmatoseOptions.server(
+                            HostedNode.V4.withPort(UCMATOSE_NODE_EXCHANGE_PORT), UCMATOSE_CONNECTIONS)
+                            .withMessages(UCMATOSE_MESSAGES, UCMATOSE_SIZE))))));
         };
+    }
+
+    /**
+     * A round of the node's ucmatose clients: one per guest server process, on ports {@code firstPort} up, each
+     * {@code ucmatose -s 192.0.2.2 -p PORT -c 25 -C messages}, from local ports of its own, Sending first (see the
+     * class comment).
+     */
+    private static UcmatoseRound clientRound(String name, int firstPort, int messages, int portBase) {
+        List<UcmatoseOptions> clients = new java.util.ArrayList<>();
+        for (int i = 0; i < UCMATOSE_PROCESSES; i++) {
+            clients.add(UcmatoseOptions.client(HostedNode.GUEST_V4.withPort(firstPort + i),
+                    HostedNode.V4.withPort(UCMATOSE_CLIENT_PORT + portBase + 100 * i), UCMATOSE_PER_PROCESS)
+                    .withMessages(messages, UCMATOSE_SIZE).sendingFirst(UCMATOSE_SEND_FIRST_NANOS));
+        }
+        return new UcmatoseRound(name, clients);
     }
 
     /** The scenario of that name, case-insensitive. */

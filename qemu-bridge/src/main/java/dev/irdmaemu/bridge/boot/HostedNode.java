@@ -9,6 +9,8 @@ import dev.irdmaemu.cm.driver.IrdmaDriver;
 import dev.irdmaemu.cm.driver.ModelHardwarePort;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
+import dev.irdmaemu.fw.frame.TcpPacket;
+import dev.irdmaemu.fw.iwarp.MpaFrame;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810RdmaFunction;
@@ -80,6 +82,13 @@ public final class HostedNode implements AutoCloseable {
     private long framesFromGuest;
     private long framesToGuest;
     private long framesToGuestDropped;
+    private final int deviceQpsAtBringUp;
+    private final int deviceCqsAtBringUp;
+    private final TcpPacket firstReplyProbe = new TcpPacket();
+    private final MpaFrame firstReplyMpa = new MpaFrame();
+    private long firstConnectionNanos = -1;
+    /** Simulated time when the loop's pacing starts (the end of the bring-up). */
+    private final long clockZero;
 
     /**
      * Builds and brings up the node (on the calling thread). {@code tap} gets every frame both ways ({@code
@@ -103,6 +112,9 @@ public final class HostedNode implements AutoCloseable {
         this.lan = new LanResponder(ADDRESSES, this::toGuest, this::learned);
         device.port().setLanSink(lan);
         this.loop = new ModelLoop("model " + GUEST_MAC_TEXT, scheduler, clock, this::pollGuest);
+        this.clockZero = scheduler.now();
+        this.deviceQpsAtBringUp = device.qps().liveCount();
+        this.deviceCqsAtBringUp = device.cqs().liveCount();
     }
 
     /** Starts the model thread and takes the guest's kicks. */
@@ -155,6 +167,9 @@ public final class HostedNode implements AutoCloseable {
     }
 
     private void tap(BytesStore<?, ?> store, long offset, int length) {
+        if (firstConnectionNanos < 0) {
+            noteFirstConnection(store, offset, length);
+        }
         try {
             tap.frame(scheduler.now(), store, offset, length);
         } catch (RuntimeException e) {
@@ -164,12 +179,34 @@ public final class HostedNode implements AutoCloseable {
         }
     }
 
+    /**
+     * Until the first connection: is this frame an MPA reply that accepts (RFC 5044 §7.1: the key "MPA ID Rep
+     * Frame", the R flag clear)? Its time is the first connection's. Flyweights, nothing allocated.
+     */
+    private void noteFirstConnection(BytesStore<?, ?> store, long offset, int length) {
+        if (!firstReplyProbe.wrap(store, offset, length).validate().accepted()) {
+            return;
+        }
+        long payload = firstReplyProbe.tcpPayloadLength();
+        if (payload < MpaFrame.HEADER_SIZE) {
+            return;
+        }
+        MpaFrame m = firstReplyMpa.wrap(store, firstReplyProbe.offset() + firstReplyProbe.tcpPayloadOffset(), payload);
+        if (m.isReply() && !m.isReject()) {
+            firstConnectionNanos = scheduler.now() - clockZero;
+        }
+    }
+
     /** Model thread: the node's counters now. */
     public NodeCounters counters() {
         return new NodeCounters(scheduler.now(), framesFromGuest, framesToGuest, framesToGuestDropped,
                 device.port().rxDropped(), lan.frames(), lan.answered(), lan.malformed(), lan.neighbourCount(),
                 cm.nodesCreated(), cm.nodesDestroyed(), cm.nodeCount(), cm.listenerCount(), cm.accepts(),
-                cm.rejects(), cm.passiveErrors(), cm.connectErrors(), port.qpCount());
+                cm.rejects(), cm.passiveErrors(), cm.connectErrors(), port.qpCount(), firstConnectionNanos,
+                cm.listenerChildNodeCount(), port.verbs().qpsInUse(), port.verbs().cqsInUse(),
+                port.verbs().mrsInUse(), device.qps().liveCount(), device.cqs().liveCount(),
+                device.stags().liveCount(), device.quadHash().establishedCount(), deviceQpsAtBringUp,
+                deviceCqsAtBringUp);
     }
 
     /** Stops the model thread (after the tasks already posted) and frees the host RAM. Idempotent. */

@@ -3,8 +3,8 @@ package dev.irdmaemu.bridge.boot;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A program the hosted node runs for a scenario, as a ULP on the node's connection manager (and, once the verbs
- * API lands, on its QPs): the model side of rping or ucmatose. The boot starts each one on the model thread once
+ * A program the hosted node runs for a scenario, as a ULP on the node's connection manager and verbs: the model
+ * side of rping or ucmatose. The boot starts each one on the model thread once
  * the node is up and before the guest boots, waits for the guest's result, then stops them.
  *
  * <p>All three methods run on the model thread ({@link HostedNode#loop()}); the service schedules its own work

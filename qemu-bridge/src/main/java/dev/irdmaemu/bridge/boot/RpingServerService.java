@@ -22,12 +22,15 @@ public final class RpingServerService implements HostedService {
 
     private final String name;
     private final IpEndpoint address;
+    private final int size;
     private final CompletableFuture<ServiceOutcome> outcome = new CompletableFuture<>();
     private RpingServer server;
 
-    public RpingServerService(String name, IpEndpoint address) {
+    /** rping's server on {@code address}, its buffer {@code size} bytes ({@code -S}: the most a client may ping). */
+    public RpingServerService(String name, IpEndpoint address, int size) {
         this.name = name;
         this.address = address;
+        this.size = size;
     }
 
     @Override
@@ -37,11 +40,10 @@ public final class RpingServerService implements HostedService {
 
     @Override
     public void start(HostedNode node) {
-        RpingOptions options = new RpingOptions(true, address, null, 0, RpingOptions.DEFAULT_SIZE, true, false,
-                false);
+        RpingOptions options = new RpingOptions(true, address, null, 0, size, true, false, false);
         server = new RpingServer(node.cm, node.port.verbs(), options).onConnectionDone(this::connectionDone);
         server.start();
-        LOG.info("{}: rping -s -a {} -p {} -V", name, address, address.port());
+        LOG.info("{}: rping -s -a {} -p {} -S {} -V", name, address, address.port(), size);
     }
 
     private void connectionDone(RpingResult r) {

@@ -1,7 +1,6 @@
 package dev.irdmaemu.bridge.boot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -72,8 +71,10 @@ class HostedNodeTest {
         FakeGuestWire wire = new FakeGuestWire();
         StringBuilder trace = new StringBuilder();
         List<CmEvent> events = new CopyOnWriteArrayList<>();
-        try (HostedNode node = new HostedNode(wire, null, new JsonLinesTraceSink(trace), System::nanoTime).start();
-             CmLogTrace cmLog = CmLogTrace.attach(trace, node.scheduler::now, node.loop().thread())) {
+        HostedNode built = new HostedNode(wire, null, new JsonLinesTraceSink(trace), System::nanoTime);
+        PassiveRefusalTrace refusals = new PassiveRefusalTrace(trace, built.scheduler::now);
+        built.cm.onPassiveRefusal(refusals);
+        try (HostedNode node = built.start()) {
             node.loop().call(() -> node.cm.listen(HostedNode.V4.withPort(7174), 8, events::add), CALL);
             wire.send(GuestFrames.arpRequest());
             wire.send(GuestFrames.tcp(40000, 7174, 1000, 0, TcpHeader.SYN, new byte[0]));
@@ -95,8 +96,11 @@ class HostedNodeTest {
             assertEquals(0, c.cmNodesLeft(), "no connection node left behind");
             assertTrue(events.isEmpty(), "irdma indicates nothing to the listener: " + events);
             String text = node.loop().call(trace::toString, CALL);
-            assertTrue(text.contains("\"ev\":\"cm_log\"") && text.contains("MPA refused (NOT_PEER_TO_PEER)"), text);
-            assertNotEquals(0, cmLog.written());
+            assertTrue(text.lines().anyMatch(l -> l.contains("\"ev\":\"cm_refusal\"")
+                    && l.contains("\"local\":\"192.0.2.1:7174\"") && l.contains("\"remote\":\"192.0.2.2:40000\"")
+                    && l.contains("\"reason\":\"BAD_MPA\"") && l.contains("\"mpa\":\"NOT_PEER_TO_PEER\"")
+                    && l.contains("\"reset\":true")), text);
+            assertEquals(1, refusals.written(), "one refusal, one line");
         }
     }
 

@@ -7,15 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.iwarp.MpaFrame;
+import dev.irdmaemu.cm.ucmatose.UcmatoseOptions;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.Test;
 
 /**
- * The placeholder services on a hosted node, against a stand-in guest: the listener accepts what the CM indicates
- * (a peer-to-peer MPA v2 request gets the node's MPA reply), the client waits for the guest's MAC, then connects
- * and retries while the guest's server is not listening yet.
+ * Hosted services on a node, against a stand-in guest: the plain listener accepts what the CM indicates (a
+ * peer-to-peer MPA v2 request gets the node's MPA reply); the ucmatose scenarios run ucmatose's services; the
+ * ucmatose client waits for the guest's MAC, then connects and tries its round again while the guest's servers are
+ * not listening yet, and frees every attempt's connections.
  */
 class HostedServicesTest {
     private static final Duration CALL = Duration.ofSeconds(20);
@@ -59,9 +62,23 @@ class HostedServicesTest {
     }
 
     @Test
-    void theClientWaitsForTheGuestThenRetriesWhileItsServerIsNotListening() throws Exception {
+    void theUcmatoseScenariosRunUcmatosesClientsAndServersInTwoRoundsOfFourByTwentyFive() {
+        HostedService clients = BootScenario.UCMATOSE_SERVER.services().get(0);
+        assertTrue(clients instanceof UcmatoseClientService);
+        assertEquals("ucmatose-client", clients.name());
+        HostedService servers = BootScenario.UCMATOSE_CLIENT.services().get(0);
+        assertTrue(servers instanceof UcmatoseServerService);
+        assertEquals(100, BootScenario.UCMATOSE_PROCESSES * BootScenario.UCMATOSE_PER_PROCESS);
+        assertTrue(BootScenario.UCMATOSE_PER_PROCESS <= 36, "siw holds at most 36 ucmatose connections a process");
+    }
+
+    @Test
+    void theUcmatoseClientWaitsForTheGuestThenRetriesItsRoundFromFreshPortsWhileNobodyListens() throws Exception {
         FakeGuestWire wire = new FakeGuestWire();
-        ConnectingClient client = new ConnectingClient("rping-client", GuestFrames.guest(BootScenario.RPING_PORT), 1);
+        UcmatoseOptions two = UcmatoseOptions.client(GuestFrames.guest(BootScenario.UCMATOSE_PORT),
+                HostedNode.V4.withPort(40000), 2).withMessages(0, 100);
+        UcmatoseClientService client = new UcmatoseClientService("ucmatose-client", HostedNode.GUEST_V4,
+                List.of(new UcmatoseRound("connect", List.of(two))));
         try (HostedNode node = new HostedNode(wire, null, null, System::nanoTime).start()) {
             node.loop().call(() -> {
                 client.start(node);
@@ -72,31 +89,38 @@ class HostedServicesTest {
             }
             assertTrue(wire.toGuest.isEmpty(), "no SYN before the guest's MAC is known");
             wire.send(GuestFrames.arpRequest());
-            // the guest's kernel answers every SYN with a reset (nothing listens on 7174 yet); the CM tries again
-            // once itself (cm.c: a reset attempt gets one more try), then the client, from the next port
-            int resets = 0;
+            // the guest's kernel answers every SYN with a reset (nobody listens on 7471 yet); the CM tries each
+            // connection once more itself (cm.c: a reset MPA v2 attempt gets one more try), then the round is
+            // tried again with fresh connections from ports 500 higher
             int port;
+            int resets = 0;
             do {
                 TcpPacket syn = GuestFrames.parse(wire.await(f -> GuestFrames.isTcp(f, TcpHeader.SYN)));
-                assertEquals(BootScenario.RPING_PORT, syn.tcp().destinationPort());
+                assertEquals(BootScenario.UCMATOSE_PORT, syn.tcp().destinationPort());
                 port = syn.tcp().sourcePort();
-                wire.send(GuestFrames.tcp(BootScenario.RPING_PORT, port, 0, syn.tcp().sequenceNumber() + 1,
+                wire.send(GuestFrames.tcp(BootScenario.UCMATOSE_PORT, port, 0, syn.tcp().sequenceNumber() + 1,
                         TcpHeader.RST | TcpHeader.ACK, new byte[0]));
                 resets++;
-            } while (port == ConnectingClient.FIRST_LOCAL_PORT && resets < 10);
-            assertEquals(ConnectingClient.FIRST_LOCAL_PORT + 1, port, "the client's second attempt, after "
-                    + ConnectingClient.RETRY_MILLIS + " ms, from the next port");
+            } while (port < 40000 + UcmatoseClientService.PORTS_PER_ATTEMPT && resets < 20);
+            assertTrue(port == 40500 || port == 40501, "the second attempt's ports: " + port);
             node.loop().call(() -> {
                 client.stop(node);
                 return null;
             }, CALL);
             ServiceOutcome o = client.outcome().get(1, TimeUnit.SECONDS);
             assertFalse(o.ok(), "it never connected");
-            assertTrue(Integer.parseInt(o.field("attempts")) >= 2, o.toString());
-            assertTrue(Integer.parseInt(o.field("refused")) >= 1, o.toString());
-            assertEquals("0", o.field("connected"));
-            assertTrue(o.field("last_failure").contains("PEER_RESET"), o.toString());
-            assertEquals(0, node.loop().call(() -> node.counters().cmNodesLeft(), CALL), "no node left");
+            assertEquals("0/2", o.field("connect_established"), o.toString());
+            assertTrue(Integer.parseInt(o.field("connect_attempts")) >= 2, o.toString());
+            // the second attempt's connections are freed on the model thread's later events: wait for them
+            NodeCounters left = null;
+            for (int i = 0; i < 200; i++) {
+                left = node.loop().call(node::counters, CALL);
+                if (left.leaks().isEmpty()) {
+                    break;
+                }
+                Thread.sleep(10);
+            }
+            assertEquals(java.util.Map.of(), left.leaks(), "nothing left");
         }
     }
 }

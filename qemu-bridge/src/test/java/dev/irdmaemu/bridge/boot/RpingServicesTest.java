@@ -91,7 +91,7 @@ class RpingServicesTest {
     void theServerListensOnRpingsPortAndWithoutAConnectionItsStopIsAFailure() throws Exception {
         FakeGuestWire wire = new FakeGuestWire();
         RpingServerService server = new RpingServerService("rping-server",
-                HostedNode.V4.withPort(BootScenario.RPING_PORT));
+                HostedNode.V4.withPort(BootScenario.RPING_PORT), 64);
         try (HostedNode node = new HostedNode(wire, null, null, System::nanoTime).start()) {
             node.loop().call(() -> {
                 server.start(node);
