@@ -16,7 +16,12 @@ public abstract class ByteWindow {
     protected int failedAt = -1;
 
     protected final void attach(BytesStore<?, ?> s, long offset, long len) {
-        store = s;
+        // Flyweights live long and are re-attached per frame, mostly to the store they already hold: storing the
+        // same reference again would still run the collector's write barrier (with G1, a memory fence for an old
+        // object pointing into another region), which cost a tenth of the data path. Compare first.
+        if (store != s) {
+            store = s;
+        }
         base = offset;
         failedAt = -1;
         length = offset < 0 ? 0 : NetworkOrder.usableLength(s, offset, len);

@@ -25,16 +25,23 @@ public final class SendWorkRequest {
     int key;
     int access;
 
-    /** Resets everything but keeps the SGE list's storage. */
+    /**
+     * Resets everything but keeps the SGE list's storage. A consumer clears and fills one request per post, so the
+     * reference fields are written only when they change: each reference store runs the GC's write barrier.
+     */
     public SendWorkRequest clear() {
         wrId = 0;
-        opcode = WrOpcode.SEND;
+        if (opcode != WrOpcode.SEND) {
+            opcode = WrOpcode.SEND;
+        }
         flags = 0;
         sges.clear();
         remoteAddress = 0;
         rkey = 0;
         invalidateRkey = 0;
-        mr = null;
+        if (mr != null) {
+            mr = null;
+        }
         key = 0;
         access = 0;
         return this;
@@ -46,7 +53,9 @@ public final class SendWorkRequest {
     }
 
     public SendWorkRequest opcode(WrOpcode op) {
-        this.opcode = op;
+        if (this.opcode != op) {
+            this.opcode = op;
+        }
         return this;
     }
 

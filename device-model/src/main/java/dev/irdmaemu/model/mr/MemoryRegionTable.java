@@ -100,6 +100,28 @@ public final class MemoryRegionTable implements MemoryRegions {
     private long fastRegistrations;
     private long invalidations;
 
+    /**
+     * Bumped by every operation that may change an entry (Alloc / Register / Dealloc STag, Fast Register,
+     * invalidation), whatever its outcome: what the data path remembers of an admission holds only while this
+     * has not moved.
+     */
+    private long generation;
+    // The last STag the data path admitted, for the next access with the same STag, PD and rights (a stream of
+    // FPDUs into one buffer): the checks that depend only on the entry passed, and the entry's bounds and offset
+    // are here side by side instead of in a dozen arrays. Valid while the generation and the committed MR count
+    // (which decides the index bits) are what they were. Every access still checks its own offset and length.
+    private long admittedGeneration = -1;
+    private long admittedMrCount;
+    private int admittedStag;
+    private int admittedPd;
+    private int admittedRights;
+    private int admittedIndex;
+    private boolean admittedVaBased;
+    private boolean admittedAllMemory;
+    private long admittedVa;
+    private long admittedLength;
+    private long admittedFbo;
+
     // scratch of one call: the admitted entry and region offset, the last PBLE read, the last frame, the pieces
     private int hitIndex;
     private long hitOffset;
@@ -187,6 +209,7 @@ public final class MemoryRegionTable implements MemoryRegions {
      * checked that the MR object {@link #indexOf} the index field resolves in the HMC.
      */
     public RegistrationFault allocate(CqpWqe w) {
+        generation++;
         int field = w.stagIndex();
         int idx = indexOf(field);
         if (idx >= state.length) {
@@ -246,6 +269,7 @@ public final class MemoryRegionTable implements MemoryRegions {
      * physical buffer that its first byte is mapped.
      */
     public RegistrationFault register(CqpWqe w) {
+        generation++;
         int field = w.stagIndex();
         int idx = indexOf(field);
         int pdId = w.stagPdId();
@@ -314,6 +338,7 @@ public final class MemoryRegionTable implements MemoryRegions {
 
     /** Deallocate STag (ctrl.c irdma_sc_dealloc_stag): the index field, MR flag and PD must match the entry. */
     public RegistrationFault deallocate(CqpWqe w) {
+        generation++;
         int field = w.stagIndex();
         int idx = indexOf(field);
         int pdId = w.stagPdId();
@@ -406,6 +431,7 @@ public final class MemoryRegionTable implements MemoryRegions {
      */
     @Override
     public int fastRegister(SqWqe wqe, int pdId) {
+        generation++;
         int field = wqe.stagIndex();
         int stag = field << 8 | wqe.stagKey();
         if (wqe.sqOpcode() != SqOpcode.FAST_REGISTER) {
@@ -482,6 +508,7 @@ public final class MemoryRegionTable implements MemoryRegions {
      */
     @Override
     public int invalidate(int stag, int pdId, boolean remote) {
+        generation++;
         AccessFault f = lookup(stag);
         int idx = hitIndex;
         if (f == AccessFault.NONE) {
@@ -534,21 +561,37 @@ public final class MemoryRegionTable implements MemoryRegions {
      * first byte) when admitted.
      */
     private AccessFault admit(int stag, long to, long len, int access, int pdId) {
-        AccessFault f = lookup(stag);
-        if (f != AccessFault.NONE) {
-            return f;
-        }
-        int idx = hitIndex;
-        if (state[idx] != VALID) {
-            return AccessFault.INVALID_STAG;
-        }
-        if (pd[idx] != pdId) {
-            return AccessFault.BAD_PD;
-        }
         int need = access & ACCESS_RIGHTS;
-        if ((rights[idx] & need) != need || (need & REMOTE_RIGHTS) != 0 && !remoteEnabled[idx]) {
-            return AccessFault.RIGHTS_VIOLATION;
+        long mrCount = hmc.count(HmcObjectType.MR);
+        if (stag != admittedStag || pdId != admittedPd || need != admittedRights
+                || generation != admittedGeneration || mrCount != admittedMrCount) {
+            AccessFault f = lookup(stag);
+            if (f != AccessFault.NONE) {
+                return f;
+            }
+            int idx = hitIndex;
+            if (state[idx] != VALID) {
+                return AccessFault.INVALID_STAG;
+            }
+            if (pd[idx] != pdId) {
+                return AccessFault.BAD_PD;
+            }
+            if ((rights[idx] & need) != need || (need & REMOTE_RIGHTS) != 0 && !remoteEnabled[idx]) {
+                return AccessFault.RIGHTS_VIOLATION;
+            }
+            admittedStag = stag;
+            admittedPd = pdId;
+            admittedRights = need;
+            admittedGeneration = generation;
+            admittedMrCount = mrCount;
+            admittedIndex = idx;
+            admittedVaBased = vaBased[idx];
+            admittedAllMemory = allMemory[idx];
+            admittedVa = va[idx];
+            admittedLength = length[idx];
+            admittedFbo = fbo[idx];
         }
+        hitIndex = admittedIndex;
         if (len == 0) {
             hitOffset = 0;
             return AccessFault.NONE;
@@ -556,15 +599,16 @@ public final class MemoryRegionTable implements MemoryRegions {
         if (Long.compareUnsigned(to + len - 1, to) < 0) {
             return AccessFault.TO_WRAP;
         }
-        long rel = vaBased[idx] ? to - va[idx] : to;
-        if (!allMemory[idx]) {
-            long size = length[idx];
-            if (vaBased[idx] && Long.compareUnsigned(to, va[idx]) < 0 || Long.compareUnsigned(rel, size) >= 0
+        boolean based = admittedVaBased;
+        long rel = based ? to - admittedVa : to;
+        if (!admittedAllMemory) {
+            long size = admittedLength;
+            if (based && Long.compareUnsigned(to, admittedVa) < 0 || Long.compareUnsigned(rel, size) >= 0
                     || Long.compareUnsigned(len, size - rel) > 0) {
                 return AccessFault.BOUNDS_VIOLATION;
             }
         }
-        hitOffset = fbo[idx] + rel;
+        hitOffset = admittedFbo + rel;
         return AccessFault.NONE;
     }
 

@@ -40,6 +40,7 @@ public final class QuadHashTable {
     private int established;
     private int listens;
     private long lookups;
+    private int lastFound;
 
     /** {@code capacity}: a power of two; at most 3/4 of it can be used. */
     public QuadHashTable(int capacity) {
@@ -72,14 +73,20 @@ public final class QuadHashTable {
     }
 
     private int find(int t, long lh, long ll, int lp, long rh, long rl, int rp, int v) {
+        // The entry found last, compared in full before the hash is computed: a connection's segments come in
+        // runs. Only a hint: a removed or reused slot fails the comparison like any other.
+        int last = lastFound;
+        if (matches(last, t, lh, ll, lp, rh, rl, rp, v)) {
+            return last;
+        }
         int i = hash(t, lh, ll, lp, rh, rl, rp, v) & mask;
         for (int n = 0; n < capacity; n++) {
             byte s = slot[i];
             if (s == EMPTY) {
                 return -1;
             }
-            if (s == USED && type[i] == t && lPort[i] == lp && rPort[i] == rp && vlan[i] == v && lLo[i] == ll
-                    && lHi[i] == lh && rLo[i] == rl && rHi[i] == rh) {
+            if (s == USED && matches(i, t, lh, ll, lp, rh, rl, rp, v)) {
+                lastFound = i;
                 return i;
             }
             i = (i + 1) & mask;
@@ -88,6 +95,11 @@ public final class QuadHashTable {
     }
 
     /** Adds ({@code replace} false) or modifies ({@code replace} true) an entry. */
+    private boolean matches(int i, int t, long lh, long ll, int lp, long rh, long rl, int rp, int v) {
+        return slot[i] == USED && type[i] == t && lPort[i] == lp && rPort[i] == rp && vlan[i] == v && lLo[i] == ll
+                && lHi[i] == lh && rLo[i] == rl && rHi[i] == rh;
+    }
+
     public Change put(int t, long lh, long ll, int lp, long rh, long rl, int rp, int v, int qp, boolean replace) {
         if (t == TYPE_SYN) {
             rh = 0;

@@ -107,6 +107,11 @@ public final class OffloadedTcp {
     private final int[] recordEnd = new int[RECORDS];
     private int recordHead;
     private int recordCount;
+    /**
+     * Where the last {@link #recordBoundary} search ended, in records after {@link #recordHead}: segments are cut
+     * in sequence, so the next search's answer is usually a record or two on from there.
+     */
+    private int recordCursor;
     private long sndWnd;
     private long sndWl1;
     private long sndWl2;
@@ -523,6 +528,7 @@ public final class OffloadedTcp {
         while (recordCount > 0 && seqDiff(recordEnd[recordHead] & 0xffff_ffffL, sndUna) <= 0) {
             recordHead = (recordHead + 1) % RECORDS;
             recordCount--;
+            recordCursor = Math.max(0, recordCursor - 1);
         }
         if (finQueued && seqDiff(ack, finSeq) > 0) {
             onFinAcked();
@@ -829,26 +835,48 @@ public final class OffloadedTcp {
 
     /**
      * The length from {@code seq} to the last record end in {@code (seq, seq + len]}, or -1 when none is there
-     * (one record longer than {@code len}). Binary searches over the ring, whose ends ascend in sequence space.
+     * (one record longer than {@code len}). Searches the ring, whose ends ascend in sequence space: first a few
+     * records on from where the last search ended (the next segment of a stream), then by bisection.
      */
     private int recordBoundary(long seq, int len) {
         long limit = seq + len;
-        int lo = 0;
-        int hi = recordCount;
-        // the first record ending after limit
+        // the first record ending after limit: in [lo, hi), every record before lo ends at or before limit
+        int lo;
+        int hi;
+        int c = Math.min(recordCursor, recordCount);
+        if (c == 0 || seqDiff(recordEnd(c - 1), limit) <= 0) {
+            lo = c;
+            hi = recordCount;
+            int probe = Math.min(hi, lo + 4);
+            while (lo < probe && seqDiff(recordEnd(lo), limit) <= 0) {
+                lo++;
+            }
+            if (lo < probe) {
+                hi = lo;
+            }
+        } else {
+            lo = 0;
+            hi = c;
+        }
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (seqDiff(recordEnd[(recordHead + mid) % RECORDS] & 0xffff_ffffL, limit) <= 0) {
+            if (seqDiff(recordEnd(mid), limit) <= 0) {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
+        recordCursor = lo;
         if (lo == 0) {
             return -1;
         }
-        long d = seqDiff(recordEnd[(recordHead + lo - 1) % RECORDS] & 0xffff_ffffL, seq);
+        long d = seqDiff(recordEnd(lo - 1), seq);
         return d > 0 ? (int) d : -1;
+    }
+
+    /** The sequence number after record {@code i} (counted from the oldest unacknowledged). */
+    private long recordEnd(int i) {
+        return recordEnd[(recordHead + i) % RECORDS] & 0xffff_ffffL;
     }
 
     private void transmitSegment(long seq, int len, boolean fin) {

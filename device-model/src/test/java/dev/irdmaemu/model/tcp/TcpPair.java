@@ -100,6 +100,9 @@ final class TcpPair implements AutoCloseable {
         long outOfOrderCalls;
 
         // Transmit filters.
+        /** When set, every data segment this side puts on the wire as {sequence number, payload length}. */
+        List<long[]> dataSegments;
+        private final dev.irdmaemu.fw.frame.TcpPacket parsed = new dev.irdmaemu.fw.frame.TcpPacket();
         boolean cut;
         int dropDataFrameCountdown;
         long framesDroppedByFilter;
@@ -176,6 +179,10 @@ final class TcpPair implements AutoCloseable {
 
         @Override
         public void transmit(BytesStore<?, ?> store, long offset, int length) {
+            if (dataSegments != null && parsed.wrap(store, offset, length).validate().accepted()
+                    && parsed.tcpPayloadLength() > 0) {
+                dataSegments.add(new long[] {parsed.tcp().sequenceNumber(), parsed.tcpPayloadLength()});
+            }
             if (cut) {
                 framesDroppedByFilter++;
                 return;

@@ -207,11 +207,14 @@ public final class Ipv4Header extends WireView {
         NetworkOrder.put16(store, offset + FLAGS_FRAGMENT, dontFragment ? FLAG_DF : 0);
         NetworkOrder.put8(store, offset + TTL, ttl);
         NetworkOrder.put8(store, offset + PROTOCOL, protocol);
-        NetworkOrder.put16(store, offset + CHECKSUM, 0);
         NetworkOrder.put32(store, offset + SOURCE, source);
         NetworkOrder.put32(store, offset + DESTINATION, destination);
-        NetworkOrder.put16(store, offset + CHECKSUM,
-                InternetChecksum.complement(InternetChecksum.sumUnchecked(store, offset, MIN_HEADER_LENGTH)));
+        // RFC 1071 over the ten 16-bit words just written, from the values rather than read back from the buffer
+        // (the checksum word counts as 0, RFC 791 §3.1)
+        long sum = (0x45L << 8 | tos & 0xff) + totalLength + (identification & 0xffff) + (dontFragment ? FLAG_DF : 0)
+                + ((ttl & 0xffL) << 8 | protocol & 0xff)
+                + (source >>> 16) + (source & 0xffff) + (destination >>> 16) + (destination & 0xffff);
+        NetworkOrder.put16(store, offset + CHECKSUM, InternetChecksum.complement(sum));
         return MIN_HEADER_LENGTH;
     }
 }

@@ -98,10 +98,11 @@ public final class TcpPacket extends ByteWindow {
     public Status validate() {
         clear();
         ethernet.wrap(store, base, length);
-        // Leave the IP and TCP flyweights empty until their layer is reached.
-        ipv4.wrap(null, 0, 0);
-        ipv6.wrap(null, 0, 0);
-        tcp.wrap(null, 0, 0);
+        // Leave the IP and TCP flyweights empty until their layer is reached: empty windows on this frame's store
+        // (a null store here, replaced by the frame's just after, would cost a reference store each frame).
+        ipv4.wrap(store, base, 0);
+        ipv6.wrap(store, base, 0);
+        tcp.wrap(store, base, 0);
 
         EthernetFrame.Status es = ethernet.validate();
         if (!es.accepted()) {

@@ -201,7 +201,9 @@ public final class TcpPacketBuilder {
         }
         this.tcpOffset = (int) (at - offset);
         at += tcp.write(out, at);
-        this.out = out;
+        if (this.out != out) {
+            this.out = out; // a reference store runs the GC's write barrier: skipped when it is the same buffer
+        }
         this.frameOffset = offset;
         this.segmentLength = ipPayload;
         return at;
@@ -215,7 +217,6 @@ public final class TcpPacketBuilder {
         TcpHeader.writeChecksum(out, frameOffset + tcpOffset, segmentLength, pseudoHeaderSum);
         int frameLength = tcpOffset + segmentLength;
         frameOffset = -1;
-        out = null;
         return frameLength;
     }
 

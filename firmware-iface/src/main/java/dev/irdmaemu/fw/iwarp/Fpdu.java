@@ -141,7 +141,9 @@ public final class Fpdu extends WireView {
             throw new IllegalArgumentException("ULPDU_Length " + ulpduLength);
         }
         NetworkOrder.requireRoom(capacity, LENGTH_SIZE + ulpduLength + padFor(ulpduLength), "FPDU");
-        out = dst;
+        if (out != dst) {
+            out = dst; // a reference store runs the GC's write barrier: skipped when it is the same buffer
+        }
         outBase = offset;
         outCapacity = capacity;
         outUlpdu = ulpduLength;
@@ -166,7 +168,6 @@ public final class Fpdu extends WireView {
             int body = total - CRC_SIZE;
             Crc32c.writeWire(out, outBase + body, crc.compute(out, outBase, body));
         }
-        out = null;
         return total;
     }
 }

@@ -8,16 +8,37 @@ import java.util.SplittableRandom;
  * schedule on it; time advances only when an event is run, never with the wall clock, so a run is
  * reproducible for a seed. Events due at the same instant run in the order they were armed.
  *
- * <p>Single-threaded by design: everything runs on the thread that calls {@code run*}. The timer heap is an
- * array of reusable {@link SimTimer}s, so arming, firing and cancelling allocate nothing once it has grown.
+ * <p>Single-threaded by design: everything runs on the thread that calls {@code run*}. Arming, firing and
+ * cancelling allocate nothing once the arrays have grown.
+ *
+ * <p>The pending events are a binary min-heap on (deadline, arming sequence) kept in primitive arrays: the keys
+ * sit next to each other, so a sift compares without following a reference per level, and moving an entry
+ * moves ints and longs only. A pending {@link SimTimer} owns a <i>slot</i> (its index in {@link #slotTimer}),
+ * the heap holds slots; the one reference store per arming is the slot's timer, skipped when the slot already
+ * names it (a timer that re-arms as it fires usually gets its own slot back). Reference stores into long-lived
+ * arrays cost a GC write barrier each, which a heap of references paid at every level of every sift.
  */
 public final class SimScheduler {
+    private static final int INITIAL = 64;
+
     private final long seed;
-    private SimTimer[] heap = new SimTimer[64];
+    // heap position -> slot and key
+    private int[] heapSlot = new int[INITIAL];
+    private long[] heapDeadline = new long[INITIAL];
+    private long[] heapSequence = new long[INITIAL];
     private int size;
+    // slot -> timer and heap position; a free slot may still name the timer that last had it
+    private SimTimer[] slotTimer = new SimTimer[INITIAL];
+    private int[] slotPosition = new int[INITIAL];
+    private int[] freeSlots = new int[INITIAL];
+    private int freeCount;
+    private int slotsUsed;
     private long now;
     private long armSequence;
     private long eventsRun;
+    /** Events queued in {@link SimEventFifo}s behind the one each has in the heap. */
+    int queuedBehind;
+    private SimEventFifo[] fifos = new SimEventFifo[0];
 
     public SimScheduler(long seed) {
         this.seed = seed;
@@ -40,19 +61,36 @@ public final class SimScheduler {
         return new SimTimer(this, name, action);
     }
 
-    /** Timers armed and not yet fired or cancelled. */
+    /** Events armed and not yet run or cancelled: pending timers and the events queued in FIFOs. */
     public int pendingTimers() {
-        return size;
+        return size + queuedBehind;
     }
 
-    /** The pending timers as "name@deadline", earliest first: for diagnostics when a run does not go idle. */
+    /** The pending events as "name@deadline", earliest first: for diagnostics when a run does not go idle. */
     public String describePending() {
-        SimTimer[] copy = Arrays.copyOf(heap, size);
-        Arrays.sort(copy, (x, y) -> x.deadline != y.deadline ? Long.compare(x.deadline, y.deadline)
-                : Long.compare(x.sequence, y.sequence));
+        int n = pendingTimers();
+        long[] deadlines = new long[n];
+        long[] sequences = new long[n];
+        String[] names = new String[n];
+        int k = 0;
+        for (int i = 0; i < size; i++) {
+            SimTimer t = slotTimer[heapSlot[i]];
+            deadlines[k] = heapDeadline[i];
+            sequences[k] = heapSequence[i];
+            names[k++] = t.name;
+        }
+        for (SimEventFifo f : fifos) {
+            k = f.describeBehind(deadlines, sequences, names, k);
+        }
+        Integer[] order = new Integer[k];
+        for (int i = 0; i < k; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (x, y) -> deadlines[x] != deadlines[y] ? Long.compare(deadlines[x], deadlines[y])
+                : Long.compare(sequences[x], sequences[y]));
         StringBuilder sb = new StringBuilder();
-        for (SimTimer t : copy) {
-            sb.append(sb.length() == 0 ? "" : ", ").append(t.name).append('@').append(t.deadline);
+        for (int i : order) {
+            sb.append(sb.length() == 0 ? "" : ", ").append(names[i]).append('@').append(deadlines[i]);
         }
         return sb.toString();
     }
@@ -63,7 +101,7 @@ public final class SimScheduler {
 
     /** The deadline of the next event, or {@code Long.MAX_VALUE} when none is pending. */
     public long nextDeadline() {
-        return size == 0 ? Long.MAX_VALUE : heap[0].deadline;
+        return size == 0 ? Long.MAX_VALUE : heapDeadline[0];
     }
 
     /** Runs the earliest pending event, advancing time to it. Returns false when nothing is pending. */
@@ -71,9 +109,11 @@ public final class SimScheduler {
         if (size == 0) {
             return false;
         }
-        SimTimer t = heap[0];
+        int slot = heapSlot[0];
+        SimTimer t = slotTimer[slot];
+        now = heapDeadline[0];
         removeAt(0);
-        now = t.deadline;
+        release(t);
         eventsRun++;
         t.action.run();
         return true;
@@ -81,7 +121,7 @@ public final class SimScheduler {
 
     /** Runs every event due at or before {@code timeNanos}, then sets the clock to it. */
     public void runUntil(long timeNanos) {
-        while (size > 0 && heap[0].deadline <= timeNanos) {
+        while (size > 0 && heapDeadline[0] <= timeNanos) {
             runNext();
         }
         if (timeNanos > now) {
@@ -100,7 +140,7 @@ public final class SimScheduler {
      */
     public boolean runUntilIdle(long limitNanos) {
         while (size > 0) {
-            if (heap[0].deadline > limitNanos) {
+            if (heapDeadline[0] > limitNanos) {
                 return false;
             }
             runNext();
@@ -108,81 +148,134 @@ public final class SimScheduler {
         return true;
     }
 
+    /** The next arming sequence number, as {@link #arm} would take it: {@link SimEventFifo} keys its entries so. */
+    long takeSequence() {
+        return armSequence++;
+    }
+
+    void register(SimEventFifo fifo) {
+        fifos = Arrays.copyOf(fifos, fifos.length + 1);
+        fifos[fifos.length - 1] = fifo;
+    }
+
     void arm(SimTimer t, long deadline) {
+        armWithSequence(t, deadline, armSequence++);
+    }
+
+    /** Arms {@code t} with a key taken earlier by {@link #takeSequence}: it runs where it would have then. */
+    void armWithSequence(SimTimer t, long deadline, long sequence) {
         if (t.scheduler != this) {
             throw new IllegalArgumentException("timer " + t.name + " belongs to another scheduler");
         }
-        if (t.heapIndex >= 0) {
-            removeAt(t.heapIndex);
-        }
         t.deadline = deadline;
-        t.sequence = armSequence++;
-        if (size == heap.length) {
-            heap = Arrays.copyOf(heap, size * 2);
+        int slot = t.slot;
+        if (slot >= 0) {
+            // re-arming a pending timer moves its key
+            int pos = slotPosition[slot];
+            removeAt(pos);
+        } else {
+            slot = acquire(t);
         }
-        heap[size] = t;
-        t.heapIndex = size;
-        size++;
-        siftUp(t.heapIndex);
+        if (size == heapSlot.length) {
+            int n = size * 2;
+            heapSlot = Arrays.copyOf(heapSlot, n);
+            heapDeadline = Arrays.copyOf(heapDeadline, n);
+            heapSequence = Arrays.copyOf(heapSequence, n);
+        }
+        siftUp(size++, slot, deadline, sequence);
     }
 
     void disarm(SimTimer t) {
-        if (t.heapIndex >= 0) {
-            removeAt(t.heapIndex);
+        if (t.slot >= 0) {
+            removeAt(slotPosition[t.slot]);
+            release(t);
         }
     }
 
-    private static boolean before(SimTimer a, SimTimer b) {
-        return a.deadline < b.deadline || (a.deadline == b.deadline && a.sequence < b.sequence);
+    private int acquire(SimTimer t) {
+        int slot;
+        if (freeCount > 0) {
+            slot = freeSlots[--freeCount];
+        } else {
+            slot = slotsUsed++;
+            if (slot == slotTimer.length) {
+                int n = slot * 2;
+                slotTimer = Arrays.copyOf(slotTimer, n);
+                slotPosition = Arrays.copyOf(slotPosition, n);
+                freeSlots = Arrays.copyOf(freeSlots, n);
+            }
+        }
+        if (slotTimer[slot] != t) {
+            slotTimer[slot] = t;
+        }
+        t.slot = slot;
+        return slot;
     }
 
-    private void removeAt(int i) {
-        SimTimer removed = heap[i];
+    private void release(SimTimer t) {
+        freeSlots[freeCount++] = t.slot;
+        t.slot = -1;
+    }
+
+    private void removeAt(int pos) {
         size--;
-        SimTimer last = heap[size];
-        heap[size] = null;
-        removed.heapIndex = -1;
-        if (i < size) {
-            heap[i] = last;
-            last.heapIndex = i;
-            siftDown(i);
-            siftUp(last.heapIndex);
+        if (pos < size) {
+            int slot = heapSlot[size];
+            long d = heapDeadline[size];
+            long q = heapSequence[size];
+            if (pos > 0 && before(d, q, heapDeadline[(pos - 1) >>> 1], heapSequence[(pos - 1) >>> 1])) {
+                siftUp(pos, slot, d, q);
+            } else {
+                siftDown(pos, slot, d, q);
+            }
         }
     }
 
-    private void siftUp(int i) {
-        SimTimer t = heap[i];
-        while (i > 0) {
-            int parent = (i - 1) >>> 1;
-            SimTimer p = heap[parent];
-            if (!before(t, p)) {
+    private static boolean before(long d1, long q1, long d2, long q2) {
+        return d1 < d2 || (d1 == d2 && q1 < q2);
+    }
+
+    private void place(int pos, int slot, long deadline, long sequence) {
+        heapSlot[pos] = slot;
+        heapDeadline[pos] = deadline;
+        heapSequence[pos] = sequence;
+        slotPosition[slot] = pos;
+    }
+
+    /** Puts the entry (slot, d, q) at {@code pos} or above it. */
+    private void siftUp(int pos, int slot, long d, long q) {
+        while (pos > 0) {
+            int parent = (pos - 1) >>> 1;
+            long pd = heapDeadline[parent];
+            long pq = heapSequence[parent];
+            if (!before(d, q, pd, pq)) {
                 break;
             }
-            heap[i] = p;
-            p.heapIndex = i;
-            i = parent;
+            place(pos, heapSlot[parent], pd, pq);
+            pos = parent;
         }
-        heap[i] = t;
-        t.heapIndex = i;
+        place(pos, slot, d, q);
     }
 
-    private void siftDown(int i) {
-        SimTimer t = heap[i];
+    /** Puts the entry (slot, d, q) at {@code pos} or below it. */
+    private void siftDown(int pos, int slot, long d, long q) {
         int half = size >>> 1;
-        while (i < half) {
-            int child = 2 * i + 1;
+        while (pos < half) {
+            int child = 2 * pos + 1;
             int right = child + 1;
-            if (right < size && before(heap[right], heap[child])) {
+            long cd = heapDeadline[child];
+            long cq = heapSequence[child];
+            if (right < size && before(heapDeadline[right], heapSequence[right], cd, cq)) {
                 child = right;
+                cd = heapDeadline[right];
+                cq = heapSequence[right];
             }
-            if (!before(heap[child], t)) {
+            if (!before(cd, cq, d, q)) {
                 break;
             }
-            heap[i] = heap[child];
-            heap[i].heapIndex = i;
-            i = child;
+            place(pos, heapSlot[child], cd, cq);
+            pos = child;
         }
-        heap[i] = t;
-        t.heapIndex = i;
+        place(pos, slot, d, q);
     }
 }

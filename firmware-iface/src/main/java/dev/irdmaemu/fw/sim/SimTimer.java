@@ -11,7 +11,8 @@ public final class SimTimer {
     final String name;
     long deadline;
     long sequence;
-    int heapIndex = -1;
+    /** The scheduler's slot while pending, -1 when idle. */
+    int slot = -1;
 
     SimTimer(SimScheduler scheduler, String name, Runnable action) {
         this.scheduler = scheduler;
@@ -41,7 +42,7 @@ public final class SimTimer {
     }
 
     public boolean isPending() {
-        return heapIndex >= 0;
+        return slot >= 0;
     }
 
     /** The simulated time it fires at; meaningful only while pending. */

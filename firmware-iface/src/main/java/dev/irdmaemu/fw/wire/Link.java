@@ -1,10 +1,12 @@
 package dev.irdmaemu.fw.wire;
 
 import dev.irdmaemu.fw.pcap.FrameTap;
+import dev.irdmaemu.fw.sim.SimEventFifo;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.sim.SimTimer;
-import java.util.ArrayDeque;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -15,8 +17,11 @@ import net.openhft.chronicle.bytes.BytesStore;
  * {@link FaultProfile} and delivered, after the delay, to every port whose MAC is the destination (the sender
  * included, which is how loopback traffic comes back) or to every other port for a group address.
  *
- * <p>Buffers and their delivery timers are pooled: once the pool has grown to the number of frames in flight,
- * transmitting allocates nothing.
+ * <p>Buffers are pooled and named by index: once the pool has grown to the number of frames in flight,
+ * transmitting allocates nothing. A port's frames that keep their order (no reordering, no duplicate) are due at
+ * non-decreasing times, so they wait in the port's {@link SimEventFifo}, one scheduler entry for all of them; a
+ * reordered frame or a duplicate has its buffer's own timer. Either way each delivery is keyed as one timer armed
+ * at the transmit, so the order of events is the same.
  */
 public final class Link {
     /** Largest frame carried: a tagged 1500-byte MTU frame, with room to spare. */
@@ -27,7 +32,10 @@ public final class Link {
     private final SimScheduler scheduler;
     private final FrameTap tap;
     private final List<LinkPort> ports = new ArrayList<>();
-    private final ArrayDeque<InFlight> free = new ArrayDeque<>();
+    private InFlight[] pool = new InFlight[16];
+    private int[] free = new int[16];
+    private int freeCount;
+    private int pooled;
     private long framesCarried;
     private long framesLost;
     private long framesDuplicated;
@@ -47,7 +55,8 @@ public final class Link {
     /** Plugs a port with this MAC (48-bit) into the link; {@code outbound} applies to the frames it sends. */
     public LinkPort attach(long mac, FaultProfile outbound, FrameReceiver receiver) {
         LinkPort p = new LinkPort(this, mac & 0xffff_ffff_ffffL, outbound,
-                scheduler.random(0x11CCL * 31 + ports.size() + 1), receiver);
+                scheduler.random(0x11CCL * 31 + ports.size() + 1), receiver, ports.size(),
+                new SimEventFifo(scheduler, "link-delivery", this::deliver));
         ports.add(p);
         return p;
     }
@@ -87,29 +96,35 @@ public final class Link {
         }
         framesCarried++;
         InFlight f = take();
-        store.read(offset, f.data, 0, length);
+        f.store.write(0, store, offset, length);
         f.length = length;
         f.corruptedAt = -1;
+        // The destination, read now while the frame is in the cache (the fault injection below never touches the
+        // Ethernet header); the buffer holds MAX_FRAME bytes whatever the frame's length.
+        f.destination = (Short.reverseBytes(f.store.readShort(0)) & 0xffffL) << 32
+                | Integer.reverseBytes(f.store.readInt(2)) & 0xffff_ffffL;
         tap.frame(scheduler.now(), f.store, 0, length);
         FaultProfile faults = from.outbound;
         SplittableRandom rnd = from.random;
         if (faults.loss() > 0 && rnd.nextDouble() < faults.loss()) {
             framesLost++;
-            free.push(f);
+            free[freeCount++] = f.index;
             return;
         }
         if (faults.corruption() > 0 && rnd.nextDouble() < faults.corruption()) {
             int header = headerLength(f);
             if (length > header) {
                 int bit = rnd.nextInt((length - header) * 8);
-                f.data[header + bit / 8] ^= (byte) (1 << (bit % 8));
+                int at = header + bit / 8;
+                f.store.writeByte(at, (byte) (f.store.readByte(at) ^ (1 << (bit % 8))));
                 f.corruptedAt = header + bit / 8;
                 framesCorrupted++;
             }
         }
         long delay = faults.delayNanos() + (faults.jitterNanos() > 0 ? rnd.nextLong(faults.jitterNanos()) : 0);
         long at = scheduler.now() + delay;
-        if (faults.reordering() > 0 && rnd.nextDouble() < faults.reordering()) {
+        boolean reordered = faults.reordering() > 0 && rnd.nextDouble() < faults.reordering();
+        if (reordered) {
             framesReordered++;
             at += faults.reorderNanos();
         } else {
@@ -118,43 +133,57 @@ public final class Link {
             from.lastDelivery = at;
         }
         boolean duplicate = faults.duplication() > 0 && rnd.nextDouble() < faults.duplication();
-        f.from = from;
-        schedule(f, at);
+        f.from = from.index;
+        inFlight++;
+        if (reordered) {
+            f.timer.scheduleAt(at);
+        } else {
+            from.deliveries.add(f.index, at);
+        }
         if (duplicate) {
             framesDuplicated++;
             InFlight copy = take();
-            System.arraycopy(f.data, 0, copy.data, 0, length);
+            copy.store.write(0, f.store, 0, length);
             copy.length = length;
             copy.corruptedAt = f.corruptedAt;
-            copy.from = from;
-            schedule(copy, at + Math.max(1, faults.delayNanos() / 2));
+            copy.destination = f.destination;
+            copy.from = from.index;
+            inFlight++;
+            copy.timer.scheduleAt(at + Math.max(1, faults.delayNanos() / 2));
         }
     }
 
     private static int headerLength(InFlight f) {
-        boolean tagged = f.length >= TAGGED_HEADER && (f.data[12] & 0xff) == 0x81 && f.data[13] == 0;
+        boolean tagged = f.length >= TAGGED_HEADER && f.store.readUnsignedByte(12) == 0x81
+                && f.store.readByte(13) == 0;
         return tagged ? TAGGED_HEADER : ETHERNET_HEADER;
     }
 
-    private void schedule(InFlight f, long at) {
-        inFlight++;
-        f.timer.scheduleAt(at);
+    private InFlight take() {
+        if (freeCount > 0) {
+            return pool[free[--freeCount]];
+        }
+        if (pooled == pool.length) {
+            pool = Arrays.copyOf(pool, 2 * pooled);
+            free = Arrays.copyOf(free, 2 * pooled);
+        }
+        InFlight f = new InFlight(pooled);
+        pool[pooled++] = f;
+        return f;
     }
 
-    private InFlight take() {
-        InFlight f = free.poll();
-        return f != null ? f : new InFlight();
+    private void deliver(int index) {
+        deliver(pool[index]);
     }
 
     private void deliver(InFlight f) {
         inFlight--;
-        long dst = ((f.data[0] & 0xffL) << 40) | ((f.data[1] & 0xffL) << 32) | ((f.data[2] & 0xffL) << 24)
-                | ((f.data[3] & 0xffL) << 16) | ((f.data[4] & 0xffL) << 8) | (f.data[5] & 0xffL);
-        boolean group = (f.data[0] & 1) != 0;
+        long dst = f.destination;
+        boolean group = (dst & 0x0100_0000_0000L) != 0; // the I/G bit: the first octet's least significant bit
         try {
             for (int i = 0; i < ports.size(); i++) {
                 LinkPort p = ports.get(i);
-                if (group ? p != f.from : p.mac == dst) {
+                if (group ? p.index != f.from : p.mac == dst) {
                     p.deliveringCorruptedAt = f.corruptedAt;
                     try {
                         p.receiver.receive(f.store, 0, f.length);
@@ -164,17 +193,31 @@ public final class Link {
                 }
             }
         } finally {
-            f.from = null;
-            free.push(f);
+            f.from = -1;
+            free[freeCount++] = f.index;
         }
     }
 
     private final class InFlight {
-        final byte[] data = new byte[MAX_FRAME];
-        final BytesStore<?, ?> store = BytesStore.wrap(data);
+        final int index;
+        /**
+         * Native, like the ports' own buffers: a copy between two native stores is one memory copy, while Chronicle
+         * copies a heap array into native memory eight bytes at a time in Java (a tenth of the Write bench went
+         * there, in the port's copy of each delivered frame). A direct buffer, so that the memory goes with the
+         * link when it is collected (a link has no close).
+         */
+        final BytesStore<?, ?> store = BytesStore.wrap(ByteBuffer.allocateDirect(MAX_FRAME));
+        /** For a delivery out of its port's order (reordered, duplicate). */
         final SimTimer timer = scheduler.newTimer("link-delivery", () -> deliver(this));
         int length;
         int corruptedAt = -1;
-        LinkPort from;
+        /** The destination MAC (48 bits, first octet in bits 47..40). */
+        long destination;
+        /** The sending port's index in {@link #ports}: an int, not a reference stored per frame. */
+        int from = -1;
+
+        InFlight(int index) {
+            this.index = index;
+        }
     }
 }

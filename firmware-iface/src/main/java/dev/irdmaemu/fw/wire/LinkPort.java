@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.wire;
 
+import dev.irdmaemu.fw.sim.SimEventFifo;
 import java.util.SplittableRandom;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -10,11 +11,18 @@ public final class LinkPort {
     final FaultProfile outbound;
     final SplittableRandom random;
     final FrameReceiver receiver;
+    /** This port's index on its link. */
+    final int index;
+    /** This port's frames in their order, each delivered at its time. */
+    final SimEventFifo deliveries;
     long lastDelivery;
     int deliveringCorruptedAt = -1;
 
-    LinkPort(Link link, long mac, FaultProfile outbound, SplittableRandom random, FrameReceiver receiver) {
+    LinkPort(Link link, long mac, FaultProfile outbound, SplittableRandom random, FrameReceiver receiver, int index,
+             SimEventFifo deliveries) {
         this.link = link;
+        this.index = index;
+        this.deliveries = deliveries;
         this.mac = mac;
         this.outbound = outbound;
         this.random = random;

@@ -26,4 +26,14 @@ class ChecksumProperties {
         Ref.put16(data, 0, c);
         assertEquals(true, InternetChecksum.verify(Ref.store(data), 0, data.length, initial));
     }
+    @Property(tries = 2000)
+    void foldIsRepeatedEndAroundCarry(@ForAll long partialSum, @ForAll @IntRange(max = 3) int scale) {
+        // small, 32-bit and full-width sums alike; the value is taken as unsigned, as the codecs' sums are
+        long s = scale == 0 ? partialSum & 0x3_ffff : scale == 1 ? partialSum & 0xffff_ffffL : partialSum;
+        long r = s;
+        while ((r >>> 16) != 0) {
+            r = (r & 0xffff) + (r >>> 16);
+        }
+        assertEquals((int) r, InternetChecksum.fold(s));
+    }
 }

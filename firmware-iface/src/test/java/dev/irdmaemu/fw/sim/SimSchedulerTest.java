@@ -85,6 +85,84 @@ class SimSchedulerTest {
     }
 
     @Test
+    void aFifoRunsItsEventsInOrderInterleavedWithTimersAsIfEachHadItsOwn() {
+        SimScheduler s = new SimScheduler(1);
+        List<String> order = new ArrayList<>();
+        SimEventFifo fifo = new SimEventFifo(s, "wire", token -> order.add("f" + token + "@" + s.now()));
+        SimTimer x = s.newTimer("x", () -> order.add("x@" + s.now()));
+        SimTimer y = s.newTimer("y", () -> order.add("y@" + s.now()));
+        fifo.add(0, 10);
+        x.scheduleAt(10); // armed after f0, before f1: runs between them
+        fifo.add(1, 10);
+        fifo.add(2, 20);
+        y.scheduleAt(20); // armed after f2
+        assertEquals(5, s.pendingTimers());
+        assertEquals("wire@10, x@10, wire@10, wire@20, y@20", s.describePending());
+        assertTrue(s.runUntilIdle(Long.MAX_VALUE));
+        assertEquals(List.of("f0@10", "x@10", "f1@10", "f2@20", "y@20"), order);
+        assertEquals(0, s.pendingTimers());
+        assertEquals(0, fifo.size());
+    }
+
+    @Test
+    void aFifoRefusesTheCurrentPastAndADeadlineBeforeItsLast() {
+        SimScheduler s = new SimScheduler(1);
+        SimEventFifo fifo = new SimEventFifo(s, "wire", token -> { });
+        s.runFor(100);
+        assertThrows(IllegalArgumentException.class, () -> fifo.add(0, 99));
+        fifo.add(0, 150);
+        assertThrows(IllegalArgumentException.class, () -> fifo.add(1, 149));
+        assertEquals(1, fifo.size());
+        fifo.add(1, 150);
+        assertEquals(2, s.pendingTimers());
+    }
+
+    @Test
+    void armingFiringAndQueueingAllocateNothingOnceGrown() {
+        SimScheduler s = new SimScheduler(1);
+        SimTimer[] timers = new SimTimer[40];
+        for (int i = 0; i < timers.length; i++) {
+            SimTimer[] self = timers;
+            int id = i;
+            timers[i] = s.newTimer("t" + i, () -> self[(id + 7) % self.length].scheduleIn(3 + id % 5));
+        }
+        SimEventFifo fifo = new SimEventFifo(s, "wire", token -> { });
+        Runnable round = () -> {
+            for (int i = 0; i < timers.length; i += 2) {
+                timers[i].scheduleIn(i % 7);
+            }
+            for (int i = 0; i < 100; i++) {
+                fifo.add(i, s.now() + 5 + i);
+            }
+            for (int i = 0; i < 2000 && s.runNext(); i++) {
+                timers[i % timers.length].cancel();
+            }
+            s.runUntil(s.now() + 1000);
+        };
+        for (int i = 0; i < 50; i++) {
+            round.run();
+        }
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        // the counter's own cost, measured the same way, is subtracted (as FrameAllocationTest does); one real
+        // allocation per event would be 16 bytes times some 400,000 events
+        long overhead = Long.MAX_VALUE;
+        for (int i = 0; i < 5; i++) {
+            long a = threads.getCurrentThreadAllocatedBytes();
+            long b = threads.getCurrentThreadAllocatedBytes();
+            overhead = Math.min(overhead, b - a);
+        }
+        long best = Long.MAX_VALUE;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 200; i++) {
+                round.run();
+            }
+            best = Math.min(best, threads.getCurrentThreadAllocatedBytes() - before - overhead);
+        }
+        assertEquals(0, best);
+    }
+
+    @Test
     void sameSeedSameRandomStream() {
         assertEquals(new SimScheduler(42).random(3).nextLong(), new SimScheduler(42).random(3).nextLong());
     }

@@ -135,6 +135,71 @@ class LinkTest {
     }
 
     @Test
+    void everyFrameInFlightIsOnePendingEventAndDeliveriesInterleaveWithTimersByTransmitOrder() {
+        SimScheduler s = new SimScheduler(5);
+        Link link = new Link(s);
+        Sink sb = new Sink(s);
+        // reordered and duplicated frames take their buffer's own timer, the rest the port's FIFO
+        LinkPort pa = link.attach(A, new FaultProfile(0, 0.3, 0.3, 0, 1_000, 0, 3_000), (st, o, l) -> { });
+        sb.port = link.attach(B, FaultProfile.NONE, sb);
+        List<String> order = new ArrayList<>();
+        var marker = s.newTimer("marker", () -> order.add("marker@" + s.now()));
+        for (int i = 0; i < 40; i++) {
+            pa.transmit(frame(B, i), 0, 64);
+            if (i == 20) {
+                marker.scheduleIn(1_000); // armed after frame 20, due with the frames
+            }
+            assertEquals(link.framesInFlight() + (marker.isPending() ? 1 : 0), s.pendingTimers());
+        }
+        int inFlight = link.framesInFlight();
+        int delivered = 0;
+        while (s.runNext()) {
+            if (sb.got.size() > delivered) {
+                delivered = sb.got.size();
+                order.add("frame" + sb.got.get(delivered - 1).bytes()[20] + "@" + s.now());
+            }
+            assertEquals(link.framesInFlight() + (marker.isPending() ? 1 : 0), s.pendingTimers());
+        }
+        assertEquals(inFlight, sb.got.size());
+        // all were sent at time 0: at the marker's instant, the frames sent before it was armed (0..20) run
+        // before it and the later ones after it, as if each frame had its own timer
+        int at = order.indexOf("marker@1000");
+        int sameInstant = 0;
+        for (int i = 0; i < order.size(); i++) {
+            String e = order.get(i);
+            if (e.startsWith("frame") && e.endsWith("@1000")) {
+                sameInstant++;
+                int frame = Integer.parseInt(e.substring(5, e.indexOf('@')));
+                assertTrue(frame <= 20 ? i < at : i > at, order.toString());
+            }
+        }
+        assertTrue(sameInstant > 21 && sameInstant < 40, order.toString());
+    }
+
+    @Test
+    void aGroupAddressReachesEveryPortButTheSenderAnIndividualOneOnlyItsOwner() {
+        SimScheduler s = new SimScheduler(1);
+        Link link = new Link(s);
+        Sink sa = new Sink(s);
+        Sink sb = new Sink(s);
+        Sink sc = new Sink(s);
+        long c = 0x02_00_00_00_00_0cL;
+        LinkPort pa = link.attach(A, FaultProfile.NONE, sa);
+        sa.port = pa;
+        sb.port = link.attach(B, FaultProfile.NONE, sb);
+        sc.port = link.attach(c, FaultProfile.NONE, sc);
+        pa.transmit(frame(0xff_ff_ff_ff_ff_ffL, 1), 0, 64); // broadcast
+        pa.transmit(frame(0x01_00_5e_00_00_01L, 2), 0, 64); // IPv4 multicast: the I/G bit set
+        pa.transmit(frame(0x03_00_00_00_00_0cL, 3), 0, 64); // group bit with C's other bits: a group, not C
+        pa.transmit(frame(c, 4), 0, 64);
+        pa.transmit(frame(c | 1L << 47, 5), 0, 64); // C with the first octet's top bit set: an individual address nobody has
+        assertTrue(s.runUntilIdle(1_000_000));
+        assertEquals(0, sa.got.size(), "the sender never hears its own group frames");
+        assertEquals(List.of(1, 2, 3), sb.got.stream().map(g -> (int) g.bytes()[20]).toList());
+        assertEquals(List.of(1, 2, 3, 4), sc.got.stream().map(g -> (int) g.bytes()[20]).toList());
+    }
+
+    @Test
     void refusesFramesItCannotCarry() {
         SimScheduler s = new SimScheduler(1);
         Link link = new Link(s);
