@@ -366,8 +366,9 @@ public final class E810RdmaFunction implements Mmio {
         sb.append(String.format("port rx %d (puda %d, qp %d, ieq %d, lan %d, bad qp %d, dropped %d), tx %d%n",
                 port.rxFrames(), port.rxPuda(), port.rxQp(), port.rxIeq(), port.rxLan(), port.rxBadQp(),
                 port.rxDropped(), port.txFrames()));
-        sb.append(String.format("PUDA received %d, transmitted %d, drops %d (last: %s)%n", puda.received(),
-                puda.transmitted(), puda.totalDrops(), puda.lastDrop()));
+        sb.append(String.format("PUDA received %d (IEQ %d, %d for no IEQ), transmitted %d, drops %d (last: %s)%n",
+                puda.received(), puda.ieqReceived(), puda.ieqNoQueue(), puda.transmitted(), puda.totalDrops(),
+                puda.lastDrop()));
         sb.append(iwarp.summary());
         sb.append(String.format("registers: %d unknown offsets seen%n", regs.unknownOffsets()));
         return sb.toString();

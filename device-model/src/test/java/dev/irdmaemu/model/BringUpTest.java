@@ -76,7 +76,7 @@ class BringUpTest {
         assertFalse(d.createAeq(64).error());
         // irdma_initialize_ilq / irdma_initialize_ieq: CQ then UDA QP, created in RTS.
         TestDriver.Puda ilq = d.createPuda(1, 16, 16, 1024, true);
-        d.createPuda(2, 16, 16, 1024, true);
+        d.ieq = d.createPuda(2, 16, 16, 1024, true);
         // The CM's listen: APBVT for the port, a SYN quad-hash entry to the ILQ.
         assertFalse(d.apbvt(20000, true).error());
         assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, 0, 0, -1, 1).error());

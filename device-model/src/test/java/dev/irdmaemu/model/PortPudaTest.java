@@ -207,6 +207,22 @@ class PortPudaTest {
     }
 
     /** Puts one FPDU of {@code total} bytes (a multiple of 4) at the start of the payload: length, ULPDU, CRC. */
+    /** An IEQ CQE and its buffer: the segment of connection 40005 -> 20000 at {@code seq}, an FPDU's first bytes. */
+    private void assertIeqView(Cqe cqe, long buf, long seq, int dataLen, int ulpduLength) {
+        assertNotNull(cqe);
+        assertFalse(cqe.error());
+        assertEquals(Cqe.QTYPE_RQ, cqe.queueType());
+        assertTrue(cqe.ipv4());
+        long mem = d.off(buf);
+        int tcph = PudaLayout.tcpHeaderLength(d.store(), mem);
+        long tcp = mem + PudaLayout.TCP_OFFSET;
+        assertEquals(40005, NetworkOrder.u16(d.store(), tcp));
+        assertEquals(20000, NetworkOrder.u16(d.store(), tcp + 2));
+        assertEquals(seq, NetworkOrder.u32(d.store(), tcp + 4));
+        assertEquals(dataLen, cqe.payloadLength() - PudaLayout.TCP_OFFSET - tcph);
+        assertEquals(ulpduLength, NetworkOrder.u16(d.store(), tcp + tcph), "the MPA length field the IEQ reads");
+    }
+
     private void fpdu(int total, int ulpduLength) {
         payload.writeByte(0, (byte) (ulpduLength >>> 8));
         payload.writeByte(1, (byte) ulpduLength);
@@ -214,7 +230,7 @@ class PortPudaTest {
     }
 
     @Test
-    void segmentsOfAnOffloadedConnectionGoToItsQpsEngineAndOutOfOrderOrPartialOnesAreCountedForTheIeq() {
+    void segmentsOfAnOffloadedConnectionGoToItsQpsEngineAndOutOfOrderOrPartialOnesAlsoToTheIeq() {
         assertFalse(d.createCq(10, 16, 0, true).error());
         TestDriver.Conn conn = new TestDriver.Conn(LOCAL, 20000, REMOTE, 40005, 100, 5000, -1);
         assertFalse(d.createQp(10, 1, 1, false, ctx -> d.writeIwarpContext(ctx, 10, 10, conn)).error());
@@ -240,14 +256,77 @@ class PortPudaTest {
         assertEquals(40, qp.bytesSteered());
         assertEquals(5040, d.dev.iwarp().engine(10).tcp().rcvNxt());
         assertEquals(1, d.dev.puda().ieqPartial());
-        // A segment from the future: TCP reassembles it, the IEQ counts it; nothing reaches the IEQ QP's CQ.
+        // ... and the IEQ (the context's exception LAN queue, QP 2) gets the segment as the ILQ would.
+        Cqe partial = d.pollPuda(d.ieq);
+        assertNotNull(partial, "the partial segment reaches the IEQ's CQ");
+        assertEquals(2, partial.qpId());
+        assertIeqView(partial, d.ieq.buffers[0], 5000, 40, 100);
+        // A segment from the future: TCP reassembles it, and the IEQ gets a copy too.
+        fpdu(40, 100);
         d.dev.port().receive(frame, 0, v4(40005, 20000, TcpHeader.ACK, 9000, 40, -1));
         d.scheduler.runFor(1_000_000);
         assertEquals(1, d.dev.puda().ieqOutOfOrder());
         assertEquals(2, d.dev.port().rxIeq());
-        assertEquals(0, d.sink.of(TraceKind.PUDA_RX).stream().filter(e -> "IEQ".equals(e.get("queue"))).count());
+        assertEquals(2, d.dev.puda().ieqReceived());
+        assertIeqView(d.pollPuda(d.ieq), d.ieq.buffers[1], 9000, 40, 100);
+        assertNull(d.pollPuda(d.ieq));
+        assertEquals(2, d.sink.of(TraceKind.PUDA_RX).stream().filter(e -> "IEQ".equals(e.get("queue"))).count());
         // Other connections on the port still reach the ILQ.
         d.dev.port().receive(frame, 0, v4(40006, 20000, TcpHeader.SYN, 1, 0, -1));
+        d.scheduler.runFor(1_000_000);
+        assertNotNull(d.pollPuda(ilq));
+    }
+
+    /** QP {@code id} on CQ {@code id}, offloaded in RTS for {@code conn} with {@code ieqQp} as its IEQ. */
+    private void offloadedQp(int id, TestDriver.Conn conn, int ieqQp) {
+        assertFalse(d.createCq(id, 16, 0, true).error());
+        assertFalse(d.createQp(id, 1, 1, false, ctx -> d.writeIwarpContext(ctx, id, id, conn, ieqQp)).error());
+        long ctx = d.alloc(256);
+        d.writeIwarpContext(ctx, id, id, conn, ieqQp);
+        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, conn.remotePort(), -1, id).error());
+        d.post((o, v) -> CqpWriters.addArp(d, o, 0, BringUpTest.MAC_REMOTE, v));
+        assertFalse(d.completion().error());
+        assertFalse(d.modifyQp(id, 1, QpState.RTS.code(), true, ctx).error());
+        assertNotNull(d.dev.iwarp().engine(id));
+    }
+
+    @Test
+    void exceptionSegmentsForNoIeqOrAnIeqWithoutBuffersAreDroppedAndCountedWhileTheQpReassembles() {
+        // QP 10 names QP 7 as its exception LAN queue: there is no IEQ there.
+        offloadedQp(10, new TestDriver.Conn(LOCAL, 20000, REMOTE, 40005, 100, 5000, -1), 7);
+        fpdu(40, 100);
+        d.dev.port().receive(frame, 0, v4(40005, 20000, TcpHeader.ACK, 5040, 40, -1));
+        d.scheduler.runFor(1_000_000);
+        assertEquals(1, d.dev.puda().ieqOutOfOrder());
+        assertEquals(1, d.dev.puda().ieqNoQueue());
+        assertEquals(0, d.dev.puda().ieqReceived());
+        assertNull(d.pollPuda(d.ieq));
+        assertTrue(d.sink.of(TraceKind.PUDA_DROP).stream().anyMatch(e -> "NO_IEQ_QP".equals(e.get("reason"))
+                && "7".equals(String.valueOf(e.get("qp")))));
+        // The gap filled, the QP has both segments in order (80 bytes of a 108-byte FPDU).
+        d.dev.port().receive(frame, 0, v4(40005, 20000, TcpHeader.ACK, 5000, 40, -1));
+        d.scheduler.runFor(1_000_000);
+        assertEquals(5080, d.dev.iwarp().engine(10).tcp().rcvNxt());
+        // Both deliveries end inside the FPDU; the frame that filled the gap is offered to the (missing) IEQ once.
+        assertEquals(2, d.dev.puda().ieqPartial());
+        assertEquals(2, d.dev.puda().ieqNoQueue());
+
+        // QP 11 names the IEQ, whose 16 buffers the driver does not repost: the 17th copy finds none.
+        offloadedQp(11, new TestDriver.Conn(LOCAL, 20000, REMOTE, 40006, 100, 5000, -1), 2);
+        long before = d.dev.puda().drops(PudaQueues.Drop.NO_BUFFER);
+        for (int i = 1; i <= 17; i++) {
+            d.dev.port().receive(frame, 0, v4(40006, 20000, TcpHeader.ACK, 5000 + 80L * i, 40, -1));
+        }
+        d.scheduler.runFor(1_000_000);
+        assertEquals(16, d.dev.puda().ieqReceived());
+        assertEquals(before + 1, d.dev.puda().drops(PudaQueues.Drop.NO_BUFFER));
+        for (int i = 0; i < 16; i++) {
+            assertNotNull(d.pollPuda(d.ieq), "IEQ completion " + i);
+        }
+        assertNull(d.pollPuda(d.ieq));
+        assertEquals(5000, d.dev.iwarp().engine(11).tcp().rcvNxt());
+        // The ILQ is untouched by the IEQ's shortage.
+        d.dev.port().receive(frame, 0, v4(40010, 20000, TcpHeader.SYN, 1, 0, -1));
         d.scheduler.runFor(1_000_000);
         assertNotNull(d.pollPuda(ilq));
     }

@@ -503,9 +503,14 @@ final class TestDriver implements AutoCloseable {
 
     /** Writes an iWARP QP context (irdma_sc_qp_setctx layout) at {@code ctx}; {@code conn} null: no TCP half. */
     void writeIwarpContext(long ctx, int txCq, int rxCq, Conn conn) {
+        writeIwarpContext(ctx, txCq, rxCq, conn, 2);
+    }
+
+    /** The same with {@code ieqQp} as the exception LAN queue (IRDMAQPC_EXCEPTION_LAN_QUEUE). */
+    void writeIwarpContext(long ctx, int txCq, int rxCq, Conn conn, int ieqQp) {
         long ring = alloc(4096);
         var r = new QpResources(0, false, false, false, false,
-                QpResources.NO_PUSH_PAGE, ring, ring + 2048, 2, 2, 0, 0, 0, 0, 2);
+                QpResources.NO_PUSH_PAGE, ring, ring + 2048, 2, 2, 0, 0, 0, 0, ieqQp);
         var info = new QpHostContextInfo(0xC0DE_0000L + txCq, txCq, rxCq, 0, 0, false,
                 conn != null, true);
         var iw = new IwarpOffloadInfo(0, 0, 1, 1, 0, 1, 32, 32, false, false, false, false,
@@ -586,6 +591,9 @@ final class TestDriver implements AutoCloseable {
     }
 
     /** ILQ (QP 1 / CQ 1) or IEQ (QP 2 / CQ 2) with {@code rqSize} posted buffers of {@code bufSize} bytes. */
+    /** The IEQ the bring-up created (QP 2), or null. */
+    Puda ieq;
+
     Puda createPuda(int qpId, int sqSize, int rqSize, int bufSize, boolean postBuffers) {
         Puda p = new Puda();
         p.qpId = qpId;

@@ -207,6 +207,8 @@ public final class IrdmaDriver {
     private boolean irqDeferred;
     private long opsPosted;
     private long ilqReceived;
+    private long ieqReceived;
+    private long ieqRefused;
     private long ilqSendsCompleted;
     private long interruptsHandled;
 
@@ -336,6 +338,20 @@ public final class IrdmaDriver {
 
     public long ilqReceived() {
         return ilqReceived;
+    }
+
+    /**
+     * Exception segments of offloaded QPs the IEQ received (out of order, or ending inside an FPDU). The model's QP
+     * reassembles them itself, so this layer accounts for them and reposts the buffer; it does not run irdma's
+     * IEQ reassembly (puda.c irdma_ieq_process_fpdus).
+     */
+    public long ieqReceived() {
+        return ieqReceived;
+    }
+
+    /** IEQ completions with an error or a layout that irdma_puda_get_tcpip_info would refuse. */
+    public long ieqRefused() {
+        return ieqRefused;
     }
 
     public long ilqSendsCompleted() {
@@ -923,6 +939,11 @@ public final class IrdmaDriver {
                     upcalls.ilqReceive(rxFrame, 0, frameLen);
                 } else if (deliver) {
                     ilqRefused++;
+                } else if (!error
+                        && PudaLayout.check(len, PudaLayout.tcpHeaderLength(store, buf), PUDA_BUF).accepted()) {
+                    ieqReceived++;
+                } else {
+                    ieqRefused++;
                 }
                 // puda.c irdma_puda_post_recvbuf (initial false): the valid bit toggles on repost.
                 rqWqe.wrap(store, off(p.rq + wqe * 32L), 32).writePuda(p.rxBuffers[wqe], PUDA_BUF, false);

@@ -137,14 +137,18 @@ public final class IwarpDataPath {
         }
     }
 
-    void ieqSegment(boolean partial) {
+    /**
+     * An offloaded QP's exception segment (out of order, or ending inside an FPDU): counted, and {@code frame} (when
+     * not null: the whole Ethernet frame, not yet handed up) received into IEQ QP {@code ieqQp}'s next buffer.
+     */
+    void ieqSegment(boolean partial, int ieqQp, TcpPacket frame) {
         if (partial) {
             ieqPartial++;
         } else {
             ieqOutOfOrder++;
         }
         if (puda != null) {
-            puda.ieqObserved(partial);
+            puda.ieqObserved(partial, ieqQp, frame);
         }
     }
 
@@ -224,6 +228,7 @@ public final class IwarpDataPath {
         s.fastRegister = ctx.fastRegEnabled();
         s.q2Address = ctx.q2Address();
         s.rqWqeBytes = 32 << ctx.rqWqeSize();
+        s.ieqQp = ctx.exceptionLanQueue();
         IwarpQp e = new IwarpQp(this, qp, conn, s);
         engines[qp.id()] = e;
         started++;

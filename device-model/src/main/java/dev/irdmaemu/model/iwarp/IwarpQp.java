@@ -70,6 +70,11 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
     private boolean released;
     /** A step found TCP's send ring too full: TCP's next "space available" wakes the engine. */
     private boolean waitingForSpace;
+    /** The IEQ QP named by the context (IRDMAQPC_EXCEPTION_LAN_QUEUE) that gets this QP's exception segments. */
+    private final int ieqQp;
+    /** The frame TCP is processing (null outside {@link #receive}) and whether the IEQ has had it already. */
+    private TcpPacket arriving;
+    private boolean arrivingHanded;
 
     IwarpQp(IwarpDataPath dp, QueuePair qp, TcpConnectionParams conn, Settings s) {
         this.dp = dp;
@@ -80,6 +85,7 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         this.remoteRead = s.remoteRead;
         this.writeAndResponse = s.writeAndResponse;
         this.fastRegister = s.fastRegister;
+        this.ieqQp = s.ieqQp;
         this.mulpdu = mulpdu(conn.mss(), conn.timestamps(), crc);
         this.tx = BytesStore.nativeStoreWithFixedCapacity(Math.max(mulpdu + 16, SendQueue.LSMM_MAX));
         this.tcp = new OffloadedTcp(dp.scheduler(), conn, dp.wire(), this, this);
@@ -103,6 +109,7 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         boolean fastRegister;
         long q2Address;
         int rqWqeBytes;
+        int ieqQp;
     }
 
     /**
@@ -490,7 +497,27 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         if (released) {
             return;
         }
-        tcp.receiveValidated(frame);
+        arriving = frame;
+        arrivingHanded = false;
+        try {
+            tcp.receiveValidated(frame);
+        } finally {
+            arriving = null;
+        }
+    }
+
+    /**
+     * Hands the frame being processed to the IEQ, once per frame: the E810 gives the driver's IEQ a copy of an
+     * offloaded QP's segment it cannot place as it came (puda.c irdma_ieq_handle_exception). A partial FPDU that
+     * reassembly completes later is handed with the frame that completed it.
+     */
+    private void toIeq(boolean partial) {
+        if (arriving != null && !arrivingHanded) {
+            arrivingHanded = true;
+            dp.ieqSegment(partial, ieqQp, arriving);
+        } else {
+            dp.ieqSegment(partial, ieqQp, null);
+        }
     }
 
     @Override
@@ -500,7 +527,7 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         }
         if (!assembler.deliver(store, offset, length)) {
             counters.partialDeliveries++;
-            dp.ieqSegment(true);
+            toIeq(true);
         }
     }
 
@@ -513,10 +540,10 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
 
     @Override
     public void outOfOrder(long sequence, BytesStore<?, ?> store, long offset, int length) {
-        // The E810 hands segments it cannot place in order to the IEQ (puda.c); here TCP reassembles them and the
-        // IEQ only counts them.
+        // The E810 hands segments it cannot place in order to the IEQ (puda.c); here TCP reassembles them as
+        // well, and the IEQ gets a copy for the driver.
         counters.outOfOrderSegments++;
-        dp.ieqSegment(false);
+        toIeq(false);
     }
 
     @Override

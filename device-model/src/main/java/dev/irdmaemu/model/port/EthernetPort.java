@@ -209,7 +209,7 @@ public final class EthernetPort {
             return;
         }
         // The QP's offloaded TCP takes it from here: in-order bytes to the iWARP data path, out-of-order ones
-        // reassembled (and counted for the IEQ), FIN / RST / retransmission limits raised as the LLP AEs.
+        // reassembled (and copied to the IEQ), FIN / RST / retransmission limits raised as the LLP AEs.
         if (dataPath != null && dataPath.receive(qp, packet)) {
             rxQp++;
             qp.steered(packet.tcpPayloadLength());
@@ -274,7 +274,7 @@ public final class EthernetPort {
         return rxQp;
     }
 
-    /** Segments of offloaded connections the IEQ was shown (out of order, or ending inside an FPDU). */
+    /** Exception segments of offloaded connections (out of order, or ending inside an FPDU), the IEQ's share. */
     public long rxIeq() {
         return dataPath == null ? 0 : dataPath.ieqOutOfOrder() + dataPath.ieqPartial();
     }

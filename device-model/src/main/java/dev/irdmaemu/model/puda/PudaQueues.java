@@ -79,6 +79,8 @@ public final class PudaQueues {
     private long transmitErrors;
     private long ieqOutOfOrder;
     private long ieqPartial;
+    private long ieqReceived;
+    private long ieqNoQueue;
     private Drop lastDrop;
 
     private final AsyncEventQueue aeq;
@@ -307,16 +309,46 @@ public final class PudaQueues {
     }
 
     /**
-     * An offloaded QP's segment that the hardware would hand to the IEQ (puda.c irdma_ieq_process_fpdus): beyond
-     * RCV.NXT ({@code partial} false), or in order but ending inside an FPDU ({@code partial} true). The model's
-     * offloaded TCP reassembles these itself; the IEQ counts them.
+     * An offloaded QP's segment that the hardware hands to the IEQ (puda.c irdma_ieq_handle_exception): beyond
+     * RCV.NXT ({@code partial} false), or in order but ending inside an FPDU ({@code partial} true). Counted, and
+     * {@code frame} (the whole Ethernet frame, or null when it was handed up already) received into the next buffer
+     * of IEQ QP {@code ieqQp} (the context's IRDMAQPC_EXCEPTION_LAN_QUEUE) with the CQE the ILQ's frames get. The
+     * model's offloaded TCP also reassembles the segment itself, so the driver's IEQ only has to account for it.
+     * A context naming no live IEQ: the copy is dropped, counted and traced. True when a CQE was written.
      */
-    public void ieqObserved(boolean partial) {
+    public boolean ieqObserved(boolean partial, int ieqQp, TcpPacket frame) {
         if (partial) {
             ieqPartial++;
         } else {
             ieqOutOfOrder++;
         }
+        if (frame == null) {
+            return false;
+        }
+        QueuePair ieq = qps.get(ieqQp);
+        if (ieq == null || ieq.role() != QueuePair.Role.IEQ) {
+            ieqNoQueue++;
+            TraceEvent t = trace.start(TraceKind.PUDA_DROP);
+            if (t != null) {
+                t.text("queue", "IEQ").num("qp", ieqQp).text("reason", "NO_IEQ_QP").emit();
+            }
+            return false;
+        }
+        if (receive(ieq, frame)) {
+            ieqReceived++;
+            return true;
+        }
+        return false;
+    }
+
+    /** Exception segments written to an IEQ's receive buffers. */
+    public long ieqReceived() {
+        return ieqReceived;
+    }
+
+    /** Exception segments whose QP context named no live IEQ QP. */
+    public long ieqNoQueue() {
+        return ieqNoQueue;
     }
 
     public long ieqOutOfOrder() {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.bridge.decode.FrameSummarizer;
+import dev.irdmaemu.bridge.model.ModelNode;
 import dev.irdmaemu.fw.wire.FaultProfile;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,7 +90,22 @@ class BulkTransferIntegrationTest {
             assertTrue(nodes.link.framesLost() > 100 && nodes.link.framesDuplicated() > 10
                     && nodes.link.framesReordered() > 10, "the link did its damage: lost " + nodes.link.framesLost()
                     + ", duplicated " + nodes.link.framesDuplicated() + ", reordered " + nodes.link.framesReordered());
+            nodes.scheduler.runFor(10_000_000L); // 10 ms simulated: the last interrupts handled
+            assertIeqAccountedFor(nodes.b);
         }
+    }
+
+    /**
+     * The receiving node's out-of-order segments went to its IEQ as well: the driver received each copy the model
+     * wrote (or the model counted it as dropped for want of a buffer), and refused none.
+     */
+    private static void assertIeqAccountedFor(ModelNode node) {
+        var puda = node.device.puda();
+        assertTrue(puda.ieqOutOfOrder() > 10, "out-of-order segments " + puda.ieqOutOfOrder());
+        assertTrue(node.driver.ieqReceived() > 10, "IEQ receives " + node.driver.ieqReceived());
+        assertEquals(puda.ieqReceived(), node.driver.ieqReceived(), "every IEQ CQE the model wrote was polled");
+        assertEquals(0, node.driver.ieqRefused());
+        assertEquals(0, puda.ieqNoQueue(), "the verbs' QP contexts name the IEQ");
     }
 
     @Test
