@@ -21,7 +21,7 @@ public final class CmNode {
     static final int FRAME_CAPACITY = 18 + 40 + 60 + 24 + 512;
 
     final ConnectionManager cm;
-    final NodeKey key;
+    final FourTuple key;
     final boolean ipv4;
     final boolean active;
     final CmListener listener;
@@ -90,7 +90,7 @@ public final class CmNode {
     /** irdma_accept / irdma_cm_event_connected: how long the RTS AE is waited for (IRDMA_MAX_TIMEOUT). */
     final SimTimer establishTimer;
 
-    CmNode(ConnectionManager cm, NodeKey key, boolean ipv4, boolean active, CmListener listener) {
+    CmNode(ConnectionManager cm, FourTuple key, boolean ipv4, boolean active, CmListener listener) {
         this.cm = cm;
         this.key = key;
         this.ipv4 = ipv4;

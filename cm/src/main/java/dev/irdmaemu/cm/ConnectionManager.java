@@ -80,10 +80,10 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     private final CmHardwarePort port;
     private final SimScheduler scheduler;
     private final SplittableRandom isn;
-    private final HashMap<NodeKey, CmNode> nodes = new HashMap<>();
+    private final HashMap<FourTuple, CmNode> nodes = new HashMap<>();
     private final HashMap<Integer, CmNode> byQp = new HashMap<>();
     private final List<CmListener> listeners = new ArrayList<>();
-    private final NodeKey probe = new NodeKey();
+    private final FourTuple probe = new FourTuple();
     private final ArrayDeque<Pending> work = new ArrayDeque<>();
     private int depth;
     private int defaultMpaRevision = MpaFrame.REVISION_2;
@@ -252,7 +252,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             }
             checkMtu(local.ipv4());
             int vlan = vlanOf(local.ipv4(), local.addressHi(), local.addressLo());
-            NodeKey key = new NodeKey().set(local.addressHi(), local.addressLo(), local.port(),
+            FourTuple key = new FourTuple().set(local.addressHi(), local.addressLo(), local.port(),
                     remote.addressHi(), remote.addressLo(), remote.port(), vlan);
             if (nodes.containsKey(key)) {
                 throw new IllegalStateException("four-tuple in use: " + local + " " + remote);
@@ -1598,7 +1598,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     // Nodes and listeners
 
     /** cm.c irdma_make_cm_node; null when the neighbour does not resolve. */
-    private CmNode makeNode(NodeKey key, boolean ipv4, boolean active, CmListener listener, int tos, int priority) {
+    private CmNode makeNode(FourTuple key, boolean ipv4, boolean active, CmListener listener, int tos, int priority) {
         CmNode n = new CmNode(this, key, ipv4, active, listener);
         n.vlanId = key.vlanId;
         n.tos = tos;
@@ -1624,7 +1624,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     }
 
     /** cm.c irdma_ipv4_is_lpb / irdma_ipv6_is_lpb. */
-    private static boolean isLoopback(boolean ipv4, NodeKey k) {
+    private static boolean isLoopback(boolean ipv4, FourTuple k) {
         if (ipv4) {
             return ((int) k.remoteLo >>> 24) == 127 || k.localLo == k.remoteLo;
         }

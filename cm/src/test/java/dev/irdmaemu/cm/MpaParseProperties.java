@@ -33,7 +33,7 @@ class MpaParseProperties {
             bytes[18] = (byte) (pd >> 8);
             bytes[19] = (byte) pd;
         }
-        CmNode n = new CmNode(PAIR.a, new NodeKey(), true, initiator, null);
+        CmNode n = new CmNode(PAIR.a, new FourTuple(), true, initiator, null);
         n.state = initiator ? CmState.MPAREQ_SENT : CmState.ESTABLISHED;
         n.mpaRevision = revision;
         n.irdOrd.set(ird, ord);

@@ -73,7 +73,7 @@ class MpaParseRulesTest {
     @MethodSource("rules")
     void rule(String name, boolean active, int nodeRevision, int ird, int ord, Frame frame, MpaRejection expected) {
         CmPair p = new CmPair();
-        CmNode n = new CmNode(p.b, new NodeKey(), true, active, null);
+        CmNode n = new CmNode(p.b, new FourTuple(), true, active, null);
         n.state = active ? CmState.MPAREQ_SENT : CmState.ESTABLISHED;
         n.mpaRevision = nodeRevision;
         n.irdOrd.set(ird, ord);
@@ -109,7 +109,7 @@ class MpaParseRulesTest {
     @Test
     void rejectFlagIsReported() {
         CmPair p = new CmPair();
-        CmNode n = new CmNode(p.a, new NodeKey(), true, true, null);
+        CmNode n = new CmNode(p.a, new FourTuple(), true, true, null);
         n.state = CmState.MPAREQ_SENT;
         n.irdOrd.set(16, 16);
         byte[] bytes = new byte[64];

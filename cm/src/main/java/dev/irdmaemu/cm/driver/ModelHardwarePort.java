@@ -2,9 +2,11 @@ package dev.irdmaemu.cm.driver;
 
 import dev.irdmaemu.cm.CmHardwarePort;
 import dev.irdmaemu.cm.CmNode;
+import dev.irdmaemu.cm.FourTuple;
 import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.cm.LocalAddress;
 import dev.irdmaemu.cm.MpaOutcome;
+import dev.irdmaemu.cm.NeighbourTable;
 import dev.irdmaemu.cm.Qhash;
 import dev.irdmaemu.cm.QpEvent;
 import dev.irdmaemu.cm.TcpOffloadContext;
@@ -57,13 +59,13 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
     private final int maxIrd;
     private final int maxOrd;
     private final List<LocalAddress> addresses;
-    private final HashMap<Key, Long> neighbours = new HashMap<>();
+    private final NeighbourTable neighbours;
     private final HashMap<Long, Integer> arpIndex = new HashMap<>();
     private int nextArpIndex;
     private Receiver cm;
 
     /** The CM's connection entries (to the ILQ) by four-tuple; an offload takes its entry over. */
-    private final HashMap<Quad, Qhash> cmConnectionEntries = new HashMap<>();
+    private final HashMap<FourTuple, Qhash> cmConnectionEntries = new HashMap<>();
     private final int[] apbvtUse = new int[65536];
     /** The connections the port handed to a QP, by QP number. */
     private final HashMap<Integer, Binding> bindings = new HashMap<>();
@@ -97,6 +99,7 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         this.maxIrd = maxIrd;
         this.maxOrd = maxOrd;
         this.addresses = List.copyOf(addresses);
+        this.neighbours = new NeighbourTable(mac, this.addresses);
         driver.macAddress(mac);
         this.verbs = new IrdmaVerbs(driver);
         this.eventTimer = scheduler.newTimer("model-port-qp-events", this::drainEvents);
@@ -110,18 +113,14 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
 
     /** A static neighbour entry (what ARP/ND would resolve). */
     public ModelHardwarePort addNeighbour(IpEndpoint address, long neighbourMac) {
-        neighbours.put(new Key(address.addressHi(), address.addressLo()), neighbourMac);
+        neighbours.add(address, neighbourMac);
         return this;
     }
 
     /** Makes two ports know each other's addresses. */
     public static void neighbours(ModelHardwarePort a, ModelHardwarePort b) {
-        for (LocalAddress x : b.addresses) {
-            a.addNeighbour(new IpEndpoint(x.ipv4(), x.addressHi(), x.addressLo(), 0), b.mac);
-        }
-        for (LocalAddress x : a.addresses) {
-            b.addNeighbour(new IpEndpoint(x.ipv4(), x.addressHi(), x.addressLo(), 0), a.mac);
-        }
+        a.neighbours.addAll(b.addresses, b.mac);
+        b.neighbours.addAll(a.addresses, a.mac);
     }
 
     public IrdmaDriver driver() {
@@ -172,16 +171,7 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
 
     @Override
     public long resolveNeighbour(boolean ipv4, long remoteHi, long remoteLo) {
-        Long m = neighbours.get(new Key(remoteHi, remoteLo));
-        if (m != null) {
-            return m;
-        }
-        for (LocalAddress a : addresses) {
-            if (a.matches(ipv4, remoteHi, remoteLo)) {
-                return mac;
-            }
-        }
-        return -1;
+        return neighbours.resolve(ipv4, remoteHi, remoteLo);
     }
 
     @Override
@@ -299,7 +289,7 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
             IwarpConnection.writeContext(qp, tcp, mpa, arp);
             // the four-tuple belongs to the QP from now on: the CM's connection entry (if any) is re-pointed, else
             // one is added; before RTS, so nothing the QP's first WQEs draw from the peer reaches the ILQ
-            Quad k = new Quad().set(tcp.localHi(), tcp.localLo(), tcp.localPort(), tcp.remoteHi(), tcp.remoteLo(),
+            FourTuple k = new FourTuple().set(tcp.localHi(), tcp.localLo(), tcp.localPort(), tcp.remoteHi(), tcp.remoteLo(),
                     tcp.remotePort(), tcp.insertVlanTag() ? tcp.vlanId() : CmNode.NO_VLAN);
             Qhash mine = cmConnectionEntries.remove(k);
             Qhash entry = mine != null ? mine : new Qhash(Qhash.Kind.CONNECTION, tcp.ipv4(), tcp.localHi(),
@@ -498,46 +488,10 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         w[3] = (int) lo;
     }
 
-    private static Quad quadOf(Qhash e) {
-        return new Quad().set(e.localHi(), e.localLo(), e.localPort(), e.remoteHi(), e.remoteLo(), e.remotePort(),
+    private static FourTuple quadOf(Qhash e) {
+        return new FourTuple().set(e.localHi(), e.localLo(), e.localPort(), e.remoteHi(), e.remoteLo(), e.remotePort(),
                 e.vlanId());
     }
 
-    private record Key(long hi, long lo) {
-    }
 
-    /** A four-tuple plus VLAN, value-compared. */
-    static final class Quad {
-        long localHi;
-        long localLo;
-        long remoteHi;
-        long remoteLo;
-        int localPort;
-        int remotePort;
-        int vlan;
-
-        Quad set(long localHi, long localLo, int localPort, long remoteHi, long remoteLo, int remotePort, int vlan) {
-            this.localHi = localHi;
-            this.localLo = localLo;
-            this.localPort = localPort;
-            this.remoteHi = remoteHi;
-            this.remoteLo = remoteLo;
-            this.remotePort = remotePort;
-            this.vlan = vlan;
-            return this;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Quad q && q.localPort == localPort && q.remotePort == remotePort && q.vlan == vlan
-                    && q.localLo == localLo && q.remoteLo == remoteLo && q.localHi == localHi
-                    && q.remoteHi == remoteHi;
-        }
-
-        @Override
-        public int hashCode() {
-            return Long.hashCode(localLo * 31 + remoteLo) ^ (localPort << 16 | remotePort) ^ vlan
-                    ^ Long.hashCode(localHi ^ remoteHi * 17);
-        }
-    }
 }

@@ -2,9 +2,11 @@ package dev.irdmaemu.cm.hw;
 
 import dev.irdmaemu.cm.CmHardwarePort;
 import dev.irdmaemu.cm.CmNode;
+import dev.irdmaemu.cm.FourTuple;
 import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.cm.LocalAddress;
 import dev.irdmaemu.cm.MpaOutcome;
+import dev.irdmaemu.cm.NeighbourTable;
 import dev.irdmaemu.cm.Qhash;
 import dev.irdmaemu.cm.QpEvent;
 import dev.irdmaemu.cm.TcpOffloadContext;
@@ -40,17 +42,17 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
     private final int maxIrd;
     private final int maxOrd;
     private final List<LocalAddress> addresses;
-    private final HashMap<IpAddressKey, Long> neighbours = new HashMap<>();
+    private final NeighbourTable neighbours;
     private LinkPort wire;
     private Receiver cm;
 
     private final Set<Qhash> qhash = new HashSet<>();
-    private final HashMap<Quad, Qhash> connectionEntries = new HashMap<>();
-    private final HashMap<Quad, Qhash> listenerEntries = new HashMap<>();
-    private final HashMap<Quad, OffloadedConnection> qpByQuad = new HashMap<>();
+    private final HashMap<FourTuple, Qhash> connectionEntries = new HashMap<>();
+    private final HashMap<FourTuple, Qhash> listenerEntries = new HashMap<>();
+    private final HashMap<FourTuple, OffloadedConnection> qpByQuad = new HashMap<>();
     private final HashMap<Integer, OffloadedConnection> qps = new HashMap<>();
     private final int[] acceleratedPorts = new int[65536];
-    private final Quad probe = new Quad();
+    private final FourTuple probe = new FourTuple();
     private final TcpPacket rx = new TcpPacket();
     private final TcpPacketBuilder tx = new TcpPacketBuilder();
     private final BytesStore<?, ?> txBuffer = BytesStore.wrap(new byte[Link.MAX_FRAME]);
@@ -86,6 +88,7 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         this.maxIrd = maxIrd;
         this.maxOrd = maxOrd;
         this.addresses = List.copyOf(addresses);
+        this.neighbours = new NeighbourTable(mac, this.addresses);
     }
 
     /** A port with MTU 1500 and IRD/ORD limits of 128. */
@@ -101,18 +104,14 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
 
     /** A static neighbour entry (what ARP/ND would resolve). */
     public InMemoryHardwarePort addNeighbour(IpEndpoint address, long neighbourMac) {
-        neighbours.put(new IpAddressKey(address.addressHi(), address.addressLo()), neighbourMac);
+        neighbours.add(address, neighbourMac);
         return this;
     }
 
     /** Makes two ports know each other's addresses. */
     public static void neighbours(InMemoryHardwarePort a, InMemoryHardwarePort b) {
-        for (LocalAddress x : b.addresses) {
-            a.addNeighbour(new IpEndpoint(x.ipv4(), x.addressHi(), x.addressLo(), 0), b.mac);
-        }
-        for (LocalAddress x : a.addresses) {
-            b.addNeighbour(new IpEndpoint(x.ipv4(), x.addressHi(), x.addressLo(), 0), a.mac);
-        }
+        a.neighbours.addAll(b.addresses, b.mac);
+        b.neighbours.addAll(a.addresses, a.mac);
     }
 
     /** Stop recording the call log and the offload history (for long runs). */
@@ -185,16 +184,7 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
 
     @Override
     public long resolveNeighbour(boolean ipv4, long remoteHi, long remoteLo) {
-        Long m = neighbours.get(new IpAddressKey(remoteHi, remoteLo));
-        if (m != null) {
-            return m;
-        }
-        for (LocalAddress a : addresses) {
-            if (a.matches(ipv4, remoteHi, remoteLo)) {
-                return mac;
-            }
-        }
-        return -1;
+        return neighbours.resolve(ipv4, remoteHi, remoteLo);
     }
 
     @Override
@@ -212,7 +202,7 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         if (!qhash.add(entry)) {
             return false;
         }
-        Quad k = quadOf(entry);
+        FourTuple k = quadOf(entry);
         (entry.kind() == Qhash.Kind.CONNECTION ? connectionEntries : listenerEntries).put(k, entry);
         return true;
     }
@@ -249,7 +239,7 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         if (recordLog) { // a quiet port keeps only the last one: a long run must not grow without bound
             offloads.add(lastOffload);
         }
-        Quad k = new Quad().set(tcp.localHi(), tcp.localLo(), tcp.localPort(), tcp.remoteHi(), tcp.remoteLo(),
+        FourTuple k = new FourTuple().set(tcp.localHi(), tcp.localLo(), tcp.localPort(), tcp.remoteHi(), tcp.remoteLo(),
                 tcp.remotePort(), tcp.insertVlanTag() ? tcp.vlanId() : CmNode.NO_VLAN);
         // the QP takes the four-tuple over from the ILQ's connection entry (cm.c then forgets qhash_set)
         Qhash superseded = connectionEntries.remove(k);
@@ -403,15 +393,15 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         }
     }
 
-    private static Quad quadOf(Qhash e) {
-        return new Quad().set(e.localHi(), e.localLo(), e.localPort(), e.kind() == Qhash.Kind.CONNECTION ? e.remoteHi() : 0,
+    private static FourTuple quadOf(Qhash e) {
+        return new FourTuple().set(e.localHi(), e.localLo(), e.localPort(), e.kind() == Qhash.Kind.CONNECTION ? e.remoteHi() : 0,
                 e.kind() == Qhash.Kind.CONNECTION ? e.remoteLo() : 0,
                 e.kind() == Qhash.Kind.CONNECTION ? e.remotePort() : 0, e.vlanId());
     }
 
     // ---------------------------------------------------------------------------------------------- observation
 
-    /** Quad hash entries programmed now. */
+    /** FourTuple hash entries programmed now. */
     public Set<Qhash> qhashEntries() {
         return Collections.unmodifiableSet(new HashSet<>(qhash));
     }
@@ -481,44 +471,5 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         return n;
     }
 
-    /** An address in the two-long form, as a neighbour table key. */
-    private record IpAddressKey(long hi, long lo) {
-    }
 
-    /** A four-tuple plus VLAN, value-compared; the receive path reuses one as a probe. */
-    static final class Quad {
-        long localHi;
-        long localLo;
-        long remoteHi;
-        long remoteLo;
-        int localPort;
-        int remotePort;
-        int vlan;
-
-        Quad set(long localHi, long localLo, int localPort, long remoteHi, long remoteLo, int remotePort, int vlan) {
-            this.localHi = localHi;
-            this.localLo = localLo;
-            this.localPort = localPort;
-            this.remoteHi = remoteHi;
-            this.remoteLo = remoteLo;
-            this.remotePort = remotePort;
-            this.vlan = vlan;
-            return this;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Quad q && q.localPort == localPort && q.remotePort == remotePort && q.vlan == vlan
-                    && q.localLo == localLo && q.remoteLo == remoteLo && q.localHi == localHi
-                    && q.remoteHi == remoteHi;
-        }
-
-        @Override
-        public int hashCode() {
-            long h = ((long) remotePort << 16 | localPort) * 0x9E3779B97F4A7C15L;
-            h ^= (localLo * 31 + remoteLo) * 0xC2B2AE3D27D4EB4FL;
-            h ^= localHi ^ (remoteHi * 17) ^ vlan;
-            return (int) (h ^ (h >>> 32));
-        }
-    }
 }

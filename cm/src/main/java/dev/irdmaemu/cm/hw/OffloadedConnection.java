@@ -1,5 +1,6 @@
 package dev.irdmaemu.cm.hw;
 
+import dev.irdmaemu.cm.FourTuple;
 import dev.irdmaemu.cm.MpaOutcome;
 import dev.irdmaemu.cm.QpEvent;
 import dev.irdmaemu.cm.Rdma0;
@@ -30,7 +31,7 @@ final class OffloadedConnection {
 
     private final InMemoryHardwarePort device;
     final int qpn;
-    final InMemoryHardwarePort.Quad quad;
+    final FourTuple quad;
     private final TcpOffloadContext ctx;
     /** The first message, kept until acknowledged (retransmission); at most an MPA reply with 512 bytes. */
     private final BytesStore<?, ?> message = BytesStore.wrap(new byte[MESSAGE_CAPACITY]);
@@ -54,7 +55,7 @@ final class OffloadedConnection {
     private boolean peerFpduSeen;
     private boolean establishedRaised;
 
-    OffloadedConnection(InMemoryHardwarePort device, int qpn, InMemoryHardwarePort.Quad quad, TcpOffloadContext ctx,
+    OffloadedConnection(InMemoryHardwarePort device, int qpn, FourTuple quad, TcpOffloadContext ctx,
                         MpaOutcome mpa) {
         this.device = device;
         this.qpn = qpn;
