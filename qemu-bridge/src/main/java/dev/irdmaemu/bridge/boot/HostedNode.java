@@ -134,6 +134,26 @@ public final class HostedNode implements AutoCloseable {
         neighbourListeners.add(l);
     }
 
+    /**
+     * Model thread: runs {@code then} once {@code address}'s MAC is known (rdma_resolve_addr's wait for the peer's
+     * ARP or neighbour advertisement): now if it is, else when it is first learned. The port of {@code address}
+     * plays no part.
+     */
+    public void whenNeighbourKnown(IpEndpoint address, Runnable then) {
+        if (neighbour(address) >= 0) {
+            then.run();
+            return;
+        }
+        boolean[] pending = {true};
+        onNeighbour((learned, mac) -> {
+            if (pending[0] && learned.ipv4() == address.ipv4() && learned.addressLo() == address.addressLo()
+                    && learned.addressHi() == address.addressHi()) {
+                pending[0] = false;
+                then.run();
+            }
+        });
+    }
+
     /** Model thread: the MAC learned for {@code address}, or -1. */
     public long neighbour(IpEndpoint address) {
         return lan.neighbour(address.ipv4(), address.addressHi(), address.addressLo());

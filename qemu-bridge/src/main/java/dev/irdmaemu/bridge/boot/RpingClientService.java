@@ -35,11 +35,12 @@ public final class RpingClientService implements HostedService {
     private final CompletableFuture<ServiceOutcome> outcome = new CompletableFuture<>();
     private HostedNode node;
     private SimTimer retry;
+    /** Stopped before the peer was known: a late neighbour must not start anything. */
+    private boolean stopped;
     private RpingClient client;
     private RpingResult last;
     private int attempts;
     private int localPort = FIRST_LOCAL_PORT;
-    private boolean waiting;
 
     /** {@code count} verified pings of {@code size} bytes to the rping server at {@code server}. */
     public RpingClientService(String name, IpEndpoint server, int count, int size) {
@@ -61,18 +62,12 @@ public final class RpingClientService implements HostedService {
     public void start(HostedNode n) {
         this.node = n;
         this.retry = n.scheduler.newTimer(name + "-retry", this::attempt);
-        if (n.neighbour(server) >= 0) {
-            attempt();
-        } else {
-            waiting = true;
-            n.onNeighbour((address, mac) -> {
-                if (waiting && address.ipv4() == server.ipv4() && address.addressLo() == server.addressLo()
-                        && address.addressHi() == server.addressHi()) {
-                    waiting = false;
-                    attempt();
-                }
-            });
-        }
+        // rdma_resolve_addr: wait until the peer has announced itself (its ARP or ND for the node)
+        n.whenNeighbourKnown(server, () -> {
+            if (!stopped) {
+                attempt();
+            }
+        });
     }
 
     private void attempt() {
@@ -136,7 +131,7 @@ public final class RpingClientService implements HostedService {
 
     @Override
     public void stop(HostedNode n) {
-        waiting = false;
+        stopped = true;
         if (retry != null) {
             retry.cancel();
         }

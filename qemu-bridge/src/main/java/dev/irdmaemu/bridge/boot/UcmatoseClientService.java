@@ -31,8 +31,9 @@ public final class UcmatoseClientService implements HostedService {
     private final CompletableFuture<ServiceOutcome> outcome = new CompletableFuture<>();
     private HostedNode node;
     private SimTimer retry;
+    /** Stopped before the peer was known: a late neighbour must not start anything. */
+    private boolean stopped;
     private int current = -1;
-    private boolean waiting;
 
     /** The rounds, in order, against the guest at {@code guest} (the clients' options name its ports). */
     UcmatoseClientService(String name, IpEndpoint guest, List<UcmatoseRound> rounds) {
@@ -53,19 +54,12 @@ public final class UcmatoseClientService implements HostedService {
     public void start(HostedNode n) {
         this.node = n;
         this.retry = n.scheduler.newTimer(name + "-retry", this::startRound);
-        if (n.neighbour(guest) >= 0) {
-            next();
-        } else {
-            // rdma_resolve_addr: wait until the guest has announced itself (its ARP for the node)
-            waiting = true;
-            n.onNeighbour((address, mac) -> {
-                if (waiting && address.ipv4() == guest.ipv4() && address.addressLo() == guest.addressLo()
-                        && address.addressHi() == guest.addressHi()) {
-                    waiting = false;
-                    next();
-                }
-            });
-        }
+        // rdma_resolve_addr: wait until the peer has announced itself (its ARP or ND for the node)
+        n.whenNeighbourKnown(guest, () -> {
+            if (!stopped) {
+                next();
+            }
+        });
     }
 
     private void next() {
@@ -132,7 +126,7 @@ public final class UcmatoseClientService implements HostedService {
 
     @Override
     public void stop(HostedNode n) {
-        waiting = false;
+        stopped = true;
         if (retry != null) {
             retry.cancel();
         }
