@@ -257,13 +257,7 @@ public final class BootRun implements AutoCloseable {
 
     /** The node's counters once it has nothing left to give back, or after {@link #SETTLE}. */
     private NodeCounters settled() throws InterruptedException, TimeoutException {
-        long deadline = System.nanoTime() + SETTLE.toNanos();
-        NodeCounters c = countersNow();
-        while (!c.leaks().isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            c = countersNow();
-        }
-        return c;
+        return node.loop().await(node::counters, c -> c.leaks().isEmpty(), SETTLE);
     }
 
     private NodeCounters countersNow() throws InterruptedException, TimeoutException {

@@ -3,6 +3,7 @@ package dev.irdmaemu.bridge.boot;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.WallClockPacer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -12,6 +13,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +41,8 @@ public final class ModelLoop implements AutoCloseable {
     private final WallClockPacer.Clock clock;
     private final BooleanSupplier pollGuest;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    /** Conditions {@link #await} is waiting for, checked after each round; loop thread only. */
+    private final ArrayList<BooleanSupplier> watchers = new ArrayList<>();
     private final AtomicBoolean kicked = new AtomicBoolean();
     private final Thread thread;
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
@@ -93,14 +97,49 @@ public final class ModelLoop implements AutoCloseable {
         try {
             return submit(task).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof RuntimeException r) {
-                throw r;
+            throw rethrown(e);
+        }
+    }
+
+    /** A task's exception as it was thrown (a checked one wrapped). */
+    private static RuntimeException rethrown(ExecutionException e) {
+        Throwable c = e.getCause();
+        if (c instanceof RuntimeException r) {
+            return r;
+        }
+        if (c instanceof Error er) {
+            throw er;
+        }
+        return new IllegalStateException(c);
+    }
+
+    /**
+     * Waits until {@code probe}, run on the loop thread after each of its rounds (an event, a kick, a task, or at
+     * the latest every {@value #MAX_SLEEP_NANOS} ns), answers a value {@code done} accepts, and returns that value;
+     * after {@code timeout}, returns the probe's value then. The probe's exception comes back as {@link #call}'s
+     * does. Any thread but the loop's.
+     */
+    public <T> T await(Callable<T> probe, Predicate<T> done, Duration timeout)
+            throws InterruptedException, TimeoutException {
+        CompletableFuture<T> hit = new CompletableFuture<>();
+        execute(() -> watchers.add(() -> {
+            if (hit.isDone()) {
+                return true;
             }
-            if (c instanceof Error er) {
-                throw er;
+            try {
+                T v = probe.call();
+                return done.test(v) && hit.complete(v);
+            } catch (Exception | Error e) {
+                return hit.completeExceptionally(e);
             }
-            throw new IllegalStateException(c);
+        }));
+        try {
+            return hit.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            hit.cancel(false); // the watcher drops itself on its next check
+            return call(probe, timeout);
+        } catch (ExecutionException e) {
+            throw rethrown(e);
         }
     }
 
@@ -136,6 +175,9 @@ public final class ModelLoop implements AutoCloseable {
                 runTasks();
                 if (kicked.getAndSet(false) && pollGuest.getAsBoolean()) {
                     kicked.set(true); // the budget ran out: more frames may be waiting
+                }
+                if (!watchers.isEmpty()) {
+                    watchers.removeIf(BooleanSupplier::getAsBoolean);
                 }
                 long wait = pacer.step();
                 if (!running || !tasks.isEmpty() || kicked.get()) {

@@ -22,6 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class HostedServicesTest {
     private static final Duration CALL = Duration.ofSeconds(20);
+    /** How long the model thread's later events may take to free what a run held. */
+    private static final Duration SETTLE = Duration.ofSeconds(2);
 
     @Test
     void theListenerAcceptsAPeerToPeerRequestAndTheNodeReplies() throws Exception {
@@ -112,14 +114,7 @@ class HostedServicesTest {
             assertEquals("0/2", o.field("connect_established"), o.toString());
             assertTrue(Integer.parseInt(o.field("connect_attempts")) >= 2, o.toString());
             // the second attempt's connections are freed on the model thread's later events: wait for them
-            NodeCounters left = null;
-            for (int i = 0; i < 200; i++) {
-                left = node.loop().call(node::counters, CALL);
-                if (left.leaks().isEmpty()) {
-                    break;
-                }
-                Thread.sleep(10);
-            }
+            NodeCounters left = node.loop().await(node::counters, c -> c.leaks().isEmpty(), SETTLE);
             assertEquals(java.util.Map.of(), left.leaks(), "nothing left");
         }
     }

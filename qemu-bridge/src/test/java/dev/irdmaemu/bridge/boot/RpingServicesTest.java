@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Test;
  */
 class RpingServicesTest {
     private static final Duration CALL = Duration.ofSeconds(20);
+    /** How long the model thread's later events may take to free what a run held. */
+    private static final Duration SETTLE = Duration.ofSeconds(2);
 
     @Test
     void theRpingScenariosRunTheRpingServicesAndTheRefusedOneKeepsTheListener() {
@@ -74,15 +76,8 @@ class RpingServicesTest {
             assertEquals("0", o.field("pings"));
             assertEquals("10", o.field("of"));
             // the teardown runs on a later event of the model thread (paced by the wall clock): wait for it
-            List<Integer> left = List.of();
-            for (int i = 0; i < 200; i++) {
-                left = node.loop().call(() -> List.of(verbs.qpsInUse(), verbs.cqsInUse(), verbs.mrsInUse(),
-                        node.counters().cmNodesLeft()), CALL);
-                if (left.equals(List.of(0, 0, 0, 0))) {
-                    break;
-                }
-                Thread.sleep(10);
-            }
+            List<Integer> left = node.loop().await(() -> List.of(verbs.qpsInUse(), verbs.cqsInUse(),
+                    verbs.mrsInUse(), node.counters().cmNodesLeft()), List.of(0, 0, 0, 0)::equals, SETTLE);
             assertEquals(List.of(0, 0, 0, 0), left, "QPs, CQs, MRs and CM nodes left");
         }
     }
