@@ -255,7 +255,7 @@ class PortPudaTest {
         assertEquals(1, qp.framesSteered());
         assertEquals(40, qp.bytesSteered());
         assertEquals(5040, d.dev.iwarp().engine(10).tcp().rcvNxt());
-        assertEquals(1, d.dev.puda().ieqPartial());
+        assertEquals(1, d.dev.iwarp().ieqPartial());
         // ... and the IEQ (the context's exception LAN queue, QP 2) gets the segment as the ILQ would.
         Cqe partial = d.pollPuda(d.ieq);
         assertNotNull(partial, "the partial segment reaches the IEQ's CQ");
@@ -265,7 +265,7 @@ class PortPudaTest {
         fpdu(40, 100);
         d.dev.port().receive(frame, 0, v4(40005, 20000, TcpHeader.ACK, 9000, 40, -1));
         d.scheduler.runFor(1_000_000);
-        assertEquals(1, d.dev.puda().ieqOutOfOrder());
+        assertEquals(1, d.dev.iwarp().ieqOutOfOrder());
         assertEquals(2, d.dev.port().rxIeq());
         assertEquals(2, d.dev.puda().ieqReceived());
         assertIeqView(d.pollPuda(d.ieq), d.ieq.buffers[1], 9000, 40, 100);
@@ -297,7 +297,7 @@ class PortPudaTest {
         fpdu(40, 100);
         d.dev.port().receive(frame, 0, v4(40005, 20000, TcpHeader.ACK, 5040, 40, -1));
         d.scheduler.runFor(1_000_000);
-        assertEquals(1, d.dev.puda().ieqOutOfOrder());
+        assertEquals(1, d.dev.iwarp().ieqOutOfOrder());
         assertEquals(1, d.dev.puda().ieqNoQueue());
         assertEquals(0, d.dev.puda().ieqReceived());
         assertNull(d.pollPuda(d.ieq));
@@ -308,7 +308,7 @@ class PortPudaTest {
         d.scheduler.runFor(1_000_000);
         assertEquals(5080, d.dev.iwarp().engine(10).tcp().rcvNxt());
         // Both deliveries end inside the FPDU; the frame that filled the gap is offered to the (missing) IEQ once.
-        assertEquals(2, d.dev.puda().ieqPartial());
+        assertEquals(2, d.dev.iwarp().ieqPartial());
         assertEquals(2, d.dev.puda().ieqNoQueue());
 
         // QP 11 names the IEQ, whose 16 buffers the driver does not repost: the 17th copy finds none.

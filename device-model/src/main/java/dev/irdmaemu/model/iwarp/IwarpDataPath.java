@@ -147,8 +147,8 @@ public final class IwarpDataPath {
         } else {
             ieqOutOfOrder++;
         }
-        if (puda != null) {
-            puda.ieqObserved(partial, ieqQp, frame);
+        if (puda != null && frame != null) {
+            puda.ieqReceive(ieqQp, frame);
         }
     }
 

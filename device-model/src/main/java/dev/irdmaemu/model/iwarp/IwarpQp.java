@@ -72,8 +72,13 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
     private boolean waitingForSpace;
     /** The IEQ QP named by the context (IRDMAQPC_EXCEPTION_LAN_QUEUE) that gets this QP's exception segments. */
     private final int ieqQp;
-    /** The frame TCP is processing (null outside {@link #receive}) and whether the IEQ has had it already. */
+    /**
+     * The frame TCP is processing while {@code receiving}, and whether the IEQ has had it already. The reference is
+     * stored only when it changes (the port hands every frame in the same flyweight): a store per frame would run
+     * the collector's write barrier on the per-packet path.
+     */
     private TcpPacket arriving;
+    private boolean receiving;
     private boolean arrivingHanded;
 
     IwarpQp(IwarpDataPath dp, QueuePair qp, TcpConnectionParams conn, Settings s) {
@@ -497,12 +502,15 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         if (released) {
             return;
         }
-        arriving = frame;
+        if (arriving != frame) {
+            arriving = frame;
+        }
+        receiving = true;
         arrivingHanded = false;
         try {
             tcp.receiveValidated(frame);
         } finally {
-            arriving = null;
+            receiving = false;
         }
     }
 
@@ -512,7 +520,7 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
      * reassembly completes later is handed with the frame that completed it.
      */
     private void toIeq(boolean partial) {
-        if (arriving != null && !arrivingHanded) {
+        if (receiving && !arrivingHanded) {
             arrivingHanded = true;
             dp.ieqSegment(partial, ieqQp, arriving);
         } else {

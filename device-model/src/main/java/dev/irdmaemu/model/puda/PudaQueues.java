@@ -77,8 +77,6 @@ public final class PudaQueues {
     private long received;
     private long transmitted;
     private long transmitErrors;
-    private long ieqOutOfOrder;
-    private long ieqPartial;
     private long ieqReceived;
     private long ieqNoQueue;
     private Drop lastDrop;
@@ -309,22 +307,13 @@ public final class PudaQueues {
     }
 
     /**
-     * An offloaded QP's segment that the hardware hands to the IEQ (puda.c irdma_ieq_handle_exception): beyond
-     * RCV.NXT ({@code partial} false), or in order but ending inside an FPDU ({@code partial} true). Counted, and
-     * {@code frame} (the whole Ethernet frame, or null when it was handed up already) received into the next buffer
-     * of IEQ QP {@code ieqQp} (the context's IRDMAQPC_EXCEPTION_LAN_QUEUE) with the CQE the ILQ's frames get. The
-     * model's offloaded TCP also reassembles the segment itself, so the driver's IEQ only has to account for it.
-     * A context naming no live IEQ: the copy is dropped, counted and traced. True when a CQE was written.
+     * An offloaded QP's exception segment (out of order, or ending inside an FPDU) that the hardware hands to the
+     * IEQ (puda.c irdma_ieq_handle_exception): {@code frame}, the whole Ethernet frame, is received into the next
+     * buffer of IEQ QP {@code ieqQp} (the context's IRDMAQPC_EXCEPTION_LAN_QUEUE) with the CQE the ILQ's frames
+     * get. The model's offloaded TCP also reassembles the segment itself, so the driver's IEQ only has to account
+     * for it. A context naming no live IEQ: the copy is dropped, counted and traced. True when a CQE was written.
      */
-    public boolean ieqObserved(boolean partial, int ieqQp, TcpPacket frame) {
-        if (partial) {
-            ieqPartial++;
-        } else {
-            ieqOutOfOrder++;
-        }
-        if (frame == null) {
-            return false;
-        }
+    public boolean ieqReceive(int ieqQp, TcpPacket frame) {
         QueuePair ieq = qps.get(ieqQp);
         if (ieq == null || ieq.role() != QueuePair.Role.IEQ) {
             ieqNoQueue++;
@@ -349,14 +338,6 @@ public final class PudaQueues {
     /** Exception segments whose QP context named no live IEQ QP. */
     public long ieqNoQueue() {
         return ieqNoQueue;
-    }
-
-    public long ieqOutOfOrder() {
-        return ieqOutOfOrder;
-    }
-
-    public long ieqPartial() {
-        return ieqPartial;
     }
 
     public long transmitted() {

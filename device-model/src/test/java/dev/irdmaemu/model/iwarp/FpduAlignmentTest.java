@@ -95,8 +95,8 @@ class FpduAlignmentTest {
     void everySegmentCarriesWholeFpdusAndTheIeqSeesNothing() {
         pair = new IwarpPair(16L << 20, FaultProfile.NONE, FaultProfile.NONE, 5, (t, s, o, l) -> tap(s, o, l));
         workload();
-        assertEquals(0, pair.b.dev().puda().ieqPartial());
-        assertEquals(0, pair.b.dev().puda().ieqOutOfOrder());
+        assertEquals(0, pair.b.dev().iwarp().ieqPartial());
+        assertEquals(0, pair.b.dev().iwarp().ieqOutOfOrder());
     }
 
     @Test
@@ -105,6 +105,6 @@ class FpduAlignmentTest {
         pair = new IwarpPair(16L << 20, lossy, lossy, 9, (t, s, o, l) -> tap(s, o, l));
         workload();
         assertTrue(pair.link.framesLost() > 0);
-        assertTrue(pair.b.dev().puda().ieqOutOfOrder() > 0, "reordered segments are shown to the IEQ");
+        assertTrue(pair.b.dev().iwarp().ieqOutOfOrder() > 0, "reordered segments are shown to the IEQ");
     }
 }

@@ -101,7 +101,8 @@ class BulkTransferIntegrationTest {
      */
     private static void assertIeqAccountedFor(ModelNode node) {
         var puda = node.device.puda();
-        assertTrue(puda.ieqOutOfOrder() > 10, "out-of-order segments " + puda.ieqOutOfOrder());
+        long outOfOrder = node.device.iwarp().ieqOutOfOrder();
+        assertTrue(outOfOrder > 10, "out-of-order segments " + outOfOrder);
         assertTrue(node.driver.ieqReceived() > 10, "IEQ receives " + node.driver.ieqReceived());
         assertEquals(puda.ieqReceived(), node.driver.ieqReceived(), "every IEQ CQE the model wrote was polled");
         assertEquals(0, node.driver.ieqRefused());
