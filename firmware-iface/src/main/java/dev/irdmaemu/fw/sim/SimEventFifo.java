@@ -1,6 +1,5 @@
 package dev.irdmaemu.fw.sim;
 
-import java.util.Arrays;
 import java.util.function.IntConsumer;
 
 /**
