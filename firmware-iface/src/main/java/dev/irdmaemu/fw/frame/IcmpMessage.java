@@ -240,7 +240,6 @@ public final class IcmpMessage extends WireView {
             throw new IllegalArgumentException("an ICMP message of " + length + " bytes has no checksum field");
         }
         NetworkOrder.requireRange(store, offset, length);
-        NetworkOrder.put16(store, offset + CHECKSUM, 0);
-        NetworkOrder.put16(store, offset + CHECKSUM, InternetChecksum.checksum(store, offset, length, pseudoHeaderSum));
+        InternetChecksum.writeChecksumUnchecked(store, offset, length, CHECKSUM, pseudoHeaderSum);
     }
 }

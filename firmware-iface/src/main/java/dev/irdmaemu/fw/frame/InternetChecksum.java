@@ -1,7 +1,7 @@
 package dev.irdmaemu.fw.frame;
 
-import java.nio.ByteOrder;
 import dev.irdmaemu.fw.NetworkOrder;
+import java.nio.ByteOrder;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -65,6 +65,25 @@ public final class InternetChecksum {
             acc += store.readInt(at) & 0xffff_ffffL;
             at += 4;
         }
+        return finish(store, at, end, acc);
+    }
+
+    /**
+     * {@link #sumUnchecked} of at most {@value #SHORT} bytes, four at a time: the long loop is compiled for long
+     * ranges (the JIT vectorizes it), and its setup cost more than the summing for a 20-byte IPv4 header or a
+     * 32-byte ACK.
+     */
+    private static int sumShort(BytesStore<?, ?> store, long offset, int length) {
+        long acc = 0;
+        int i = 0;
+        for (; i + 4 <= length; i += 4) {
+            acc += store.readInt(offset + i) & 0xffff_ffffL;
+        }
+        return finish(store, offset + i, offset + length, acc);
+    }
+
+    /** The last (fewer than four) bytes from {@code at} to {@code end} added to {@code acc}, folded, in network order. */
+    private static int finish(BytesStore<?, ?> store, long at, long end, long acc) {
         if (end - at >= 2) {
             acc += store.readShort(at) & 0xffff;
             at += 2;
@@ -79,26 +98,14 @@ public final class InternetChecksum {
     }
 
     /**
-     * {@link #sumUnchecked} of at most {@value #SHORT} bytes, four at a time: the long loop is compiled for long
-     * ranges (the JIT vectorizes it), and its setup cost more than the summing for a 20-byte IPv4 header or a
-     * 32-byte ACK.
+     * Writes the checksum of the {@code length} bytes at {@code offset} into their 16-bit field at {@code fieldRel}
+     * (zeroed first), with {@code pseudoHeaderSum} added: TCP and ICMP fill theirs this way. Callers have bounded the
+     * range.
      */
-    private static int sumShort(BytesStore<?, ?> store, long offset, int length) {
-        long acc = 0;
-        int i = 0;
-        for (; i + 4 <= length; i += 4) {
-            acc += store.readInt(offset + i) & 0xffff_ffffL;
-        }
-        if (i + 2 <= length) {
-            acc += store.readShort(offset + i) & 0xffff;
-            i += 2;
-        }
-        if (i < length) {
-            int b = store.readUnsignedByte(offset + i);
-            acc += LITTLE_ENDIAN ? b : b << 8;
-        }
-        int folded = fold(acc);
-        return LITTLE_ENDIAN ? Integer.reverseBytes(folded) >>> 16 : folded;
+    static void writeChecksumUnchecked(BytesStore<?, ?> store, long offset, long length, int fieldRel,
+                                       long pseudoHeaderSum) {
+        NetworkOrder.put16(store, offset + fieldRel, 0);
+        NetworkOrder.put16(store, offset + fieldRel, complement(pseudoHeaderSum + sumUnchecked(store, offset, length)));
     }
 
     /** Fold a partial sum to 16 bits by end-around carry (RFC 1071 §1 (2)). */

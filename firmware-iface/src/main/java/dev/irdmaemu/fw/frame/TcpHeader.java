@@ -363,9 +363,7 @@ public final class TcpHeader extends WireView {
         if (segmentLength < MIN_HEADER_LENGTH) {
             throw new IllegalArgumentException("TCP segment shorter than its header: " + segmentLength);
         }
-        NetworkOrder.put16(store, offset + CHECKSUM, 0);
-        int sum = InternetChecksum.sumUnchecked(store, offset, segmentLength);
-        NetworkOrder.put16(store, offset + CHECKSUM, InternetChecksum.complement(pseudoHeaderSum + sum));
+        InternetChecksum.writeChecksumUnchecked(store, offset, segmentLength, CHECKSUM, pseudoHeaderSum);
     }
 
     /** {@link #writeChecksum} over the IPv4 pseudo-header (RFC 9293 §3.1). */

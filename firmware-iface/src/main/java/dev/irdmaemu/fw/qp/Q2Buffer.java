@@ -1,6 +1,7 @@
 package dev.irdmaemu.fw.qp;
 
 import dev.irdmaemu.fw.ByteWindow;
+import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
 import dev.irdmaemu.fw.iwarp.Fpdu;
 import dev.irdmaemu.fw.iwarp.RdmaReadRequest;
@@ -68,12 +69,7 @@ public final class Q2Buffer extends ByteWindow {
 
     /** Big-endian 16-bit value at {@code rel} (network order, as the frame carries it), 0 outside. */
     public int u16(int rel) {
-        return has(rel, 2) ? u8(rel) << 8 | u8(rel + 1) : 0;
-    }
-
-    /** Big-endian 32-bit value at {@code rel}, 0 outside. */
-    public long u32(int rel) {
-        return has(rel, 4) ? (long) u16(rel) << 16 | u16(rel + 2) : 0;
+        return has(rel, 2) ? NetworkOrder.u16(store, base + rel) : 0;
     }
 
     // ---------------------------------------------------------------- the Terminate message (driver writes)

@@ -56,8 +56,6 @@ public final class SimEventFifo {
         count++;
         if (count == 1) {
             scheduler.armWithSequence(head, deadline, sequence);
-        } else {
-            scheduler.queuedBehind++;
         }
     }
 
@@ -76,7 +74,6 @@ public final class SimEventFifo {
         first = (first + 1) & (tokens.length - 1);
         count--;
         if (count > 0) {
-            scheduler.queuedBehind--;
             scheduler.armWithSequence(head, deadlines[first], sequences[first]);
         }
         action.accept(token);

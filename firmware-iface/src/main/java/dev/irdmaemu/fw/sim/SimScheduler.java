@@ -36,8 +36,6 @@ public final class SimScheduler {
     private long now;
     private long armSequence;
     private long eventsRun;
-    /** Events queued in {@link SimEventFifo}s behind the one each has in the heap. */
-    int queuedBehind;
     private SimEventFifo[] fifos = new SimEventFifo[0];
 
     public SimScheduler(long seed) {
@@ -63,7 +61,12 @@ public final class SimScheduler {
 
     /** Events armed and not yet run or cancelled: pending timers and the events queued in FIFOs. */
     public int pendingTimers() {
-        return size + queuedBehind;
+        int n = size;
+        for (SimEventFifo f : fifos) {
+            // the head of a non-empty FIFO is in the heap already
+            n += Math.max(0, f.size() - 1);
+        }
+        return n;
     }
 
     /** The pending events as "name@deadline", earliest first: for diagnostics when a run does not go idle. */

@@ -10,7 +10,6 @@ public final class SimTimer {
     final Runnable action;
     final String name;
     long deadline;
-    long sequence;
     /** The scheduler's slot while pending, -1 when idle. */
     int slot = -1;
 

@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.wire;
 
+import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.sim.SimEventFifo;
 import dev.irdmaemu.fw.sim.SimScheduler;
@@ -101,8 +102,7 @@ public final class Link {
         f.corruptedAt = -1;
         // The destination, read now while the frame is in the cache (the fault injection below never touches the
         // Ethernet header); the buffer holds MAX_FRAME bytes whatever the frame's length.
-        f.destination = (Short.reverseBytes(f.store.readShort(0)) & 0xffffL) << 32
-                | Integer.reverseBytes(f.store.readInt(2)) & 0xffff_ffffL;
+        f.destination = NetworkOrder.u48(f.store, 0);
         tap.frame(scheduler.now(), f.store, 0, length);
         FaultProfile faults = from.outbound;
         SplittableRandom rnd = from.random;
@@ -128,9 +128,11 @@ public final class Link {
             framesReordered++;
             at += faults.reorderNanos();
         } else {
-            // keep the direction in order: never deliver before the frame sent ahead of it
-            at = Math.max(at, from.lastDelivery);
-            from.lastDelivery = at;
+            // keep the direction in order: never deliver before the frame sent ahead of it (once the port's queue
+            // is empty, that frame's time has passed)
+            if (from.deliveries.size() > 0) {
+                at = Math.max(at, from.deliveries.lastDeadline());
+            }
         }
         boolean duplicate = faults.duplication() > 0 && rnd.nextDouble() < faults.duplication();
         f.from = from.index;

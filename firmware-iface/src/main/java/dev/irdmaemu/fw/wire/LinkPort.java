@@ -15,7 +15,6 @@ public final class LinkPort {
     final int index;
     /** This port's frames in their order, each delivered at its time. */
     final SimEventFifo deliveries;
-    long lastDelivery;
     int deliveringCorruptedAt = -1;
 
     LinkPort(Link link, long mac, FaultProfile outbound, SplittableRandom random, FrameReceiver receiver, int index,
