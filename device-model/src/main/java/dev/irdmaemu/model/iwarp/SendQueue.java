@@ -178,12 +178,14 @@ final class SendQueue {
             return -1;
         }
         int quanta = wqe.quanta();
-        // uk.c never lets a WQE cross the end of the ring (irdma_qp_get_next_send_wqe pads with NOPs).
-        if (index + quanta > ringQuanta || memory.find(gpa, (long) quanta * SqWqe.QUANTUM) != r) {
+        long bytes = (long) quanta * SqWqe.QUANTUM;
+        // uk.c never lets a WQE cross the end of the ring (irdma_qp_get_next_send_wqe pads with NOPs). The whole
+        // WQE must lie in region r, which holds its first quantum: checked against r's end, not searched again.
+        if (index + quanta > ringQuanta || bytes < 0 || bytes > memory.base(r) + memory.length(r) - gpa) {
             q.fail(AeCode.WQE_INVALID_PARAMETER.code(), AeSource.SQ, index);
             return -1;
         }
-        wqe.wrap(memory.store(r), memory.offset(r, gpa), (long) quanta * SqWqe.QUANTUM);
+        wqe.wrap(memory.store(r), memory.offset(r, gpa), bytes);
         WqeCheck check = wqe.validate(cursor.polarity());
         if (check == WqeCheck.NOT_POSTED) {
             return -1;
