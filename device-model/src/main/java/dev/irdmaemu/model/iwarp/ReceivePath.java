@@ -174,13 +174,14 @@ final class ReceivePath implements FpduAssembler.Sink {
         if (n == 0) {
             return;
         }
-        int rc = q.regions().write(ddp.stag(), ddp.taggedOffset(), curStore, payload, n, MemoryRegions.REMOTE_WRITE,
-                q.pd());
+        int stag = ddp.stag();
+        long to = ddp.taggedOffset();
+        int rc = q.regions().write(stag, to, curStore, payload, n, MemoryRegions.REMOTE_WRITE, q.pd());
         if (rc != MemoryRegions.OK) {
             error(rc, AeSource.IN_RR_WR, 0);
             return;
         }
-        placed(ddp.stag(), ddp.taggedOffset(), n);
+        placed(stag, to, n);
     }
 
     private void readResponse(long payload, int n) {
@@ -189,7 +190,9 @@ final class ReceivePath implements FpduAssembler.Sink {
             error(AeCode.RDMAP_ROE_UNEXPECTED_OPCODE.code(), AeSource.IN_RR_WR, 0);
             return;
         }
-        if (ddp.stag() != sq.expectedSinkStag() || !sq.withinSink(ddp.taggedOffset(), n)) {
+        int stag = ddp.stag();
+        long to = ddp.taggedOffset();
+        if (stag != sq.expectedSinkStag() || !sq.withinSink(to, n)) {
             error(AeCode.ROE_INVALID_RDMA_WRITE_OR_READ_RESP.code(), AeSource.IN_RR_WR, 0);
             return;
         }
@@ -198,13 +201,12 @@ final class ReceivePath implements FpduAssembler.Sink {
                 error(AeCode.AMP_RIGHTS_VIOLATION.code(), AeSource.IN_RR_WR, 0);
                 return;
             }
-            int rc = q.regions().write(ddp.stag(), ddp.taggedOffset(), curStore, payload, n,
-                    MemoryRegions.LOCAL_WRITE, q.pd());
+            int rc = q.regions().write(stag, to, curStore, payload, n, MemoryRegions.LOCAL_WRITE, q.pd());
             if (rc != MemoryRegions.OK) {
                 error(rc, AeSource.IN_RR_WR, 0);
                 return;
             }
-            placed(ddp.stag(), ddp.taggedOffset(), n);
+            placed(stag, to, n);
         }
         sq.placed(n);
         if (ddp.last()) {
