@@ -208,9 +208,9 @@ final class ReceivePath implements FpduAssembler.Sink {
             }
             placed(stag, to, n);
         }
-        sq.placed(n);
+        boolean complete = sq.placed(n);
         if (ddp.last()) {
-            if (!sq.responseComplete()) {
+            if (!complete) {
                 // The last segment came before the bytes the request asked for.
                 error(AeCode.ROE_INVALID_RDMA_WRITE_OR_READ_RESP.code(), AeSource.IN_RR_WR, 0);
                 return;

@@ -556,10 +556,6 @@ final class SendQueue {
         return oPlaced[oHead] == oSize[oHead];
     }
 
-    boolean responseComplete() {
-        return oPlaced[oHead] == oSize[oHead];
-    }
-
     /** The last Read Response of the oldest request arrived: its Read WQE completes when all its requests have. */
     void readResponseDone() {
         int slot = oSlot[oHead];
