@@ -443,10 +443,6 @@ final class ReceivePath implements FpduAssembler.Sink {
         return true;
     }
 
-    boolean flushed() {
-        return flushed;
-    }
-
     private boolean postedAtIndex() {
         long gpa = rqAddress + (long) rq.index() * RqWqe.MIN_SIZE;
         int r = memory.find(gpa, RqWqe.MIN_SIZE);

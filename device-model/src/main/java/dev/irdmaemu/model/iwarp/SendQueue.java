@@ -373,7 +373,6 @@ final class SendQueue {
                     RdmapOpcode.QN_SEND, sendMsn, (int) curSent);
         }
         if (!gather(q.tx(), at, n)) {
-            q.abandonFpdu();
             return -1;
         }
         q.sendFpdu(n);
@@ -626,10 +625,6 @@ final class SendQueue {
         }
         q.completions().sq(q.qp(), index, opcode, major, minor);
         return true;
-    }
-
-    boolean flushed() {
-        return flushed;
     }
 
     private void traceWqe(String action, int index, int opcode) {
