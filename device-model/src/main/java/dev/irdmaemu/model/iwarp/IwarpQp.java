@@ -518,7 +518,6 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
             return;
         }
         if (!assembler.deliver(store, offset, length)) {
-            counters.partialDeliveries++;
             toIeq(true);
         }
     }
@@ -534,7 +533,6 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
     public void outOfOrder(long sequence, BytesStore<?, ?> store, long offset, int length) {
         // The E810 hands segments it cannot place in order to the IEQ (puda.c); here TCP reassembles them as
         // well, and the IEQ gets a copy for the driver.
-        counters.outOfOrderSegments++;
         toIeq(false);
     }
 
