@@ -373,12 +373,8 @@ public final class CqpOperations implements CqpOpHandler {
             r.fail(CqpFault.DMA_FAULT, "SQ or RQ outside mapped memory");
             return;
         }
-        if (type == QueuePair.TYPE_IWARP && next == QpState.RTS && withTcp) {
-            String why = IwarpDataPath.refuseRts(qpContext);
-            if (why != null) {
-                r.fail(CqpFault.UNSUPPORTED_FIELD, why);
-                return;
-            }
+        if (type == QueuePair.TYPE_IWARP && next == QpState.RTS && withTcp && refusesRts(r)) {
+            return;
         }
         QueuePair qp = qps.create(id, type, obj, qpContext, withTcp, next);
         traceState(qp, QpState.INVALID, next);
@@ -407,12 +403,8 @@ public final class CqpOperations implements CqpOpHandler {
                     r.fail(CqpFault.INVALID_FIELD, c.describe());
                     return;
                 }
-                if (next == QpState.RTS && qp.state() != QpState.RTS && withTcp) {
-                    String why = IwarpDataPath.refuseRts(qpContext);
-                    if (why != null) {
-                        r.fail(CqpFault.UNSUPPORTED_FIELD, why);
-                        return;
-                    }
+                if (next == QpState.RTS && qp.state() != QpState.RTS && withTcp && refusesRts(r)) {
+                    return;
                 }
             }
             qps.reload(qp, qpContext, withTcp);
@@ -424,6 +416,16 @@ public final class CqpOperations implements CqpOpHandler {
         qps.setState(qp, next);
         traceState(qp, was, next);
         dataPath.stateChanged(qp, was, next, withTcp ? qpContext : null, w.qpTermActions(), w.qpResetConnection());
+    }
+
+    /** Whether the loaded context cannot go to RTS ({@link IwarpDataPath#refuseRts}); if so the op fails. */
+    private boolean refusesRts(CqpResult r) {
+        String why = IwarpDataPath.refuseRts(qpContext);
+        if (why != null) {
+            r.fail(CqpFault.UNSUPPORTED_FIELD, why);
+            return true;
+        }
+        return false;
     }
 
     /** IRDMA_CQPSQ_QP_REMOVEHASHENTRY: drop the established entry of the QP's own 4-tuple. */
