@@ -1,6 +1,7 @@
 package dev.irdmaemu.model.iwarp;
 
 import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.iwarp.DdpCheck;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
 import dev.irdmaemu.fw.iwarp.Fpdu;
 import dev.irdmaemu.fw.iwarp.FpduCheck;
@@ -110,24 +111,14 @@ final class ReceivePath implements FpduAssembler.Sink {
             return;
         }
         int ulpdu = fpdu.ulpduLength();
-        ddp.wrap(store, fpdu.ulpduOffset(), ulpdu);
-        if (ddp.ddpVersion() != DdpHeader.DDP_VERSION) {
-            error(AeCode.DDP_UBE_INVALID_DDP_VERSION.code(), AeSource.RSVD, 0);
+        // The accepted FPDU holds all ulpdu (at least DdpHeader.MIN_LENGTH) bytes, so the DDP window is exactly
+        // the ULPDU and validate()'s TRUNCATED means a ULPDU shorter than the header its T bit announces.
+        DdpCheck d = ddp.wrap(store, fpdu.ulpduOffset(), ulpdu).validate();
+        if (!d.accepted()) {
+            error(ddpAe(d).code(), AeSource.RSVD, 0);
             return;
         }
-        if (ddp.rdmapVersion() != DdpHeader.RDMAP_VERSION) {
-            error(AeCode.RDMAP_ROE_INVALID_RDMAP_VERSION.code(), AeSource.RSVD, 0);
-            return;
-        }
-        RdmapOpcode op = RdmapOpcode.of(ddp.opcode());
-        if (op == null || op.tagged() != ddp.tagged()) {
-            error(AeCode.RDMAP_ROE_UNEXPECTED_OPCODE.code(), AeSource.RSVD, 0);
-            return;
-        }
-        if (ulpdu < ddp.headerLength()) {
-            error(AeCode.LLP_SEGMENT_TOO_SMALL.code(), AeSource.RSVD, 0);
-            return;
-        }
+        RdmapOpcode op = ddp.rdmapOpcode();
         traceRx(op, ulpdu - ddp.headerLength());
         if (op == RdmapOpcode.TERMINATE) {
             q.terminateReceived(store, offset, length, sequence);
@@ -158,6 +149,17 @@ final class ReceivePath implements FpduAssembler.Sink {
         } else {
             send(op, payload, n, first);
         }
+    }
+
+    /** The AE for a DDP / RDMAP header check that failed, in the order DdpHeader.validate() makes them. */
+    private static AeCode ddpAe(DdpCheck c) {
+        return switch (c) {
+            case BAD_DDP_VERSION -> AeCode.DDP_UBE_INVALID_DDP_VERSION;
+            case BAD_RDMAP_VERSION -> AeCode.RDMAP_ROE_INVALID_RDMAP_VERSION;
+            case UNKNOWN_OPCODE, TAGGED_MISMATCH -> AeCode.RDMAP_ROE_UNEXPECTED_OPCODE;
+            case TRUNCATED -> AeCode.LLP_SEGMENT_TOO_SMALL;
+            case ACCEPTED -> throw new IllegalArgumentException("an accepted header raises no AE");
+        };
     }
 
     private void error(int ae, int source, int wqeIndex) {
