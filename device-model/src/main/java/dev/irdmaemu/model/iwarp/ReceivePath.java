@@ -10,6 +10,7 @@ import dev.irdmaemu.fw.iwarp.RdmapOpcode;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
 import dev.irdmaemu.fw.queue.RqWqe;
+import dev.irdmaemu.fw.queue.SgeList;
 import dev.irdmaemu.fw.queue.WqeCheck;
 import dev.irdmaemu.model.eq.RingCursor;
 import dev.irdmaemu.model.mr.MemoryRegions;
@@ -66,10 +67,8 @@ final class ReceivePath implements FpduAssembler.Sink {
     private long msgMsn;
     private int msgIndex;
     private long msgCapacity;
-    private final long[] sgeAddr = new long[16];
-    private final long[] sgeLen = new long[16];
-    private final int[] sgeStag = new int[16];
-    private int sgeCount;
+    /** The message's RQ WQE's non-empty SGEs (lengths are 31-bit WQE fields, so an int holds them). */
+    private final SgeList sges = new SgeList();
     private long expectedSendMsn = 1;
     private long expectedReadMsn = 1;
     private boolean flushed;
@@ -358,16 +357,13 @@ final class ReceivePath implements FpduAssembler.Sink {
             error((ae != null ? ae : AeCode.WQE_INVALID_PARAMETER).code(), AeSource.RQ, index);
             return -1;
         }
-        sgeCount = 0;
+        sges.clear();
         long total = 0;
         int slots = Math.min(rqWqe.fragmentSlots(), 15);
-        for (int s = 0; s < slots && sgeCount < sgeLen.length; s++) {
+        for (int s = 0; s < slots && sges.count() < SgeList.CAPACITY; s++) {
             long len = rqWqe.fragmentLength(s);
             if (len > 0) {
-                sgeAddr[sgeCount] = rqWqe.fragmentAddress(s);
-                sgeLen[sgeCount] = len;
-                sgeStag[sgeCount] = rqWqe.fragmentStag(s);
-                sgeCount++;
+                sges.add(rqWqe.fragmentAddress(s), (int) len, rqWqe.fragmentStag(s));
                 total += len;
             }
         }
@@ -379,27 +375,27 @@ final class ReceivePath implements FpduAssembler.Sink {
     private boolean place(long payload, long mo, int n) {
         int i = 0;
         long base = 0;
-        while (i < sgeCount && base + sgeLen[i] <= mo) {
-            base += sgeLen[i];
+        while (i < sges.count() && base + sges.length(i) <= mo) {
+            base += sges.length(i);
             i++;
         }
         long pos = mo;
         long src = payload;
         int left = n;
-        while (left > 0 && i < sgeCount) {
+        while (left > 0 && i < sges.count()) {
             long within = pos - base;
-            int piece = (int) Math.min(left, sgeLen[i] - within);
-            int rc = q.regions().write(sgeStag[i], sgeAddr[i] + within, curStore, src, piece,
+            int piece = (int) Math.min(left, sges.length(i) - within);
+            int rc = q.regions().write(sges.stag(i), sges.address(i) + within, curStore, src, piece,
                     MemoryRegions.LOCAL_WRITE, q.pd());
             if (rc != MemoryRegions.OK) {
                 error(rc, AeSource.RQ, msgIndex);
                 return false;
             }
-            placed(sgeStag[i], sgeAddr[i] + within, piece);
+            placed(sges.stag(i), sges.address(i) + within, piece);
             pos += piece;
             src += piece;
             left -= piece;
-            base += sgeLen[i];
+            base += sges.length(i);
             i++;
         }
         return true;
