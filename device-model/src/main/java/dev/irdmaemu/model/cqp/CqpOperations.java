@@ -62,13 +62,7 @@ public final class CqpOperations implements CqpOpHandler {
     private final QpFlushFields flushFields = new QpFlushFields();
     private final long[] word = new long[2];
 
-    public CqpOperations(HostMemory memory, Trace trace, HmcFunction hmc, CompletionEventQueue[] ceqs,
-                         AsyncEventQueue aeq, CqTable cqs, QpTable qps, MemoryRegionTable stags, QuadHashTable qhash,
-                         Apbvt apbvt, ArpTable arp, int hmcFunctionId) {
-        this(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp, hmcFunctionId, null);
-    }
-
-    /** With the iWARP data path that Create / Modify / Destroy QP and Flush WQEs drive (null: none). */
+    /** With the iWARP data path that Create / Modify / Destroy QP and Flush WQEs drive. */
     public CqpOperations(HostMemory memory, Trace trace, HmcFunction hmc, CompletionEventQueue[] ceqs,
                          AsyncEventQueue aeq, CqTable cqs, QpTable qps, MemoryRegionTable stags, QuadHashTable qhash,
                          Apbvt apbvt, ArpTable arp, int hmcFunctionId, IwarpDataPath dataPath) {
@@ -379,18 +373,12 @@ public final class CqpOperations implements CqpOpHandler {
             r.fail(CqpFault.DMA_FAULT, "SQ or RQ outside mapped memory");
             return;
         }
-        if (type == QueuePair.TYPE_IWARP && next == QpState.RTS && withTcp) {
-            String why = IwarpDataPath.refuseRts(qpContext);
-            if (why != null) {
-                r.fail(CqpFault.UNSUPPORTED_FIELD, why);
-                return;
-            }
+        if (type == QueuePair.TYPE_IWARP && next == QpState.RTS && withTcp && refusesRts(r)) {
+            return;
         }
         QueuePair qp = qps.create(id, type, obj, qpContext, withTcp, next);
         traceState(qp, QpState.INVALID, next);
-        if (dataPath != null) {
-            dataPath.stateChanged(qp, QpState.INVALID, next, withTcp ? qpContext : null, 0, false);
-        }
+        dataPath.stateChanged(qp, QpState.INVALID, next, withTcp ? qpContext : null, 0, false);
     }
 
     private void modifyQp(CqpWqe w, CqpResult r) {
@@ -415,12 +403,8 @@ public final class CqpOperations implements CqpOpHandler {
                     r.fail(CqpFault.INVALID_FIELD, c.describe());
                     return;
                 }
-                if (next == QpState.RTS && qp.state() != QpState.RTS && withTcp) {
-                    String why = IwarpDataPath.refuseRts(qpContext);
-                    if (why != null) {
-                        r.fail(CqpFault.UNSUPPORTED_FIELD, why);
-                        return;
-                    }
+                if (next == QpState.RTS && qp.state() != QpState.RTS && withTcp && refusesRts(r)) {
+                    return;
                 }
             }
             qps.reload(qp, qpContext, withTcp);
@@ -431,10 +415,17 @@ public final class CqpOperations implements CqpOpHandler {
         QpState was = qp.state();
         qps.setState(qp, next);
         traceState(qp, was, next);
-        if (dataPath != null) {
-            dataPath.stateChanged(qp, was, next, withTcp ? qpContext : null, w.qpTermActions(),
-                    w.qpResetConnection());
+        dataPath.stateChanged(qp, was, next, withTcp ? qpContext : null, w.qpTermActions(), w.qpResetConnection());
+    }
+
+    /** Whether the loaded context cannot go to RTS ({@link IwarpDataPath#refuseRts}); if so the op fails. */
+    private boolean refusesRts(CqpResult r) {
+        String why = IwarpDataPath.refuseRts(qpContext);
+        if (why != null) {
+            r.fail(CqpFault.UNSUPPORTED_FIELD, why);
+            return true;
         }
+        return false;
     }
 
     /** IRDMA_CQPSQ_QP_REMOVEHASHENTRY: drop the established entry of the QP's own 4-tuple. */
@@ -468,9 +459,7 @@ public final class CqpOperations implements CqpOpHandler {
             removeHashEntry(qp);
         }
         QpState was = qp.state();
-        if (dataPath != null) {
-            dataPath.release(qp.id());
-        }
+        dataPath.release(qp.id());
         qps.destroy(qp);
         traceState(qp, was, QpState.INVALID);
     }
@@ -486,7 +475,7 @@ public final class CqpOperations implements CqpOpHandler {
             r.fail(CqpFault.NO_SUCH_OBJECT, "no such QP");
             return;
         }
-        if (qp.role() != QueuePair.Role.IWARP || dataPath == null) {
+        if (qp.role() != QueuePair.Role.IWARP) {
             r.fail(CqpFault.UNSUPPORTED_FIELD, "flush of a QP without an iWARP data path");
             return;
         }

@@ -34,10 +34,6 @@ public final class CqpResult {
         return this;
     }
 
-    public int successMinor() {
-        return successMinor;
-    }
-
     public CqpResult returnValue(long v) {
         opReturnValue = v;
         return this;

@@ -92,11 +92,6 @@ final class FpduAssembler {
         return (sequence + (at - offset)) & 0xffff_ffffL;
     }
 
-    /** Bytes of an unfinished FPDU waiting for the rest. */
-    int staged() {
-        return staged;
-    }
-
     /** Drops a half-gathered FPDU (the data path stopped). */
     void discard() {
         staged = 0;

@@ -14,8 +14,6 @@ public final class IwarpCounters {
     long sqWqesCompleted;
     long rqWqesCompleted;
     long errors;
-    long outOfOrderSegments;
-    long partialDeliveries;
     long framesDroppedAfterError;
     long streamBytesSent;
 
@@ -68,16 +66,6 @@ public final class IwarpCounters {
     /** Data-path errors that stopped the QP (each raised one AE). */
     public long errors() {
         return errors;
-    }
-
-    /** Segments beyond RCV.NXT shown to the IEQ hook. */
-    public long outOfOrderSegments() {
-        return outOfOrderSegments;
-    }
-
-    /** In-order deliveries that ended inside an FPDU (the rest waited in the staging buffer). */
-    public long partialDeliveries() {
-        return partialDeliveries;
     }
 
     /** FPDUs taken off the stream after the data path stopped (not looked at). */

@@ -68,7 +68,6 @@ public final class IwarpDataPath {
     private PudaQueues puda;
     private long started;
     private long released;
-    private int live;
     private long ieqOutOfOrder;
     private long ieqPartial;
 
@@ -232,7 +231,6 @@ public final class IwarpDataPath {
         IwarpQp e = new IwarpQp(this, qp, conn, s);
         engines[qp.id()] = e;
         started++;
-        live++;
         TraceEvent t = trace.start(TraceKind.QP_STATE);
         if (t != null) {
             t.num("qp", qp.id()).text("action", "engine_start").num("mss", conn.mss()).num("mulpdu", e.mulpduBytes())
@@ -250,7 +248,6 @@ public final class IwarpDataPath {
         e.release();
         engines[qpId] = null;
         released++;
-        live--;
     }
 
     /**
@@ -337,8 +334,9 @@ public final class IwarpDataPath {
 
     // ------------------------------------------------------------------ counters
 
+    /** Engines started and not yet released. */
     public int liveEngines() {
-        return live;
+        return (int) (started - released);
     }
 
     public long enginesStarted() {
@@ -376,7 +374,7 @@ public final class IwarpDataPath {
             }
         }
         return String.format("iWARP: %d engines (%d started, %d released), FPDUs %d sent / %d received, "
-                + "%d CRC errors, %d terminates, IEQ %d out of order / %d partial%n", live, started, released, sent,
-                received, crc, terms, ieqOutOfOrder, ieqPartial);
+                + "%d CRC errors, %d terminates, IEQ %d out of order / %d partial%n", liveEngines(), started, released,
+                sent, received, crc, terms, ieqOutOfOrder, ieqPartial);
     }
 }

@@ -234,10 +234,6 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         return fpduCodec.beginBuild(tx, 0, tx.capacity(), ulpdu);
     }
 
-    void abandonFpdu() {
-        // Fpdu keeps no state a new beginBuild does not overwrite.
-    }
-
     /** Pads, CRCs and queues the FPDU built in {@link #tx} ({@code payload} ULP bytes in it) on the TCP stream. */
     void sendFpdu(int payload) {
         int total = fpduCodec.finishBuild(crc);
@@ -412,14 +408,6 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         return r;
     }
 
-    boolean sqFlushed() {
-        return sq.flushed();
-    }
-
-    boolean rqFlushed() {
-        return rx.flushed();
-    }
-
     /** Destroy QP: timers cancelled, the TCP engine and every off-heap buffer released. */
     void release() {
         if (released) {
@@ -432,10 +420,6 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         sq.release();
         q2.release();
         tx.releaseLast();
-    }
-
-    boolean released() {
-        return released;
     }
 
     // ------------------------------------------------------------------ doorbell and the service loop
@@ -534,7 +518,6 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
             return;
         }
         if (!assembler.deliver(store, offset, length)) {
-            counters.partialDeliveries++;
             toIeq(true);
         }
     }
@@ -550,7 +533,6 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
     public void outOfOrder(long sequence, BytesStore<?, ?> store, long offset, int length) {
         // The E810 hands segments it cannot place in order to the IEQ (puda.c); here TCP reassembles them as
         // well, and the IEQ gets a copy for the driver.
-        counters.outOfOrderSegments++;
         toIeq(false);
     }
 

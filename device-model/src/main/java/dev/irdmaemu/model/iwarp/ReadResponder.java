@@ -33,10 +33,6 @@ final class ReadResponder {
         this.ird = Math.max(1, Math.min(CAPACITY, ird));
     }
 
-    int ird() {
-        return ird;
-    }
-
     /** Requests waiting or being answered. */
     int queued() {
         return count;
@@ -82,7 +78,6 @@ final class ReadResponder {
             int r = q.regions().read(sourceStag[s], sourceTo[s] + sent[s], q.tx(), at, n,
                     MemoryRegions.REMOTE_READ, q.pd());
             if (r != MemoryRegions.OK) {
-                q.abandonFpdu();
                 q.fail(r, AeSource.OUT_RR, 0);
                 return -1;
             }

@@ -1,6 +1,7 @@
 package dev.irdmaemu.model.iwarp;
 
 import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.iwarp.DdpCheck;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
 import dev.irdmaemu.fw.iwarp.Fpdu;
 import dev.irdmaemu.fw.iwarp.FpduCheck;
@@ -9,6 +10,7 @@ import dev.irdmaemu.fw.iwarp.RdmapOpcode;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
 import dev.irdmaemu.fw.queue.RqWqe;
+import dev.irdmaemu.fw.queue.SgeList;
 import dev.irdmaemu.fw.queue.WqeCheck;
 import dev.irdmaemu.model.eq.RingCursor;
 import dev.irdmaemu.model.mr.MemoryRegions;
@@ -65,10 +67,8 @@ final class ReceivePath implements FpduAssembler.Sink {
     private long msgMsn;
     private int msgIndex;
     private long msgCapacity;
-    private final long[] sgeAddr = new long[16];
-    private final long[] sgeLen = new long[16];
-    private final int[] sgeStag = new int[16];
-    private int sgeCount;
+    /** The message's RQ WQE's non-empty SGEs (lengths are 31-bit WQE fields, so an int holds them). */
+    private final SgeList sges = new SgeList();
     private long expectedSendMsn = 1;
     private long expectedReadMsn = 1;
     private boolean flushed;
@@ -110,24 +110,14 @@ final class ReceivePath implements FpduAssembler.Sink {
             return;
         }
         int ulpdu = fpdu.ulpduLength();
-        ddp.wrap(store, fpdu.ulpduOffset(), ulpdu);
-        if (ddp.ddpVersion() != DdpHeader.DDP_VERSION) {
-            error(AeCode.DDP_UBE_INVALID_DDP_VERSION.code(), AeSource.RSVD, 0);
+        // The accepted FPDU holds all ulpdu (at least DdpHeader.MIN_LENGTH) bytes, so the DDP window is exactly
+        // the ULPDU and validate()'s TRUNCATED means a ULPDU shorter than the header its T bit announces.
+        DdpCheck d = ddp.wrap(store, fpdu.ulpduOffset(), ulpdu).validate();
+        if (!d.accepted()) {
+            error(ddpAe(d).code(), AeSource.RSVD, 0);
             return;
         }
-        if (ddp.rdmapVersion() != DdpHeader.RDMAP_VERSION) {
-            error(AeCode.RDMAP_ROE_INVALID_RDMAP_VERSION.code(), AeSource.RSVD, 0);
-            return;
-        }
-        RdmapOpcode op = RdmapOpcode.of(ddp.opcode());
-        if (op == null || op.tagged() != ddp.tagged()) {
-            error(AeCode.RDMAP_ROE_UNEXPECTED_OPCODE.code(), AeSource.RSVD, 0);
-            return;
-        }
-        if (ulpdu < ddp.headerLength()) {
-            error(AeCode.LLP_SEGMENT_TOO_SMALL.code(), AeSource.RSVD, 0);
-            return;
-        }
+        RdmapOpcode op = ddp.rdmapOpcode();
         traceRx(op, ulpdu - ddp.headerLength());
         if (op == RdmapOpcode.TERMINATE) {
             q.terminateReceived(store, offset, length, sequence);
@@ -160,6 +150,17 @@ final class ReceivePath implements FpduAssembler.Sink {
         }
     }
 
+    /** The AE for a DDP / RDMAP header check that failed, in the order DdpHeader.validate() makes them. */
+    private static AeCode ddpAe(DdpCheck c) {
+        return switch (c) {
+            case BAD_DDP_VERSION -> AeCode.DDP_UBE_INVALID_DDP_VERSION;
+            case BAD_RDMAP_VERSION -> AeCode.RDMAP_ROE_INVALID_RDMAP_VERSION;
+            case UNKNOWN_OPCODE, TAGGED_MISMATCH -> AeCode.RDMAP_ROE_UNEXPECTED_OPCODE;
+            case TRUNCATED -> AeCode.LLP_SEGMENT_TOO_SMALL;
+            case ACCEPTED -> throw new IllegalArgumentException("an accepted header raises no AE");
+        };
+    }
+
     private void error(int ae, int source, int wqeIndex) {
         q.fail(ae, source, wqeIndex, curStore, curOffset, curLength, curSequence);
     }
@@ -174,13 +175,14 @@ final class ReceivePath implements FpduAssembler.Sink {
         if (n == 0) {
             return;
         }
-        int rc = q.regions().write(ddp.stag(), ddp.taggedOffset(), curStore, payload, n, MemoryRegions.REMOTE_WRITE,
-                q.pd());
+        int stag = ddp.stag();
+        long to = ddp.taggedOffset();
+        int rc = q.regions().write(stag, to, curStore, payload, n, MemoryRegions.REMOTE_WRITE, q.pd());
         if (rc != MemoryRegions.OK) {
             error(rc, AeSource.IN_RR_WR, 0);
             return;
         }
-        placed(ddp.stag(), ddp.taggedOffset(), n);
+        placed(stag, to, n);
     }
 
     private void readResponse(long payload, int n) {
@@ -189,7 +191,9 @@ final class ReceivePath implements FpduAssembler.Sink {
             error(AeCode.RDMAP_ROE_UNEXPECTED_OPCODE.code(), AeSource.IN_RR_WR, 0);
             return;
         }
-        if (ddp.stag() != sq.expectedSinkStag() || !sq.withinSink(ddp.taggedOffset(), n)) {
+        int stag = ddp.stag();
+        long to = ddp.taggedOffset();
+        if (stag != sq.expectedSinkStag() || !sq.withinSink(to, n)) {
             error(AeCode.ROE_INVALID_RDMA_WRITE_OR_READ_RESP.code(), AeSource.IN_RR_WR, 0);
             return;
         }
@@ -198,17 +202,16 @@ final class ReceivePath implements FpduAssembler.Sink {
                 error(AeCode.AMP_RIGHTS_VIOLATION.code(), AeSource.IN_RR_WR, 0);
                 return;
             }
-            int rc = q.regions().write(ddp.stag(), ddp.taggedOffset(), curStore, payload, n,
-                    MemoryRegions.LOCAL_WRITE, q.pd());
+            int rc = q.regions().write(stag, to, curStore, payload, n, MemoryRegions.LOCAL_WRITE, q.pd());
             if (rc != MemoryRegions.OK) {
                 error(rc, AeSource.IN_RR_WR, 0);
                 return;
             }
-            placed(ddp.stag(), ddp.taggedOffset(), n);
+            placed(stag, to, n);
         }
-        sq.placed(n);
+        boolean complete = sq.placed(n);
         if (ddp.last()) {
-            if (!sq.responseComplete()) {
+            if (!complete) {
                 // The last segment came before the bytes the request asked for.
                 error(AeCode.ROE_INVALID_RDMA_WRITE_OR_READ_RESP.code(), AeSource.IN_RR_WR, 0);
                 return;
@@ -354,16 +357,13 @@ final class ReceivePath implements FpduAssembler.Sink {
             error((ae != null ? ae : AeCode.WQE_INVALID_PARAMETER).code(), AeSource.RQ, index);
             return -1;
         }
-        sgeCount = 0;
+        sges.clear();
         long total = 0;
         int slots = Math.min(rqWqe.fragmentSlots(), 15);
-        for (int s = 0; s < slots && sgeCount < sgeLen.length; s++) {
+        for (int s = 0; s < slots && sges.count() < SgeList.CAPACITY; s++) {
             long len = rqWqe.fragmentLength(s);
             if (len > 0) {
-                sgeAddr[sgeCount] = rqWqe.fragmentAddress(s);
-                sgeLen[sgeCount] = len;
-                sgeStag[sgeCount] = rqWqe.fragmentStag(s);
-                sgeCount++;
+                sges.add(rqWqe.fragmentAddress(s), (int) len, rqWqe.fragmentStag(s));
                 total += len;
             }
         }
@@ -375,27 +375,27 @@ final class ReceivePath implements FpduAssembler.Sink {
     private boolean place(long payload, long mo, int n) {
         int i = 0;
         long base = 0;
-        while (i < sgeCount && base + sgeLen[i] <= mo) {
-            base += sgeLen[i];
+        while (i < sges.count() && base + sges.length(i) <= mo) {
+            base += sges.length(i);
             i++;
         }
         long pos = mo;
         long src = payload;
         int left = n;
-        while (left > 0 && i < sgeCount) {
+        while (left > 0 && i < sges.count()) {
             long within = pos - base;
-            int piece = (int) Math.min(left, sgeLen[i] - within);
-            int rc = q.regions().write(sgeStag[i], sgeAddr[i] + within, curStore, src, piece,
+            int piece = (int) Math.min(left, sges.length(i) - within);
+            int rc = q.regions().write(sges.stag(i), sges.address(i) + within, curStore, src, piece,
                     MemoryRegions.LOCAL_WRITE, q.pd());
             if (rc != MemoryRegions.OK) {
                 error(rc, AeSource.RQ, msgIndex);
                 return false;
             }
-            placed(sgeStag[i], sgeAddr[i] + within, piece);
+            placed(sges.stag(i), sges.address(i) + within, piece);
             pos += piece;
             src += piece;
             left -= piece;
-            base += sgeLen[i];
+            base += sges.length(i);
             i++;
         }
         return true;
@@ -439,10 +439,6 @@ final class ReceivePath implements FpduAssembler.Sink {
         }
         q.completions().rq(q.qp(), index, 0, 0, false, false, major, minor);
         return true;
-    }
-
-    boolean flushed() {
-        return flushed;
     }
 
     private boolean postedAtIndex() {

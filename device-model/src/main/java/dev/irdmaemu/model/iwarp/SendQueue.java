@@ -8,6 +8,7 @@ import dev.irdmaemu.fw.iwarp.RdmaReadRequest;
 import dev.irdmaemu.fw.iwarp.RdmapOpcode;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
+import dev.irdmaemu.fw.queue.SgeList;
 import dev.irdmaemu.fw.queue.SqOpcode;
 import dev.irdmaemu.fw.queue.SqWqe;
 import dev.irdmaemu.fw.queue.WqeCheck;
@@ -81,10 +82,8 @@ final class SendQueue {
     private int curInvalidateStag;
     private boolean curInline;
     private boolean curWaitForPdu;
-    private final long[] sgeAddr = new long[16];
-    private final long[] sgeLen = new long[16];
-    private final int[] sgeStag = new int[16];
-    private int sgeCount;
+    /** The WQE's non-empty SGEs (lengths are 31-bit WQE fields, so an int holds them). */
+    private final SgeList sges = new SgeList();
     private int sgeIdx;
     private long sgeOff;
 
@@ -178,12 +177,14 @@ final class SendQueue {
             return -1;
         }
         int quanta = wqe.quanta();
-        // uk.c never lets a WQE cross the end of the ring (irdma_qp_get_next_send_wqe pads with NOPs).
-        if (index + quanta > ringQuanta || memory.find(gpa, (long) quanta * SqWqe.QUANTUM) != r) {
+        long bytes = (long) quanta * SqWqe.QUANTUM;
+        // uk.c never lets a WQE cross the end of the ring (irdma_qp_get_next_send_wqe pads with NOPs). The whole
+        // WQE must lie in region r, which holds its first quantum: checked against r's end, not searched again.
+        if (index + quanta > ringQuanta || bytes < 0 || bytes > memory.base(r) + memory.length(r) - gpa) {
             q.fail(AeCode.WQE_INVALID_PARAMETER.code(), AeSource.SQ, index);
             return -1;
         }
-        wqe.wrap(memory.store(r), memory.offset(r, gpa), (long) quanta * SqWqe.QUANTUM);
+        wqe.wrap(memory.store(r), memory.offset(r, gpa), bytes);
         WqeCheck check = wqe.validate(cursor.polarity());
         if (check == WqeCheck.NOT_POSTED) {
             return -1;
@@ -261,7 +262,7 @@ final class SendQueue {
                 curRemoteStag = wqe.remoteStag();
                 curRemoteTo = wqe.remoteTaggedOffset();
                 if (op == SqOpcode.RDMA_READ_LOC_INV) {
-                    cLocalInvalidate[slot] = sgeStag[0];
+                    cLocalInvalidate[slot] = sges.stag(0);
                 }
             }
             default -> {
@@ -302,7 +303,7 @@ final class SendQueue {
         curRemoteTo = 0;
         curWaitForPdu = false;
         curInline = wqe.inline();
-        sgeCount = 0;
+        sges.clear();
         sgeIdx = 0;
         sgeOff = 0;
         if (curInline) {
@@ -311,23 +312,17 @@ final class SendQueue {
         }
         int slots = Math.min(wqe.fragmentSlots(), 15);
         long total = 0;
-        for (int s = wqe.firstDataSlot(); s < slots && sgeCount < sgeLen.length; s++) {
+        for (int s = wqe.firstDataSlot(); s < slots && sges.count() < SgeList.CAPACITY; s++) {
             long len = wqe.fragmentLength(s);
             if (len > 0) {
-                sgeAddr[sgeCount] = wqe.fragmentAddress(s);
-                sgeLen[sgeCount] = len;
-                sgeStag[sgeCount] = wqe.fragmentStag(s);
-                sgeCount++;
+                sges.add(wqe.fragmentAddress(s), (int) len, wqe.fragmentStag(s));
                 total += len;
             }
         }
-        if (sgeCount == 0 && k == KIND_READ) {
+        if (sges.count() == 0 && k == KIND_READ) {
             // A zero-length Read (the RTR, irdma_sc_send_rtt: sink STag 0xabcd): one request of 0 bytes.
             int first = wqe.firstDataSlot();
-            sgeAddr[0] = wqe.fragmentAddress(first);
-            sgeLen[0] = 0;
-            sgeStag[0] = wqe.fragmentStag(first);
-            sgeCount = 1;
+            sges.add(wqe.fragmentAddress(first), 0, wqe.fragmentStag(first));
         }
         curLength = total;
     }
@@ -371,7 +366,6 @@ final class SendQueue {
                     RdmapOpcode.QN_SEND, sendMsn, (int) curSent);
         }
         if (!gather(q.tx(), at, n)) {
-            q.abandonFpdu();
             return -1;
         }
         q.sendFpdu(n);
@@ -395,24 +389,24 @@ final class SendQueue {
             return -1;
         }
         int i = sgeIdx;
-        long size = sgeLen[i];
+        long size = sges.length(i);
         long at = q.beginFpdu(DdpHeader.UNTAGGED_LENGTH + RdmaReadRequest.LENGTH);
         at += DdpHeader.writeUntagged(q.tx(), at, RdmapOpcode.CODE_RDMA_READ_REQUEST, true, 0,
                 RdmapOpcode.QN_READ_REQUEST, readMsn, 0);
-        RdmaReadRequest.write(q.tx(), at, sgeStag[i], sgeAddr[i], (int) size, curRemoteStag, curRemoteTo + sgeOff);
+        RdmaReadRequest.write(q.tx(), at, sges.stag(i), sges.address(i), (int) size, curRemoteStag, curRemoteTo + sgeOff);
         q.sendFpdu(0);
         readMsn++;
         int o = (oHead + oCount) % ORD_CAPACITY;
         oSlot[o] = curSlot;
-        oSinkStag[o] = sgeStag[i];
-        oSinkTo[o] = sgeAddr[i];
+        oSinkStag[o] = sges.stag(i);
+        oSinkTo[o] = sges.address(i);
         oSize[o] = size;
         oPlaced[o] = 0;
         oCount++;
         cReads[curSlot]++;
         sgeOff += size;
         sgeIdx++;
-        if (sgeIdx == sgeCount) {
+        if (sgeIdx == sges.count()) {
             finishTransmit(WAIT_READ);
         }
         return q.fpduCost(0);
@@ -427,12 +421,12 @@ final class SendQueue {
         int left = n;
         long to = at;
         while (left > 0) {
-            if (sgeIdx >= sgeCount) {
+            if (sgeIdx >= sges.count()) {
                 q.fail(AeCode.WQE_INVALID_FRAG_DATA.code(), AeSource.SQ, curIndex);
                 return false;
             }
-            int piece = (int) Math.min(left, sgeLen[sgeIdx] - sgeOff);
-            int rc = q.regions().read(sgeStag[sgeIdx], sgeAddr[sgeIdx] + sgeOff, dst, to, piece,
+            int piece = (int) Math.min(left, sges.length(sgeIdx) - sgeOff);
+            int rc = q.regions().read(sges.stag(sgeIdx), sges.address(sgeIdx) + sgeOff, dst, to, piece,
                     MemoryRegions.LOCAL_READ, q.pd());
             if (rc != MemoryRegions.OK) {
                 q.fail(rc, AeSource.SQ, curIndex);
@@ -441,7 +435,7 @@ final class SendQueue {
             to += piece;
             left -= piece;
             sgeOff += piece;
-            if (sgeOff == sgeLen[sgeIdx]) {
+            if (sgeOff == sges.length(sgeIdx)) {
                 sgeIdx++;
                 sgeOff = 0;
             }
@@ -554,10 +548,6 @@ final class SendQueue {
         return oPlaced[oHead] == oSize[oHead];
     }
 
-    boolean responseComplete() {
-        return oPlaced[oHead] == oSize[oHead];
-    }
-
     /** The last Read Response of the oldest request arrived: its Read WQE completes when all its requests have. */
     void readResponseDone() {
         int slot = oSlot[oHead];
@@ -628,10 +618,6 @@ final class SendQueue {
         }
         q.completions().sq(q.qp(), index, opcode, major, minor);
         return true;
-    }
-
-    boolean flushed() {
-        return flushed;
     }
 
     private void traceWqe(String action, int index, int opcode) {

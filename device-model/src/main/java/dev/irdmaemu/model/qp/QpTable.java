@@ -62,11 +62,6 @@ public final class QpTable {
         qp.state = s;
     }
 
-    /** The in-order receive seam: the QP's expected sequence number moves past {@code bytes}. */
-    public void advanceReceive(QueuePair qp, long bytes) {
-        qp.rcvNxt = (qp.rcvNxt + bytes) & 0xffff_ffffL;
-    }
-
     public void destroy(QueuePair qp) {
         qp.live = false;
         qp.state = QpState.INVALID;
