@@ -69,21 +69,16 @@ final class CqRing {
     int poll(WorkCompletion wc, QpLookup qps) {
         while (true) {
             cqe.wrap(store, slot(head), Cqe.SIZE);
-            long qword3 = cqe.quadword(3);
-            if (((qword3 >>> Cqe.BIT_VALID & 1) != 0) != polarity) {
+            if (cqe.valid() != polarity) {
                 return EMPTY;
             }
-            boolean extValid = (qword3 >>> Cqe.BIT_EXTCQE & 1) != 0;
+            boolean extValid = cqe.extended();
             boolean immValid = false;
             int imm = 0;
             if (extValid) {
                 int peek = (head + 1) % size;
                 ext.wrap(store, slot(peek), CqeExtension.SIZE);
-                boolean extPolarity = ext.valid();
-                if (peek == 0) {
-                    extPolarity = !extPolarity;
-                }
-                if (extPolarity != polarity) {
+                if (ext.valid() != Cqe.extensionValidBit(polarity, peek)) {
                     return EMPTY;
                 }
                 immValid = ext.immediateValid();
@@ -105,16 +100,13 @@ final class CqRing {
                     }
                     // later CQEs of this flush report the standard flush code (uk.c rewrites the CQE)
                     if (minor != FlushCode.GENERAL_ERR) {
-                        qword3 = qword3 & ~0xffffL | FlushCode.GENERAL_ERR;
-                        store.writeLong(slot(head) + Cqe.OFF_QW3, qword3);
+                        cqe.error(major, FlushCode.GENERAL_ERR);
                     }
                     compStatus = STATUS_FLUSHED;
                 } else {
                     compStatus = STATUS_UNKNOWN;
                 }
             }
-            long qword0 = cqe.quadword(0);
-            long qword2 = cqe.quadword(2);
             long ctx = cqe.completionContext();
             QpQueues qp = qps.byHandle(ctx);
             if (qp == null || qp.destroyPending) {
@@ -122,10 +114,10 @@ final class CqRing {
                 return SKIPPED;
             }
             wc.clear();
-            wc.qpNum = (int) (qword2 >>> 32 & 0xff_ffffL);
-            wc.solicited = (qword3 >>> Cqe.BIT_SOEVENT & 1) != 0;
-            int wqeIdx = (int) (qword3 >>> 32 & 0x7fff);
-            int opType = (int) (qword3 >>> 56 & 0x3f);
+            wc.qpNum = cqe.qpId();
+            wc.solicited = cqe.solicitedEvent();
+            int wqeIdx = cqe.wqeIndex();
+            int opType = cqe.opType();
             boolean moveHead = true;
             boolean flushed = compStatus == STATUS_FLUSHED;
             int ringTail;
@@ -144,10 +136,10 @@ final class CqRing {
                     return SKIPPED;
                 }
                 wc.wrId = qp.rqWrid[arrayIdx];
-                wc.byteLen = qword0 & 0xffff_ffffL;
-                if ((qword3 >>> Cqe.BIT_STAG_OR_IPV4 & 1) != 0) {
+                wc.byteLen = cqe.payloadLength();
+                if (cqe.stagInvalidated()) {
                     wc.withInvalidate = true;
-                    wc.invalidatedRkey = (int) qword2;
+                    wc.invalidatedRkey = cqe.invalidatedStag();
                 }
                 qp.rqTail = (arrayIdx + 1) % qp.rqSize;
                 if (flushed) {
@@ -223,8 +215,7 @@ final class CqRing {
             if (moveHead) {
                 consume(extValid);
             } else {
-                qword3 = qword3 & ~(0x7fffL << 32) | (long) ringTail << 32;
-                store.writeLong(slot(head) + Cqe.OFF_QW3, qword3);
+                cqe.wqeIndex(ringTail);
             }
             processCqe(wc, error, compStatus, major, minor, sq, opType, immValid, imm);
             return POLLED;
