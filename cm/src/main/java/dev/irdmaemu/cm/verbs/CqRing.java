@@ -178,24 +178,20 @@ final class CqRing {
                         consume(extValid);
                         return SKIPPED;
                     }
-                    qp.sqTail = (wqeIdx + Math.max(1, qp.sqQuanta[wqeIdx])) % qp.sqSize;
+                    qp.retireSq(wqeIdx);
                 } else {
                     if (!qp.sqMoreWork()) {
                         consume(extValid);
                         return EMPTY;
                     }
-                    while (true) {
-                        int tail = qp.sqTail;
+                    int tail = qp.retireFlushedSq();
+                    if (tail >= 0) {
                         opType = qp.sqOpcodeAt(tail);
-                        qp.sqTail = (tail + Math.max(1, qp.sqQuanta[tail])) % qp.sqSize;
-                        if (opType != SqOpcode.NOP.code()) {
-                            wc.wrId = qp.sqWrid[tail];
-                            wc.byteLen = Integer.toUnsignedLong(qp.sqWrLen[tail]);
-                            break;
-                        }
-                        if (!qp.sqMoreWork()) {
-                            break;
-                        }
+                        wc.wrId = qp.sqWrid[tail];
+                        wc.byteLen = Integer.toUnsignedLong(qp.sqWrLen[tail]);
+                    } else {
+                        // only NOPs were left: the completion reports the last of them
+                        opType = SqOpcode.NOP.code();
                     }
                     if (opType == SqOpcode.BIND_MW.code() && minor == FlushCode.PROT_ERR) {
                         minor = FlushCode.MW_BIND_ERR;
@@ -236,17 +232,7 @@ final class CqRing {
             }
         }
         if (sq) {
-            SqOpcode op = SqOpcode.of(opType);
-            wc.opcode = op == null ? WcOpcode.UNKNOWN : switch (op) {
-                case RDMA_WRITE, RDMA_WRITE_SOL -> WcOpcode.RDMA_WRITE;
-                case RDMA_READ, RDMA_READ_LOC_INV -> WcOpcode.RDMA_READ;
-                case RDMA_SEND, RDMA_SEND_INV, RDMA_SEND_SOL_EVENT, RDMA_SEND_SOL_EVENT_INV -> WcOpcode.SEND;
-                case FAST_REGISTER -> WcOpcode.REG_MR;
-                case ATOMIC_COMPARE_SWAP_ADD -> WcOpcode.COMP_SWAP;
-                case ATOMIC_FETCH_ADD -> WcOpcode.FETCH_ADD;
-                case LOCAL_INVALIDATE -> WcOpcode.LOCAL_INV;
-                default -> WcOpcode.UNKNOWN;
-            };
+            wc.opcode = WcOpcode.fromSq(opType);
             if (wc.opcode == WcOpcode.UNKNOWN) {
                 wc.status = WcStatus.GENERAL_ERR;
             }

@@ -1136,14 +1136,9 @@ public final class QueuePair {
             if (!generateSqFlush) {
                 return false;
             }
-            while (queues.sqMoreWork()) {
-                int tail = queues.sqTail;
-                int op = queues.sqOpcodeAt(tail);
-                queues.sqTail = (tail + Math.max(1, queues.sqQuanta[tail])) % queues.sqSize;
-                if (op == SqOpcode.NOP.code()) {
-                    continue;
-                }
-                fillFlushed(wc, queues.sqWrid[tail], true, op);
+            int tail = queues.retireFlushedSq();
+            if (tail >= 0) {
+                fillFlushed(wc, queues.sqWrid[tail], true, queues.sqOpcodeAt(tail));
                 return true;
             }
             generateSqFlush = false;
@@ -1169,10 +1164,10 @@ public final class QueuePair {
         wc.status = WcStatus.WR_FLUSH_ERR;
         wc.vendorErr = FlushCode.FLUSH_MAJOR_ERR << 16 | FlushCode.GENERAL_ERR;
         if (sq) {
-            SqOpcode o = SqOpcode.of(op);
-            wc.opcode = o == null ? WcOpcode.UNKNOWN : o.isSend() ? WcOpcode.SEND : o.isWrite() ? WcOpcode.RDMA_WRITE
-                    : o.isRead() ? WcOpcode.RDMA_READ : o == SqOpcode.LOCAL_INVALIDATE ? WcOpcode.LOCAL_INV
-                    : o == SqOpcode.FAST_REGISTER ? WcOpcode.REG_MR : WcOpcode.UNKNOWN;
+            // as the ring's completions, except that the generated ones have always reported the atomics (which
+            // an iWARP QP never posts) as UNKNOWN
+            wc.opcode = op == SqOpcode.ATOMIC_FETCH_ADD.code() || op == SqOpcode.ATOMIC_COMPARE_SWAP_ADD.code()
+                    ? WcOpcode.UNKNOWN : WcOpcode.fromSq(op);
         } else {
             wc.opcode = WcOpcode.RECV;
         }
