@@ -143,7 +143,6 @@ final class CqRing {
                 }
                 qp.rqTail = (arrayIdx + 1) % qp.rqSize;
                 if (flushed) {
-                    qp.rqFlushSeen = true;
                     if (!qp.rqMoreWork()) {
                         qp.rqFlushComplete = true;
                     } else {
@@ -196,7 +195,6 @@ final class CqRing {
                     if (opType == SqOpcode.BIND_MW.code() && minor == FlushCode.PROT_ERR) {
                         minor = FlushCode.MW_BIND_ERR;
                     }
-                    qp.sqFlushSeen = true;
                     if (!qp.sqMoreWork()) {
                         qp.sqFlushComplete = true;
                     }

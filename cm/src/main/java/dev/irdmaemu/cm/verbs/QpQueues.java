@@ -49,9 +49,7 @@ final class QpQueues {
     final int maxInline;
 
     boolean destroyPending;
-    boolean sqFlushSeen;
     boolean sqFlushComplete;
-    boolean rqFlushSeen;
     boolean rqFlushComplete;
     private final SqWqe wqe = new SqWqe();
 

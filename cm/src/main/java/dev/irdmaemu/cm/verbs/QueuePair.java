@@ -139,8 +139,6 @@ public final class QueuePair {
     private final TerminateBuilder terminate = new TerminateBuilder();
     private final BytesStore<?, ?> inline = BytesStore.wrap(new byte[SqWqe.MAX_INLINE]);
     private final AsyncEvent synthetic = new AsyncEvent();
-    private long postedSends;
-    private long postedReceives;
 
     QueuePair(IrdmaVerbs verbs, int id, QpInit init, int sqShift, int sqDepth, int rqShift, int rqDepth,
               long ringAddress, long ringBytes, long q2Address) {
@@ -263,14 +261,6 @@ public final class QueuePair {
 
     public int rqSize() {
         return queues.rqSize;
-    }
-
-    public long postedSends() {
-        return postedSends;
-    }
-
-    public long postedReceives() {
-        return postedReceives;
     }
 
     /** The consumer's handler of asynchronous QP events (QP_FATAL, QP_ACCESS_ERR, QP_REQ_ERR). */
@@ -407,7 +397,6 @@ public final class QueuePair {
         if (s != PostStatus.OK) {
             return s;
         }
-        postedSends++;
         if (!flushIssued) {
             if (hwIwarpState <= STATE_RTS && !destroyed) {
                 driver.ringSqDoorbell(id);
@@ -575,7 +564,6 @@ public final class QueuePair {
             return PostStatus.QUEUE_FULL;
         }
         rqWqe.wrap(store, o, queues.rqWqeBytes()).write(queues.rwqePolarity, wr.sges);
-        postedReceives++;
         if (flushIssued) {
             flushTimer.scheduleIn(FLUSH_DELAY_NANOS);
         }
