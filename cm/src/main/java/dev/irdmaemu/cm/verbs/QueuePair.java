@@ -138,6 +138,10 @@ public final class QueuePair {
     private final Q2Buffer q2 = new Q2Buffer();
     private final TerminateBuilder terminate = new TerminateBuilder();
     private final BytesStore<?, ?> inline = BytesStore.wrap(new byte[SqWqe.MAX_INLINE]);
+    /**
+     * The AEs the QP raises itself: the BAD_CLOSE of a refused modify, and a received Terminate's substitute code
+     * (terminateConnection reads it before its modify, which may reuse it for BAD_CLOSE).
+     */
     private final AsyncEvent synthetic = new AsyncEvent();
 
     QueuePair(IrdmaVerbs verbs, int id, QpInit init, int sqShift, int sqDepth, int rqShift, int rqDepth,
@@ -862,8 +866,10 @@ public final class QueuePair {
                 code = AeCode.RDMAP_ROE_INVALID_RDMAP_VERSION.code();
             }
             if (code != 0) {
-                ae.aeCode = code;
-                terminateConnection(ae);
+                // the Terminate is answered as an AE of this code would be: a copy of the AE in the QP's own event,
+                // so the driver's (which it hands on after this) keeps the device's code
+                synthetic.copyFrom(ae).aeCode = code;
+                terminateConnection(synthetic);
                 return;
             }
         }
