@@ -295,13 +295,22 @@ public final class QueuePair {
      */
     void writeConnectionContext(TcpOffloadInfo tcp, int ord, int ird, int arp) {
         IwarpOffloadInfo w = iwarpInfo;
-        iwarpInfo = new IwarpOffloadInfo(w.rcvMarkOffset(), w.sndMarkOffset(), 1, 1, w.errRqIdx(), pd.id(), ord, ird,
-                w.ibRdEn(), w.alignHdrs(), w.rcvNoMpaCrc(), w.errRqIdxValid(), w.sndMarkEn(), w.rcvMarkEn(),
-                w.wrRdrespEn(), w.bindEn(), w.fastRegEn(), w.privModeEn(), true, w.timelyEn(), w.ecnEn(),
-                w.dctcpEn(), w.tHigh(), w.tLow(), w.lastByteSent(), w.macAddr(), w.rtomin());
+        iwarpInfo = iwarpInfo(w, 1, 1, w.errRqIdx(), w.errRqIdxValid(), pd.id(), ord, ird, true);
         tcpInfo = tcp;
         arpIndex = arp;
         writeContext(true, 0);
+    }
+
+    /**
+     * {@code w} with the fields a connection (versions, PD, ORD / IRD, reads) or an RQ error AE (err_rq_idx) sets;
+     * every other field kept.
+     */
+    private static IwarpOffloadInfo iwarpInfo(IwarpOffloadInfo w, int ddpVer, int rdmapVer, int errRqIdx,
+                                              boolean errRqIdxValid, int pdId, int ord, int ird, boolean rdEn) {
+        return new IwarpOffloadInfo(w.rcvMarkOffset(), w.sndMarkOffset(), ddpVer, rdmapVer, errRqIdx, pdId, ord, ird,
+                w.ibRdEn(), w.alignHdrs(), w.rcvNoMpaCrc(), errRqIdxValid, w.sndMarkEn(), w.rcvMarkEn(),
+                w.wrRdrespEn(), w.bindEn(), w.fastRegEn(), w.privModeEn(), rdEn, w.timelyEn(), w.ecnEn(),
+                w.dctcpEn(), w.tHigh(), w.tLow(), w.lastByteSent(), w.macAddr(), w.rtomin());
     }
 
     private void writeContext(boolean withTcp, int remEndpoint) {
@@ -803,11 +812,8 @@ public final class QueuePair {
         LOG.debug("QP {}: abnormal AE {}", id, ae);
         if (ae.rq && iwarpInfo != null) {
             IwarpOffloadInfo w = iwarpInfo;
-            iwarpInfo = new IwarpOffloadInfo(w.rcvMarkOffset(), w.sndMarkOffset(), w.ddpVer(), w.rdmapVer(),
-                    ae.wqeIndex, w.pdId(), w.ordSize(), w.irdSize(), w.ibRdEn(), w.alignHdrs(), w.rcvNoMpaCrc(), true,
-                    w.sndMarkEn(), w.rcvMarkEn(), w.wrRdrespEn(), w.bindEn(), w.fastRegEn(), w.privModeEn(),
-                    w.rdEn(), w.timelyEn(), w.ecnEn(), w.dctcpEn(), w.tHigh(), w.tLow(), w.lastByteSent(),
-                    w.macAddr(), w.rtomin());
+            iwarpInfo = iwarpInfo(w, w.ddpVer(), w.rdmapVer(), ae.wqeIndex, true, w.pdId(), w.ordSize(),
+                    w.irdSize(), w.rdEn());
             writeContext(false, 0);
         }
         if (hwIwarpState != STATE_RTS && hwIwarpState != STATE_TERMINATE) {
