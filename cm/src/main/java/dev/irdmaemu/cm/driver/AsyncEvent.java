@@ -96,6 +96,24 @@ public final class AsyncEvent {
         return classify();
     }
 
+    /** This event made a copy of {@code other}, its classification included (no reclassification). */
+    public AsyncEvent copyFrom(AsyncEvent other) {
+        qpCqId = other.qpCqId;
+        aeCode = other.aeCode;
+        source = other.source;
+        iwarpState = other.iwarpState;
+        tcpState = other.tcpState;
+        q2DataWritten = other.q2DataWritten;
+        wqeIndex = other.wqeIndex;
+        completionContext = other.completionContext;
+        overflow = other.overflow;
+        qp = other.qp;
+        cq = other.cq;
+        sq = other.sq;
+        rq = other.rq;
+        return this;
+    }
+
     @Override
     public String toString() {
         AeCode c = AeCode.of(aeCode);

@@ -315,11 +315,6 @@ public final class IrdmaDriver {
         return hmcPages[(int) page] + fpmAddress % HostRam.PAGE_SIZE;
     }
 
-    /** The minor code of the last successful CQP completion (Flush WQEs reports what it flushed there). */
-    public int lastCompletionMinor() {
-        return lastCompletionMinor;
-    }
-
     public SimScheduler scheduler() {
         return scheduler;
     }

@@ -6,7 +6,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * An rping side's buffers (rping.c struct rping_cb): the receive buffer and the send buffer, one
  * {@link RpingInfo} each, and rdma_buf, the {@code size}-byte buffer the server reads into and writes from and the
  * client's sink; the client also has its start buffer, the source of the server's Read. For each: where its bytes
- * are in {@link #store()} (for the protocol to read and write them), and its address and key in the consumer's
+ * are in {@link #store} (for the protocol to read and write them), and its address and key in the consumer's
  * space (for advertisements and work requests).
  */
 public final class RpingBuffers {
@@ -48,64 +48,7 @@ public final class RpingBuffers {
         this.startKey = start == null ? 0 : start.key();
     }
 
-    public BytesStore<?, ?> store() {
-        return store;
-    }
-
-    /** The ping data size (rdma_buf's and the start buffer's length). */
-    public int size() {
-        return size;
-    }
-
     public boolean hasStartBuffer() {
         return startOffset >= 0;
-    }
-
-    public long rdmaOffset() {
-        return rdmaOffset;
-    }
-
-    public long rdmaAddress() {
-        return rdmaAddress;
-    }
-
-    public int rdmaKey() {
-        return rdmaKey;
-    }
-
-    public long startOffset() {
-        return startOffset;
-    }
-
-    public long startAddress() {
-        return startAddress;
-    }
-
-    public int startKey() {
-        return startKey;
-    }
-
-    public long recvOffset() {
-        return recvOffset;
-    }
-
-    public long recvAddress() {
-        return recvAddress;
-    }
-
-    public int recvLkey() {
-        return recvLkey;
-    }
-
-    public long sendOffset() {
-        return sendOffset;
-    }
-
-    public long sendAddress() {
-        return sendAddress;
-    }
-
-    public int sendLkey() {
-        return sendLkey;
     }
 }

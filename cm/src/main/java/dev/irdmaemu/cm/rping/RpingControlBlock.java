@@ -59,8 +59,6 @@ public final class RpingControlBlock implements RpingVerbs {
     private RpingCompletions sink;
     private ConnectionManager cm;
     private CmNode node;
-    private boolean polling;
-    private boolean pollAgain;
     private boolean releasing;
     private boolean released;
     private Runnable whenReleased;
@@ -199,29 +197,18 @@ public final class RpingControlBlock implements RpingVerbs {
 
     /**
      * rping.c cq_thread and rping_cq_event_handler: re-arm, then poll until the CQ is empty, each completion to the
-     * protocol. A completion event while polling (the protocol's posts can make one) only asks for another round.
+     * protocol. A completion event while polling (the protocol's posts can make one) only asks for another round:
+     * the CQ calls its handler again once this returns ({@link CompletionQueue#onCompletion}).
      */
     private void poll() {
-        if (polling) {
-            pollAgain = true;
+        if (releasing) {
             return;
         }
-        polling = true;
-        try {
-            do {
-                pollAgain = false;
-                if (releasing) {
-                    return;
-                }
-                cq.requestNotify(false);
-                while (!releasing && cq.poll(wc)) {
-                    if (sink != null) {
-                        sink.completion(wc.status(), wc.opcode(), wc.byteLen());
-                    }
-                }
-            } while (pollAgain);
-        } finally {
-            polling = false;
+        cq.requestNotify(false);
+        while (!releasing && cq.poll(wc)) {
+            if (sink != null) {
+                sink.completion(wc.status(), wc.opcode(), wc.byteLen());
+            }
         }
     }
 

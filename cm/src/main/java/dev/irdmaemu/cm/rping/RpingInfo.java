@@ -1,5 +1,6 @@
 package dev.irdmaemu.cm.rping;
 
+import dev.irdmaemu.fw.NetworkOrder;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -20,45 +21,26 @@ public final class RpingInfo {
 
     /** rping.c rping_format_send: {@code address}, {@code rkey} and {@code size} into the send buffer. */
     public static void write(BytesStore<?, ?> store, long offset, long address, int rkey, int size) {
-        putLong(store, offset + BUF, address);
-        putInt(store, offset + RKEY, rkey);
-        putInt(store, offset + LENGTH, size);
+        NetworkOrder.put64(store, offset + BUF, address);
+        NetworkOrder.put32(store, offset + RKEY, rkey);
+        NetworkOrder.put32(store, offset + LENGTH, size);
     }
 
     /** Zeroes an advertisement (the server's go-ahead: its send_buf is never formatted). */
     public static void clear(BytesStore<?, ?> store, long offset) {
-        for (int i = 0; i < SIZE; i++) {
-            store.writeByte(offset + i, (byte) 0);
-        }
+        store.zeroOut(offset, offset + SIZE);
     }
 
     public static long address(BytesStore<?, ?> store, long offset) {
-        return (long) getInt(store, offset + BUF) << 32 | (getInt(store, offset + BUF + 4) & 0xffff_ffffL);
+        return NetworkOrder.i64(store, offset + BUF);
     }
 
     public static int rkey(BytesStore<?, ?> store, long offset) {
-        return getInt(store, offset + RKEY);
+        return NetworkOrder.i32(store, offset + RKEY);
     }
 
     /** The advertised length, unsigned in the struct (be32toh into an int in rping; here as a long). */
     public static long length(BytesStore<?, ?> store, long offset) {
-        return getInt(store, offset + LENGTH) & 0xffff_ffffL;
-    }
-
-    private static void putLong(BytesStore<?, ?> s, long o, long v) {
-        putInt(s, o, (int) (v >>> 32));
-        putInt(s, o + 4, (int) v);
-    }
-
-    private static void putInt(BytesStore<?, ?> s, long o, int v) {
-        s.writeByte(o, (byte) (v >>> 24));
-        s.writeByte(o + 1, (byte) (v >>> 16));
-        s.writeByte(o + 2, (byte) (v >>> 8));
-        s.writeByte(o + 3, (byte) v);
-    }
-
-    private static int getInt(BytesStore<?, ?> s, long o) {
-        return (s.readByte(o) & 0xff) << 24 | (s.readByte(o + 1) & 0xff) << 16 | (s.readByte(o + 2) & 0xff) << 8
-                | (s.readByte(o + 3) & 0xff);
+        return NetworkOrder.u32(store, offset + LENGTH);
     }
 }

@@ -163,7 +163,11 @@ public final class UcmatoseConnection {
         return PostStatus.OK;
     }
 
-    /** Re-arm, then take every completion (as a CQ handler does); one that arrives meanwhile asks for a round more. */
+    /**
+     * Re-arm, then take every completion (as a CQ handler does); one that arrives meanwhile asks for a round more.
+     * The guard is the connection's, not only the CQ's: a CQ keeps its own handler from re-entering, but both CQs
+     * run this loop, and an event on the other CQ while it runs must not start a nested one.
+     */
     private void poll() {
         if (polling) {
             pollAgain = true;

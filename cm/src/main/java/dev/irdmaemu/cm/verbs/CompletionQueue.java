@@ -25,6 +25,9 @@ public final class CompletionQueue {
     private Consumer<CompletionQueue> handler;
     private boolean armed;
     private boolean lastNotifySolicited;
+    /** The handler is running; a completion event meanwhile only asks for another call ({@link #handlerAgain}). */
+    private boolean inHandler;
+    private boolean handlerAgain;
     boolean destroyed;
     /** The QPs completing here, for the generated flush completions (grown at QP create, not per completion). */
     private QueuePair[] users = new QueuePair[2];
@@ -74,7 +77,10 @@ public final class CompletionQueue {
         return notifications;
     }
 
-    /** The consumer's completion handler (ib_cq.comp_handler): called when an armed CQ gets a completion event. */
+    /**
+     * The consumer's completion handler (ib_cq.comp_handler): called when an armed CQ gets a completion event, never
+     * re-entrantly for this CQ (an event while it runs calls it again after it returns).
+     */
     public CompletionQueue onCompletion(Consumer<CompletionQueue> h) {
         this.handler = h;
         return this;
@@ -156,7 +162,11 @@ public final class CompletionQueue {
         return false;
     }
 
-    /** hw.c irdma_iwarp_ce_handler: a CEQE named this CQ; the handler runs if the CQ was armed. */
+    /**
+     * hw.c irdma_iwarp_ce_handler: a CEQE named this CQ; the handler runs if the CQ was armed. An event that comes
+     * while the handler runs (a CQP op in the handler runs the scheduler, whose flush timer generates completions,
+     * {@link #generated}) does not call it re-entrantly: the handler is called once more when it returns.
+     */
     void completionEvent() {
         if (destroyed) {
             return;
@@ -164,8 +174,21 @@ public final class CompletionQueue {
         if (armed) {
             armed = false;
             notifications++;
-            if (handler != null) {
-                handler.accept(this);
+            if (handler == null) {
+                return;
+            }
+            if (inHandler) {
+                handlerAgain = true;
+                return;
+            }
+            inHandler = true;
+            try {
+                do {
+                    handlerAgain = false;
+                    handler.accept(this);
+                } while (handlerAgain);
+            } finally {
+                inHandler = false;
             }
         }
     }

@@ -69,21 +69,16 @@ final class CqRing {
     int poll(WorkCompletion wc, QpLookup qps) {
         while (true) {
             cqe.wrap(store, slot(head), Cqe.SIZE);
-            long qword3 = cqe.quadword(3);
-            if (((qword3 >>> Cqe.BIT_VALID & 1) != 0) != polarity) {
+            if (cqe.valid() != polarity) {
                 return EMPTY;
             }
-            boolean extValid = (qword3 >>> Cqe.BIT_EXTCQE & 1) != 0;
+            boolean extValid = cqe.extended();
             boolean immValid = false;
             int imm = 0;
             if (extValid) {
                 int peek = (head + 1) % size;
                 ext.wrap(store, slot(peek), CqeExtension.SIZE);
-                boolean extPolarity = ext.valid();
-                if (peek == 0) {
-                    extPolarity = !extPolarity;
-                }
-                if (extPolarity != polarity) {
+                if (ext.valid() != Cqe.extensionValidBit(polarity, peek)) {
                     return EMPTY;
                 }
                 immValid = ext.immediateValid();
@@ -105,16 +100,13 @@ final class CqRing {
                     }
                     // later CQEs of this flush report the standard flush code (uk.c rewrites the CQE)
                     if (minor != FlushCode.GENERAL_ERR) {
-                        qword3 = qword3 & ~0xffffL | FlushCode.GENERAL_ERR;
-                        store.writeLong(slot(head) + Cqe.OFF_QW3, qword3);
+                        cqe.error(major, FlushCode.GENERAL_ERR);
                     }
                     compStatus = STATUS_FLUSHED;
                 } else {
                     compStatus = STATUS_UNKNOWN;
                 }
             }
-            long qword0 = cqe.quadword(0);
-            long qword2 = cqe.quadword(2);
             long ctx = cqe.completionContext();
             QpQueues qp = qps.byHandle(ctx);
             if (qp == null || qp.destroyPending) {
@@ -122,10 +114,10 @@ final class CqRing {
                 return SKIPPED;
             }
             wc.clear();
-            wc.qpNum = (int) (qword2 >>> 32 & 0xff_ffffL);
-            wc.solicited = (qword3 >>> Cqe.BIT_SOEVENT & 1) != 0;
-            int wqeIdx = (int) (qword3 >>> 32 & 0x7fff);
-            int opType = (int) (qword3 >>> 56 & 0x3f);
+            wc.qpNum = cqe.qpId();
+            wc.solicited = cqe.solicitedEvent();
+            int wqeIdx = cqe.wqeIndex();
+            int opType = cqe.opType();
             boolean moveHead = true;
             boolean flushed = compStatus == STATUS_FLUSHED;
             int ringTail;
@@ -144,14 +136,13 @@ final class CqRing {
                     return SKIPPED;
                 }
                 wc.wrId = qp.rqWrid[arrayIdx];
-                wc.byteLen = qword0 & 0xffff_ffffL;
-                if ((qword3 >>> Cqe.BIT_STAG_OR_IPV4 & 1) != 0) {
+                wc.byteLen = cqe.payloadLength();
+                if (cqe.stagInvalidated()) {
                     wc.withInvalidate = true;
-                    wc.invalidatedRkey = (int) qword2;
+                    wc.invalidatedRkey = cqe.invalidatedStag();
                 }
                 qp.rqTail = (arrayIdx + 1) % qp.rqSize;
                 if (flushed) {
-                    qp.rqFlushSeen = true;
                     if (!qp.rqMoreWork()) {
                         qp.rqFlushComplete = true;
                     } else {
@@ -186,29 +177,24 @@ final class CqRing {
                         consume(extValid);
                         return SKIPPED;
                     }
-                    qp.sqTail = (wqeIdx + Math.max(1, qp.sqQuanta[wqeIdx])) % qp.sqSize;
+                    qp.retireSq(wqeIdx);
                 } else {
                     if (!qp.sqMoreWork()) {
                         consume(extValid);
                         return EMPTY;
                     }
-                    while (true) {
-                        int tail = qp.sqTail;
+                    int tail = qp.retireFlushedSq();
+                    if (tail >= 0) {
                         opType = qp.sqOpcodeAt(tail);
-                        qp.sqTail = (tail + Math.max(1, qp.sqQuanta[tail])) % qp.sqSize;
-                        if (opType != SqOpcode.NOP.code()) {
-                            wc.wrId = qp.sqWrid[tail];
-                            wc.byteLen = Integer.toUnsignedLong(qp.sqWrLen[tail]);
-                            break;
-                        }
-                        if (!qp.sqMoreWork()) {
-                            break;
-                        }
+                        wc.wrId = qp.sqWrid[tail];
+                        wc.byteLen = Integer.toUnsignedLong(qp.sqWrLen[tail]);
+                    } else {
+                        // only NOPs were left: the completion reports the last of them
+                        opType = SqOpcode.NOP.code();
                     }
                     if (opType == SqOpcode.BIND_MW.code() && minor == FlushCode.PROT_ERR) {
                         minor = FlushCode.MW_BIND_ERR;
                     }
-                    qp.sqFlushSeen = true;
                     if (!qp.sqMoreWork()) {
                         qp.sqFlushComplete = true;
                     }
@@ -223,8 +209,7 @@ final class CqRing {
             if (moveHead) {
                 consume(extValid);
             } else {
-                qword3 = qword3 & ~(0x7fffL << 32) | (long) ringTail << 32;
-                store.writeLong(slot(head) + Cqe.OFF_QW3, qword3);
+                cqe.wqeIndex(ringTail);
             }
             processCqe(wc, error, compStatus, major, minor, sq, opType, immValid, imm);
             return POLLED;
@@ -245,17 +230,7 @@ final class CqRing {
             }
         }
         if (sq) {
-            SqOpcode op = SqOpcode.of(opType);
-            wc.opcode = op == null ? WcOpcode.UNKNOWN : switch (op) {
-                case RDMA_WRITE, RDMA_WRITE_SOL -> WcOpcode.RDMA_WRITE;
-                case RDMA_READ, RDMA_READ_LOC_INV -> WcOpcode.RDMA_READ;
-                case RDMA_SEND, RDMA_SEND_INV, RDMA_SEND_SOL_EVENT, RDMA_SEND_SOL_EVENT_INV -> WcOpcode.SEND;
-                case FAST_REGISTER -> WcOpcode.REG_MR;
-                case ATOMIC_COMPARE_SWAP_ADD -> WcOpcode.COMP_SWAP;
-                case ATOMIC_FETCH_ADD -> WcOpcode.FETCH_ADD;
-                case LOCAL_INVALIDATE -> WcOpcode.LOCAL_INV;
-                default -> WcOpcode.UNKNOWN;
-            };
+            wc.opcode = WcOpcode.fromSq(opType);
             if (wc.opcode == WcOpcode.UNKNOWN) {
                 wc.status = WcStatus.GENERAL_ERR;
             }

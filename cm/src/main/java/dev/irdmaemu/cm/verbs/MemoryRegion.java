@@ -95,11 +95,6 @@ public final class MemoryRegion {
         return pageCount;
     }
 
-    /** The physical address of page {@code i} of the region. */
-    public long pageAddress(int i) {
-        return pages[i];
-    }
-
     public boolean isDeregistered() {
         return deregistered;
     }

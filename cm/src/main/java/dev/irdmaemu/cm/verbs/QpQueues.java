@@ -49,10 +49,9 @@ final class QpQueues {
     final int maxInline;
 
     boolean destroyPending;
-    boolean sqFlushSeen;
     boolean sqFlushComplete;
-    boolean rqFlushSeen;
     boolean rqFlushComplete;
+    private final SqWqe wqe = new SqWqe();
 
     /**
      * uk.c irdma_uk_qp_init for an iWARP kernel QP (first_sq_wq): {@code sqBase} / {@code rqBase} are store
@@ -151,12 +150,7 @@ final class QpQueues {
             return;
         }
         sqQuanta[index] = 1;
-        long o = sqWqe(index);
-        store.writeLong(o, 0L);
-        store.writeLong(o + 8, 0L);
-        store.writeLong(o + 16, 0L);
-        store.writeLong(o + SqWqe.OFF_HEADER, (long) SqOpcode.NOP.code() << 32
-                | (swqePolarity ? 1L << SqWqe.BIT_VALID : 0L));
+        wqe.wrap(store, sqWqe(index), SqWqe.QUANTUM).writeNop(swqePolarity, false);
     }
 
     /**
@@ -182,7 +176,28 @@ final class QpQueues {
 
     /** The opcode in the header of the SQ WQE at {@code index} (what a flush reports, uk.c flush loop). */
     int sqOpcodeAt(int index) {
-        return (int) (store.readLong(sqWqe(index) + SqWqe.OFF_HEADER) >>> 32 & 0x3f);
+        return wqe.wrap(store, sqWqe(index), SqWqe.QUANTUM).opcode();
+    }
+
+    /** Retires the SQ WQE at {@code index}: the tail moves past its quanta (at least one). */
+    void retireSq(int index) {
+        sqTail = (index + Math.max(1, sqQuanta[index])) % sqSize;
+    }
+
+    /**
+     * The flush loop of uk.c irdma_uk_cq_poll_cmpl (and utils.c irdma_generate_flush_completions): retires WQEs
+     * from the SQ tail, skipping NOPs, and answers the index of the first other WQE retired, or -1 when the SQ
+     * ran empty (or was) with only NOPs.
+     */
+    int retireFlushedSq() {
+        while (sqMoreWork()) {
+            int tail = sqTail;
+            retireSq(tail);
+            if (sqOpcodeAt(tail) != SqOpcode.NOP.code()) {
+                return tail;
+            }
+        }
+        return -1;
     }
 
     // ------------------------------------------------------------------------------------------------ the RQ

@@ -138,9 +138,11 @@ public final class QueuePair {
     private final Q2Buffer q2 = new Q2Buffer();
     private final TerminateBuilder terminate = new TerminateBuilder();
     private final BytesStore<?, ?> inline = BytesStore.wrap(new byte[SqWqe.MAX_INLINE]);
+    /**
+     * The AEs the QP raises itself: the BAD_CLOSE of a refused modify, and a received Terminate's substitute code
+     * (terminateConnection reads it before its modify, which may reuse it for BAD_CLOSE).
+     */
     private final AsyncEvent synthetic = new AsyncEvent();
-    private long postedSends;
-    private long postedReceives;
 
     QueuePair(IrdmaVerbs verbs, int id, QpInit init, int sqShift, int sqDepth, int rqShift, int rqDepth,
               long ringAddress, long ringBytes, long q2Address) {
@@ -265,14 +267,6 @@ public final class QueuePair {
         return queues.rqSize;
     }
 
-    public long postedSends() {
-        return postedSends;
-    }
-
-    public long postedReceives() {
-        return postedReceives;
-    }
-
     /** The consumer's handler of asynchronous QP events (QP_FATAL, QP_ACCESS_ERR, QP_REQ_ERR). */
     public QueuePair onEvent(QpEventHandler handler) {
         this.eventHandler = handler;
@@ -301,13 +295,22 @@ public final class QueuePair {
      */
     void writeConnectionContext(TcpOffloadInfo tcp, int ord, int ird, int arp) {
         IwarpOffloadInfo w = iwarpInfo;
-        iwarpInfo = new IwarpOffloadInfo(w.rcvMarkOffset(), w.sndMarkOffset(), 1, 1, w.errRqIdx(), pd.id(), ord, ird,
-                w.ibRdEn(), w.alignHdrs(), w.rcvNoMpaCrc(), w.errRqIdxValid(), w.sndMarkEn(), w.rcvMarkEn(),
-                w.wrRdrespEn(), w.bindEn(), w.fastRegEn(), w.privModeEn(), true, w.timelyEn(), w.ecnEn(),
-                w.dctcpEn(), w.tHigh(), w.tLow(), w.lastByteSent(), w.macAddr(), w.rtomin());
+        iwarpInfo = iwarpInfo(w, 1, 1, w.errRqIdx(), w.errRqIdxValid(), pd.id(), ord, ird, true);
         tcpInfo = tcp;
         arpIndex = arp;
         writeContext(true, 0);
+    }
+
+    /**
+     * {@code w} with the fields a connection (versions, PD, ORD / IRD, reads) or an RQ error AE (err_rq_idx) sets;
+     * every other field kept.
+     */
+    private static IwarpOffloadInfo iwarpInfo(IwarpOffloadInfo w, int ddpVer, int rdmapVer, int errRqIdx,
+                                              boolean errRqIdxValid, int pdId, int ord, int ird, boolean rdEn) {
+        return new IwarpOffloadInfo(w.rcvMarkOffset(), w.sndMarkOffset(), ddpVer, rdmapVer, errRqIdx, pdId, ord, ird,
+                w.ibRdEn(), w.alignHdrs(), w.rcvNoMpaCrc(), errRqIdxValid, w.sndMarkEn(), w.rcvMarkEn(),
+                w.wrRdrespEn(), w.bindEn(), w.fastRegEn(), w.privModeEn(), rdEn, w.timelyEn(), w.ecnEn(),
+                w.dctcpEn(), w.tHigh(), w.tLow(), w.lastByteSent(), w.macAddr(), w.rtomin());
     }
 
     private void writeContext(boolean withTcp, int remEndpoint) {
@@ -407,7 +410,6 @@ public final class QueuePair {
         if (s != PostStatus.OK) {
             return s;
         }
-        postedSends++;
         if (!flushIssued) {
             if (hwIwarpState <= STATE_RTS && !destroyed) {
                 driver.ringSqDoorbell(id);
@@ -575,7 +577,6 @@ public final class QueuePair {
             return PostStatus.QUEUE_FULL;
         }
         rqWqe.wrap(store, o, queues.rqWqeBytes()).write(queues.rwqePolarity, wr.sges);
-        postedReceives++;
         if (flushIssued) {
             flushTimer.scheduleIn(FLUSH_DELAY_NANOS);
         }
@@ -811,11 +812,8 @@ public final class QueuePair {
         LOG.debug("QP {}: abnormal AE {}", id, ae);
         if (ae.rq && iwarpInfo != null) {
             IwarpOffloadInfo w = iwarpInfo;
-            iwarpInfo = new IwarpOffloadInfo(w.rcvMarkOffset(), w.sndMarkOffset(), w.ddpVer(), w.rdmapVer(),
-                    ae.wqeIndex, w.pdId(), w.ordSize(), w.irdSize(), w.ibRdEn(), w.alignHdrs(), w.rcvNoMpaCrc(), true,
-                    w.sndMarkEn(), w.rcvMarkEn(), w.wrRdrespEn(), w.bindEn(), w.fastRegEn(), w.privModeEn(),
-                    w.rdEn(), w.timelyEn(), w.ecnEn(), w.dctcpEn(), w.tHigh(), w.tLow(), w.lastByteSent(),
-                    w.macAddr(), w.rtomin());
+            iwarpInfo = iwarpInfo(w, w.ddpVer(), w.rdmapVer(), ae.wqeIndex, true, w.pdId(), w.ordSize(),
+                    w.irdSize(), w.rdEn());
             writeContext(false, 0);
         }
         if (hwIwarpState != STATE_RTS && hwIwarpState != STATE_TERMINATE) {
@@ -874,8 +872,10 @@ public final class QueuePair {
                 code = AeCode.RDMAP_ROE_INVALID_RDMAP_VERSION.code();
             }
             if (code != 0) {
-                ae.aeCode = code;
-                terminateConnection(ae);
+                // the Terminate is answered as an AE of this code would be: a copy of the AE in the QP's own event,
+                // so the driver's (which it hands on after this) keeps the device's code
+                synthetic.copyFrom(ae).aeCode = code;
+                terminateConnection(synthetic);
                 return;
             }
         }
@@ -1136,14 +1136,9 @@ public final class QueuePair {
             if (!generateSqFlush) {
                 return false;
             }
-            while (queues.sqMoreWork()) {
-                int tail = queues.sqTail;
-                int op = queues.sqOpcodeAt(tail);
-                queues.sqTail = (tail + Math.max(1, queues.sqQuanta[tail])) % queues.sqSize;
-                if (op == SqOpcode.NOP.code()) {
-                    continue;
-                }
-                fillFlushed(wc, queues.sqWrid[tail], true, op);
+            int tail = queues.retireFlushedSq();
+            if (tail >= 0) {
+                fillFlushed(wc, queues.sqWrid[tail], true, queues.sqOpcodeAt(tail));
                 return true;
             }
             generateSqFlush = false;
@@ -1169,10 +1164,10 @@ public final class QueuePair {
         wc.status = WcStatus.WR_FLUSH_ERR;
         wc.vendorErr = FlushCode.FLUSH_MAJOR_ERR << 16 | FlushCode.GENERAL_ERR;
         if (sq) {
-            SqOpcode o = SqOpcode.of(op);
-            wc.opcode = o == null ? WcOpcode.UNKNOWN : o.isSend() ? WcOpcode.SEND : o.isWrite() ? WcOpcode.RDMA_WRITE
-                    : o.isRead() ? WcOpcode.RDMA_READ : o == SqOpcode.LOCAL_INVALIDATE ? WcOpcode.LOCAL_INV
-                    : o == SqOpcode.FAST_REGISTER ? WcOpcode.REG_MR : WcOpcode.UNKNOWN;
+            // as the ring's completions, except that the generated ones have always reported the atomics (which
+            // an iWARP QP never posts) as UNKNOWN
+            wc.opcode = op == SqOpcode.ATOMIC_FETCH_ADD.code() || op == SqOpcode.ATOMIC_COMPARE_SWAP_ADD.code()
+                    ? WcOpcode.UNKNOWN : WcOpcode.fromSq(op);
         } else {
             wc.opcode = WcOpcode.RECV;
         }

@@ -48,10 +48,6 @@ final class ResourceIds {
         }
     }
 
-    boolean inUse(int id) {
-        return id >= 0 && id < max && used.get(id);
-    }
-
     int max() {
         return max;
     }
