@@ -9,8 +9,6 @@ import dev.irdmaemu.cm.driver.IrdmaDriver;
 import dev.irdmaemu.cm.driver.ModelHardwarePort;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
-import dev.irdmaemu.fw.frame.TcpPacket;
-import dev.irdmaemu.fw.iwarp.MpaFrame;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810RdmaFunction;
@@ -84,8 +82,7 @@ public final class HostedNode implements AutoCloseable {
     private long framesToGuestDropped;
     private final int deviceQpsAtBringUp;
     private final int deviceCqsAtBringUp;
-    private final TcpPacket firstReplyProbe = new TcpPacket();
-    private final MpaFrame firstReplyMpa = new MpaFrame();
+    private final MpaReplyProbe firstReplyProbe = new MpaReplyProbe();
     private long firstConnectionNanos = -1;
     /** Simulated time when the loop's pacing starts (the end of the bring-up). */
     private final long clockZero;
@@ -201,18 +198,11 @@ public final class HostedNode implements AutoCloseable {
 
     /**
      * Until the first connection: is this frame an MPA reply that accepts (RFC 5044 §7.1: the key "MPA ID Rep
-     * Frame", the R flag clear)? Its time is the first connection's. Flyweights, nothing allocated.
+     * Frame", the R flag clear)? Its time is the first connection's. Only frames that look like one are validated
+     * ({@link MpaReplyProbe}). Flyweights, nothing allocated.
      */
     private void noteFirstConnection(BytesStore<?, ?> store, long offset, int length) {
-        if (!firstReplyProbe.wrap(store, offset, length).validate().accepted()) {
-            return;
-        }
-        long payload = firstReplyProbe.tcpPayloadLength();
-        if (payload < MpaFrame.HEADER_SIZE) {
-            return;
-        }
-        MpaFrame m = firstReplyMpa.wrap(store, firstReplyProbe.offset() + firstReplyProbe.tcpPayloadOffset(), payload);
-        if (m.isReply() && !m.isReject()) {
+        if (firstReplyProbe.isAcceptingReply(store, offset, length)) {
             firstConnectionNanos = scheduler.now() - clockZero;
         }
     }
