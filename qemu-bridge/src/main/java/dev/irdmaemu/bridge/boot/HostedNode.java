@@ -2,6 +2,7 @@ package dev.irdmaemu.bridge.boot;
 
 import dev.irdmaemu.bridge.lan.LanAddresses;
 import dev.irdmaemu.bridge.lan.LanResponder;
+import dev.irdmaemu.cm.CmNode;
 import dev.irdmaemu.cm.ConnectionManager;
 import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.cm.LocalAddress;
@@ -46,9 +47,9 @@ public final class HostedNode implements AutoCloseable {
     public static final String GUEST_MAC_TEXT = "02:00:00:00:00:02";
     public static final long MAC = 0x02_00_00_00_00_01L;
     public static final long GUEST_MAC = 0x02_00_00_00_00_02L;
-    public static final LanAddresses ADDRESSES = LanAddresses.of(MAC, "192.0.2.1", 24, "2001:db8::1", 64);
     public static final IpEndpoint V4 = IpEndpoint.of("192.0.2.1", 0);
     public static final IpEndpoint V6 = IpEndpoint.of("2001:db8::1", 0);
+    public static final LanAddresses ADDRESSES = LanAddresses.of(MAC, V4, 24, V6, 64);
     public static final IpEndpoint GUEST_V4 = IpEndpoint.of("192.0.2.2", 0);
     public static final IpEndpoint GUEST_V6 = IpEndpoint.of("2001:db8::2", 0);
     /** Frames taken from the guest per poll before the loop looks at its timers and tasks again. */
@@ -103,8 +104,8 @@ public final class HostedNode implements AutoCloseable {
         driver.bind(device);
         device.port().setTransmitter(this::toGuest);
         driver.bringUp();
-        this.port = new ModelHardwarePort(driver, MAC, List.of(LocalAddress.untagged("192.0.2.1"),
-                LocalAddress.untagged("2001:db8::1")));
+        this.port = new ModelHardwarePort(driver, MAC, List.of(LocalAddress.of(V4, CmNode.NO_VLAN),
+                LocalAddress.of(V6, CmNode.NO_VLAN)));
         this.cm = new ConnectionManager(port);
         this.lan = new LanResponder(ADDRESSES, this::toGuest, this::learned);
         device.port().setLanSink(lan);
