@@ -48,14 +48,6 @@ public record LanAddresses(long mac, int ipv4, int ipv4PrefixLength, long ipv6Hi
         return hi == ipv6Hi && lo == ipv6Lo;
     }
 
-    /**
-     * RFC 4291 §2.7.1: the solicited-node multicast address of our IPv6 address, ff02::1:ffXX:XXXX (the low 24
-     * bits of the address), low half; the high half is {@link #SOLICITED_NODE_HI}.
-     */
-    public long solicitedNodeLo() {
-        return 0x0000_0001_ff00_0000L | (ipv6Lo & 0xff_ffffL);
-    }
-
     /** The high half of every solicited-node multicast address (ff02::). */
     public static final long SOLICITED_NODE_HI = 0xff02_0000_0000_0000L;
 }
