@@ -22,12 +22,9 @@ import dev.irdmaemu.fw.queue.SqOpcode;
 import dev.irdmaemu.fw.queue.SqWqe;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.sim.SimScheduler;
-import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.Link;
 import dev.irdmaemu.model.E810RdmaFunction;
-import dev.irdmaemu.model.LatencyTable;
 import dev.irdmaemu.model.iwarp.IwarpQp;
-import dev.irdmaemu.model.trace.Trace;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -40,7 +37,6 @@ import net.openhft.chronicle.bytes.BytesStore;
  * their valid bit, allocation-free.
  */
 final class IwarpBenchPair implements AutoCloseable {
-    static final long RAM = 64L << 20;
     static final long MAC_A = 0x02_00_00_00_01_0aL;
     static final long MAC_B = 0x02_00_00_00_01_0bL;
     static final int IP_A = IpAddress.ipv4(10, 0, 0, 1);
@@ -62,8 +58,8 @@ final class IwarpBenchPair implements AutoCloseable {
 
     /** One node and the driver's view of its QP's rings. */
     static final class Node {
-        final HostMemory memory = new HostMemory();
-        final HostRam ram = new HostRam(memory, 0x4000_0000L, RAM);
+        final HostMemory memory;
+        final HostRam ram;
         final long mac;
         final IrdmaDriver driver;
         final E810RdmaFunction device;
@@ -87,11 +83,11 @@ final class IwarpBenchPair implements AutoCloseable {
 
         Node(SimScheduler s, Link link, long mac) {
             this.mac = mac;
-            driver = new IrdmaDriver(ram, s);
-            device = new E810RdmaFunction(s, memory, driver.interruptSink(), new Trace(s), new LatencyTable());
-            driver.bind(device);
-            device.attach(link, mac, FaultProfile.NONE);
-            driver.bringUp();
+            BenchNode node = BenchNode.bringUp(s, link, mac);
+            memory = node.memory();
+            ram = node.ram();
+            driver = node.driver();
+            device = node.device();
             verbs = new IrdmaVerbs(driver);
             pd = verbs.allocatePd();
             store = driver.store();
