@@ -22,12 +22,9 @@ import dev.irdmaemu.fw.queue.SqOpcode;
 import dev.irdmaemu.fw.queue.SqWqe;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.sim.SimScheduler;
-import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.Link;
 import dev.irdmaemu.model.E810RdmaFunction;
-import dev.irdmaemu.model.LatencyTable;
 import dev.irdmaemu.model.iwarp.IwarpQp;
-import dev.irdmaemu.model.trace.Trace;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -40,7 +37,6 @@ import net.openhft.chronicle.bytes.BytesStore;
  * their valid bit, allocation-free.
  */
 final class IwarpBenchPair implements AutoCloseable {
-    static final long RAM = 64L << 20;
     static final long MAC_A = 0x02_00_00_00_01_0aL;
     static final long MAC_B = 0x02_00_00_00_01_0bL;
     static final int IP_A = IpAddress.ipv4(10, 0, 0, 1);
@@ -62,8 +58,9 @@ final class IwarpBenchPair implements AutoCloseable {
 
     /** One node and the driver's view of its QP's rings. */
     static final class Node {
-        final HostMemory memory = new HostMemory();
-        final HostRam ram = new HostRam(memory, 0x4000_0000L, RAM);
+        final HostMemory memory;
+        final HostRam ram;
+        final long mac;
         final IrdmaDriver driver;
         final E810RdmaFunction device;
         final IrdmaVerbs verbs;
@@ -74,6 +71,8 @@ final class IwarpBenchPair implements AutoCloseable {
         long sq;
         long rq;
         long cqRing;
+        /** The QP's host context (Create QP and Modify QP point at it). */
+        long context;
         int sqHead = SqWqe.CONNECTION_WQES;
         boolean sqPolarity = true;
         int rqHead;
@@ -83,11 +82,12 @@ final class IwarpBenchPair implements AutoCloseable {
         boolean established;
 
         Node(SimScheduler s, Link link, long mac) {
-            driver = new IrdmaDriver(ram, s);
-            device = new E810RdmaFunction(s, memory, driver.interruptSink(), new Trace(s), new LatencyTable());
-            driver.bind(device);
-            device.attach(link, mac, FaultProfile.NONE);
-            driver.bringUp();
+            this.mac = mac;
+            BenchNode node = BenchNode.bringUp(s, link, mac);
+            memory = node.memory();
+            ram = node.ram();
+            driver = node.driver();
+            device = node.device();
             verbs = new IrdmaVerbs(driver);
             pd = verbs.allocatePd();
             store = driver.store();
@@ -183,14 +183,14 @@ final class IwarpBenchPair implements AutoCloseable {
                 -1, MAC_B, QP);
         b.sqWqe.wrap(b.store, b.off(b.sq), 32).writeLsmm(true, reply, lsmm, replyStag);
         rtsAe(b);
-        modify(b, 2, true);
+        modifyToRts(b);
         scheduler.runFor(1_000_000);
         // A (active): the connection to its QP, the zero-length Write RTR, RTS.
         a.driver.manageQhash(CqpWqe.QHASH_MANAGE_ADD, true, new int[] {IP_A}, 40000, new int[] {IP_B}, 20000, true,
                 -1, MAC_A, QP);
         a.sqWqe.wrap(a.store, a.off(a.sq), 32).writeRtr(true, false);
         rtsAe(a);
-        modify(a, 2, true);
+        modifyToRts(a);
         long limit = scheduler.now() + 5_000_000_000L;
         while (!(a.established && b.established)) {
             if (!scheduler.runNext() || scheduler.now() > limit) {
@@ -204,23 +204,20 @@ final class IwarpBenchPair implements AutoCloseable {
         n.sqWqe.wrap(n.store, n.off(n.sq + 64), 32).writeRtsAeRequest(true, true);
     }
 
-    private long[] contexts = new long[2];
-
     private void setUpQp(Node n, int local, int localPort, int remote, int remotePort, long sndNxt, long rcvNxt) {
         n.cqRing = n.driver.createCq(CQ, CQ_ENTRIES);
         n.sq = n.driver.allocate(SQ_QUANTA * 32L);
         n.rq = n.driver.allocate(RQ_WQES * 32L);
         long q2 = n.driver.allocate(256);
         long ctx = n.driver.allocate(QpContext.SIZE);
-        contexts[n == a ? 0 : 1] = ctx;
+        n.context = ctx;
         int hwSq = Integer.numberOfTrailingZeros(SQ_QUANTA) - 2;
         int hwRq = Integer.numberOfTrailingZeros(RQ_WQES) - 2;
         var r = new QpResources(0, false, false, false, false, QpResources.NO_PUSH_PAGE, n.sq, n.rq, hwRq, hwSq, q2,
                 0, 0, 0, 2);
         var info = new QpHostContextInfo(0xbe_0000_0000L | QP, CQ, CQ, 0, 0, false, true, true);
-        long mac = n == a ? MAC_A : MAC_B;
         var iw = new IwarpOffloadInfo(0, 0, 1, 1, 0, n.pd.id(), 64, 64, false, false, false, false, false, false, true,
-                true, false, false, true, false, false, false, 0, 0, 0, mac, 5);
+                true, false, false, true, false, false, false, 0, 0, 0, n.mac, 5);
         var tcp = new TcpOffloadInfo(true, true, false, false, false, false, true, false, false, 0, 0, 64, 0,
                 localPort, remotePort, 0, 0, 0, remote, 1460, 0, 0, 3, 0, 5, 7, 7, 0, 0, sndNxt, 256 * 1024,
                 rcvNxt, 256 * 1024, sndNxt, sndNxt, 0, 6, 0x3fffffffL, 0, rcvNxt, sndNxt, 256 * 1024, 0, 0, 0, 0,
@@ -236,16 +233,17 @@ final class IwarpBenchPair implements AutoCloseable {
         n.driver.createQp(f);
     }
 
-    private void modify(Node n, int state, boolean tcp) {
+    /** Modify QP to RTS (iWARP state 2) with the TCP context and the ORD. */
+    private static void modifyToRts(Node n) {
         QpOpFields f = new QpOpFields();
         f.qpId = QP;
         f.qpType = 1;
-        f.hostContextAddress = contexts[n == a ? 0 : 1];
-        f.tcpContextValid = tcp;
-        f.ordValid = tcp;
+        f.hostContextAddress = n.context;
+        f.tcpContextValid = true;
+        f.ordValid = true;
         f.cqNumValid = true;
         f.arpIndexValid = true;
-        f.nextIwarpState = state;
+        f.nextIwarpState = 2;
         n.driver.modifyQp(f);
     }
 

@@ -8,9 +8,7 @@ import dev.irdmaemu.fw.cqp.StagFields;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810RdmaFunction;
-import dev.irdmaemu.model.LatencyTable;
 import dev.irdmaemu.model.mr.MemoryRegions;
-import dev.irdmaemu.model.trace.Trace;
 import java.util.concurrent.TimeUnit;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -45,13 +43,11 @@ public class MemoryRegionBench {
     @Setup(Level.Trial)
     public void setUp() {
         SimScheduler s = new SimScheduler(1);
-        HostMemory memory = new HostMemory();
-        ram = new HostRam(memory, 0x4000_0000L, 64L << 20);
-        IrdmaDriver driver = new IrdmaDriver(ram, s);
-        E810RdmaFunction device = new E810RdmaFunction(s, memory, driver.interruptSink(), new Trace(s),
-                new LatencyTable());
-        driver.bind(device);
-        driver.bringUp();
+        BenchNode node = BenchNode.bringUp(s, null, 0);
+        HostMemory memory = node.memory();
+        ram = node.ram();
+        IrdmaDriver driver = node.driver();
+        E810RdmaFunction device = node.device();
         // four scattered pages as PBLEs 0..3; the driver writes them through its own backing of the PBLE object,
         // whose addresses the bench borrows from the model's HMC (the cm driver layer has no PBLE allocator)
         for (int i = 0; i < 4; i++) {

@@ -9,11 +9,8 @@ import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.sim.SimScheduler;
-import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.Link;
 import dev.irdmaemu.model.E810RdmaFunction;
-import dev.irdmaemu.model.LatencyTable;
-import dev.irdmaemu.model.trace.Trace;
 import java.util.List;
 
 /**
@@ -28,19 +25,19 @@ final class ModelBenchPair implements AutoCloseable {
     final Node b;
 
     static final class Node {
-        final HostMemory memory = new HostMemory();
-        final HostRam ram = new HostRam(memory, 0x4000_0000L, 64L << 20);
+        final HostMemory memory;
+        final HostRam ram;
         final IrdmaDriver driver;
         final E810RdmaFunction device;
         final ModelHardwarePort port;
         final ConnectionManager cm;
 
         Node(SimScheduler s, Link link, long mac, List<LocalAddress> addresses) {
-            driver = new IrdmaDriver(ram, s);
-            device = new E810RdmaFunction(s, memory, driver.interruptSink(), new Trace(s), new LatencyTable());
-            driver.bind(device);
-            device.attach(link, mac, FaultProfile.NONE);
-            driver.bringUp();
+            BenchNode node = BenchNode.bringUp(s, link, mac);
+            memory = node.memory();
+            ram = node.ram();
+            driver = node.driver();
+            device = node.device();
             port = new ModelHardwarePort(driver, mac, addresses);
             cm = new ConnectionManager(port);
         }

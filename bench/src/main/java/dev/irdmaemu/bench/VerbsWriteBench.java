@@ -66,4 +66,9 @@ public class VerbsWriteBench {
         pair.awaitCompletion(a.cq, wc);
         return wc.wrId();
     }
+
+    /** FPDUs the sending side has sent so far (for {@link VerbsThroughputProbe}). */
+    long fpdusSent() {
+        return pair.a.counters().fpdusSent();
+    }
 }

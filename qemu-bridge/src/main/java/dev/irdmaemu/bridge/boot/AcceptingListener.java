@@ -77,6 +77,12 @@ public final class AcceptingListener implements HostedService {
         return outcome;
     }
 
+    /** It reports when stopped. */
+    @Override
+    public boolean reportsBeforeStop() {
+        return false;
+    }
+
     @Override
     public void stop(HostedNode node) {
         for (CmListener l : listeners) {

@@ -46,19 +46,7 @@ public record BootOptions(BootScenario scenario, Siw siw, Path kernel, Path init
         return siw != null ? siw : scenario.siw();
     }
 
-    public BootOptions withSiw(Siw s) {
-        return new BootOptions(scenario, s, kernel, initrd, runDir, timeout, memoryMiB);
-    }
-
     public BootOptions withTimeout(Duration t) {
         return new BootOptions(scenario, siw, kernel, initrd, runDir, t, memoryMiB);
-    }
-
-    public BootOptions withRunDir(Path d) {
-        return new BootOptions(scenario, siw, kernel, initrd, d, timeout, memoryMiB);
-    }
-
-    public BootOptions withKernel(Path k, Path i) {
-        return new BootOptions(scenario, siw, k, i, runDir, timeout, memoryMiB);
     }
 }

@@ -244,7 +244,7 @@ public final class BootRun implements AutoCloseable {
     private void awaitServices() throws InterruptedException {
         long deadline = System.nanoTime() + SERVICE_GRACE.toNanos();
         for (HostedService s : services) {
-            if (s instanceof AcceptingListener) {
+            if (!s.reportsBeforeStop()) {
                 continue; // a server reports when stopped
             }
             try {

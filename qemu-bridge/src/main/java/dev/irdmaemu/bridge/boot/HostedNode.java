@@ -2,6 +2,7 @@ package dev.irdmaemu.bridge.boot;
 
 import dev.irdmaemu.bridge.lan.LanAddresses;
 import dev.irdmaemu.bridge.lan.LanResponder;
+import dev.irdmaemu.cm.CmNode;
 import dev.irdmaemu.cm.ConnectionManager;
 import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.cm.LocalAddress;
@@ -9,8 +10,6 @@ import dev.irdmaemu.cm.driver.IrdmaDriver;
 import dev.irdmaemu.cm.driver.ModelHardwarePort;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
-import dev.irdmaemu.fw.frame.TcpPacket;
-import dev.irdmaemu.fw.iwarp.MpaFrame;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810RdmaFunction;
@@ -48,9 +47,9 @@ public final class HostedNode implements AutoCloseable {
     public static final String GUEST_MAC_TEXT = "02:00:00:00:00:02";
     public static final long MAC = 0x02_00_00_00_00_01L;
     public static final long GUEST_MAC = 0x02_00_00_00_00_02L;
-    public static final LanAddresses ADDRESSES = LanAddresses.of(MAC, "192.0.2.1", 24, "2001:db8::1", 64);
     public static final IpEndpoint V4 = IpEndpoint.of("192.0.2.1", 0);
     public static final IpEndpoint V6 = IpEndpoint.of("2001:db8::1", 0);
+    public static final LanAddresses ADDRESSES = LanAddresses.of(MAC, V4, 24, V6, 64);
     public static final IpEndpoint GUEST_V4 = IpEndpoint.of("192.0.2.2", 0);
     public static final IpEndpoint GUEST_V6 = IpEndpoint.of("2001:db8::2", 0);
     /** Frames taken from the guest per poll before the loop looks at its timers and tasks again. */
@@ -84,8 +83,7 @@ public final class HostedNode implements AutoCloseable {
     private long framesToGuestDropped;
     private final int deviceQpsAtBringUp;
     private final int deviceCqsAtBringUp;
-    private final TcpPacket firstReplyProbe = new TcpPacket();
-    private final MpaFrame firstReplyMpa = new MpaFrame();
+    private final MpaReplyProbe firstReplyProbe = new MpaReplyProbe();
     private long firstConnectionNanos = -1;
     /** Simulated time when the loop's pacing starts (the end of the bring-up). */
     private final long clockZero;
@@ -106,8 +104,8 @@ public final class HostedNode implements AutoCloseable {
         driver.bind(device);
         device.port().setTransmitter(this::toGuest);
         driver.bringUp();
-        this.port = new ModelHardwarePort(driver, MAC, List.of(LocalAddress.untagged("192.0.2.1"),
-                LocalAddress.untagged("2001:db8::1")));
+        this.port = new ModelHardwarePort(driver, MAC, List.of(LocalAddress.of(V4, CmNode.NO_VLAN),
+                LocalAddress.of(V6, CmNode.NO_VLAN)));
         this.cm = new ConnectionManager(port);
         this.lan = new LanResponder(ADDRESSES, this::toGuest, this::learned);
         device.port().setLanSink(lan);
@@ -201,18 +199,11 @@ public final class HostedNode implements AutoCloseable {
 
     /**
      * Until the first connection: is this frame an MPA reply that accepts (RFC 5044 §7.1: the key "MPA ID Rep
-     * Frame", the R flag clear)? Its time is the first connection's. Flyweights, nothing allocated.
+     * Frame", the R flag clear)? Its time is the first connection's. Only frames that look like one are validated
+     * ({@link MpaReplyProbe}). Flyweights, nothing allocated.
      */
     private void noteFirstConnection(BytesStore<?, ?> store, long offset, int length) {
-        if (!firstReplyProbe.wrap(store, offset, length).validate().accepted()) {
-            return;
-        }
-        long payload = firstReplyProbe.tcpPayloadLength();
-        if (payload < MpaFrame.HEADER_SIZE) {
-            return;
-        }
-        MpaFrame m = firstReplyMpa.wrap(store, firstReplyProbe.offset() + firstReplyProbe.tcpPayloadOffset(), payload);
-        if (m.isReply() && !m.isReject()) {
+        if (firstReplyProbe.isAcceptingReply(store, offset, length)) {
             firstConnectionNanos = scheduler.now() - clockZero;
         }
     }

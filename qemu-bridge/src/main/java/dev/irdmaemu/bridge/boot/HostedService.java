@@ -24,6 +24,14 @@ public interface HostedService {
     CompletableFuture<ServiceOutcome> outcome();
 
     /**
+     * Whether the service may report its {@link #outcome()} before it is stopped, so the boot waits a while for it
+     * once the guest's result is in; false for a server that reports only in {@link #stop}.
+     */
+    default boolean reportsBeforeStop() {
+        return true;
+    }
+
+    /**
      * The run is ending (the guest's result is in, or the run is being torn down): release listeners and
      * connections, and complete {@link #outcome()} if it is not yet.
      */

@@ -49,7 +49,6 @@ public final class ModelLoop implements AutoCloseable {
     private volatile boolean running = true;
     private volatile Throwable failure;
     private WallClockPacer pacer;
-    private long sleeps;
 
     /**
      * A loop for {@code scheduler}, paced by {@code clock} (System::nanoTime in production). {@code pollGuest} takes
@@ -183,7 +182,6 @@ public final class ModelLoop implements AutoCloseable {
                 if (!running || !tasks.isEmpty() || kicked.get()) {
                     continue;
                 }
-                sleeps++;
                 LockSupport.parkNanos(this, Math.max(1, Math.min(wait, MAX_SLEEP_NANOS)));
             }
         } catch (RuntimeException | Error e) {
@@ -207,16 +205,6 @@ public final class ModelLoop implements AutoCloseable {
                 LOG.error("a task on the model loop failed: {}", e.toString(), e);
             }
         }
-    }
-
-    /** How far simulated time lags the wall clock (negative: ahead), in nanoseconds; loop thread only. */
-    public long lag() {
-        return pacer == null ? 0 : pacer.lag();
-    }
-
-    /** Times the loop went to sleep (to see it is not spinning). */
-    public long sleeps() {
-        return sleeps;
     }
 
     /** Stops the loop after the tasks already posted and waits for the thread to end. Idempotent, any thread. */

@@ -111,7 +111,7 @@ final class RpingCommand implements Callable<Integer> {
             // the simulation runs on this thread until both sides are done
             while ((!c.isDone() || s.liveConnections() > 0 || results.size() < 2)
                     && pair.scheduler.nextDeadline() <= end && pair.scheduler.runNext()) {
-                Thread.onSpinWait();
+                // each test of the condition ran one event
             }
             clientResult = c.result();
             serverResult = results.stream().filter(RpingResult::server).findFirst().orElse(null);

@@ -1,6 +1,6 @@
 package dev.irdmaemu.bridge.lan;
 
-import dev.irdmaemu.fw.frame.IpAddress;
+import dev.irdmaemu.cm.IpEndpoint;
 
 /**
  * The addresses the LAN function answers for: the port's MAC, one IPv4 address and one IPv6 address, each with
@@ -17,33 +17,15 @@ public record LanAddresses(long mac, int ipv4, int ipv4PrefixLength, long ipv6Hi
         }
     }
 
-    /** The hosted node's addresses (documentation ranges: RFC 5737, RFC 3849). */
-    public static LanAddresses of(long mac, String ipv4, int v4Prefix, String ipv6, int v6Prefix) {
-        byte[] a = literal(ipv4, 4);
-        byte[] b = literal(ipv6, 16);
-        int v4 = IpAddress.ipv4(a[0] & 0xff, a[1] & 0xff, a[2] & 0xff, a[3] & 0xff);
-        long hi = 0;
-        long lo = 0;
-        for (int i = 0; i < 8; i++) {
-            hi = hi << 8 | (b[i] & 0xff);
-            lo = lo << 8 | (b[i + 8] & 0xff);
+    /** The addresses {@code ipv4} and {@code ipv6} (their ports play no part), with their prefix lengths. */
+    public static LanAddresses of(long mac, IpEndpoint ipv4, int v4Prefix, IpEndpoint ipv6, int v6Prefix) {
+        if (!ipv4.ipv4()) {
+            throw new IllegalArgumentException("not an IPv4 address: " + ipv4);
         }
-        return new LanAddresses(mac, v4, v4Prefix, hi, lo, v6Prefix);
-    }
-
-    private static byte[] literal(String text, int length) {
-        if (text == null || !text.matches("[0-9A-Fa-f:.]+")) {
-            throw new IllegalArgumentException("not a numeric address: " + text);
+        if (ipv6.ipv4()) {
+            throw new IllegalArgumentException("not an IPv6 address: " + ipv6);
         }
-        try {
-            byte[] b = java.net.InetAddress.getByName(text).getAddress();
-            if (b.length != length) {
-                throw new IllegalArgumentException("not an IPv" + (length == 4 ? 4 : 6) + " address: " + text);
-            }
-            return b;
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalArgumentException("not a numeric address: " + text, e);
-        }
+        return new LanAddresses(mac, ipv4.ipv4Address(), v4Prefix, ipv6.addressHi(), ipv6.addressLo(), v6Prefix);
     }
 
     /** True when {@code address} is in this port's IPv4 subnet (its own address included). */
@@ -64,14 +46,6 @@ public record LanAddresses(long mac, int ipv4, int ipv4PrefixLength, long ipv6Hi
 
     public boolean isOwnV6(long hi, long lo) {
         return hi == ipv6Hi && lo == ipv6Lo;
-    }
-
-    /**
-     * RFC 4291 §2.7.1: the solicited-node multicast address of our IPv6 address, ff02::1:ffXX:XXXX (the low 24
-     * bits of the address), low half; the high half is {@link #SOLICITED_NODE_HI}.
-     */
-    public long solicitedNodeLo() {
-        return 0x0000_0001_ff00_0000L | (ipv6Lo & 0xff_ffffL);
     }
 
     /** The high half of every solicited-node multicast address (ff02::). */

@@ -90,10 +90,6 @@ public final class LanResponder implements LanSink {
         this.neighbours = neighbours == null ? NeighbourSink.NONE : neighbours;
     }
 
-    public LanAddresses addresses() {
-        return self;
-    }
-
     @Override
     public void frame(BytesStore<?, ?> store, long offset, int length) {
         frames++;

@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * waiting. The mode must stay so: QEMU itself reads a kick descriptor when it stops a ring (virtio.c
  * virtio_queue_host_notifier_read), and would hang on a blocking one. {@link #await} therefore waits for the
  * descriptor to become readable with poll(2) (the JDK's own {@code sun.nio.ch.Net.poll}, reachable through the
- * {@code --add-opens java.base/sun.nio.ch} every irdma-emu JVM runs with), and falls back to a short sleep between
- * reads when that is not available.
+ * {@code --add-opens java.base/sun.nio.ch} every irdma-emu JVM runs with) before it reads, and falls back to a
+ * short sleep between reads when that is not available.
  */
 final class NotifyFd implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NotifyFd.class);
@@ -85,9 +85,16 @@ final class NotifyFd implements AutoCloseable {
     /**
      * Blocks until at least one event and consumes what is there (an eventfd answers its whole 8-byte counter; a
      * pipe may hold several events). Returns false at end of stream, on an error, or once closed.
+     *
+     * <p>With poll(2) the descriptor is read only once it is readable, so a kick costs no failed read; EAGAIN then
+     * means a spurious wakeup and the wait starts again. Without it the descriptor is read first and, when nothing
+     * is pending, again after a short sleep.
      */
     boolean await(byte[] scratch) {
         while (!closed) {
+            if (POLL != null && !awaitReadable()) {
+                return false;
+            }
             try {
                 int n = in.read(scratch, 0, scratch.length);
                 if (n < 0) {
@@ -97,8 +104,11 @@ final class NotifyFd implements AutoCloseable {
                     return true;
                 }
             } catch (IOException e) {
-                if (closed || !wouldBlock(e) || !awaitReadable()) {
+                if (closed || !wouldBlock(e)) {
                     return false;
+                }
+                if (POLL == null) {
+                    LockSupport.parkNanos(this, RETRY_NANOS);
                 }
             }
         }
@@ -111,12 +121,8 @@ final class NotifyFd implements AutoCloseable {
         return m != null && m.contains("temporarily unavailable");
     }
 
-    /** Waits until the descriptor is readable (or for a short while without poll(2)); false on an error. */
+    /** Waits with poll(2) until the descriptor is readable; false on an error. */
     private boolean awaitReadable() {
-        if (POLL == null) {
-            LockSupport.parkNanos(this, RETRY_NANOS);
-            return true;
-        }
         try {
             POLL.invoke(null, fd, POLLIN, -1L);
             return true;

@@ -1,5 +1,6 @@
 package dev.irdmaemu.bridge.lan;
 
+import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.frame.ArpPacket;
 import dev.irdmaemu.fw.frame.EthernetFrame;
@@ -14,7 +15,8 @@ import net.openhft.chronicle.bytes.BytesStore;
 final class LanFrames {
     static final long MODEL_MAC = 0x02_00_00_00_00_01L;
     static final long GUEST_MAC = 0x02_00_00_00_00_02L;
-    static final LanAddresses MODEL = LanAddresses.of(MODEL_MAC, "192.0.2.1", 24, "2001:db8::1", 64);
+    static final LanAddresses MODEL = LanAddresses.of(MODEL_MAC, IpEndpoint.of("192.0.2.1", 0), 24,
+            IpEndpoint.of("2001:db8::1", 0), 64);
     static final int MODEL_V4 = IpAddress.ipv4(192, 0, 2, 1);
     static final int GUEST_V4 = IpAddress.ipv4(192, 0, 2, 2);
     static final long V6_HI = 0x2001_0db8_0000_0000L;
