@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.Random;
+import dev.irdmaemu.fw.Draws;
+import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -193,8 +195,7 @@ class HmcCodecsTest {
     }
 
     @Property(tries = 300)
-    void queryBufferRoundTrip(@ForAll long seed) {
-        Random r = new Random(seed);
+    void queryBufferRoundTrip(@ForAll("draws") Draws r) {
         BytesStore<?, ?> s = heap(200);
         FpmQueryBuffer.clear(s, 0);
         int first = r.nextInt(1 << 14);
@@ -233,8 +234,7 @@ class HmcCodecsTest {
     }
 
     @Property(tries = 300)
-    void commitBufferRoundTrip(@ForAll long seed) {
-        Random r = new Random(seed);
+    void commitBufferRoundTrip(@ForAll("draws") Draws r) {
         BytesStore<?, ?> s = heap(208);
         long[] counts = new long[21];
         long[] bases = new long[21];
@@ -290,5 +290,11 @@ class HmcCodecsTest {
         assertNotNull(SegmentDescriptor.check(cmd, data));
         PageDescriptor.read(s, off, rel);
         assertSame(PageDescriptor.wellFormed(data), PageDescriptor.wellFormed(data));
+    }
+
+    /** Random choices jqwik shrinks (see {@link Draws}): 48, more than any property here reads. */
+    @Provide
+    Arbitrary<Draws> draws() {
+        return Draws.of(48);
     }
 }
