@@ -139,8 +139,10 @@ public final class RpingClient implements RpingCompletions {
         switch (type) {
             case CONNECT_REPLY -> {
                 if (status != CmStatus.OK) {
-                    // RDMA_CM_EVENT_REJECTED / _CONNECT_ERROR / _UNREACHABLE: the node is gone already
-                    fail("cma event " + (status == CmStatus.CONNECTION_REFUSED ? "RDMA_CM_EVENT_REJECTED"
+                    // RDMA_CM_EVENT_REJECTED / _CONNECT_ERROR / _UNREACHABLE: the node is gone already. At INFO:
+                    // whether it is expected (a server not listening yet, tried again) is the caller's to say, from
+                    // connectFailure(); the result carries the failure
+                    inform("cma event " + (status == CmStatus.CONNECTION_REFUSED ? "RDMA_CM_EVENT_REJECTED"
                             : "RDMA_CM_EVENT_CONNECT_ERROR") + ", error " + status.errno() + " (" + reason + ")");
                     state = RpingState.ERROR;
                     connectFailure = reason;
@@ -280,6 +282,14 @@ public final class RpingClient implements RpingCompletions {
         if (failure.isEmpty()) {
             failure = reason;
             LOG.warn("rping client: {}", reason);
+        }
+    }
+
+    /** As {@link #fail}, logged at INFO: a failure the caller may expect and handle. */
+    private void inform(String reason) {
+        if (failure.isEmpty()) {
+            failure = reason;
+            LOG.info("rping client: {}", reason);
         }
     }
 

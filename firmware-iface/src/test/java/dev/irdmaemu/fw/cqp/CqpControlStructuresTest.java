@@ -9,10 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.Random;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.Size;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.Test;
@@ -192,30 +192,42 @@ class CqpControlStructuresTest {
     }
 
     @Property(tries = 300)
-    void hostContextRoundTrip(@ForAll long seed) {
-        Random r = new Random(seed);
+    void hostContextRoundTrip(@ForAll @IntRange(max = 9) int sqEntriesLog2,
+                              @ForAll @IntRange(max = 0xff) int structVersion, @ForAll boolean disablePackedPdus,
+                              @ForAll @IntRange(max = 0xff) int ceqsPerVf, @ForAll boolean rocev2RtoPolicy,
+                              @ForAll @IntRange(max = 2) int protocolUsed, @ForAll long sqBase,
+                              @ForAll @IntRange(max = 63) int enabledVfs,
+                              @ForAll @IntRange(min = 1, max = 3) int hmcProfile, @ForAll long completionContext,
+                              @ForAll @IntRange(max = 0xffff) int hwMinorVersion,
+                              @ForAll @IntRange(max = 15) int minRate, @ForAll @IntRange(max = 15) int minDecFactor,
+                              @ForAll @IntRange(max = 0xffff) int dcqcnT,
+                              @ForAll @IntRange(max = 0xffff) int raiFactor,
+                              @ForAll @IntRange(max = 0xffff) int haiFactor,
+                              @ForAll @IntRange(max = (1 << 25) - 1) int dcqcnB, @ForAll @IntRange(max = 7) int dcqcnF,
+                              @ForAll boolean ccConfigValid,
+                              @ForAll @LongRange(max = 0xffff_ffffL) long rreduceMperiod) {
         CqpHostContext.Fields f = new CqpHostContext.Fields();
-        f.sqEntries = 4 << r.nextInt(10);
-        f.structVersion = r.nextInt(256);
-        f.disablePackedPdus = r.nextBoolean();
-        f.ceqsPerVf = r.nextInt(256);
-        f.rocev2RtoPolicy = r.nextBoolean();
-        f.protocolUsed = r.nextInt(3);
-        f.sqBase = r.nextLong() & ~0x1ffL | 0x200;
-        f.enabledVfs = r.nextInt(64);
-        f.hmcProfile = 1 + r.nextInt(3);
-        f.completionContext = r.nextLong();
+        f.sqEntries = 4 << sqEntriesLog2;
+        f.structVersion = structVersion;
+        f.disablePackedPdus = disablePackedPdus;
+        f.ceqsPerVf = ceqsPerVf;
+        f.rocev2RtoPolicy = rocev2RtoPolicy;
+        f.protocolUsed = protocolUsed;
+        f.sqBase = sqBase & ~0x1ffL | 0x200;
+        f.enabledVfs = enabledVfs;
+        f.hmcProfile = hmcProfile;
+        f.completionContext = completionContext;
         f.hwMajorVersion = 1;
-        f.hwMinorVersion = r.nextInt(1 << 16);
-        f.minRate = r.nextInt(16);
-        f.minDecFactor = r.nextInt(16);
-        f.dcqcnT = r.nextInt(1 << 16);
-        f.raiFactor = r.nextInt(1 << 16);
-        f.haiFactor = r.nextInt(1 << 16);
-        f.dcqcnB = r.nextInt(1 << 25);
-        f.dcqcnF = r.nextInt(8);
-        f.ccConfigValid = r.nextBoolean();
-        f.rreduceMperiod = r.nextLong() & 0xffff_ffffL;
+        f.hwMinorVersion = hwMinorVersion;
+        f.minRate = minRate;
+        f.minDecFactor = minDecFactor;
+        f.dcqcnT = dcqcnT;
+        f.raiFactor = raiFactor;
+        f.haiFactor = haiFactor;
+        f.dcqcnB = dcqcnB;
+        f.dcqcnF = dcqcnF;
+        f.ccConfigValid = ccConfigValid;
+        f.rreduceMperiod = rreduceMperiod;
         BytesStore<?, ?> s = Wqes.heap(64);
         CqpHostContext.write(s, 0, f);
         CqpHostContext c = new CqpHostContext().wrap(s, 0);

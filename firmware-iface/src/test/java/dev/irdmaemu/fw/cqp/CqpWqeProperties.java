@@ -4,10 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import dev.irdmaemu.fw.hmc.SegmentDescriptor;
-import java.util.Random;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.RandomDistribution;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.Size;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -26,19 +32,28 @@ class CqpWqeProperties {
         return w;
     }
 
-    private static long addr(Random r) {
-        return r.nextLong() & 0x0000_ffff_ffff_f000L;
+    /** A 4 KiB-aligned 48-bit address from any long. */
+    private static long addr(long any) {
+        return any & 0x0000_ffff_ffff_f000L;
     }
 
     @Property(tries = 300)
-    void qpOpsRoundTrip(@ForAll long seed, @ForAll boolean valid) {
-        Random r = new Random(seed);
+    void qpOpsRoundTrip(@ForAll boolean valid, @ForAll @IntRange(max = (1 << 24) - 1) int qpId,
+                        @ForAll @IntRange(min = 1, max = 4) int qpType, @ForAll long hostContextAddress,
+                        @ForAll long shadowAreaAddress, @ForAll boolean removeHashEntry,
+                        @ForAll boolean ignoreMwBound, @ForAll boolean ordValid, @ForAll boolean tcpContextValid,
+                        @ForAll boolean virtualMap, @ForAll boolean forceLoopback, @ForAll boolean cqNumValid,
+                        @ForAll boolean macValid, @ForAll boolean arpIndexValid,
+                        @ForAll @IntRange(max = 6) int nextIwarpState, @ForAll boolean cachedVarValid,
+                        @ForAll @IntRange(max = (1 << 14) - 1) int newMss, @ForAll @IntRange(max = 15) int termLength,
+                        @ForAll boolean mssChange, @ForAll @IntRange(max = 3) int termActions,
+                        @ForAll boolean resetConnection) {
         QpOpFields f = new QpOpFields();
-        f.qpId = r.nextInt(1 << 24);
-        f.qpType = 1 + r.nextInt(4);
-        f.hostContextAddress = r.nextLong();
-        f.shadowAreaAddress = r.nextLong();
-        f.removeHashEntry = r.nextBoolean();
+        f.qpId = qpId;
+        f.qpType = qpType;
+        f.hostContextAddress = hostContextAddress;
+        f.shadowAreaAddress = shadowAreaAddress;
+        f.removeHashEntry = removeHashEntry;
         // Destroy QP: its fields only
         QpOpFields d = new QpOpFields();
         d.qpId = f.qpId;
@@ -46,72 +61,89 @@ class CqpWqeProperties {
         d.hostContextAddress = f.hostContextAddress;
         d.shadowAreaAddress = f.shadowAreaAddress;
         d.removeHashEntry = f.removeHashEntry;
-        d.ignoreMwBound = r.nextBoolean();
+        d.ignoreMwBound = ignoreMwBound;
         CqpWqeWriter.destroyQp(s, 32, d, valid);
         Wqes.assertSameFields(d, new QpOpFields().readFrom(readBack(CqpOpcode.DESTROY_QP)));
         assertEquals(valid, w.valid());
-        f.ordValid = r.nextBoolean();
-        f.tcpContextValid = r.nextBoolean();
-        f.virtualMap = r.nextBoolean();
-        f.forceLoopback = r.nextBoolean();
-        f.cqNumValid = r.nextBoolean();
-        f.macValid = r.nextBoolean();
-        f.arpIndexValid = r.nextBoolean();
-        f.nextIwarpState = r.nextInt(7);
+        f.ordValid = ordValid;
+        f.tcpContextValid = tcpContextValid;
+        f.virtualMap = virtualMap;
+        f.forceLoopback = forceLoopback;
+        f.cqNumValid = cqNumValid;
+        f.macValid = macValid;
+        f.arpIndexValid = arpIndexValid;
+        f.nextIwarpState = nextIwarpState;
         boolean keepHash = f.removeHashEntry;
         f.removeHashEntry = false;
         CqpWqeWriter.createQp(s, 32, f, valid);
         Wqes.assertSameFields(f, new QpOpFields().readFrom(readBack(CqpOpcode.CREATE_QP)));
         f.removeHashEntry = keepHash;
-        f.cachedVarValid = r.nextBoolean();
-        f.newMss = r.nextInt(1 << 14);
-        f.termLength = r.nextInt(16);
-        f.mssChange = r.nextBoolean();
-        f.termActions = r.nextInt(4);
-        f.resetConnection = r.nextBoolean();
+        f.cachedVarValid = cachedVarValid;
+        f.newMss = newMss;
+        f.termLength = termLength;
+        f.mssChange = mssChange;
+        f.termActions = termActions;
+        f.resetConnection = resetConnection;
         CqpWqeWriter.modifyQp(s, 32, f, valid);
         Wqes.assertSameFields(f, new QpOpFields().readFrom(readBack(CqpOpcode.MODIFY_QP)));
     }
 
     @Property(tries = 300)
-    void cqOpsRoundTrip(@ForAll long seed, @ForAll boolean valid) {
-        Random r = new Random(seed);
+    void cqOpsRoundTrip(@ForAll boolean valid,
+                        // Create CQ
+                        @ForAll @IntRange(max = (1 << 21) - 1) int cqSize,
+                        @ForAll @IntRange(max = (1 << 19) - 1) int cqId, @ForAll boolean ceqIdValid,
+                        @ForAll @IntRange(max = 0xffff) int ceqId,
+                        @ForAll @IntRange(max = (1 << 18) - 1) int shadowReadThreshold, @ForAll boolean virtualMap,
+                        @ForAll long cqAddress, @ForAll @IntRange(max = (1 << 28) - 1) int firstPmPblIndex,
+                        @ForAll @IntRange(min = 1, max = 2) int pblChunkSize, @ForAll long shadowAreaAddress,
+                        @ForAll @IntRange(max = 0xff) int tphValue, @ForAll @IntRange(max = 0xffff) int vsiIndex,
+                        @ForAll boolean checkOverflow, @ForAll boolean ceqeMask, @ForAll boolean tphEnable,
+                        @ForAll boolean avoidMemConflict,
+                        // Modify CQ
+                        @ForAll @IntRange(max = (1 << 21) - 1) int mCqSize,
+                        @ForAll @IntRange(max = (1 << 18) - 1) int mShadowReadThreshold, @ForAll long mCqAddress,
+                        @ForAll long mShadowAreaAddress, @ForAll @IntRange(max = (1 << 28) - 1) int mFirstPmPblIndex,
+                        @ForAll @IntRange(max = 0xff) int mTphValue, @ForAll @IntRange(max = 0xffff) int mVsiIndex,
+                        @ForAll @IntRange(max = 2) int mPblChunkSize, @ForAll boolean mResize,
+                        @ForAll boolean mCheckOverflow, @ForAll boolean mVirtualMap, @ForAll boolean mCeqeMask,
+                        @ForAll boolean mTphEnable, @ForAll boolean mAvoidMemConflict) {
         CqOpFields f = new CqOpFields();
-        f.cqSize = r.nextInt(1 << 21);
-        f.cqId = r.nextInt(1 << 19);
-        f.ceqIdValid = r.nextBoolean();
-        f.ceqId = f.ceqIdValid ? r.nextInt(1 << 16) : 0;
-        f.shadowReadThreshold = r.nextInt(1 << 18);
-        f.virtualMap = r.nextBoolean();
-        f.cqAddress = f.virtualMap ? 0 : addr(r);
-        f.firstPmPblIndex = f.virtualMap ? r.nextInt(1 << 28) : 0;
-        f.pblChunkSize = f.virtualMap ? 1 + r.nextInt(2) : 0;
-        f.shadowAreaAddress = addr(r);
-        f.tphValue = r.nextInt(256);
-        f.vsiIndex = r.nextInt(1 << 16);
-        f.checkOverflow = r.nextBoolean();
-        f.ceqeMask = r.nextBoolean();
-        f.tphEnable = r.nextBoolean();
-        f.avoidMemConflict = r.nextBoolean();
+        f.cqSize = cqSize;
+        f.cqId = cqId;
+        f.ceqIdValid = ceqIdValid;
+        f.ceqId = f.ceqIdValid ? ceqId : 0;
+        f.shadowReadThreshold = shadowReadThreshold;
+        f.virtualMap = virtualMap;
+        f.cqAddress = f.virtualMap ? 0 : addr(cqAddress);
+        f.firstPmPblIndex = f.virtualMap ? firstPmPblIndex : 0;
+        f.pblChunkSize = f.virtualMap ? pblChunkSize : 0;
+        f.shadowAreaAddress = addr(shadowAreaAddress);
+        f.tphValue = tphValue;
+        f.vsiIndex = vsiIndex;
+        f.checkOverflow = checkOverflow;
+        f.ceqeMask = ceqeMask;
+        f.tphEnable = tphEnable;
+        f.avoidMemConflict = avoidMemConflict;
         CqpWqeWriter.createCq(s, 32, f, valid);
         Wqes.assertSameFields(f, new CqOpFields().readFrom(readBack(CqpOpcode.CREATE_CQ)));
 
         CqOpFields m = new CqOpFields();
-        m.cqSize = r.nextInt(1 << 21);
+        m.cqSize = mCqSize;
         m.cqId = f.cqId;
-        m.shadowReadThreshold = r.nextInt(1 << 18);
-        m.cqAddress = r.nextLong();
-        m.shadowAreaAddress = r.nextLong();
-        m.firstPmPblIndex = r.nextInt(1 << 28);
-        m.tphValue = r.nextInt(256);
-        m.vsiIndex = r.nextInt(1 << 16);
-        m.pblChunkSize = r.nextInt(3);
-        m.resize = r.nextBoolean();
-        m.checkOverflow = r.nextBoolean();
-        m.virtualMap = r.nextBoolean();
-        m.ceqeMask = r.nextBoolean();
-        m.tphEnable = r.nextBoolean();
-        m.avoidMemConflict = r.nextBoolean();
+        m.shadowReadThreshold = mShadowReadThreshold;
+        m.cqAddress = mCqAddress;
+        m.shadowAreaAddress = mShadowAreaAddress;
+        m.firstPmPblIndex = mFirstPmPblIndex;
+        m.tphValue = mTphValue;
+        m.vsiIndex = mVsiIndex;
+        m.pblChunkSize = mPblChunkSize;
+        m.resize = mResize;
+        m.checkOverflow = mCheckOverflow;
+        m.virtualMap = mVirtualMap;
+        m.ceqeMask = mCeqeMask;
+        m.tphEnable = mTphEnable;
+        m.avoidMemConflict = mAvoidMemConflict;
         CqpWqeWriter.modifyCq(s, 32, m, valid);
         Wqes.assertSameFields(m, new CqOpFields().readFrom(readBack(CqpOpcode.MODIFY_CQ)));
 
@@ -132,22 +164,28 @@ class CqpWqeProperties {
     }
 
     @Property(tries = 300)
-    void eqOpsRoundTrip(@ForAll long seed, @ForAll boolean valid, @ForAll boolean ceq) {
-        Random r = new Random(seed);
+    void eqOpsRoundTrip(@ForAll boolean valid, @ForAll boolean ceq,
+                        @ForAll @IntRange(max = (1 << 22) - 1) int elementCount, @ForAll boolean virtualMap,
+                        @ForAll long address, @ForAll @IntRange(max = (1 << 28) - 1) int firstPmPblIndex,
+                        @ForAll @IntRange(min = 1, max = 2) int pblChunkSize,
+                        @ForAll @IntRange(max = (1 << 20) - 1) int pasid, @ForAll boolean pasidValid,
+                        @ForAll @IntRange(max = 0xffff) int ceqId, @ForAll @IntRange(max = 0xff) int tphValue,
+                        @ForAll @IntRange(max = 0xffff) int vsiIndex, @ForAll boolean itrNoExpire,
+                        @ForAll boolean tphEnable) {
         EqOpFields f = new EqOpFields();
-        f.elementCount = r.nextInt(ceq ? 1 << 22 : 1 << 19);
-        f.virtualMap = r.nextBoolean();
-        f.address = f.virtualMap ? 0 : addr(r);
-        f.firstPmPblIndex = f.virtualMap ? r.nextInt(1 << 28) : 0;
-        f.pblChunkSize = f.virtualMap ? 1 + r.nextInt(2) : 0;
-        f.pasid = r.nextInt(1 << 20);
-        f.pasidValid = r.nextBoolean();
+        f.elementCount = ceq ? elementCount : elementCount & ((1 << 19) - 1);
+        f.virtualMap = virtualMap;
+        f.address = f.virtualMap ? 0 : addr(address);
+        f.firstPmPblIndex = f.virtualMap ? firstPmPblIndex : 0;
+        f.pblChunkSize = f.virtualMap ? pblChunkSize : 0;
+        f.pasid = pasid;
+        f.pasidValid = pasidValid;
         if (ceq) {
-            f.ceqId = r.nextInt(1 << 16);
-            f.tphValue = r.nextInt(256);
-            f.vsiIndex = r.nextInt(1 << 16);
-            f.itrNoExpire = r.nextBoolean();
-            f.tphEnable = r.nextBoolean();
+            f.ceqId = ceqId;
+            f.tphValue = tphValue;
+            f.vsiIndex = vsiIndex;
+            f.itrNoExpire = itrNoExpire;
+            f.tphEnable = tphEnable;
             CqpWqeWriter.createCeq(s, 32, f, valid);
             Wqes.assertSameFields(f, new EqOpFields().readFrom(readBack(CqpOpcode.CREATE_CEQ)));
             f.tphValue = 0;
@@ -166,56 +204,69 @@ class CqpWqeProperties {
     }
 
     @Property(tries = 400)
-    void qhashRoundTrip(@ForAll long seed, @ForAll boolean valid) {
-        Random r = new Random(seed);
+    void qhashRoundTrip(@ForAll boolean valid, @ForAll @LongRange(max = 0xffff_ffff_ffffL) long mac,
+                        @ForAll @IntRange(max = (1 << 18) - 1) int qpNumber,
+                        @ForAll @IntRange(max = 0xffff) int destPort, @ForAll @IntRange(max = 0x3ff) int qsHandle,
+                        @ForAll boolean vlanValid, @ForAll @IntRange(max = 0xfff) int vlanId, @ForAll boolean ipv4,
+                        @ForAll @IntRange(max = 2) int manage, @ForAll @IntRange(min = 1, max = 6) int entryType,
+                        @ForAll @Size(4) int[] destIp, @ForAll @Size(4) int[] srcIp,
+                        @ForAll @IntRange(max = 0xffff) int srcPort) {
         QhashFields f = new QhashFields();
-        f.mac = r.nextLong() & 0xffff_ffff_ffffL;
-        f.qpNumber = r.nextInt(1 << 18);
-        f.destPort = r.nextInt(1 << 16);
-        f.qsHandle = r.nextInt(1 << 10);
-        f.vlanValid = r.nextBoolean();
-        f.vlanId = f.vlanValid ? r.nextInt(1 << 12) : 0;
-        f.ipv4 = r.nextBoolean();
-        f.manage = r.nextInt(3);
-        f.entryType = 1 + r.nextInt(6);
+        f.mac = mac;
+        f.qpNumber = qpNumber;
+        f.destPort = destPort;
+        f.qsHandle = qsHandle;
+        f.vlanValid = vlanValid;
+        f.vlanId = f.vlanValid ? vlanId : 0;
+        f.ipv4 = ipv4;
+        f.manage = manage;
+        f.entryType = entryType;
         boolean established = f.entryType == CqpWqe.QHASH_TYPE_TCP_ESTABLISHED;
         for (int i = 0; i < (f.ipv4 ? 1 : 4); i++) {
-            f.destIp[i] = r.nextInt();
-            f.srcIp[i] = established ? r.nextInt() : 0;
+            f.destIp[i] = destIp[i];
+            f.srcIp[i] = established ? srcIp[i] : 0;
         }
-        f.srcPort = established ? r.nextInt(1 << 16) : 0;
+        f.srcPort = established ? srcPort : 0;
         CqpWqeWriter.manageQhash(s, 32, f, valid);
         Wqes.assertSameFields(f, new QhashFields().readFrom(readBack(CqpOpcode.MANAGE_QUAD_HASH_TABLE_ENTRY)));
     }
 
     @Property(tries = 300)
-    void stagOpsRoundTrip(@ForAll long seed, @ForAll boolean valid) {
-        Random r = new Random(seed);
+    void stagOpsRoundTrip(@ForAll boolean valid, @ForAll @IntRange(max = (1 << 24) - 1) int pdId,
+                          @ForAll @IntRange(max = (1 << 24) - 1) int stagIndex,
+                          @ForAll @LongRange(max = (1L << 46) - 1) long length,
+                          @ForAll @IntRange(max = 0xffff) int hmcFcnIndex,
+                          @ForAll("pblChunkSizes") int pblChunkSize,
+                          @ForAll @IntRange(max = (1 << 28) - 1) int firstPmPblIndex,
+                          @ForAll @IntRange(max = 2) int pageSize, @ForAll @IntRange(max = 31) int accessRights,
+                          @ForAll boolean remoteAccess, @ForAll boolean useHmcFcnIndex, @ForAll boolean usePfRid,
+                          @ForAll @IntRange(max = 0xff) int stagKey, @ForAll boolean vaBased, @ForAll long vaOrFbo,
+                          @ForAll long regAddress, @ForAll boolean deallocMr) {
         StagFields f = new StagFields();
-        f.pdId = r.nextInt(1 << 24);
-        f.stagIndex = r.nextInt(1 << 24);
-        f.length = r.nextLong() & ((1L << 46) - 1);
-        f.hmcFcnIndex = r.nextInt(1 << 16);
-        f.pblChunkSize = new int[] {0, 1, 3}[r.nextInt(3)]; // verbs.c irdma_hwreg_mr: none, one level, two
-        f.firstPmPblIndex = f.pblChunkSize != 0 ? r.nextInt(1 << 28) : 0;
-        f.pageSize = r.nextInt(3);
-        f.accessRights = r.nextInt(32);
-        f.remoteAccess = r.nextBoolean();
-        f.useHmcFcnIndex = r.nextBoolean();
-        f.usePfRid = r.nextBoolean();
+        f.pdId = pdId;
+        f.stagIndex = stagIndex;
+        f.length = length;
+        f.hmcFcnIndex = hmcFcnIndex;
+        f.pblChunkSize = pblChunkSize;
+        f.firstPmPblIndex = f.pblChunkSize != 0 ? firstPmPblIndex : 0;
+        f.pageSize = pageSize;
+        f.accessRights = accessRights;
+        f.remoteAccess = remoteAccess;
+        f.useHmcFcnIndex = useHmcFcnIndex;
+        f.usePfRid = usePfRid;
         f.mr = true;
         CqpWqeWriter.allocStag(s, 32, f, valid);
         Wqes.assertSameFields(f, new StagFields().readFrom(readBack(CqpOpcode.ALLOC_STAG)));
-        f.stagKey = r.nextInt(256);
-        f.vaBased = r.nextBoolean();
-        f.vaOrFbo = r.nextLong();
-        f.regAddress = f.pblChunkSize == 0 ? r.nextLong() : 0;
+        f.stagKey = stagKey;
+        f.vaBased = vaBased;
+        f.vaOrFbo = vaOrFbo;
+        f.regAddress = f.pblChunkSize == 0 ? regAddress : 0;
         CqpWqeWriter.registerMr(s, 32, f, valid);
         Wqes.assertSameFields(f, new StagFields().readFrom(readBack(CqpOpcode.REG_MR)));
         StagFields d = new StagFields();
         d.pdId = f.pdId;
         d.stagIndex = f.stagIndex;
-        d.mr = r.nextBoolean();
+        d.mr = deallocMr;
         CqpWqeWriter.deallocStag(s, 32, d, valid);
         Wqes.assertSameFields(d, new StagFields().readFrom(readBack(CqpOpcode.DEALLOC_STAG)));
     }
@@ -252,19 +303,18 @@ class CqpWqeProperties {
     }
 
     @Property(tries = 300)
-    void updatePeSdsRoundTrip(@ForAll long seed, @ForAll @IntRange(min = 1, max = 11) int count,
-                              @ForAll boolean valid) {
-        Random r = new Random(seed);
+    void updatePeSdsRoundTrip(@ForAll("sdEntries") List<SdEntry> entries, @ForAll boolean valid,
+                              @ForAll @IntRange(max = 63) int fn, @ForAll long buffer) {
+        int count = entries.size();
         long[] cmds = new long[count];
         long[] datas = new long[count];
         for (int i = 0; i < count; i++) {
-            cmds[i] = SegmentDescriptor.command(r.nextInt(8192));
-            boolean direct = r.nextBoolean();
-            long page = direct ? (r.nextLong() & 0xffff_ffe0_0000L) : addr(r);
-            datas[i] = r.nextBoolean() ? SegmentDescriptor.setData(page, direct) : SegmentDescriptor.clearData(direct);
+            SdEntry e = entries.get(i);
+            cmds[i] = SegmentDescriptor.command(e.index());
+            long page = e.direct() ? (e.page() & 0xffff_ffe0_0000L) : addr(e.page());
+            datas[i] = e.set() ? SegmentDescriptor.setData(page, e.direct()) : SegmentDescriptor.clearData(e.direct());
         }
-        int fn = r.nextInt(64);
-        long bufPa = (r.nextLong() & 0xffff_ffff_ff80L) | 0x80;
+        long bufPa = (buffer & 0xffff_ffff_ff80L) | 0x80;
         BytesStore<?, ?> buf = Wqes.heap(8 * 16);
         CqpWqeWriter.updatePeSds(s, 32, fn, cmds, datas, count, bufPa, buf, 0, valid);
         readBack(CqpOpcode.UPDATE_PE_SDS);
@@ -340,13 +390,14 @@ class CqpWqeProperties {
 
     /** A written WQE with one random bit flipped: never throws; a flip outside the op's fields is always caught. */
     @Property(tries = 1000)
-    void flippedBitsAreCaughtOrHarmless(@ForAll long seed, @ForAll @IntRange(max = 511) int bitIndex) {
-        Random r = new Random(seed);
+    void flippedBitsAreCaughtOrHarmless(@ForAll @IntRange(max = (1 << 18) - 1) int qpNumber, @ForAll int destIp,
+                                        @ForAll @IntRange(max = 0xffff) int destPort,
+                                        @ForAll @IntRange(max = 511) int bitIndex) {
         QhashFields f = new QhashFields();
-        f.qpNumber = r.nextInt(1 << 18);
+        f.qpNumber = qpNumber;
         f.ipv4 = true;
-        f.destIp[0] = r.nextInt();
-        f.destPort = r.nextInt(1 << 16);
+        f.destIp[0] = destIp;
+        f.destPort = destPort;
         f.manage = 1;
         f.entryType = 2;
         CqpWqeWriter.manageQhash(s, 32, f, true);
@@ -360,5 +411,23 @@ class CqpWqeProperties {
             assertEquals(8 * q + (bitIndex % 64) / 8, w.failedAt());
         }
         exercise(s, 32, 64);
+    }
+
+    /** verbs.c irdma_hwreg_mr: no PBL, one level, two levels. */
+    @Provide
+    Arbitrary<Integer> pblChunkSizes() {
+        return Arbitraries.of(0, 1, 3);
+    }
+
+    /** One Update PE SDs entry: SD {@code index}, a direct (2 MiB) or paged SD, set at {@code page} or cleared. */
+    record SdEntry(int index, boolean direct, long page, boolean set) {
+    }
+
+    /** 1 to 11 entries (3 in the WQE, the rest in the buffer). */
+    @Provide
+    Arbitrary<List<SdEntry>> sdEntries() {
+        return Combinators.combine(Arbitraries.integers().between(0, 8191), Arbitraries.of(true, false),
+                Arbitraries.longs(), Arbitraries.of(true, false)).as(SdEntry::new).list().ofMinSize(1).ofMaxSize(11)
+                .withSizeDistribution(RandomDistribution.uniform());
     }
 }

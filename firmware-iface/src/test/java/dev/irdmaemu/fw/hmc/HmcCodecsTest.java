@@ -8,10 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.Random;
+import java.util.Arrays;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.Size;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.Test;
@@ -193,23 +199,21 @@ class HmcCodecsTest {
     }
 
     @Property(tries = 300)
-    void queryBufferRoundTrip(@ForAll long seed) {
-        Random r = new Random(seed);
+    void queryBufferRoundTrip(@ForAll @IntRange(max = (1 << 14) - 1) int first,
+                              @ForAll @IntRange(max = (1 << 13) - 1) int max,
+                              @ForAll @Size(21) List<@LongRange(max = 0xffff_ffffL) Long> countList,
+                              @ForAll("querySizes") List<Long> sizeList, @ForAll @IntRange(max = 1023) int ceqs,
+                              @ForAll @IntRange(max = 15) int htMultiplier, @ForAll @IntRange(max = 15) int maxIrd) {
+        assertEquals(21, HmcObjectType.values().length, "one count and size per type");
+        long[] counts = longs(countList);
+        long[] sizes = longs(sizeList);
         BytesStore<?, ?> s = heap(200);
         FpmQueryBuffer.clear(s, 0);
-        int first = r.nextInt(1 << 14);
-        int max = r.nextInt(1 << 13);
         FpmQueryBuffer.writeSdInfo(s, 0, first, max);
-        long[] counts = new long[21];
-        long[] sizes = new long[21];
         for (HmcObjectType t : HmcObjectType.values()) {
-            counts[t.ordinal()] = r.nextLong() & 0xffff_ffffL;
-            sizes[t.ordinal()] = t.queryEncoding() == HmcObjectType.QueryEncoding.FREE_LIST
-                    ? 1 + r.nextInt(1 << 20) : r.nextInt(32);
             FpmQueryBuffer.writeObject(s, 0, t, counts[t.ordinal()], sizes[t.ordinal()]);
         }
-        int ceqs = r.nextInt(1024);
-        FpmQueryBuffer.writeMisc(s, 0, ceqs, r.nextInt(16), 7, r.nextInt(16));
+        FpmQueryBuffer.writeMisc(s, 0, ceqs, htMultiplier, 7, maxIrd);
         FpmQueryBuffer q = new FpmQueryBuffer().wrap(s, 0);
         assertEquals(FpmCheck.ACCEPTED, q.validate());
         assertEquals(first, q.firstPeSdIndex());
@@ -233,18 +237,13 @@ class HmcCodecsTest {
     }
 
     @Property(tries = 300)
-    void commitBufferRoundTrip(@ForAll long seed) {
-        Random r = new Random(seed);
+    void commitBufferRoundTrip(@ForAll("commitCounts") List<Long> countList,
+                               @ForAll @Size(21) List<@LongRange(max = 0xffff_ffffL) Long> baseBlocks) {
         BytesStore<?, ?> s = heap(208);
-        long[] counts = new long[21];
-        long[] bases = new long[21];
+        long[] counts = longs(countList);
+        long[] bases = new long[counts.length];
         for (HmcObjectType t : HmcObjectType.values()) {
-            counts[t.ordinal()] = switch (t) {
-                case QP -> r.nextInt(1 << 21);
-                case CQ -> r.nextInt(1 << 20);
-                default -> r.nextLong() & 0xffff_ffffL;
-            };
-            bases[t.ordinal()] = (r.nextLong() & 0xffff_ffffL) * 512;
+            bases[t.ordinal()] = baseBlocks.get(t.ordinal()) * 512;
             FpmCommitBuffer.writeCommitted(s, 0, t, counts[t.ordinal()], bases[t.ordinal()]);
         }
         FpmCommitBuffer c = new FpmCommitBuffer().wrap(s, 0);
@@ -290,5 +289,30 @@ class HmcCodecsTest {
         assertNotNull(SegmentDescriptor.check(cmd, data));
         PageDescriptor.read(s, off, rel);
         assertSame(PageDescriptor.wellFormed(data), PageDescriptor.wellFormed(data));
+    }
+
+    private static long[] longs(List<Long> l) {
+        return l.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** Per type: a free-list block size (1 to 2^20) or a log2 object size (0 to 31), as the query encodes it. */
+    @Provide
+    Arbitrary<List<Long>> querySizes() {
+        return Combinators.combine(Arrays.stream(HmcObjectType.values())
+                .map(t -> t.queryEncoding() == HmcObjectType.QueryEncoding.FREE_LIST
+                        ? Arbitraries.longs().between(1, 1 << 20) : Arbitraries.longs().between(0, 31))
+                .toList()).as(l -> l);
+    }
+
+    /** Per type: a committed count, the QP and CQ counts within their 21 and 20 bits, the others any u32. */
+    @Provide
+    Arbitrary<List<Long>> commitCounts() {
+        return Combinators.combine(Arrays.stream(HmcObjectType.values())
+                .map(t -> switch (t) {
+                    case QP -> Arbitraries.longs().between(0, (1 << 21) - 1);
+                    case CQ -> Arbitraries.longs().between(0, (1 << 20) - 1);
+                    default -> Arbitraries.longs().between(0, 0xffff_ffffL);
+                })
+                .toList()).as(l -> l);
     }
 }

@@ -3,9 +3,11 @@ package dev.irdmaemu.fw.qp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import java.util.Random;
+import dev.irdmaemu.fw.Draws;
+import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -14,15 +16,15 @@ import net.openhft.chronicle.bytes.BytesStore;
 class QpContextProperties {
     private final QpContext ctx = new QpContext();
 
-    private static int bits(Random r, int n) {
+    private static int bits(Draws r, int n) {
         return n == 32 ? r.nextInt() : r.nextInt(1 << n);
     }
 
-    private static long u32(Random r) {
+    private static long u32(Draws r) {
         return r.nextInt() & 0xffff_ffffL;
     }
 
-    static TcpOffloadInfo randomTcp(Random r) {
+    static TcpOffloadInfo randomTcp(Draws r) {
         return new TcpOffloadInfo(r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), r.nextBoolean(),
             r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), bits(r, 2),
             bits(r, 3), bits(r, 8), bits(r, 8), bits(r, 16), bits(r, 16), r.nextInt(), r.nextInt(), r.nextInt(),
@@ -31,7 +33,7 @@ class QpContextProperties {
             u32(r), u32(r), u32(r), u32(r), bits(r, 6), r.nextInt(), r.nextInt(), r.nextInt(), r.nextInt());
     }
 
-    static IwarpOffloadInfo randomIwarp(Random r) {
+    static IwarpOffloadInfo randomIwarp(Draws r) {
         int[] irds = {2, 8, 32, 64, 128};
         return new IwarpOffloadInfo(bits(r, 9), bits(r, 9), bits(r, 2), bits(r, 2), bits(r, 15), bits(r, 18),
             bits(r, 8), irds[r.nextInt(irds.length)], r.nextBoolean(), r.nextBoolean(), r.nextBoolean(),
@@ -40,14 +42,14 @@ class QpContextProperties {
             bits(r, 8), bits(r, 8), r.nextLong() & 0xffff_ffff_ffffL, bits(r, 7));
     }
 
-    static QpResources randomResources(Random r) {
+    static QpResources randomResources(Draws r) {
         long push = r.nextBoolean() ? QpResources.NO_PUSH_PAGE : bits(r, 10);
         return new QpResources(bits(r, 2), r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), push,
             r.nextLong(), r.nextLong(), bits(r, 4), bits(r, 4), r.nextLong() & ~0xffL, bits(r, 8), bits(r, 8),
             bits(r, 10), bits(r, 12));
     }
 
-    static QpHostContextInfo randomInfo(Random r) {
+    static QpHostContextInfo randomInfo(Draws r) {
         return new QpHostContextInfo(r.nextLong(), bits(r, 25), bits(r, 25), bits(r, 17), bits(r, 7),
             r.nextBoolean(), true, true);
     }
@@ -77,12 +79,9 @@ class QpContextProperties {
     }
 
     @Property(tries = 300)
-    void writeThenReadRoundTrips(@ForAll long seed, @ForAll boolean offHeap) {
-        Random r = new Random(seed);
-        TcpOffloadInfo tcp = randomTcp(r);
-        IwarpOffloadInfo iw = randomIwarp(r);
-        QpResources res = randomResources(r);
-        QpHostContextInfo info = randomInfo(r);
+    void writeThenReadRoundTrips(@ForAll("tcp") TcpOffloadInfo tcp, @ForAll("iwarp") IwarpOffloadInfo iw,
+                                 @ForAll("resources") QpResources res, @ForAll("info") QpHostContextInfo info,
+                                 @ForAll boolean offHeap) {
         BytesStore<?, ?> s = offHeap ? BytesStore.nativeStoreWithFixedCapacity(300) : BytesStore.wrap(new byte[300]);
         try {
             ctx.wrap(s, 40, 256).write(res, info, iw, tcp);
@@ -112,5 +111,28 @@ class QpContextProperties {
             ctx.localIp(9);
             ctx.irdHwSize();
         }
+    }
+
+    // Each record is built from its own shrinkable draws (see Draws), so a failure reports the records, field by
+    // field, built from the smallest draws that still fail. The counts are what each random* reads.
+
+    @Provide
+    Arbitrary<TcpOffloadInfo> tcp() {
+        return Draws.of(47).map(QpContextProperties::randomTcp);
+    }
+
+    @Provide
+    Arbitrary<IwarpOffloadInfo> iwarp() {
+        return Draws.of(27).map(QpContextProperties::randomIwarp);
+    }
+
+    @Provide
+    Arbitrary<QpResources> resources() {
+        return Draws.of(16).map(QpContextProperties::randomResources);
+    }
+
+    @Provide
+    Arbitrary<QpHostContextInfo> info() {
+        return Draws.of(6).map(QpContextProperties::randomInfo);
     }
 }

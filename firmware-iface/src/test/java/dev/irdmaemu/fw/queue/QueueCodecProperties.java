@@ -3,10 +3,16 @@ package dev.irdmaemu.fw.queue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import java.util.Random;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.RandomDistribution;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.Size;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -21,22 +27,13 @@ class QueueCodecProperties {
     private final SgeList sges = new SgeList();
 
     @Property(tries = 300)
-    void cqeRoundTrip(@ForAll long seed) {
-        Random r = new Random(seed);
+    void cqeRoundTrip(@ForAll @LongRange(max = 0xffff_ffffL) long payload, @ForAll int rtt, @ForAll long ctx,
+                      @ForAll int stag, @ForAll @IntRange(max = (1 << 24) - 1) int qp,
+                      @ForAll @IntRange(max = 0xffff) int major, @ForAll @IntRange(max = 0xffff) int minor,
+                      @ForAll @IntRange(max = 0x7fff) int wqe, @ForAll @IntRange(max = 63) int op,
+                      @ForAll @Size(8) boolean[] b, @ForAll long imm, @ForAll @IntRange(max = 0xffff) int vlan,
+                      @ForAll @LongRange(max = 0xffff_ffff_ffffL) long mac) {
         BytesStore<?, ?> s = Mem.heap(64);
-        long payload = r.nextLong() & 0xffff_ffffL;
-        int rtt = r.nextInt();
-        long ctx = r.nextLong();
-        int stag = r.nextInt();
-        int qp = r.nextInt(1 << 24);
-        int major = r.nextInt(1 << 16);
-        int minor = r.nextInt(1 << 16);
-        int wqe = r.nextInt(1 << 15);
-        int op = r.nextInt(64);
-        boolean[] b = new boolean[8];
-        for (int i = 0; i < b.length; i++) {
-            b[i] = r.nextBoolean();
-        }
         cqe.wrap(s, 0, 32).clear().payloadLength(payload).tcpSeqNumRtt(rtt).completionContext(ctx)
             .invalidatedStag(stag).qpId(qp).wqeIndex(wqe).extended(b[0]).pushDropped(b[1]).srq(b[2])
             .ipv4(b[3]).solicitedEvent(b[4]).opType(op).sq(b[5]);
@@ -63,9 +60,6 @@ class QueueCodecProperties {
         assertEquals(b[6] ? major : 0, cqe.majorError());
         assertEquals(b[6] ? minor : 0, cqe.minorError());
 
-        long imm = r.nextLong();
-        int vlan = r.nextInt(1 << 16);
-        long mac = r.nextLong() & 0xffff_ffff_ffffL;
         ext.wrap(s, 32, 32).clear().immediateData(imm).vlan(vlan).sourceMac(mac).valid(!b[7]);
         assertEquals(CqeCheck.ACCEPTED, ext.validate(!b[7]));
         assertEquals(imm, ext.immediateData());
@@ -101,36 +95,29 @@ class QueueCodecProperties {
 
     /** Every SQ writer's output is accepted by the model's validate and reads back as written. */
     @Property(tries = 500)
-    void sqWqeRoundTrip(@ForAll long seed) {
-        Random r = new Random(seed);
+    void sqWqeRoundTrip(@ForAll @Size(32) long[] stale, @ForAll boolean pol, @ForAll @IntRange(max = 2) int kind,
+                        @ForAll @IntRange(max = 15) int flagBits, @ForAll boolean immediate,
+                        @ForAll("sqFragments") List<Sge> fragments, @ForAll int stag, @ForAll long to,
+                        @ForAll long immData, @ForAll @IntRange(max = 3) int send, @ForAll boolean variant) {
         BytesStore<?, ?> s = Mem.heap(256);
         for (int i = 0; i < 256; i += 8) {
-            Mem.putQword(s, i, r.nextLong()); // stale ring contents
+            Mem.putQword(s, i, stale[i / 8]); // stale ring contents
         }
-        boolean pol = r.nextBoolean();
-        int kind = r.nextInt(3);
-        int flags = r.nextInt(16) | (kind != 2 && r.nextBoolean() ? SqWqe.IMMEDIATE : 0);
+        int flags = flagBits | (kind != 2 && immediate ? SqWqe.IMMEDIATE : 0);
         boolean imm = (flags & SqWqe.IMMEDIATE) != 0;
-        int n = r.nextInt(SqWqe.MAX_FRAGMENTS + 1);
-        sges.clear();
-        for (int i = 0; i < n; i++) {
-            sges.add(r.nextLong(), r.nextInt(1 << 20), r.nextInt());
-        }
-        int stag = r.nextInt();
-        long to = r.nextLong();
-        long immData = r.nextLong();
+        int n = fill(fragments);
         sq.wrap(s, 0, 256);
         int quanta;
         SqOpcode op;
         if (kind == 0) {
-            op = SqOpcode.values()[2 + r.nextInt(4)];
+            op = SqOpcode.values()[2 + send];
             quanta = sq.writeSend(pol, op, sges, flags, immData, stag);
         } else if (kind == 1) {
-            op = r.nextBoolean() ? SqOpcode.RDMA_WRITE : SqOpcode.RDMA_WRITE_SOL;
+            op = variant ? SqOpcode.RDMA_WRITE : SqOpcode.RDMA_WRITE_SOL;
             quanta = sq.writeRdmaWrite(pol, op, sges, stag, to, flags, immData);
             assertEquals(to, sq.remoteTaggedOffset());
         } else {
-            boolean inv = r.nextBoolean();
+            boolean inv = variant;
             op = inv ? SqOpcode.RDMA_READ_LOC_INV : SqOpcode.RDMA_READ;
             quanta = sq.writeRdmaRead(pol, sges, stag, to, inv, flags);
             assertEquals(to, sq.remoteTaggedOffset());
@@ -179,15 +166,9 @@ class QueueCodecProperties {
     }
 
     @Property(tries = 300)
-    void rqWqeRoundTrip(@ForAll long seed) {
-        Random r = new Random(seed);
+    void rqWqeRoundTrip(@ForAll boolean pol, @ForAll("rqFragments") List<Sge> fragments) {
         BytesStore<?, ?> s = Mem.heap(256);
-        boolean pol = r.nextBoolean();
-        int n = r.nextInt(SqWqe.MAX_FRAGMENTS + 1);
-        sges.clear();
-        for (int i = 0; i < n; i++) {
-            sges.add(r.nextLong(), r.nextInt(1 << 24), r.nextInt());
-        }
+        int n = fill(fragments);
         int span = rq.wrap(s, 0, 256).write(pol, sges);
         assertEquals(WqeCheck.ACCEPTED, rq.validate(pol, RqWqe.wqeSizeFor(Math.max(n, 1))));
         assertEquals(span, rq.spannedBytes());
@@ -254,17 +235,49 @@ class QueueCodecProperties {
 
     /** Valid WQEs with one random bit flipped: the reader answers a check, never an exception. */
     @Property(tries = 500)
-    void mutatedWqesNeverThrow(@ForAll long seed, @ForAll @IntRange(max = 255) int bitByte,
+    void mutatedWqesNeverThrow(@ForAll("anyFragments") List<Sge> fragments, @ForAll @IntRange(max = 31) int flags,
+                               @ForAll long immData, @ForAll int stag, @ForAll @IntRange(max = 255) int bitByte,
                                @ForAll @IntRange(max = 7) int bit) {
-        Random r = new Random(seed);
         BytesStore<?, ?> s = Mem.heap(256);
-        sges.clear();
-        int n = r.nextInt(SqWqe.MAX_FRAGMENTS + 1);
-        for (int i = 0; i < n; i++) {
-            sges.add(r.nextLong(), r.nextInt(), r.nextInt());
-        }
-        sq.wrap(s, 0, 256).writeSend(true, SqOpcode.RDMA_SEND, sges, r.nextInt(32), r.nextLong(), r.nextInt());
+        fill(fragments);
+        sq.wrap(s, 0, 256).writeSend(true, SqOpcode.RDMA_SEND, sges, flags, immData, stag);
         s.writeByte(bitByte, (byte) (s.readByte(bitByte) ^ (1 << bit)));
         readAll(s, 0, 256);
+    }
+
+    /** One scatter-gather entry. */
+    record Sge(long address, int length, int stag) {
+    }
+
+    /** Copies a generated list into {@link #sges}; answers its size. */
+    private int fill(List<Sge> fragments) {
+        sges.clear();
+        for (Sge f : fragments) {
+            sges.add(f.address(), f.length(), f.stag());
+        }
+        return fragments.size();
+    }
+
+    /** Up to {@link SqWqe#MAX_FRAGMENTS} entries, lengths below {@code lengthLimit} (or any int when 0). */
+    private static Arbitrary<List<Sge>> fragments(int lengthLimit) {
+        Arbitrary<Integer> lengths = lengthLimit == 0 ? Arbitraries.integers()
+                : Arbitraries.integers().between(0, lengthLimit - 1);
+        return Combinators.combine(Arbitraries.longs(), lengths, Arbitraries.integers()).as(Sge::new).list()
+                .ofMaxSize(SqWqe.MAX_FRAGMENTS).withSizeDistribution(RandomDistribution.uniform());
+    }
+
+    @Provide
+    Arbitrary<List<Sge>> sqFragments() {
+        return fragments(1 << 20);
+    }
+
+    @Provide
+    Arbitrary<List<Sge>> rqFragments() {
+        return fragments(1 << 24);
+    }
+
+    @Provide
+    Arbitrary<List<Sge>> anyFragments() {
+        return fragments(0);
     }
 }

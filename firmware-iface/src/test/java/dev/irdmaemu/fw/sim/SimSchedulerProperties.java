@@ -5,9 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.SplittableRandom;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
 
 /**
  * The scheduler against a plain model of its contract: every pending event keyed by (deadline, the order it was
@@ -74,18 +78,38 @@ class SimSchedulerProperties {
         }
     }
 
+    /**
+     * One step of a program: {@code op} 0-2 arms timer {@code timer} {@code delay} ns from now, 3 cancels it, 4-5
+     * queues on FIFO {@code fifo} {@code fifoDelay} ns after its last deadline, 6-9 runs the next event.
+     */
+    record Step(int op, int timer, long delay, int fifo, long fifoDelay) {
+    }
+
+    @Provide
+    Arbitrary<List<Step>> programs() {
+        return Combinators.combine(Arbitraries.integers().between(0, 9),
+                Arbitraries.integers().between(0, TIMERS - 1), Arbitraries.longs().between(0, 5), Arbitraries.integers().between(0, 1),
+                Arbitraries.longs().between(0, 3)).as(Step::new).list().ofSize(400);
+    }
+
+    /** Per timer, the delay it re-arms itself with as it fires (one timer in four), or -1. */
+    @Provide
+    Arbitrary<long[]> rearms() {
+        return Arbitraries.frequencyOf(Tuple.of(3, Arbitraries.just(-1L)),
+                Tuple.of(1, Arbitraries.longs().between(0, 4))).array(long[].class).ofSize(TIMERS);
+    }
+
     @Property(tries = 300)
-    void runsTheSameEventsInTheSameOrderAsOneKeyPerEvent(@ForAll long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed);
+    void runsTheSameEventsInTheSameOrderAsOneKeyPerEvent(@ForAll("programs") List<Step> program,
+                                                         @ForAll("rearms") long[] rearms) {
         SimScheduler s = new SimScheduler(1);
         Model m = new Model();
         List<String> ran = new ArrayList<>();
         List<String> expected = new ArrayList<>();
-        long[] rearmOnFire = new long[TIMERS];
+        long[] rearmOnFire = rearms.clone();
         SimTimer[] timers = new SimTimer[TIMERS];
         for (int i = 0; i < TIMERS; i++) {
             int id = i;
-            rearmOnFire[i] = rnd.nextInt(4) == 0 ? rnd.nextLong(0, 5) : -1;
             timers[i] = s.newTimer("t" + i, () -> {
                 ran.add("t" + id + "@" + s.now());
                 if (rearmOnFire[id] >= 0) {
@@ -99,21 +123,21 @@ class SimSchedulerProperties {
             int id = f;
             fifos[f] = new SimEventFifo(s, "f" + f, token -> ran.add("f" + id + "#" + token + "@" + s.now()));
         }
-        for (int step = 0; step < 400; step++) {
-            int op = rnd.nextInt(10);
+        for (Step step : program) {
+            int op = step.op();
             if (op < 3) {
-                int i = rnd.nextInt(TIMERS);
-                long at = s.now() + rnd.nextLong(0, 6);
+                int i = step.timer();
+                long at = s.now() + step.delay();
                 timers[i].scheduleAt(at);
                 m.arm("t" + i, at);
             } else if (op < 4) {
-                int i = rnd.nextInt(TIMERS);
+                int i = step.timer();
                 timers[i].cancel();
                 m.cancel("t" + i);
             } else if (op < 6) {
-                int f = rnd.nextInt(fifos.length);
+                int f = step.fifo();
                 long at = Math.max(s.now(), fifos[f].size() > 0 ? fifos[f].lastDeadline() : s.now())
-                        + rnd.nextLong(0, 4);
+                        + step.fifoDelay();
                 int token = fifoCount[f]++;
                 fifos[f].add(token, at);
                 m.queue("f" + f + "#" + token, at);

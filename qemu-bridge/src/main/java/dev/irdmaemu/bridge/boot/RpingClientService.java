@@ -97,6 +97,11 @@ public final class RpingClientService implements HostedService {
             retry.scheduleIn(RETRY_MILLIS * 1_000_000L);
             return;
         }
+        if (c.connectFailure() != null) {
+            // the client logs a failed connect at INFO (a reset is expected while the server is not listening yet):
+            // one not tried again is a failure of the run
+            LOG.warn("{}: {}; giving up after attempt {}", name, r.failure(), attempts);
+        }
         finish(r.ok() && r.pings() == count && r.verified() == count);
     }
 

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.irdmaemu.cm.verbs.IrdmaVerbs;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;
@@ -11,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * The rping services on a hosted node, against a stand-in guest (no iWARP data path needed): the scenarios plug
@@ -36,6 +41,10 @@ class RpingServicesTest {
         FakeGuestWire wire = new FakeGuestWire();
         RpingClientService client = new RpingClientService("rping-client",
                 GuestFrames.guest(BootScenario.RPING_PORT), 10, 64);
+        Logger ours = (Logger) LoggerFactory.getLogger("dev.irdmaemu");
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        ours.addAppender(log);
         try (HostedNode node = new HostedNode(wire, null, null, System::nanoTime).start()) {
             IrdmaVerbs verbs = node.port.verbs();
             node.loop().call(() -> {
@@ -66,6 +75,13 @@ class RpingServicesTest {
                 resets++;
             } while (port == RpingClientService.FIRST_LOCAL_PORT && resets < 10);
             assertEquals(RpingClientService.FIRST_LOCAL_PORT + 1, port, "the second try, from the next port");
+            synchronized (log) {
+                // the reset while the server is not listening is expected: retried, logged at INFO, never a WARN
+                assertEquals(List.of(), log.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                        .map(ILoggingEvent::getFormattedMessage).toList());
+                assertTrue(log.list.stream().anyMatch(e -> e.getLevel() == Level.INFO
+                        && e.getFormattedMessage().contains("trying again")), "the retry is logged");
+            }
             node.loop().call(() -> {
                 client.stop(node);
                 return null;
@@ -79,6 +95,8 @@ class RpingServicesTest {
             List<Integer> left = node.loop().await(() -> List.of(verbs.qpsInUse(), verbs.cqsInUse(),
                     verbs.mrsInUse(), node.counters().cmNodesLeft()), List.of(0, 0, 0, 0)::equals, SETTLE);
             assertEquals(List.of(0, 0, 0, 0), left, "QPs, CQs, MRs and CM nodes left");
+        } finally {
+            ours.detachAppender(log);
         }
     }
 

@@ -10,10 +10,15 @@ import dev.irdmaemu.fw.frame.InternetChecksum;
 import dev.irdmaemu.fw.frame.Ipv4Header;
 import dev.irdmaemu.fw.frame.Ipv6Header;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.Provide;
+import net.jqwik.api.RandomDistribution;
 import net.jqwik.api.constraints.Size;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -25,25 +30,41 @@ class LanResponderProperties {
     private static final List<byte[]> GOOD = List.of(LanFrames.arpRequest(), LanFrames.echo(5, 6, 24),
             LanFrames.solicitation(), LanFrames.echo6(7, 8, 24));
 
+    /** Byte {@code at} of the frame set to {@code value}. */
+    record Flip(int at, int value) {
+    }
+
+    /**
+     * Good frame {@code base} with a few bytes changed and, when one is, cut to its first {@code cutTo} bytes (when
+     * not null): gets deep into the parsers.
+     */
+    record Mutation(int base, List<Flip> flips, Integer cutTo) {
+        byte[] apply() {
+            byte[] frame = GOOD.get(base).clone();
+            for (Flip f : flips) {
+                frame[f.at()] = (byte) f.value();
+            }
+            return !flips.isEmpty() && cutTo != null ? Arrays.copyOf(frame, cutTo) : frame;
+        }
+    }
+
+    @Provide
+    Arbitrary<Mutation> mutations() {
+        return Arbitraries.integers().between(0, GOOD.size() - 1).flatMap(base -> {
+            int length = GOOD.get(base).length;
+            Arbitrary<List<Flip>> flips = Combinators.combine(Arbitraries.integers().between(0, length - 1),
+                    Arbitraries.integers().between(0, 255)).as(Flip::new).list().ofMaxSize(8)
+                    .withSizeDistribution(RandomDistribution.uniform());
+            Arbitrary<Integer> cutTo = Arbitraries.integers().between(0, length).injectNull(0.5);
+            return Combinators.combine(flips, cutTo).as((f, c) -> new Mutation(base, f, c));
+        });
+    }
+
     @Property(tries = 3000)
     void anyBytesAreCountedOnceAndAnswersAreWellFormed(@ForAll @Size(max = 200) byte[] noise,
-                                                       @ForAll @IntRange(min = 0, max = 3) int base,
-                                                       @ForAll @IntRange(min = 0, max = 8) int flips,
-                                                       @ForAll long seed, @ForAll boolean mutateGoodFrame) {
-        byte[] frame;
-        if (mutateGoodFrame) {
-            // a good frame with a few bytes changed: gets deep into the parsers
-            frame = GOOD.get(base).clone();
-            java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
-            for (int i = 0; i < flips; i++) {
-                frame[r.nextInt(frame.length)] = (byte) r.nextInt(256);
-            }
-            if (flips > 0 && r.nextBoolean()) {
-                frame = java.util.Arrays.copyOf(frame, r.nextInt(frame.length + 1));
-            }
-        } else {
-            frame = noise;
-        }
+                                                       @ForAll("mutations") Mutation mutation,
+                                                       @ForAll boolean mutateGoodFrame) {
+        byte[] frame = mutateGoodFrame ? mutation.apply() : noise;
         List<byte[]> sent = new ArrayList<>();
         LanResponder responder = new LanResponder(LanFrames.MODEL, (s, o, l) -> {
             byte[] b = new byte[l];
