@@ -463,7 +463,9 @@ public final class FrameSummarizer {
             out.append(" | ");
             int remaining = length - pos;
             long fpduAt = frameAt + pos;
-            FpduCheck c = fpdu.wrap(frame, at + pos, remaining, st.crc).validate();
+            // RFC 5044 §4.1: the 4-byte CRC field is present in every FPDU; without CRC in use it may hold any
+            // value and is not checked (siw sends zeros there), so a mismatch then means nothing
+            FpduCheck c = fpdu.wrap(frame, at + pos, remaining, true).validate();
             if (c == FpduCheck.TOO_SHORT || c == FpduCheck.ULPDU_TOO_SHORT) {
                 out.append("FPDU: ");
                 failure(c, fpduAt + fpdu.failedAt(), out);

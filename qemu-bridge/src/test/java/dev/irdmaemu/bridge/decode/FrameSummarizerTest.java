@@ -298,7 +298,11 @@ class FrameSummarizerTest {
             Conversation c = new Conversation();
             c.connect(flags[0], flags[1]);
             boolean crc = (flags[0] | flags[1]) != 0;
-            int n = c.iwarp.writeTagged(c.payload, 0, 600, RdmapOpcode.CODE_RDMA_WRITE, true, 7, 8, null, 0, 0, crc);
+            int n = c.iwarp.writeTagged(c.payload, 0, 600, RdmapOpcode.CODE_RDMA_WRITE, true, 7, 8, null, 0, 0, true);
+            if (!crc) {
+                // RFC 5044 §4.1: without CRC the field is still there, with any value, unchecked (siw sends zeros)
+                c.payload.writeInt(n - 4, 0);
+            }
             assertEquals("| FPDU len 14 CRC " + (crc ? "ok" : "off") + " DDP tagged STag 0x00000007 TO 0x8 L RDMAP "
                     + "RDMA Write 0 bytes", after(c.segment(true, TcpHeader.ACK, n), "| FPDU"), Arrays.toString(flags));
         }
@@ -392,7 +396,8 @@ class FrameSummarizerTest {
         int at = 0;
         for (int i = 1; i <= 6; i++) {
             at += c.iwarp.writeUntagged(c.payload, at, 600 - at, RdmapOpcode.CODE_SEND, true, 0, 0, i, 0, null, 0, 0,
-                    false);
+                    true);
+            c.payload.writeInt(at - 4, 0); // RFC 5044 §4.1: no CRC in use, the field is still there (any value)
         }
         String line = c.segment(true, TcpHeader.ACK, at);
         StringBuilder expected = new StringBuilder();
