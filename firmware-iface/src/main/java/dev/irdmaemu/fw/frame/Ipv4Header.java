@@ -17,7 +17,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * Options (IHL &gt; 5) are skipped by IHL, never interpreted: nothing the emulator does depends on them.
  * Fragments are reported, not reassembled ({@link Status#FRAGMENT}): the emulator's receive paths take
  * whole TCP segments only. {@link #validate()} checks the header checksum (RFC 791 §3.1 "Header Checksum", computed
- * per RFC 1071). Offsets are relative to the wrapped start; accessors read 0 outside the wrapped range.
+ * per RFC 1071); {@link #validateStructure()} checks every other rule, and {@link #checksumVerifies()} the checksum
+ * alone (for a reader of captures, where a sending host's checksum offload leaves checksums unfilled). Offsets are
+ * relative to the wrapped start; accessors read 0 outside the wrapped range.
  */
 public final class Ipv4Header extends WireView {
     public static final int MIN_HEADER_LENGTH = 20;
@@ -73,6 +75,25 @@ public final class Ipv4Header extends WireView {
     }
 
     public Status validate() {
+        return validate(true);
+    }
+
+    /** Every rule of {@link #validate()} but the header checksum: lengths, version, fragments. */
+    public Status validateStructure() {
+        return validate(false);
+    }
+
+    /**
+     * True if the header checksum verifies (RFC 1071: the one's complement sum over the header is 0xffff). Only
+     * meaningful after {@link #validateStructure()} accepted the header: the header length is then within bounds.
+     */
+    public boolean checksumVerifies() {
+        int headerLength = headerLength();
+        return headerLength >= MIN_HEADER_LENGTH && headerLength <= length
+                && InternetChecksum.verifyUnchecked(store, base, headerLength, 0);
+    }
+
+    private Status validate(boolean checksum) {
         failedAt = -1;
         if (length < MIN_HEADER_LENGTH) {
             return fail(Status.TRUNCATED, 0);
@@ -95,7 +116,7 @@ public final class Ipv4Header extends WireView {
         if (totalLength > length) {
             return fail(Status.TOTAL_LENGTH_BEYOND_BUFFER, TOTAL_LENGTH);
         }
-        if (!InternetChecksum.verifyUnchecked(store, base, headerLength, 0)) {
+        if (checksum && !InternetChecksum.verifyUnchecked(store, base, headerLength, 0)) {
             return fail(Status.BAD_CHECKSUM, CHECKSUM);
         }
         if (moreFragments() || fragmentOffset() != 0) {

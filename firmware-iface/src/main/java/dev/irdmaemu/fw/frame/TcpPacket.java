@@ -8,6 +8,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * or IPv6 carrying one TCP segment. {@link #validate()} walks the layers, checks the IPv4 header checksum
  * and the TCP checksum over the matching pseudo-header, and answers which rule of which layer failed;
  * {@link #failedAt()} is the byte offset of the failing field from the start of the frame.
+ * {@link #validateStructure()} checks the same rules but neither checksum; then {@link #ipv4ChecksumVerifies()} and
+ * {@link #tcpChecksumVerifies()} answer them separately. That is for readers of captures, where a sending host's
+ * checksum offload leaves partial checksums; the receive paths use {@code validate()} and drop such frames.
  *
  * <p>After a successful validate the layer flyweights ({@link #ethernet()}, {@link #ipv4()} or
  * {@link #ipv6()}, {@link #tcp()}) are wrapped on their layers, and addresses are also available in the
@@ -75,6 +78,8 @@ public final class TcpPacket extends ByteWindow {
     private long sourceLo;
     private long destinationHi;
     private long destinationLo;
+    /** The TCP pseudo-header sum, once the IP layer validated. */
+    private long pseudo;
 
     /** Wrap a whole Ethernet frame (no FCS). */
     public TcpPacket wrap(BytesStore<?, ?> store, long offset, long length) {
@@ -93,9 +98,35 @@ public final class TcpPacket extends ByteWindow {
         sourceLo = 0;
         destinationHi = 0;
         destinationLo = 0;
+        pseudo = 0;
     }
 
     public Status validate() {
+        return validate(true);
+    }
+
+    /**
+     * Every rule of {@link #validate()} but the IPv4 header checksum and the TCP checksum; answer those with
+     * {@link #ipv4ChecksumVerifies()} and {@link #tcpChecksumVerifies()}.
+     */
+    public Status validateStructure() {
+        return validate(false);
+    }
+
+    /**
+     * True if the IPv4 header checksum verifies, or the frame is IPv6 (no header checksum). Meaningful once the IP
+     * layer passed {@link #validateStructure()} (the status is {@code ACCEPTED}, {@code NOT_TCP} or a TCP rule).
+     */
+    public boolean ipv4ChecksumVerifies() {
+        return isIpv6 || (ipOffset >= 0 && ipv4.checksumVerifies());
+    }
+
+    /** True if the TCP checksum over the pseudo-header and segment verifies; after {@code ACCEPTED} only. */
+    public boolean tcpChecksumVerifies() {
+        return tcpOffset >= 0 && tcp.checksumValid(pseudo);
+    }
+
+    private Status validate(boolean checksums) {
         clear();
         ethernet.wrap(store, base, length);
         // Leave the IP and TCP flyweights empty until their layer is reached: empty windows on this frame's store
@@ -113,10 +144,10 @@ public final class TcpPacket extends ByteWindow {
         ipOffset = ethernet.payloadOffset();
         long ipAt = base + ipOffset;
         long ipRoom = length - ipOffset;
-        long pseudo;
         long segmentLength;
         if (etherType == EthernetFrame.ETHERTYPE_IPV4) {
-            Ipv4Header.Status s = ipv4.wrap(store, ipAt, ipRoom).validate();
+            ipv4.wrap(store, ipAt, ipRoom);
+            Ipv4Header.Status s = checksums ? ipv4.validate() : ipv4.validateStructure();
             if (!s.accepted()) {
                 return fail(map(s), ipOffset + ipv4.failedAt());
             }
@@ -161,7 +192,7 @@ public final class TcpPacket extends ByteWindow {
         if (!ts.accepted()) {
             return fail(map(ts), tcpOffset + tcp.failedAt());
         }
-        if (!tcp.checksumValid(pseudo)) {
+        if (checksums && !tcp.checksumValid(pseudo)) {
             return fail(Status.TCP_BAD_CHECKSUM, tcpOffset + 16);
         }
         return Status.ACCEPTED;

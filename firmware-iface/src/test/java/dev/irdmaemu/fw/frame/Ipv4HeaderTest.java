@@ -115,4 +115,21 @@ class Ipv4HeaderTest {
         assertEquals(expected, ip.wrap(Ref.store(b), 0, b.length).validate());
         assertEquals(failedAt, ip.failedAt());
     }
+
+    /** validateStructure answers every rule but the checksum, which checksumVerifies answers alone. */
+    @ParameterizedTest(name = "{0} -> {2}")
+    @MethodSource("checks")
+    void structureAndChecksumSeparately(String name, byte[] b, Ipv4Header.Status expected, long failedAt) {
+        Ipv4Header.Status s = ip.wrap(Ref.store(b), 0, b.length).validateStructure();
+        if (expected == Ipv4Header.Status.BAD_CHECKSUM) {
+            assertEquals(Ipv4Header.Status.ACCEPTED, s);
+            assertFalse(ip.checksumVerifies());
+        } else {
+            assertEquals(expected, s);
+            assertEquals(failedAt, ip.failedAt());
+            if (s.accepted()) {
+                assertTrue(ip.checksumVerifies());
+            }
+        }
+    }
 }

@@ -285,6 +285,34 @@ class TcpPacketTest {
         assertFalse(expected.describe().isEmpty());
     }
 
+    /**
+     * validateStructure: the same answer and offset as validate for every rule but the two checksums, which it
+     * leaves to ipv4ChecksumVerifies and tcpChecksumVerifies.
+     */
+    @ParameterizedTest(name = "{0} -> {2}")
+    @MethodSource("checks")
+    void structureAndChecksumsSeparately(String name, byte[] f, TcpPacket.Status expected, long failedAt) {
+        TcpPacket.Status s = packet.wrap(Ref.store(f), 0, f.length).validateStructure();
+        if (expected == TcpPacket.Status.IPV4_BAD_CHECKSUM) {
+            assertEquals(TcpPacket.Status.ACCEPTED, s);
+            assertFalse(packet.ipv4ChecksumVerifies());
+            assertTrue(packet.tcpChecksumVerifies()); // the TTL is not in the TCP pseudo-header
+        } else if (expected == TcpPacket.Status.TCP_BAD_CHECKSUM) {
+            assertEquals(TcpPacket.Status.ACCEPTED, s);
+            assertTrue(packet.ipv4ChecksumVerifies());
+            assertFalse(packet.tcpChecksumVerifies());
+        } else {
+            assertEquals(expected, s);
+            assertEquals(failedAt, packet.failedAt());
+            if (s.accepted()) {
+                assertTrue(packet.ipv4ChecksumVerifies());
+                assertTrue(packet.tcpChecksumVerifies());
+            }
+        }
+        // and validate still refuses both checksums afterwards on the same instance
+        assertEquals(expected, packet.wrap(Ref.store(f), 0, f.length).validate());
+    }
+
     @Test
     void theCasesAboveReachEveryCheck() {
         Set<TcpPacket.Status> reached = checks().map(a -> (TcpPacket.Status) a.get()[2])

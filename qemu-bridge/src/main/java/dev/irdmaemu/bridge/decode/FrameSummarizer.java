@@ -42,13 +42,20 @@ import net.openhft.chronicle.bytes.BytesStore;
  * payloads are {@code TCP payload N bytes}. Several FPDUs in one segment are shown one after the other (at most
  * {@link #MAX_FPDUS_SHOWN}, then {@code +N more}); a segment that starts inside an FPDU says so.
  *
- * <p>Hostile input is normal: a frame that fails a check shows that check's {@code describe()} text and the byte
- * offset from the start of the frame of the field that failed ({@code IPv4: header checksum does not verify at
- * 24}), never an exception. Allocation per frame is small (a CLI), parsing uses the codecs' flyweights.
+ * <p>A checksum that does not verify is not malformed input: a capture taken on the sending host holds the partial
+ * checksums that checksum offload leaves, so the line carries {@link #TCP_CHECKSUM_MARK} or
+ * {@link #IPV4_CHECKSUM_MARK} after the TCP fields and the payload is decoded as for a good segment (as tshark
+ * does). Hostile input is normal: a frame that fails a rule of its structure (a length, an offset, a truncation)
+ * shows that check's {@code describe()} text and the byte offset from the start of the frame of the field that
+ * failed ({@code TCP: data offset below 5 words at 46}), never an exception. Allocation per frame is small (a CLI), parsing uses the codecs' flyweights.
  */
 public final class FrameSummarizer {
     /** IEEE 802.3 clause 3.1.1: destination (6), source (6), length/type (2). */
     public static final int ETHERNET_HEADER_LENGTH = 14;
+    /** After the TCP fields of a segment whose TCP checksum (RFC 9293 §3.1) does not verify. */
+    public static final String TCP_CHECKSUM_MARK = "[TCP CHECKSUM INCORRECT]";
+    /** After the fields of a packet whose IPv4 header checksum (RFC 791 §3.1) does not verify. */
+    public static final String IPV4_CHECKSUM_MARK = "[IPv4 CHECKSUM INCORRECT]";
     /** FPDUs of one segment summarized in full; the rest are counted. */
     public static final int MAX_FPDUS_SHOWN = 4;
 
@@ -146,7 +153,9 @@ public final class FrameSummarizer {
     }
 
     private void ip(BytesStore<?, ?> frame, long offset, int length, StringBuilder out) {
-        TcpPacket.Status s = packet.wrap(frame, offset, length).validate();
+        // structure only: a checksum that does not verify is a mark on the line, not a reason to stop (captures
+        // taken on a sending host hold the partial checksums that checksum offload leaves)
+        TcpPacket.Status s = packet.wrap(frame, offset, length).validateStructure();
         boolean v6 = ethernet.etherType() == EthernetFrame.ETHERTYPE_IPV6;
         if (s.accepted()) {
             tcp(frame, offset, length, out);
@@ -154,22 +163,27 @@ public final class FrameSummarizer {
         }
         if (s == TcpPacket.Status.NOT_TCP) {
             notTcp(frame, offset, length, v6, out);
+            ipv4ChecksumMark(out);
             return;
         }
         if (s.name().startsWith("TCP_")) {
             addresses(packet.sourceHi(), packet.sourceLo(), packet.destinationHi(), packet.destinationLo(), out);
             out.append(" TCP ").append(length).append(' ');
-            if (s == TcpPacket.Status.TCP_BAD_CHECKSUM) {
-                ports(packet.tcp(), out);
-                out.append(' ');
-            }
             failure(s, packet.failedAt(), out);
+            ipv4ChecksumMark(out);
             return;
         }
         macs(out);
         vlan(out);
         out.append(v6 ? " IPv6 " : " IPv4 ").append(length).append(' ');
         failure(s, packet.failedAt(), out);
+    }
+
+    /** The mark of an IPv4 header checksum that does not verify (RFC 791 §3.1), after a structure check. */
+    private void ipv4ChecksumMark(StringBuilder out) {
+        if (!packet.ipv4ChecksumVerifies()) {
+            out.append(' ').append(IPV4_CHECKSUM_MARK);
+        }
     }
 
     private void addresses(long srcHi, long srcLo, long dstHi, long dstLo, StringBuilder out) {
@@ -281,6 +295,10 @@ public final class FrameSummarizer {
         }
         if (retransmission) {
             info.append(" [retransmission]");
+        }
+        ipv4ChecksumMark(info);
+        if (!packet.tcpChecksumVerifies()) {
+            info.append(' ').append(TCP_CHECKSUM_MARK);
         }
         if (payloadLength > 0) {
             payload(st, me, peer, frame, offset + packet.tcpPayloadOffset(), packet.tcpPayloadOffset(), seq,
@@ -463,7 +481,9 @@ public final class FrameSummarizer {
             out.append(" | ");
             int remaining = length - pos;
             long fpduAt = frameAt + pos;
-            FpduCheck c = fpdu.wrap(frame, at + pos, remaining, st.crc).validate();
+            // RFC 5044 §4.1: the 4-byte CRC field is present in every FPDU; without CRC in use it may hold any
+            // value and is not checked (siw sends zeros there), so a mismatch then means nothing
+            FpduCheck c = fpdu.wrap(frame, at + pos, remaining, true).validate();
             if (c == FpduCheck.TOO_SHORT || c == FpduCheck.ULPDU_TOO_SHORT) {
                 out.append("FPDU: ");
                 failure(c, fpduAt + fpdu.failedAt(), out);

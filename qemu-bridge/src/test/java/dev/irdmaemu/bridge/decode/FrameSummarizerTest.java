@@ -1,6 +1,7 @@
 package dev.irdmaemu.bridge.decode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,7 +18,9 @@ import dev.irdmaemu.fw.pcap.PcapReader;
 import dev.irdmaemu.fw.pcap.SampleFrames;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -37,6 +40,8 @@ class FrameSummarizerTest {
     private static final long V6_HI = 0x20010db800000000L;
     /** Ethernet + IPv4 + 20-byte TCP header: where the TCP payload starts in the crafted frames. */
     private static final int PAYLOAD_AT = 54;
+    /** Ethernet + IPv4 + 16: the TCP checksum in the crafted frames. */
+    private static final int TCP_CHECKSUM_AT = 50;
 
     private final FrameSummarizer summarizer = new FrameSummarizer();
 
@@ -64,6 +69,8 @@ class FrameSummarizerTest {
         long nextA = 1000;
         long nextB = 5000;
         int length;
+        /** When set, each segment's TCP checksum is spoiled after it was built, as checksum offload leaves it. */
+        boolean partialChecksums;
 
         /** SYN, SYN-ACK, ACK; answers the three summaries. */
         String[] handshake() {
@@ -108,6 +115,10 @@ class FrameSummarizerTest {
                 tcp.tcp().mss(1460).windowScale(2);
             }
             length = tcp.build(frame, 0, payload, from, payloadLength);
+            if (partialChecksums) {
+                // what a sending host's capture holds: the pseudo-header sum only (here: any other value)
+                frame.writeUnsignedByte(TCP_CHECKSUM_AT, frame.readUnsignedByte(TCP_CHECKSUM_AT) ^ 0x5a);
+            }
             long advance = payloadLength + ((flags & (TcpHeader.SYN | TcpHeader.FIN)) != 0 ? 1 : 0);
             if (fromA) {
                 nextA += advance;
@@ -163,14 +174,6 @@ class FrameSummarizerTest {
     @Test
     void malformedLayersGiveTheirCheckAndOffset() {
         byte[] syn = SampleFrames.bytes(SampleFrames.TCP_SYN_HEX);
-        byte[] badIp = syn.clone();
-        badIp[24] ^= 1; // IPv4 header checksum (RFC 791), byte 10 of the header
-        assertEquals("> 02:00:00:00:00:02 → 02:00:00:00:00:01 IPv4 54 IPv4: header checksum does not verify at 24",
-                summary(badIp));
-        byte[] badTcp = syn.clone();
-        badTcp[53] ^= 1;
-        assertEquals("> 198.51.100.1 → 198.51.100.2 TCP 54 50002 → 50003 "
-                + "TCP: checksum over the pseudo-header and segment does not verify at 50", summary(badTcp));
         byte[] badOffset = syn.clone();
         badOffset[46] = 0x30; // data offset 3 words
         assertEquals("> 198.51.100.1 → 198.51.100.2 TCP 54 TCP: data offset below 5 words at 46", summary(badOffset));
@@ -184,6 +187,80 @@ class FrameSummarizerTest {
         byte[] tagCut = SampleFrames.bytes("ffffffffffff" + "020000000001" + "8100" + "00");
         assertEquals("> 02:00:00:00:00:01 → ff:ff:ff:ff:ff:ff 802.1Q 15 Ethernet: 802.1Q TPID present but the frame "
                 + "ends inside the 4-byte tag or the inner EtherType at 14", summary(tagCut));
+    }
+
+    @Test
+    void checksumsThatDoNotVerifyAreMarksNotFailures() {
+        byte[] syn = SampleFrames.bytes(SampleFrames.TCP_SYN_HEX);
+        String good = "> 198.51.100.1 → 198.51.100.2 TCP 54 50002 → 50003 [SYN] Seq=0 Win=65535 Len=0";
+        assertEquals(good, summary(syn));
+        byte[] badIp = syn.clone();
+        badIp[24] ^= 1; // IPv4 header checksum (RFC 791), byte 10 of the header
+        assertEquals(good + " [IPv4 CHECKSUM INCORRECT]", summary(badIp));
+        byte[] badTcp = syn.clone();
+        badTcp[51] ^= 1; // TCP checksum, bytes 16..17 of the TCP header
+        assertEquals(good + " [TCP CHECKSUM INCORRECT]", summary(badTcp));
+        byte[] both = badTcp.clone();
+        both[24] ^= 1;
+        assertEquals(good + " [IPv4 CHECKSUM INCORRECT] [TCP CHECKSUM INCORRECT]", summary(both));
+        byte[] udp = SampleFrames.bytes(SampleFrames.UDP_HELLO_HEX);
+        udp[24] ^= 1;
+        assertEquals("> 192.0.2.1 → 192.0.2.2 UDP 47 50000 → 50001 Len=5 [IPv4 CHECKSUM INCORRECT]", summary(udp));
+    }
+
+    @Test
+    void aBadChecksumDoesNotStopMalformedRulesFromFiring() {
+        byte[] syn = SampleFrames.bytes(SampleFrames.TCP_SYN_HEX);
+        syn[51] ^= 1;
+        // truncated: the IPv4 total length (40) announces more than the 50 bytes captured after the Ethernet header
+        assertEquals("> 02:00:00:00:00:02 → 02:00:00:00:00:01 IPv4 50 IPv4: total length reaches past the end of the buffer at 16",
+                summary(BytesStore.wrap(syn), 0, 50));
+        syn[24] ^= 1;
+        syn[46] = 0x30; // data offset 3 words: malformed, and the IPv4 checksum is marked too
+        assertEquals("> 198.51.100.1 → 198.51.100.2 TCP 54 TCP: data offset below 5 words at 46 "
+                + "[IPv4 CHECKSUM INCORRECT]", summary(syn));
+    }
+
+    /**
+     * A whole iWARP conversation whose TCP checksums all fail (a capture on the sending host) decodes to the lines
+     * of the same conversation with good checksums, each with the mark after its TCP fields.
+     */
+    @Test
+    void partialChecksumsDecodeLikeGoodOnesWithTheMark() {
+        Conversation good = new Conversation();
+        Conversation partial = new Conversation();
+        partial.partialChecksums = true;
+        List<String> goodLines = iwarpExchange(good);
+        List<String> partialLines = iwarpExchange(partial);
+        assertEquals(goodLines.size(), partialLines.size());
+        int decoded = 0;
+        for (int i = 0; i < goodLines.size(); i++) {
+            String g = goodLines.get(i);
+            assertFalse(g.contains("CHECKSUM"), g);
+            int bar = g.indexOf(" | ");
+            String expected = bar < 0 ? g + " [TCP CHECKSUM INCORRECT]"
+                    : g.substring(0, bar) + " [TCP CHECKSUM INCORRECT]" + g.substring(bar);
+            assertEquals(expected, partialLines.get(i));
+            decoded += g.contains(" RDMAP ") || g.contains("| MPA ") ? 1 : 0;
+        }
+        assertEquals(6, decoded, () -> String.join("\n", goodLines));
+    }
+
+    /** Handshake, MPA Request and Reply, then a Send, an RDMA Write, a Read Request and its Read Response. */
+    private static List<String> iwarpExchange(Conversation c) {
+        List<String> lines = new ArrayList<>(List.of(c.handshake()));
+        lines.add(c.segment(true, TcpHeader.PSH | TcpHeader.ACK, c.mpa(true, MpaFrame.FLAG_CRC)));
+        lines.add(c.segment(false, TcpHeader.PSH | TcpHeader.ACK, c.mpa(false, MpaFrame.FLAG_CRC)));
+        lines.add(c.segment(true, TcpHeader.PSH | TcpHeader.ACK, c.iwarp.writeUntagged(c.payload, 0, 600,
+                RdmapOpcode.CODE_SEND, true, 0, 0, 1, 0, c.data, 0, 16, true)));
+        lines.add(c.segment(false, TcpHeader.PSH | TcpHeader.ACK, c.iwarp.writeTagged(c.payload, 0, 600,
+                RdmapOpcode.CODE_RDMA_WRITE, true, 0x1234, 0x1000, c.data, 0, 32, true)));
+        lines.add(c.segment(true, TcpHeader.PSH | TcpHeader.ACK, c.iwarp.writeReadRequest(c.payload, 0, 600, 1,
+                0x99, 0x2000, 8, 0x1234, 0x1000, true)));
+        lines.add(c.segment(false, TcpHeader.PSH | TcpHeader.ACK, c.iwarp.writeTagged(c.payload, 0, 600,
+                RdmapOpcode.CODE_RDMA_READ_RESPONSE, true, 0x99, 0x2000, c.data, 0, 8, true)));
+        lines.add(c.segment(true, TcpHeader.ACK, 0));
+        return lines;
     }
 
     @Test
@@ -298,7 +375,11 @@ class FrameSummarizerTest {
             Conversation c = new Conversation();
             c.connect(flags[0], flags[1]);
             boolean crc = (flags[0] | flags[1]) != 0;
-            int n = c.iwarp.writeTagged(c.payload, 0, 600, RdmapOpcode.CODE_RDMA_WRITE, true, 7, 8, null, 0, 0, crc);
+            int n = c.iwarp.writeTagged(c.payload, 0, 600, RdmapOpcode.CODE_RDMA_WRITE, true, 7, 8, null, 0, 0, true);
+            if (!crc) {
+                // RFC 5044 §4.1: without CRC the field is still there, with any value, unchecked (siw sends zeros)
+                c.payload.writeInt(n - 4, 0);
+            }
             assertEquals("| FPDU len 14 CRC " + (crc ? "ok" : "off") + " DDP tagged STag 0x00000007 TO 0x8 L RDMAP "
                     + "RDMA Write 0 bytes", after(c.segment(true, TcpHeader.ACK, n), "| FPDU"), Arrays.toString(flags));
         }
@@ -392,7 +473,8 @@ class FrameSummarizerTest {
         int at = 0;
         for (int i = 1; i <= 6; i++) {
             at += c.iwarp.writeUntagged(c.payload, at, 600 - at, RdmapOpcode.CODE_SEND, true, 0, 0, i, 0, null, 0, 0,
-                    false);
+                    true);
+            c.payload.writeInt(at - 4, 0); // RFC 5044 §4.1: no CRC in use, the field is still there (any value)
         }
         String line = c.segment(true, TcpHeader.ACK, at);
         StringBuilder expected = new StringBuilder();
