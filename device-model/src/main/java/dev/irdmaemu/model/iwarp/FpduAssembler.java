@@ -5,7 +5,8 @@ import net.openhft.chronicle.bytes.BytesStore;
 
 /**
  * Cuts the in-order TCP byte stream of one QP into whole MPA FPDUs (RFC 5044 §4: a 2-byte ULPDU_Length, the
- * ULPDU, pad to 4 bytes, the CRC). An FPDU that lies whole inside the delivered bytes is handed on where it is
+ * ULPDU, pad to 4 bytes, the 4-byte CRC field, which is there with CRC off too, so the framing is the same
+ * either way). An FPDU that lies whole inside the delivered bytes is handed on where it is
  * (no copy); one that spans deliveries is gathered in a bounded staging buffer of one largest FPDU
  * (2 + 65535 + 3 + 4 bytes), allocated once. Nothing is looked at but the length field: the CRC and every header
  * are the {@link Sink}'s to check, before anything is placed. Allocation-free per call.
@@ -21,15 +22,13 @@ final class FpduAssembler {
 
     private final BytesStore<?, Void> staging = BytesStore.nativeStoreWithFixedCapacity(MAX_FPDU + 8);
     private final Sink sink;
-    private final boolean crc;
     private int staged;
     private int need = -1;
     private long sequence;
     private long stagedSequence;
 
-    FpduAssembler(Sink sink, boolean crc, long firstSequence) {
+    FpduAssembler(Sink sink, long firstSequence) {
         this.sink = sink;
-        this.crc = crc;
         this.sequence = firstSequence & 0xffff_ffffL;
     }
 
@@ -45,7 +44,7 @@ final class FpduAssembler {
                     staged++;
                     at++;
                     left--;
-                    need = Fpdu.totalLengthFor(staging.readUnsignedByte(0) << 8 | staging.readUnsignedByte(1), crc);
+                    need = Fpdu.totalLengthFor(staging.readUnsignedByte(0) << 8 | staging.readUnsignedByte(1));
                     continue;
                 }
                 int n = Math.min(left, need - staged);
@@ -70,7 +69,7 @@ final class FpduAssembler {
                 left--;
                 continue;
             }
-            int total = Fpdu.totalLengthFor(store.readUnsignedByte(at) << 8 | store.readUnsignedByte(at + 1), crc);
+            int total = Fpdu.totalLengthFor(store.readUnsignedByte(at) << 8 | store.readUnsignedByte(at + 1));
             if (total <= left) {
                 sink.fpdu(store, at, total, sequence(at, offset));
                 at += total;

@@ -91,12 +91,12 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         this.writeAndResponse = s.writeAndResponse;
         this.fastRegister = s.fastRegister;
         this.ieqQp = s.ieqQp;
-        this.mulpdu = mulpdu(conn.mss(), conn.timestamps(), crc);
+        this.mulpdu = mulpdu(conn.mss(), conn.timestamps());
         this.tx = BytesStore.nativeStoreWithFixedCapacity(Math.max(mulpdu + 16, SendQueue.LSMM_MAX));
         this.tcp = new OffloadedTcp(dp.scheduler(), conn, dp.wire(), this, this);
         this.txSeq = conn.sndNxt();
         this.rx = new ReceivePath(this, dp.memory(), qp.rqCursor(), qp.rqAddress(), s.rqWqeBytes);
-        this.assembler = new FpduAssembler(rx, crc, conn.rcvNxt());
+        this.assembler = new FpduAssembler(rx, conn.rcvNxt());
         this.sq = new SendQueue(this, dp.memory(), qp.sqCursor(), qp.sqAddress(), qp.sqQuanta(), s.ord);
         this.responder = new ReadResponder(this, s.ird);
         this.q2 = new Q2Exchange(dp.memory(), s.q2Address, conn);
@@ -119,13 +119,13 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
 
     /**
      * RFC 5044 §8: the largest ULPDU that keeps an FPDU inside one TCP segment. EMSS is the MSS less the
-     * timestamp option; the FPDU is the 2-byte length, the ULPDU, pad to 4 and the CRC; taking a multiple of 4 as
-     * the FPDU size makes the pad 0.
+     * timestamp option; the FPDU is the 2-byte length, the ULPDU, pad to 4 and the CRC field (there with CRC off
+     * too, RFC 5044 §4.1, so CRC does not change MULPDU); taking a multiple of 4 as the FPDU size makes the pad 0.
      */
-    static int mulpdu(int mss, boolean timestamps, boolean crc) {
+    static int mulpdu(int mss, boolean timestamps) {
         int emss = mss - (timestamps ? 12 : 0);
         int fpdu = emss & ~3;
-        return Math.min(Fpdu.MAX_ULPDU_LENGTH, fpdu - Fpdu.LENGTH_SIZE - (crc ? Fpdu.CRC_SIZE : 0));
+        return Math.min(Fpdu.MAX_ULPDU_LENGTH, fpdu - Fpdu.LENGTH_SIZE - Fpdu.CRC_SIZE);
     }
 
     // ------------------------------------------------------------------ what the parts use
@@ -234,7 +234,7 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         return fpduCodec.beginBuild(tx, 0, tx.capacity(), ulpdu);
     }
 
-    /** Pads, CRCs and queues the FPDU built in {@link #tx} ({@code payload} ULP bytes in it) on the TCP stream. */
+    /** Pads, writes the CRC field (zeros with CRC off) and queues the FPDU built in {@link #tx} ({@code payload} ULP bytes in it) on the TCP stream. */
     void sendFpdu(int payload) {
         int total = fpduCodec.finishBuild(crc);
         traceTx(total, payload);
@@ -346,7 +346,7 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         if (sendTerminate && !terminateSent) {
             int n = q2.terminateLength();
             int ulpdu = DdpHeader.UNTAGGED_LENGTH + Math.max(0, n);
-            if (n >= 0 && tcp.sendSpace() >= Fpdu.totalLengthFor(ulpdu, crc)) {
+            if (n >= 0 && tcp.sendSpace() >= Fpdu.totalLengthFor(ulpdu)) {
                 long at = beginFpdu(ulpdu);
                 at += DdpHeader.writeUntagged(tx, at, RdmapOpcode.CODE_TERMINATE, true, 0, RdmapOpcode.QN_TERMINATE,
                         terminateMsn++, 0);

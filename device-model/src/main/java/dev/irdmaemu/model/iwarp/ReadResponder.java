@@ -67,7 +67,7 @@ final class ReadResponder {
         long remaining = size[s] - sent[s];
         int n = (int) Math.min(remaining, q.mulpdu() - DdpHeader.TAGGED_LENGTH);
         int ulpdu = DdpHeader.TAGGED_LENGTH + n;
-        if (!q.tcpRoomFor(Fpdu.totalLengthFor(ulpdu, q.crc()))) {
+        if (!q.tcpRoomFor(Fpdu.totalLengthFor(ulpdu))) {
             return -1;
         }
         boolean last = n == remaining;

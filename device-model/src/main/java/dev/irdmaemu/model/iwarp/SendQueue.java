@@ -354,7 +354,7 @@ final class SendQueue {
         int header = tagged ? DdpHeader.TAGGED_LENGTH : DdpHeader.UNTAGGED_LENGTH;
         long remaining = curLength - curSent;
         int n = (int) Math.min(remaining, q.mulpdu() - header);
-        if (!q.tcpRoomFor(Fpdu.totalLengthFor(header + n, q.crc()))) {
+        if (!q.tcpRoomFor(Fpdu.totalLengthFor(header + n))) {
             return -1;
         }
         boolean last = n == remaining;
@@ -384,7 +384,7 @@ final class SendQueue {
             // ORD reached: this Read (and the SQ behind it) waits for a response to come back.
             return -1;
         }
-        int total = IwarpFrame.untaggedFrameLength(RdmaReadRequest.LENGTH, q.crc());
+        int total = IwarpFrame.untaggedFrameLength(RdmaReadRequest.LENGTH);
         if (!q.tcpRoomFor(total)) {
             return -1;
         }

@@ -49,7 +49,7 @@ class FpduAlignmentTest {
     private static boolean wholeFpdus(byte[] p) {
         int at = 0;
         while (at + 2 <= p.length) {
-            at += Fpdu.totalLengthFor((p[at] & 0xff) << 8 | p[at + 1] & 0xff, true);
+            at += Fpdu.totalLengthFor((p[at] & 0xff) << 8 | p[at + 1] & 0xff);
         }
         return at == p.length;
     }
@@ -85,7 +85,7 @@ class FpduAlignmentTest {
         int n = 0;
         int at = 0;
         while (at + 2 <= p.length) {
-            at += Fpdu.totalLengthFor((p[at] & 0xff) << 8 | p[at + 1] & 0xff, true);
+            at += Fpdu.totalLengthFor((p[at] & 0xff) << 8 | p[at + 1] & 0xff);
             n++;
         }
         return n;

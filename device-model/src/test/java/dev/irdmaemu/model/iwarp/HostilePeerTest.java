@@ -349,7 +349,7 @@ class HostilePeerTest {
         byte[] resp = f.get(f.size() - 1);
         assertEquals(RdmapOpcode.CODE_RDMA_READ_RESPONSE, RawPeer.rdmapOpcode(resp));
         assertEquals(0x4242_01, NetworkOrder.i32(net.openhft.chronicle.bytes.BytesStore.wrap(resp), 2 + 2));
-        assertEquals(Fpdu.totalLengthFor(DdpHeader.TAGGED_LENGTH + 60, true), resp.length);
+        assertEquals(Fpdu.totalLengthFor(DdpHeader.TAGGED_LENGTH + 60), resp.length);
     }
 
     @ParameterizedTest(name = "Terminate received in {0}")

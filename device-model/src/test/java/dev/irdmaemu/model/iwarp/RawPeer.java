@@ -118,7 +118,7 @@ final class RawPeer implements TcpReceiver, OffloadedTcp.Listener, AutoCloseable
         int at = 0;
         while (at + 2 <= b.length) {
             int ulpdu = (b[at] & 0xff) << 8 | b[at + 1] & 0xff;
-            int total = Fpdu.totalLengthFor(ulpdu, crc);
+            int total = Fpdu.totalLengthFor(ulpdu);
             if (at + total > b.length) {
                 break;
             }

@@ -9,9 +9,15 @@ import net.openhft.chronicle.bytes.BytesStore;
  * Flyweight over an MPA FPDU without markers (RFC 5044 §4.1):
  * <pre>
  *   0 ULPDU_Length (u16 big-endian)   2 ULPDU (ULPDU_Length bytes)   PAD (0..3 zero bytes to a 4-byte boundary)
- *   CRC (4 bytes, present when CRC is in use) over ULPDU_Length + ULPDU + PAD, in the wire order of
- *   {@link Crc32c#writeWire} (least significant byte first).
+ *   CRC (4 bytes) over ULPDU_Length + ULPDU + PAD, in the wire order of {@link Crc32c#writeWire} (least
+ *   significant byte first).
  * </pre>
+ * The CRC field is in <b>every</b> FPDU (RFC 5044 §4.1), whether or not the MPA Request/Reply negotiated CRCs:
+ * when CRC is not in use the field is still sent, its value is unspecified and the receiver does not check it.
+ * So the FPDU length never depends on CRC: {@link #totalLengthFor(int)}. This codec writes zeros there when CRC
+ * is off (as siw does) and {@link #validate} ignores the value. Linux agrees: siw always sends and consumes the
+ * 4-byte trailer (zeroed when CRC is off) and irdma's IEQ frames FPDUs as ULPDU_Length + 6 (length + CRC),
+ * rounded to 4, either way.
  * <b>Markers</b> (RFC 5044 §5: a 4-byte marker every 512 octets of the TCP stream) are not supported: FPDUs here
  * are assumed marker-free. A CM must refuse a connection that negotiated markers; {@link #checkFraming} gives it
  * the answer ({@link FpduCheck#MARKERS_NOT_SUPPORTED}) to report. irdma only requests markers with iw_ooo set
@@ -46,14 +52,27 @@ public final class Fpdu extends WireView {
         return (-(LENGTH_SIZE + ulpduLength)) & 3;
     }
 
-    /** Total FPDU bytes on the wire for this ULPDU length. */
+    /**
+     * Total FPDU bytes on the wire for this ULPDU length: length field, ULPDU, pad and the CRC field, which is
+     * there whether or not CRC is in use (RFC 5044 §4.1).
+     */
+    public static int totalLengthFor(int ulpduLength) {
+        return LENGTH_SIZE + ulpduLength + padFor(ulpduLength) + CRC_SIZE;
+    }
+
+    /**
+     * Same as {@link #totalLengthFor(int)}: CRC use does not change the FPDU length (RFC 5044 §4.1), the flag is
+     * ignored. Kept so callers written against the old signature still compile.
+     */
+    @Deprecated
     public static int totalLengthFor(int ulpduLength, boolean crcEnabled) {
-        return LENGTH_SIZE + ulpduLength + padFor(ulpduLength) + (crcEnabled ? CRC_SIZE : 0);
+        return totalLengthFor(ulpduLength);
     }
 
     /**
      * Wraps the {@code available} bytes of a stream at {@code offset} that should start with an FPDU.
-     * Bytes past {@link #totalLength()} belong to the next FPDU and are ignored.
+     * Bytes past {@link #totalLength()} belong to the next FPDU and are ignored. {@code crcEnabled} only says
+     * whether {@link #validate} checks the CRC field; the field is there either way.
      */
     public Fpdu wrap(BytesStore<?, ?> store, long offset, long available, boolean crcEnabled) {
         attach(store, offset, available);
@@ -75,7 +94,7 @@ public final class Fpdu extends WireView {
         if (length < total) {
             return fail(FpduCheck.INCOMPLETE, length);
         }
-        if (crcEnabled) {
+        if (crcEnabled) { // with CRC off the field holds any value and is not checked (RFC 5044 §4.1)
             int crcAt = total - CRC_SIZE;
             computedCrc = crc.compute(store, base, crcAt);
             if (computedCrc != receivedCrc()) {
@@ -104,7 +123,7 @@ public final class Fpdu extends WireView {
 
     /** Bytes this FPDU occupies, known as soon as 2 bytes are present: what a reassembler must wait for. */
     public int totalLength() {
-        return has(0, LENGTH_SIZE) ? totalLengthFor(ulpduLength(), crcEnabled) : LENGTH_SIZE;
+        return has(0, LENGTH_SIZE) ? totalLengthFor(ulpduLength()) : LENGTH_SIZE;
     }
 
     /** Absolute store offset of the ULPDU (the DDP segment). */
@@ -112,15 +131,18 @@ public final class Fpdu extends WireView {
         return base + LENGTH_SIZE;
     }
 
-    /** Offset of the CRC trailer relative to the FPDU start. */
+    /** Offset of the CRC field relative to the FPDU start (present with and without CRC in use). */
     public int crcOffset() {
         return LENGTH_SIZE + ulpduLength() + padLength();
     }
 
-    /** The CRC trailer as received (0 if absent). */
+    /**
+     * The CRC field as received (0 if not all of it is present). With CRC off it is whatever the sender put there
+     * (siw and this codec send zeros), not a CRC.
+     */
     public int receivedCrc() {
         long at = crcOffset();
-        return crcEnabled && has(at, CRC_SIZE) ? Crc32c.readWire(store, base + at) : 0;
+        return has(at, CRC_SIZE) ? Crc32c.readWire(store, base + at) : 0;
     }
 
     /** The CRC the last validate() computed (0 if it did not get that far). */
@@ -151,23 +173,24 @@ public final class Fpdu extends WireView {
         return offset + LENGTH_SIZE;
     }
 
-    /** Writes the zero pad and, if {@code crcEnabled}, the CRC trailer; answers the FPDU's total length. */
+    /**
+     * Writes the zero pad and the CRC field: the CRC-32c if {@code crcEnabled}, else zeros (the field is in every
+     * FPDU, RFC 5044 §4.1). Answers the FPDU's total length.
+     */
     public int finishBuild(boolean crcEnabled) {
         if (outUlpdu < 0) {
             throw new IllegalStateException("finishBuild without beginBuild");
         }
         int ulp = outUlpdu;
         outUlpdu = -1;
-        int total = totalLengthFor(ulp, crcEnabled);
+        int total = totalLengthFor(ulp);
         NetworkOrder.requireRoom(outCapacity, total, "FPDU");
         long padAt = outBase + LENGTH_SIZE + ulp;
         for (int i = 0, n = padFor(ulp); i < n; i++) {
             NetworkOrder.put8(out, padAt + i, 0);
         }
-        if (crcEnabled) {
-            int body = total - CRC_SIZE;
-            Crc32c.writeWire(out, outBase + body, crc.compute(out, outBase, body));
-        }
+        int body = total - CRC_SIZE;
+        Crc32c.writeWire(out, outBase + body, crcEnabled ? crc.compute(out, outBase, body) : 0);
         return total;
     }
 }

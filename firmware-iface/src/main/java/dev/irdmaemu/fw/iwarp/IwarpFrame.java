@@ -6,7 +6,8 @@ import net.openhft.chronicle.bytes.BytesStore;
 /**
  * Composes the layers of one iWARP frame on the TCP stream: MPA FPDU (RFC 5044 §4) carrying a DDP segment
  * (RFC 5041 §5) whose RsvdULP holds the RDMAP control (RFC 5040 §4). Reusable, one per thread; no allocation
- * per frame. Build: {@link #writeTagged}/{@link #writeUntagged} write header + payload + pad + CRC in one call.
+ * per frame. Build: {@link #writeTagged}/{@link #writeUntagged} write header + payload + pad + CRC field
+ * (the CRC-32c, or zeros with {@code crc} off) in one call.
  * Parse: {@link #parse} validates the FPDU, then the DDP header inside it, and leaves both views wrapped.
  */
 public final class IwarpFrame {
@@ -49,14 +50,26 @@ public final class IwarpFrame {
         return failedAt;
     }
 
-    /** FPDU length of a tagged frame with this payload. */
-    public static int taggedFrameLength(int payloadLength, boolean crc) {
-        return Fpdu.totalLengthFor(DdpHeader.TAGGED_LENGTH + payloadLength, crc);
+    /** FPDU length of a tagged frame with this payload (CRC field included, in use or not: RFC 5044 §4.1). */
+    public static int taggedFrameLength(int payloadLength) {
+        return Fpdu.totalLengthFor(DdpHeader.TAGGED_LENGTH + payloadLength);
     }
 
-    /** FPDU length of an untagged frame with this payload. */
+    /** FPDU length of an untagged frame with this payload (CRC field included, in use or not: RFC 5044 §4.1). */
+    public static int untaggedFrameLength(int payloadLength) {
+        return Fpdu.totalLengthFor(DdpHeader.UNTAGGED_LENGTH + payloadLength);
+    }
+
+    /** Same as {@link #taggedFrameLength(int)}: the flag does not change the length (RFC 5044 §4.1). */
+    @Deprecated
+    public static int taggedFrameLength(int payloadLength, boolean crc) {
+        return taggedFrameLength(payloadLength);
+    }
+
+    /** Same as {@link #untaggedFrameLength(int)}: the flag does not change the length (RFC 5044 §4.1). */
+    @Deprecated
     public static int untaggedFrameLength(int payloadLength, boolean crc) {
-        return Fpdu.totalLengthFor(DdpHeader.UNTAGGED_LENGTH + payloadLength, crc);
+        return untaggedFrameLength(payloadLength);
     }
 
     /**

@@ -20,7 +20,7 @@ class FpduTest {
     private final Fpdu fpdu = new Fpdu();
 
     private byte[] build(byte[] ulpdu, boolean crc) {
-        byte[] out = new byte[Fpdu.totalLengthFor(ulpdu.length, crc)];
+        byte[] out = new byte[Fpdu.totalLengthFor(ulpdu.length)];
         BytesStore<?, ?> s = Stores.heap(out);
         long at = fpdu.beginBuild(s, 0, out.length, ulpdu.length);
         assertEquals(2, at);
@@ -45,7 +45,9 @@ class FpduTest {
         for (int i = 0; i < expectedPad; i++) {
             assertEquals(0, out[2 + ulp + i]);
         }
-        assertEquals(2 + ulp + expectedPad, Fpdu.totalLengthFor(ulp, false));
+        // RFC 5044 §4.1: the CRC field is in every FPDU, so CRC off does not shorten it
+        assertEquals(2 + ulp + expectedPad + 4, Fpdu.totalLengthFor(ulp));
+        assertEquals(out.length, build(ulpdu, false).length);
     }
 
     @Test
@@ -114,13 +116,59 @@ class FpduTest {
         assertEquals(0, f.failedAt());
     }
 
-    @Test
-    void withoutCrcTheTrailerIsAbsentAndNotChecked() {
-        byte[] out = build(new byte[16], false);
-        assertEquals(20, out.length);
+    @ParameterizedTest(name = "ULPDU length {0}")
+    @ValueSource(ints = {14, 15, 16, 17, 18, 21})
+    void withoutCrcTheFieldIsStillThereAsZeros(int ulp) {
+        // RFC 5044 §4.1: every FPDU carries the 4-byte CRC field; without CRC in use the sender need not fill it
+        // (siw and this codec send zeros). Layout: length, ULPDU, zero pad, then 4 zero bytes.
+        byte[] ulpdu = new byte[ulp];
+        java.util.Arrays.fill(ulpdu, (byte) 0xa5);
+        byte[] out = build(ulpdu, false);
+        int pad = Fpdu.padFor(ulp);
+        assertEquals(2 + ulp + pad + 4, out.length);
+        assertEquals(0, out.length % 4);
+        assertEquals(ulp, (out[0] & 0xff) << 8 | out[1] & 0xff);
+        assertArrayEquals(ulpdu, java.util.Arrays.copyOfRange(out, 2, 2 + ulp));
+        assertArrayEquals(new byte[pad + 4], java.util.Arrays.copyOfRange(out, 2 + ulp, out.length));
         Fpdu f = fpdu.wrap(Stores.heap(out), 0, out.length, false);
         assertEquals(FpduCheck.ACCEPTED, f.validate());
+        assertEquals(out.length, f.totalLength());
+        assertEquals(2 + ulp + pad, f.crcOffset());
         assertEquals(0, f.receivedCrc());
+        // the same bytes with CRC on fail the check: zeros are not the CRC
+        assertEquals(FpduCheck.CRC_MISMATCH, fpdu.wrap(Stores.heap(out), 0, out.length, true).validate());
+    }
+
+    @Test
+    void withoutCrcAnyValueInTheFieldIsAccepted() {
+        // RFC 5044 §4.1: with CRC not in use the receiver does not check the field, whatever it holds
+        byte[] out = build(new byte[16], false);
+        assertEquals(24, out.length);
+        out[20] = (byte) 0xde;
+        out[21] = (byte) 0xad;
+        out[22] = (byte) 0xbe;
+        out[23] = (byte) 0xef;
+        Fpdu f = fpdu.wrap(Stores.heap(out), 0, out.length, false);
+        assertEquals(FpduCheck.ACCEPTED, f.validate());
+        assertEquals(0xefbeadde, f.receivedCrc()); // read in the CRC's wire order, least significant byte first
+        assertEquals(0, f.computedCrc());
+    }
+
+    @Test
+    void withoutCrcTheNextFpduStartsAfterTheField() {
+        // two CRC-off FPDUs back to back: the second starts 4 bytes after the first's pad, not at the field
+        byte[] one = build(new byte[14], false);
+        byte[] two = build(new byte[17], false);
+        byte[] stream = new byte[one.length + two.length];
+        System.arraycopy(one, 0, stream, 0, one.length);
+        System.arraycopy(two, 0, stream, one.length, two.length);
+        Fpdu f = fpdu.wrap(Stores.heap(stream), 0, stream.length, false);
+        assertEquals(FpduCheck.ACCEPTED, f.validate());
+        assertEquals(20, f.totalLength());
+        f = fpdu.wrap(Stores.heap(stream), 20, stream.length - 20, false);
+        assertEquals(FpduCheck.ACCEPTED, f.validate());
+        assertEquals(17, f.ulpduLength());
+        assertEquals(24, f.totalLength());
     }
 
     @Test

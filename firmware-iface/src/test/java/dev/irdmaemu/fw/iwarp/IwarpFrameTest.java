@@ -20,7 +20,7 @@ class IwarpFrameTest {
     void sendFrameBytesByHand() {
         // Send, L, QN 0, MSN 1, MO 0, payload "hi": ULPDU = 18 + 2 = 20 -> pad 2 -> 24 + CRC
         byte[] payload = {'h', 'i'};
-        byte[] out = new byte[IwarpFrame.untaggedFrameLength(2, true)];
+        byte[] out = new byte[IwarpFrame.untaggedFrameLength(2)];
         assertEquals(28, out.length);
         int n = frame.writeUntagged(Stores.heap(out), 0, out.length, RdmapOpcode.CODE_SEND, true, 0, 0, 1, 0,
                 Stores.heap(payload), 0, 2, true);
@@ -36,11 +36,28 @@ class IwarpFrameTest {
         assertEquals(20, frame.ddp().payloadOffset());
     }
 
+    @Test
+    void sendFrameWithoutCrcBytesByHand() {
+        // RFC 5044 §4.1: with CRC off the same frame still ends in the 4-byte CRC field, here zeros: 28 bytes
+        byte[] payload = {'h', 'i'};
+        byte[] out = new byte[IwarpFrame.untaggedFrameLength(2)];
+        assertEquals(28, out.length);
+        int n = frame.writeUntagged(Stores.heap(out), 0, out.length, RdmapOpcode.CODE_SEND, true, 0, 0, 1, 0,
+                Stores.heap(payload), 0, 2, false);
+        assertEquals(28, n);
+        assertArrayEquals(Stores.hex("0014 41 43 00000000 00000000 00000001 00000000 6869 0000 00000000"), out);
+        assertEquals(FpduCheck.ACCEPTED, frame.parse(Stores.heap(out), 0, out.length, false));
+        assertEquals(2, frame.ddp().payloadLength());
+        out[27] = 0x77; // not checked with CRC off
+        assertEquals(FpduCheck.ACCEPTED, frame.parse(Stores.heap(out), 0, out.length, false));
+        assertEquals(FpduCheck.CRC_MISMATCH, frame.parse(Stores.heap(out), 0, out.length, true));
+    }
+
     @Property(tries = 200)
     void taggedRoundTripOffHeap(@ForAll boolean readResponse, @ForAll int stag, @ForAll long to,
                                 @ForAll @Size(max = 600) byte[] payload, @ForAll boolean crc,
                                 @ForAll @IntRange(max = 9) int at) {
-        int len = IwarpFrame.taggedFrameLength(payload.length, crc);
+        int len = IwarpFrame.taggedFrameLength(payload.length);
         BytesStore<?, ?> out = Stores.nativeAt(new byte[0], at + len);
         try {
             int op = readResponse ? RdmapOpcode.CODE_RDMA_READ_RESPONSE : RdmapOpcode.CODE_RDMA_WRITE;
@@ -61,7 +78,7 @@ class IwarpFrameTest {
     @Property(tries = 200)
     void readRequestRoundTrip(@ForAll int msn, @ForAll int sinkStag, @ForAll long sinkTo, @ForAll int size,
                               @ForAll int srcStag, @ForAll long srcTo) {
-        byte[] out = new byte[IwarpFrame.untaggedFrameLength(RdmaReadRequest.LENGTH, true)];
+        byte[] out = new byte[IwarpFrame.untaggedFrameLength(RdmaReadRequest.LENGTH)];
         BytesStore<?, ?> s = Stores.heap(out);
         assertEquals(out.length, frame.writeReadRequest(s, 0, out.length, msn, sinkStag, sinkTo, size, srcStag,
                 srcTo, true));
@@ -81,7 +98,7 @@ class IwarpFrameTest {
 
     @Test
     void ddpFailuresAreReportedWithOffsetsIntoTheFpdu() {
-        byte[] out = new byte[IwarpFrame.untaggedFrameLength(0, false)];
+        byte[] out = new byte[IwarpFrame.untaggedFrameLength(0)];
         BytesStore<?, ?> s = Stores.heap(out);
         frame.writeUntagged(s, 0, out.length, RdmapOpcode.CODE_SEND, true, 0, 0, 1, 0, null, 0, 0, false);
         out[3] = (byte) 0x49; // RDMAP opcode 9
