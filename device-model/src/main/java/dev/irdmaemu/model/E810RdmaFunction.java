@@ -106,6 +106,19 @@ public final class E810RdmaFunction implements Mmio {
             public void cqOverflow(CompletionQueue cq) {
                 aeq.post(cq.id(), cq.id(), AeCode.CQ_OPERATION_ERROR.code(), AeSource.CQ, 0, 0, 0);
             }
+
+            @Override
+            public void cqLost(int cqId, int qpId, CqTable.Loss why) {
+                // user.h IRDMA_AE_CQ_OPERATION_ERROR with IRDMA_AE_SOURCE_CQ: ctrl.c irdma_sc_get_next_aeqe marks
+                // it a CQ event, and hw.c irdma_process_aeq raises IB_EVENT_CQ_ERR on the CQ (or logs a CQ it no
+                // longer has, the CCQ included).
+                TraceEvent t = trace.start(TraceKind.COMPLETION_LOST);
+                if (t != null) {
+                    t.num("cq", cqId).num("qp", qpId).text("reason", why.name())
+                            .text("ae", "IRDMA_AE_CQ_OPERATION_ERROR").emit();
+                }
+                aeq.post(cqId, cqId, AeCode.CQ_OPERATION_ERROR.code(), AeSource.CQ, 0, 0, 0);
+            }
         };
         this.cqs = new CqTable(memory, cqEvents, (int) HmcLimits.maxCount(HmcObjectType.CQ));
         this.qps = new QpTable(CqpOperations.qpTableCapacity());
@@ -143,17 +156,16 @@ public final class E810RdmaFunction implements Mmio {
         reg(Gen2Register.CQARM, null, null, "cq_arm", (e, v) -> cqArm(v));
         reg(Gen2Register.CQACK, null, null, "cq_ack", (e, v) -> cqAck(v));
         reg(Gen2Register.AEQALLOC, null, null, "aeq_alloc", (e, v) -> aeq.allocate(v));
-        reg(Gen2Register.CQPERRCODES, "cqp_err_codes", (e, s) -> cqp.readErrCodes(), "read_only", (e, v) -> { });
+        readOnly(Gen2Register.CQPERRCODES, "cqp_err_codes", (e, s) -> cqp.readErrCodes());
         reg(Gen2Register.WQEALLOC, null, null, "wqe_alloc", (e, v) -> wqeAlloc(v));
         reg(Gen2Register.GLINT_DYN_CTL, "dyn_ctl", (e, s) -> irq.readDynCtl(e), "dyn_ctl_arm",
                 (e, v) -> irq.writeDynCtl(e, v));
-        int lbar = regs.define(Gen2Register.GLPCI_LBARCTRL.name(), Gen2Register.GLPCI_LBARCTRL.offset(), 1, 0,
-                null, null, "read_only", (e, v) -> { });
+        int lbar = readOnly(Gen2Register.GLPCI_LBARCTRL, null, null);
         regs.store(lbar, 0, Gen2Registers.lbarCtrl(Gen2Registers.PE_DB_SIZE_8M));
         for (Gen2Register r : new Gen2Register[] {Gen2Register.GLPE_CPUSTATUS0, Gen2Register.GLPE_CPUSTATUS1,
                 Gen2Register.GLPE_CPUSTATUS2}) {
             // ctrl.c irdma_wait_pe_ready: the PE firmware is up once all three read 0x80.
-            int b = regs.define(r.name(), r.offset(), 1, 0, null, null, "read_only", (e, v) -> { });
+            int b = readOnly(r, null, null);
             regs.store(b, 0, Gen2Registers.CPUSTATUS_READY);
         }
         reg(Gen2Register.PFINT_AEQCTL, "aeq_ctl", (e, s) -> irq.readAeqCtl(), "aeq_route",
@@ -168,7 +180,11 @@ public final class E810RdmaFunction implements Mmio {
         reg(Gen2Register.GLINT_RATE, null, null, null, null);
         reg(Gen2Register.PFHMC_ERRORINFO, "hmc_error_info", (e, s) -> hmc.errorInfo(), "hmc_error_clear",
                 (e, v) -> hmc.clearError());
-        reg(Gen2Register.PFHMC_ERRORDATA, "hmc_error_data", (e, s) -> hmc.errorData(), "read_only", (e, v) -> { });
+        readOnly(Gen2Register.PFHMC_ERRORDATA, "hmc_error_data", (e, s) -> hmc.errorData());
+    }
+
+    private int readOnly(Gen2Register r, String readName, RegisterFile.OnRead read) {
+        return regs.defineReadOnly(r.name(), r.offset(), r.count(), r.stride(), readName, read);
     }
 
     private void reg(Gen2Register r, String readName, RegisterFile.OnRead read, String writeName,

@@ -73,6 +73,7 @@ class HostileDriverProperties {
         try (TestDriver d = new TestDriver(SMALL_RAM)) {
             BringUpTest.bringUp(d);
             d.trace.off();
+            LeakCheck.Held held = LeakCheck.snapshot(d.dev);
             BytesStore<?, Void> f = BytesStore.nativeStoreWithFixedCapacity(2048);
             try {
                 int len;
@@ -94,6 +95,8 @@ class HostileDriverProperties {
                 EthernetPort p = d.dev.port();
                 assertEquals(1, p.rxFrames());
                 assertEquals(p.rxFrames(), p.rxLan() + p.rxPuda() + p.rxQp() + p.rxDropped());
+                // A frame creates nothing the driver would have to tear down.
+                LeakCheck.assertNoLeak(held, d.dev, "one received frame");
             } finally {
                 f.releaseLast();
             }
@@ -111,11 +114,13 @@ class HostileDriverProperties {
     void randomRegisterAccessesNeverThrow(@ForAll("offsets") long offset, @ForAll int value) {
         try (TestDriver d = new TestDriver(SMALL_RAM)) {
             d.createCqp(64);
+            LeakCheck.Held held = LeakCheck.snapshot(d.dev);
             d.dev.write32(offset, value);
             d.dev.read32(offset);
             d.dev.write64(offset, (long) value << 32 | (value & 0xffff_ffffL));
             d.run();
             d.dev.read64(offset);
+            LeakCheck.assertNoLeak(held, d.dev, "register accesses at 0x" + Long.toHexString(offset));
         }
     }
 }

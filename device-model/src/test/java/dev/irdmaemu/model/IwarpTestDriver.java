@@ -601,6 +601,13 @@ public final class IwarpTestDriver implements AutoCloseable {
         return cqp((o, v) -> CqpWqeWriter.generateAe(d.store(), o, qp.spec.qpId, aeCode, source, v));
     }
 
+    /** Destroy CQ (irdma_sc_cq_destroy), whatever still uses it. */
+    public boolean destroy(Cq cq) {
+        d.cqf.clear();
+        d.cqf.cqId = cq.id;
+        return !cqp((o, v) -> CqpWqeWriter.destroyCq(d.store(), o, d.cqf, v)).error();
+    }
+
     public boolean destroy(Qp qp) {
         d.qpf.clear();
         d.qpf.qpId = qp.spec.qpId;

@@ -67,6 +67,7 @@ public final class CqpEngine {
     private String fetchDetail;
     private long completed;
     private long failed;
+    private long ccqLost;
 
     public CqpEngine(HostMemory memory, SimScheduler scheduler, Trace trace, LatencyTable latency, CqTable cqs,
                      CqpOpHandler ops) {
@@ -289,7 +290,6 @@ public final class CqpEngine {
             errCodes = f.errCodes();
             failed++;
         }
-        completed++;
         long lat = scheduler.now() - pendingSince;
         stats.record(Math.max(0, fetchedCode) & 63, lat, error);
         TraceEvent t = trace.start(error ? TraceKind.CQP_ERROR : TraceKind.CQP_OP);
@@ -307,6 +307,8 @@ public final class CqpEngine {
         }
         CompletionQueue ccq = cqs.ccq();
         if (ccq == null) {
+            // Before the CCQ exists the driver polls PFPE_CQPTAIL (irdma_cqp_poll_registers): the op is done.
+            completed++;
             return;
         }
         if (!ccq.hasRoom(1)) {
@@ -316,11 +318,16 @@ public final class CqpEngine {
         long gpa = ccq.slotAddress(0);
         int r = memory.find(gpa, CqpCompletion.SIZE);
         if (r < 0) {
+            // No completion can be written: the CCQ's AE (CqTable.lost traces and raises it); the op is not done
+            // as far as the driver can see.
+            ccqLost++;
+            cqs.lost(CqTable.Loss.CQE_UNMAPPED, CqTable.CCQ_ID, -1);
             return;
         }
         CqpCompletion.write(memory.store(r), memory.offset(r, gpa), completionContext, result.opReturnValue, index,
                 error, f.major(), error ? f.minor() : result.successMinor, ccq.polarity(0));
         ccq.produced(1, false);
+        completed++;
     }
 
     /** The fields of the fetched WQE that say what the op was about (as the kernel's WQE dumps would). */
@@ -384,12 +391,18 @@ public final class CqpEngine {
         return fetchTimer.isPending() || executeTimer.isPending() || createTimer.isPending();
     }
 
+    /** Ops whose completion the driver can see: a CCQ entry written, or (before the CCQ exists) the tail moved. */
     public long completedOps() {
         return completed;
     }
 
     public long failedOps() {
         return failed;
+    }
+
+    /** Ops executed whose CCQ completion could not be written (the CCQ slot unmapped). */
+    public long ccqLostOps() {
+        return ccqLost;
     }
 
     public OpLatencyStats stats() {

@@ -14,8 +14,8 @@ import dev.irdmaemu.model.trace.TraceKind;
  * qword1 the QP's completion context (the driver's QP handle), IRDMACQ_QPID, IRDMA_CQ_WQEIDX (the SQ quantum
  * index of the WQE; for the RQ the WQE's first quantum, which the driver divides by rq_wqe_size_multiplier),
  * IRDMACQ_OP, IRDMA_CQ_SQ, and for receive completions IRDMACQ_PAYLDLEN, IRDMACQ_INVSTAG with IRDMACQ_STAG and
- * IRDMACQ_SOEVENT. A CQ that is missing, full (with overflow checking) or unmapped drops the completion; the full
- * case raises the CQ's overflow AE. Allocation-free.
+ * IRDMACQ_SOEVENT. A CQ that is missing, full (with overflow checking) or unmapped drops the completion and raises
+ * the CQ's AE (overflow, or {@link CqTable#lost}). Allocation-free.
  */
 final class CompletionWriter {
     private final HostMemory memory;
@@ -31,9 +31,10 @@ final class CompletionWriter {
     }
 
     /** Wraps {@link #cqe} over the CQ's next slot, cleared; null when the completion cannot be written. */
-    private Cqe slot(CompletionQueue cq) {
+    private Cqe slot(CompletionQueue cq, int cqId, QueuePair qp) {
         if (cq == null) {
             dropped++;
+            cqs.lost(CqTable.Loss.NO_CQ, cqId, qp.id());
             return null;
         }
         if (!cq.hasRoom(1)) {
@@ -45,6 +46,7 @@ final class CompletionWriter {
         int r = memory.find(gpa, Cqe.SIZE);
         if (r < 0) {
             dropped++;
+            cqs.lost(CqTable.Loss.CQE_UNMAPPED, cq.id(), qp.id());
             return null;
         }
         return cqe.wrap(memory.store(r), memory.offset(r, gpa), Cqe.SIZE).clear();
@@ -56,7 +58,7 @@ final class CompletionWriter {
      */
     boolean sq(QueuePair qp, int wqeIndex, int opcode, int major, int minor) {
         CompletionQueue cq = cqs.get(qp.txCq());
-        Cqe c = slot(cq);
+        Cqe c = slot(cq, qp.txCq(), qp);
         if (c == null) {
             return false;
         }
@@ -77,7 +79,7 @@ final class CompletionWriter {
     boolean rq(QueuePair qp, int wqeIndex, long bytes, int invalidated, boolean stagInvalidated, boolean solicited,
                int major, int minor) {
         CompletionQueue cq = cqs.get(qp.rxCq());
-        Cqe c = slot(cq);
+        Cqe c = slot(cq, qp.rxCq(), qp);
         if (c == null) {
             return false;
         }

@@ -29,8 +29,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  * irdma_puda_get_tcpip_info reads it back ({@link PudaLayout}: Ethernet header stripped, TCP header at 40) and
  * writes an extended CQE (payload length, QP id, WQE index, IPv4 bit; VLAN TCI and source MAC in the extension,
  * irdma_puda_poll_info); transmit takes the driver's send WQEs (irdma_puda_send) from the SQ and puts each buffer on
- * the wire as one Ethernet frame, then writes the SQ completion once the frame is serialised at the link speed. No posted buffer, a full CQ or a frame larger
- * than the buffer: the frame is dropped, counted and traced; the RQ buffer is left for the next frame. All
+ * the wire as one Ethernet frame, then writes the SQ completion once the frame is serialised at the link speed. No
+ * posted buffer, a full CQ or a frame larger than the buffer: the frame is dropped, counted and traced; the RQ
+ * buffer is left for the next frame. A completion whose CQ is missing or whose CQE slot is unmapped also raises the
+ * CQ's AE ({@link CqTable#lost}). All
  * flyweights and the transmit buffer are allocated once.
  */
 public final class PudaQueues {
@@ -48,6 +50,7 @@ public final class PudaQueues {
         CQ_FULL("the receive CQ has no room"),
         TOO_LONG("the frame does not fit the posted buffer"),
         BUFFER_UNMAPPED("the posted buffer is outside mapped host memory"),
+        CQE_UNMAPPED("the receive CQ's CQE slot is outside mapped host memory"),
         BAD_LAYOUT("IPv4 header with options: the TCP header would not be at offset 40");
 
         private final String text;
@@ -77,6 +80,8 @@ public final class PudaQueues {
     private long received;
     private long transmitted;
     private long transmitErrors;
+    private long sendCompletionsLost;
+    private long txDiscarded;
     private long ieqReceived;
     private long ieqNoQueue;
     private Drop lastDrop;
@@ -114,6 +119,7 @@ public final class PudaQueues {
     public boolean receive(QueuePair qp, TcpPacket frame) {
         CompletionQueue cq = cqs.get(qp.rxCq());
         if (cq == null) {
+            cqs.lost(CqTable.Loss.NO_CQ, qp.rxCq(), qp.id());
             return drop(qp, Drop.NO_CQ);
         }
         RingCursor rq = qp.rqCursor();
@@ -155,7 +161,8 @@ public final class PudaQueues {
         int cr = memory.find(baseGpa, Cqe.SIZE);
         int er = memory.find(extGpa, CqeExtension.SIZE);
         if (cr < 0 || er < 0) {
-            return drop(qp, Drop.NO_CQ);
+            cqs.lost(CqTable.Loss.CQE_UNMAPPED, cq.id(), qp.id());
+            return drop(qp, Drop.CQE_UNMAPPED);
         }
         ext.wrap(memory.store(er), memory.offset(er, extGpa), CqeExtension.SIZE).clear();
         if (eth.hasVlanTag()) {
@@ -266,6 +273,14 @@ public final class PudaQueues {
             QueuePair qp = qps.get(txQp[slot]);
             if (qp != null) {
                 completeSend(qp, txWqe[slot], txOk[slot]);
+            } else {
+                // Destroy QP discarded the QP's outstanding work: nothing to report, but not silently.
+                txDiscarded++;
+                TraceEvent t = trace.start(TraceKind.PUDA_DROP);
+                if (t != null) {
+                    t.text("queue", "SQ").num("qp", txQp[slot]).num("wqe", txWqe[slot])
+                            .text("reason", "QP_DESTROYED").emit();
+                }
             }
         }
         if (txCount > 0) {
@@ -276,15 +291,20 @@ public final class PudaQueues {
     private void completeSend(QueuePair qp, int wqeIndex, boolean ok) {
         CompletionQueue cq = cqs.get(qp.txCq());
         if (cq == null) {
+            sendCompletionsLost++;
+            cqs.lost(CqTable.Loss.NO_CQ, qp.txCq(), qp.id());
             return;
         }
         if (!cq.hasRoom(1)) {
+            sendCompletionsLost++;
             cq.overflow();
             return;
         }
         long gpa = cq.slotAddress(0);
         int r = memory.find(gpa, Cqe.SIZE);
         if (r < 0) {
+            sendCompletionsLost++;
+            cqs.lost(CqTable.Loss.CQE_UNMAPPED, cq.id(), qp.id());
             return;
         }
         cqe.wrap(memory.store(r), memory.offset(r, gpa), Cqe.SIZE).clear().completionContext(qp.completionContext())
@@ -346,6 +366,16 @@ public final class PudaQueues {
 
     public long transmitErrors() {
         return transmitErrors;
+    }
+
+    /** Send completions not written: the SQ's CQ missing, full or its CQE slot unmapped (each raised an AE). */
+    public long sendCompletionsLost() {
+        return sendCompletionsLost;
+    }
+
+    /** Send completions discarded because their QP was destroyed while the frame was on the wire. */
+    public long txDiscarded() {
+        return txDiscarded;
     }
 
     public long drops(Drop why) {

@@ -37,6 +37,12 @@ public final class CompletionQueue {
         void cqNotify(int ceqId, int cqId);
 
         void cqOverflow(CompletionQueue cq);
+
+        /**
+         * A completion for CQ {@code cqId} (from QP {@code qpId}, -1 for the CQP) could not be written:
+         * {@code why} says whether the CQ is missing or its CQE slot unmapped. The device raises the CQ's AE.
+         */
+        void cqLost(int cqId, int qpId, CqTable.Loss why);
     }
 
     CompletionQueue(int id, HostMemory memory, CqEvents events) {

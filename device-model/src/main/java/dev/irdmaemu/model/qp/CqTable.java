@@ -9,6 +9,24 @@ import dev.irdmaemu.fw.bus.HostMemory;
 public final class CqTable {
     public static final int CCQ_ID = 0;
 
+    /** Why a completion could not be written (each counted, traced as completion_lost, and raising an AE). */
+    public enum Loss {
+        NO_CQ("the CQ the queue names does not exist"),
+        CQE_UNMAPPED("the CQE slot is outside mapped host memory");
+
+        private final String text;
+
+        Loss(String text) {
+            this.text = text;
+        }
+
+        public String describe() {
+            return text;
+        }
+    }
+
+    private final long[] losses = new long[Loss.values().length];
+
     private final HostMemory memory;
     private final CompletionQueue.CqEvents events;
     private final CompletionQueue[] cqs;
@@ -56,6 +74,20 @@ public final class CqTable {
 
     public int liveCount() {
         return live;
+    }
+
+    /**
+     * A producer could not write its completion into CQ {@code cqId} (for QP {@code qpId}, -1 for the CQP's CCQ):
+     * counted, and handed to the events (trace and the AE the hardware raises).
+     */
+    public void lost(Loss why, int cqId, int qpId) {
+        losses[why.ordinal()]++;
+        events.cqLost(cqId, qpId, why);
+    }
+
+    /** Completions lost for {@code why}. */
+    public long losses(Loss why) {
+        return losses[why.ordinal()];
     }
 
     public CompletionQueue ccq() {

@@ -5,12 +5,16 @@ import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
 import java.util.HashSet;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * BAR0 as a table from offset to behaviour, in the style of QEMU igb's dispatch tables: every defined register (or
  * register array, e.g. GLINT_DYN_CTL(0..2047)) is a block with its own storage and an optional named read and
  * write handler; blocks without a handler are plain storage. Lookups go through an open-addressed table keyed by
- * the 32-bit offset and allocate nothing. Unknown offsets read 0, ignore writes, and are traced once each.
+ * the 32-bit offset and allocate nothing. Unknown offsets read 0, ignore writes, and are traced once each. A
+ * read-only block ({@link #defineReadOnly}) ignores writes: the first per block is traced as reg_read_only and
+ * logged as a warning, later ones only counted.
  */
 public final class RegisterFile {
     /** Answers a read of element {@code element}; {@code stored} is the block's plain storage for it. */
@@ -25,6 +29,7 @@ public final class RegisterFile {
         void write(int element, int value);
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(RegisterFile.class);
     private static final int EMPTY = -1;
     private static final int MAX_BLOCKS = 64;
 
@@ -37,6 +42,8 @@ public final class RegisterFile {
     private final OnWrite[] writers = new OnWrite[MAX_BLOCKS];
     private final String[] readerNames = new String[MAX_BLOCKS];
     private final String[] writerNames = new String[MAX_BLOCKS];
+    private final boolean[] readOnly = new boolean[MAX_BLOCKS];
+    private final long[] readOnlyWrites = new long[MAX_BLOCKS];
     private int blocks;
 
     private int[] keys = new int[1 << 15];
@@ -78,6 +85,16 @@ public final class RegisterFile {
         for (int i = 0; i < count; i++) {
             insert((int) (offset + (long) i * stride), b << 16 | i);
         }
+        return b;
+    }
+
+    /**
+     * Defines {@code count} read-only registers: reads as {@link #define} (plain storage without a handler),
+     * writes ignored, the first one traced and logged as a warning, every one counted.
+     */
+    public int defineReadOnly(String name, long offset, int count, int stride, String readName, OnRead read) {
+        int b = define(name, offset, count, stride, readName, read, "read_only", null);
+        readOnly[b] = true;
         return b;
     }
 
@@ -169,11 +186,26 @@ public final class RegisterFile {
             }
             t.emit();
         }
+        if (readOnly[b]) {
+            if (readOnlyWrites[b]++ == 0) {
+                readOnlyWrite(b, e, offset, value);
+            }
+            return;
+        }
         if (writers[b] == null) {
             storage[b][e] = value;
         } else {
             writers[b].write(e, value);
         }
+    }
+
+    private void readOnlyWrite(int b, int e, long offset, int value) {
+        TraceEvent t = trace.start(TraceKind.REG_READ_ONLY);
+        if (t != null) {
+            t.text("reg", names[b]).num("idx", e).hex("off", offset).hex("val", value & 0xffff_ffffL).emit();
+        }
+        LOG.warn("write of 0x{} to read-only register {} (offset 0x{}) ignored; later writes to it are only counted",
+                Integer.toHexString(value), names[b], Long.toHexString(offset));
     }
 
     private void unknown(String access, long offset, int value) {
@@ -200,6 +232,25 @@ public final class RegisterFile {
 
     public int elements(int block) {
         return storage[block].length;
+    }
+
+    public boolean readOnly(int block) {
+        return readOnly[block];
+    }
+
+    /** Writes to read-only block {@code block} (all ignored; the first was traced and logged). */
+    public long readOnlyWrites(int block) {
+        return readOnlyWrites[block];
+    }
+
+    /** The block named {@code name}, or -1. */
+    public int block(String name) {
+        for (int b = 0; b < blocks; b++) {
+            if (names[b].equals(name)) {
+                return b;
+            }
+        }
+        return -1;
     }
 
     public long unknownReads() {

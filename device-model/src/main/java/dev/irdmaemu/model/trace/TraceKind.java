@@ -37,7 +37,14 @@ public enum TraceKind {
     /** A Terminate sent or received, or a data-path error that stops a QP. */
     TERMINATE("terminate"),
     /** SQ work: a WQE fetched, started or completed by an iWARP QP. */
-    SQ_WQE("sq_wqe");
+    SQ_WQE("sq_wqe"),
+    /**
+     * A completion the device could not write (its CQ missing, or the CQE slot outside mapped host memory), with
+     * the reason and the AE raised for it (model.qp.CqTable.Loss).
+     */
+    COMPLETION_LOST("completion_lost"),
+    /** A write to a read-only register: traced the first time per register (model.reg.RegisterFile). */
+    REG_READ_ONLY("reg_read_only");
 
     private final String wireName;
 

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irdmaemu.fw.queue.AeCode;
+import dev.irdmaemu.fw.queue.AeSource;
 import dev.irdmaemu.fw.queue.Cqe;
 import dev.irdmaemu.fw.queue.SgeList;
 import dev.irdmaemu.fw.queue.SqOpcode;
@@ -13,6 +15,7 @@ import dev.irdmaemu.model.IwarpTestDriver;
 import dev.irdmaemu.model.IwarpTestDriver.Buffer;
 import dev.irdmaemu.model.IwarpTestDriver.Completion;
 import dev.irdmaemu.model.mr.MemoryRegions;
+import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.TraceKind;
 import java.util.ArrayList;
@@ -222,5 +225,26 @@ class SendRecvTest {
             return done[0] == 600;
         }, 500_000_000L);
         assertEquals(0, pair.a.dev().iwarp().completionsDropped());
+    }
+
+    @Test
+    void aReceiveWhoseCqWasDestroyedUnderTheQpRaisesCqOperationErrorForThatCq() {
+        // A hostile driver destroys the passive QP's CQ while the QP lives; the peer's Send still arrives.
+        assertTrue(pair.b.destroy(c.bCq));
+        Buffer s = pair.a.buffer(64, MemoryRegions.LOCAL_WRITE);
+        Buffer r = pair.b.buffer(256, MemoryRegions.LOCAL_WRITE);
+        pair.b.postRecv(c.passive, new SgeList().add(r.gpa(), 256, r.stag()));
+        pair.a.postSend(c.active, SqOpcode.RDMA_SEND, new SgeList().add(s.gpa(), 64, s.stag()), 0, 0);
+        pair.runUntil(() -> pair.b.dev().cqs().losses(CqTable.Loss.NO_CQ) > 0, 500_000_000L);
+        assertEquals(1, pair.b.dev().cqs().losses(CqTable.Loss.NO_CQ));
+        assertEquals(1, pair.b.dev().iwarp().completionsDropped());
+        List<IwarpTestDriver.Ae> aes = pair.b.pollAes();
+        assertTrue(aes.stream().anyMatch(e -> e.code() == AeCode.CQ_OPERATION_ERROR.code() && e.qpId() == c.bCq.id
+                && e.source() == AeSource.CQ), aes.toString());
+        List<RecordingTraceSink.Recorded> lost = pair.b.traceSink().of(TraceKind.COMPLETION_LOST);
+        assertEquals(1, lost.size());
+        assertEquals("NO_CQ", lost.get(0).get("reason"));
+        assertEquals(String.valueOf(c.passive.id()), lost.get(0).get("qp"));
+        assertEquals(String.valueOf(c.bCq.id), lost.get(0).get("cq"));
     }
 }

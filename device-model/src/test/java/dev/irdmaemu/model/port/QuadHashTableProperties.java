@@ -1,7 +1,9 @@
 package dev.irdmaemu.model.port;
 
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.irdmaemu.model.LeakCheck;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +63,20 @@ class QuadHashTableProperties {
             int got = o.type() == QuadHashTable.TYPE_SYN ? t.lookupListen(0, o.local(), o.lport(), o.vlan())
                     : t.lookupEstablished(0, o.local(), o.lport(), 0, o.remote(), o.rport(), o.vlan());
             assertEquals(want == null ? -1 : want, got);
+        }
+        // The driver's teardown: every entry it still holds removed; the table must be left empty.
+        for (List<Object> key : List.copyOf(model.keySet())) {
+            Op o = ops.stream().filter(x -> x.key().equals(key)).findFirst().orElseThrow();
+            assertEquals(QuadHashTable.Change.OK,
+                    t.remove(o.type(), 0, o.local(), o.lport(), 0, o.remote(), o.rport(), o.vlan()));
+        }
+        LeakCheck.assertNone("quad hash entries", t.size(), "removing every entry added");
+        LeakCheck.assertNone("established entries", t.establishedCount(), "removing every entry added");
+        LeakCheck.assertNone("listen entries", t.listenCount(), "removing every entry added");
+        for (Op o : ops) {
+            int got = o.type() == QuadHashTable.TYPE_SYN ? t.lookupListen(0, o.local(), o.lport(), o.vlan())
+                    : t.lookupEstablished(0, o.local(), o.lport(), 0, o.remote(), o.rport(), o.vlan());
+            assertEquals(-1, got, o.toString());
         }
     }
     @Property(tries = 300)

@@ -2,6 +2,7 @@ package dev.irdmaemu.model.reg;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
@@ -9,7 +10,12 @@ import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceKind;
 import java.util.ArrayList;
 import java.util.List;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 class RegisterFileTest {
     private final RecordingTraceSink sink = new RecordingTraceSink();
@@ -52,6 +58,38 @@ class RegisterFileTest {
         assertEquals(5, regs.unknownReads());
         assertEquals(3, regs.unknownWrites());
         assertEquals(0, regs.read32(0x10));
+    }
+
+    @Test
+    void writesToReadOnlyRegistersAreIgnoredTracedAndWarnedOncePerRegister() {
+        Logger log = (Logger) LoggerFactory.getLogger(RegisterFile.class);
+        ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+        warnings.start();
+        log.addAppender(warnings);
+        try {
+            int ro = regs.defineReadOnly("STATUS", 0x200, 1, 0, null, null);
+            int ro2 = regs.defineReadOnly("ERRCODES", 0x204, 1, 0, "err", (e, s) -> 0x42);
+            regs.store(ro, 0, 0x80);
+            for (int i = 0; i < 3; i++) {
+                regs.write32(0x200, 0x1234 + i);
+            }
+            regs.write32(0x204, 9);
+            assertEquals(0x80, regs.read32(0x200));
+            assertEquals(0x42, regs.read32(0x204));
+            assertEquals(3, regs.readOnlyWrites(ro));
+            assertEquals(1, regs.readOnlyWrites(ro2));
+            var events = sink.of(TraceKind.REG_READ_ONLY);
+            assertEquals(2, events.size());
+            assertEquals("STATUS", events.get(0).get("reg"));
+            assertEquals("0x1234", events.get(0).get("val"));
+            assertEquals("ERRCODES", events.get(1).get("reg"));
+            List<ILoggingEvent> warned = warnings.list.stream().filter(e -> e.getLevel() == Level.WARN).toList();
+            assertEquals(2, warned.size());
+            assertTrue(warned.get(0).getFormattedMessage().contains("STATUS"));
+            assertTrue(warned.get(1).getFormattedMessage().contains("ERRCODES"));
+        } finally {
+            log.detachAppender(warnings);
+        }
     }
 
     @Test

@@ -59,6 +59,7 @@ class OffloadedTcpProperties {
             assertEquals(0, pair.a.mismatches + pair.b.mismatches);
             assertTrue(pair.a.events.isEmpty() && pair.b.events.isEmpty(), pair.a.events + " " + pair.b.events);
             assertEquals(0, pair.a.engine.unacknowledged() + pair.b.engine.unacknowledged());
+            pair.abortAndAssertNoTimers("a transfer under faults");
         }
     }
 }

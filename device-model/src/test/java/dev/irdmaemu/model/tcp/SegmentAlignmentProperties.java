@@ -62,6 +62,7 @@ class SegmentAlignmentProperties {
                 assertTrue(ends.contains(end) || inside == null || inside > end,
                         "segment [" + start + ", " + end + ") of records every " + pair.a.fpdu + " bytes");
             }
+            pair.abortAndAssertNoTimers("a transfer of fpdu-sized records");
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.Link;
 import dev.irdmaemu.fw.wire.LinkPort;
+import dev.irdmaemu.model.LeakCheck;
 import dev.irdmaemu.model.port.FrameTransmitter;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,6 +71,20 @@ final class TcpPair implements AutoCloseable {
                 return;
             }
         }
+    }
+
+    /**
+     * The teardown of a scenario: both ends abort (RST, RFC 9293 §3.10.5), the link drains, and then nothing may
+     * be left armed on the scheduler: no retransmit, keepalive, delayed-ACK or TIME-WAIT timer of either engine.
+     */
+    void abortAndAssertNoTimers(String scenario) {
+        a.engine.abort();
+        b.engine.abort();
+        scheduler.runUntilIdle(scheduler.now() + 3_600_000_000_000L);
+        if (a.engine.state() != TcpState.CLOSED || b.engine.state() != TcpState.CLOSED) {
+            throw new AssertionError("not closed after abort: " + a.engine.state() + " / " + b.engine.state());
+        }
+        LeakCheck.assertNoTimers(scheduler, scenario);
     }
 
     @Override
