@@ -37,6 +37,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Segments the firmware-iface codec refuses (checksum, malformed option lengths) never reach the state
  *       machine; cm.c would reset a peer whose MSS option has the wrong length.</li>
  *   <li>Tearing down an address fails the opens still in setup; cm.c moves their QP to error.</li>
+ *   <li>FIN_WAIT2 is timed: a node whose FIN the peer acknowledged but which never sees the peer's FIN is
+ *       released, without a reset, {@link #FIN_WAIT2_TIMEOUT_NANOS} (60 s) after it entered FIN_WAIT2. That is
+ *       Linux TCP's bound on an orphaned FIN_WAIT2 socket (tcp_fin_timeout, whose default is TCP_FIN_TIMEOUT in
+ *       include/net/tcp.h; tcp_close and tcp_keepalive_timer hand it to tcp_time_wait, which drops it silently
+ *       when it expires). cm.c's irdma_handle_ack_pkt moves to FIN_WAIT2 after freeing the retransmission entry
+ *       and arms nothing, so a silent or vanished peer would pin the node for ever.</li>
  * </ul>
  */
 public final class ConnectionManager implements CmHardwarePort.Receiver {
@@ -48,6 +54,11 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     public static final long MAX_TIMEOUT_NANOS = 12_000_000_000L;
     /** cm.c irdma_schedule_cm_timer: a close entry fires HZ/10 after it is armed (TIME_WAIT, QP close backstop). */
     public static final long CLOSE_DELAY_NANOS = 100_000_000L;
+    /**
+     * How long a node waits in FIN_WAIT2 for the peer's FIN before it is released: Linux TCP's tcp_fin_timeout
+     * default, TCP_FIN_TIMEOUT (= TCP_TIMEWAIT_LEN, 60 * HZ) in include/net/tcp.h. cm.c has no such bound.
+     */
+    public static final long FIN_WAIT2_TIMEOUT_NANOS = 60_000_000_000L;
     /** cm.h IRDMA_DEFAULT_RETRANS: retransmissions of one frame before the connection is given up. */
     public static final int DEFAULT_RETRANS = 32;
     /** cm.h IRDMA_DEFAULT_RETRYS (cm.c checks it but never counts it down). */
@@ -836,6 +847,9 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             case FIN_WAIT1 -> {
                 clearSendEntry(n);
                 n.state = CmState.FIN_WAIT2;
+                // our FIN is acknowledged and nothing of ours is outstanding: without a timer a peer that never
+                // sends its FIN would keep the node for ever (see the class comment)
+                armCloseEntry(n, FIN_WAIT2_TIMEOUT_NANOS);
             }
             default -> clearSendEntry(n);
         }
@@ -874,13 +888,14 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 clearSendEntry(n);
                 n.state = CmState.TIME_WAIT;
                 sendAck(n);
-                armTimeWait(n);
+                // the FIN_WAIT2 timeout gives way to TIME_WAIT's HZ/10
+                armCloseEntry(n, CLOSE_DELAY_NANOS);
             }
             case TIME_WAIT -> {
                 n.rcvNxt = n.rcvNxt + 1 & 0xffff_ffffL;
                 clearSendEntry(n);
                 n.state = CmState.CLOSED;
-                release(n);
+                endCloseEntryAndRelease(n);
             }
             default -> LOG.debug("FIN ignored in {}", n);
         }
@@ -907,7 +922,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 // cm.c leaves out CLOSING, after having dropped the node's retransmission above: the node would
                 // then wait for ever; a reset ends it like the other closing states
                 n.state = CmState.CLOSED;
-                release(n);
+                endCloseEntryAndRelease(n);
             }
             default -> {
             }
@@ -1245,14 +1260,31 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         }
     }
 
-    /** cm.c irdma_handle_fin_pkt FIN_WAIT2: a close entry without QP, fired HZ/10 later, ends TIME_WAIT. */
-    private void armTimeWait(CmNode n) {
-        if (n.closeEntry) {
+    /**
+     * A close entry without QP that releases the node when it fires: TIME_WAIT's (cm.c irdma_handle_fin_pkt in
+     * FIN_WAIT2 schedules one HZ/10 ahead) and the FIN_WAIT2 timeout. Re-arming replaces the earlier deadline.
+     * The entry stands for the node's own reference; it takes none.
+     */
+    private void armCloseEntry(CmNode n, long delayNanos) {
+        if (n.closeEntry && n.closeEntryForQp) {
             return;
         }
         n.closeEntry = true;
         n.closeEntryForQp = false;
-        n.closeTimer.scheduleIn(CLOSE_DELAY_NANOS);
+        n.closeTimer.cancel();
+        n.closeTimer.scheduleIn(delayNanos);
+    }
+
+    /**
+     * The node ends before its close entry fires (a FIN in TIME_WAIT, a reset in a closing state): the entry is
+     * dropped with the release, so the node's own reference is not given up twice.
+     */
+    private void endCloseEntryAndRelease(CmNode n) {
+        if (n.closeEntry && !n.closeEntryForQp) {
+            n.closeEntry = false;
+            n.closeTimer.cancel();
+        }
+        release(n);
     }
 
     /** verbs.c irdma_modify_qp / hw.c LLP_FIN_RECEIVED: the close entry carrying the QP, a backstop for the close. */
