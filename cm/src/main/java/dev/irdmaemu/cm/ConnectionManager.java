@@ -43,6 +43,8 @@ import org.slf4j.LoggerFactory;
  *       include/net/tcp.h; tcp_close and tcp_keepalive_timer hand it to tcp_time_wait, which drops it silently
  *       when it expires). cm.c's irdma_handle_ack_pkt moves to FIN_WAIT2 after freeing the retransmission entry
  *       and arms nothing, so a silent or vanished peer would pin the node for ever.</li>
+ *   <li>An active node that received an MPA reject (MPAREJ_RCVD) waits the same {@link #FIN_WAIT2_TIMEOUT_NANOS}
+ *       for the peer's FIN, then resets the peer and is released; cm.c waits for that FIN with no timer.</li>
  * </ul>
  */
 public final class ConnectionManager implements CmHardwarePort.Receiver {
@@ -862,6 +864,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             case SYN_RCVD, SYN_SENT, ESTABLISHED, MPAREJ_RCVD -> {
                 n.rcvNxt = n.rcvNxt + 1 & 0xffff_ffffL;
                 clearSendEntry(n);
+                cancelCloseEntry(n);
                 n.state = CmState.LAST_ACK;
                 sendFin(n);
             }
@@ -1002,6 +1005,9 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 if (rejected[0]) {
                     n.state = CmState.MPAREJ_RCVD;
                     sendAck(n);
+                    // the peer owes us its FIN (a reject goes with one); a peer that never sends it gets what a
+                    // FIN_WAIT2 gets (see the class comment), then a reset
+                    armCloseEntry(n, FIN_WAIT2_TIMEOUT_NANOS);
                     post(n, Work.MPA_REJECT);
                 } else {
                     n.state = CmState.OFFLOADED;
@@ -1280,11 +1286,16 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
      * dropped with the release, so the node's own reference is not given up twice.
      */
     private void endCloseEntryAndRelease(CmNode n) {
+        cancelCloseEntry(n);
+        release(n);
+    }
+
+    /** Drops a close entry without QP (TIME_WAIT, the FIN timeout); a QP's backstop stays. */
+    private static void cancelCloseEntry(CmNode n) {
         if (n.closeEntry && !n.closeEntryForQp) {
             n.closeEntry = false;
             n.closeTimer.cancel();
         }
-        release(n);
     }
 
     /** verbs.c irdma_modify_qp / hw.c LLP_FIN_RECEIVED: the close entry carrying the QP, a backstop for the close. */
@@ -1310,6 +1321,10 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 if (!n.destroyed) {
                     qpClosed(n, false, CmReason.CLOSE_TIMEOUT);
                 }
+            } else if (n.state == CmState.MPAREJ_RCVD) {
+                // the rejecting peer never sent its FIN: reset it, and the node goes (sendReset releases)
+                n.state = CmState.CLOSED;
+                sendReset(n);
             } else {
                 release(n);
             }
@@ -1413,7 +1428,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             case FIN_WAIT1, FIN_WAIT2, LAST_ACK, TIME_WAIT, CLOSING -> {
                 // cm.c answers -EINVAL: the close is already under way
             }
-            default -> release(n);
+            default -> endCloseEntryAndRelease(n);
         }
     }
 

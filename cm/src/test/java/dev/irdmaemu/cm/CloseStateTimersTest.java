@@ -161,4 +161,49 @@ class CloseStateTimersTest {
         tearDownAndCheck();
         assertTrue(n.isDestroyed());
     }
+
+    @Test
+    void mpaRejectWithoutTheFinEndsAfterTheFinTimeout() {
+        // the active side: a peer that answers the MPA request with a rejecting reply and never sends its FIN
+        Recorder client = new Recorder("client");
+        CmNode n = p.a.connect(CmPair.A_V4.withPort(40001), CmPair.B_V4.withPort(5000),
+                ConnectParams.of(NONE, 4, 4).withRevision(1), client);
+        p.runFor(1_000);
+        segments.inject(p.a, n, TcpHeader.SYN | TcpHeader.ACK, 5000, n.locSeq, NONE);
+        assertEquals(CmState.MPAREQ_SENT, n.state());
+        byte[] reply = new byte[64];
+        int len = new MpaFrame.Builder().reset().reply().revision(1).flags(MpaFrame.FLAG_CRC | MpaFrame.FLAG_REJECT)
+                .build(BytesStore.wrap(reply), 0, reply.length);
+        byte[] frame = new byte[len];
+        System.arraycopy(reply, 0, frame, 0, len);
+        segments.injectInSequence(p.a, n, TcpHeader.ACK | TcpHeader.PSH, frame);
+        assertEquals(CmState.MPAREJ_RCVD, n.state());
+        assertEquals(List.of("CONNECT_REPLY:CONNECTION_REFUSED"), client.types());
+        long entered = p.scheduler.now();
+        p.scheduler.runUntil(entered + ConnectionManager.FIN_WAIT2_TIMEOUT_NANOS - 1);
+        assertFalse(n.isDestroyed(), "the peer still has the time a FIN_WAIT2 gets");
+        p.scheduler.runUntil(entered + ConnectionManager.FIN_WAIT2_TIMEOUT_NANOS);
+        assertTrue(n.isDestroyed());
+        tearDownAndCheck();
+    }
+
+    @Test
+    void mpaRejectFollowedByTheFinGoesToLastAck() {
+        Recorder client = new Recorder("client");
+        CmNode n = p.a.connect(CmPair.A_V4.withPort(40001), CmPair.B_V4.withPort(5000),
+                ConnectParams.of(NONE, 4, 4).withRevision(1), client);
+        p.runFor(1_000);
+        segments.inject(p.a, n, TcpHeader.SYN | TcpHeader.ACK, 5000, n.locSeq, NONE);
+        byte[] reply = new byte[64];
+        int len = new MpaFrame.Builder().reset().reply().revision(1).flags(MpaFrame.FLAG_CRC | MpaFrame.FLAG_REJECT)
+                .build(BytesStore.wrap(reply), 0, reply.length);
+        byte[] frame = new byte[len];
+        System.arraycopy(reply, 0, frame, 0, len);
+        segments.injectInSequence(p.a, n, TcpHeader.ACK | TcpHeader.PSH, frame);
+        segments.injectInSequence(p.a, n, TcpHeader.ACK | TcpHeader.FIN, NONE);
+        assertEquals(CmState.LAST_ACK, n.state());
+        assertFalse(n.closeTimer.isPending(), "the reject's timeout ends with the peer's FIN");
+        tearDownAndCheck();
+        assertTrue(n.isDestroyed());
+    }
 }
