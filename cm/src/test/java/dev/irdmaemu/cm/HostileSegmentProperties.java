@@ -121,6 +121,10 @@ class HostileSegmentProperties {
         }
         p.runFor(2_000_000_000L);
         assertStates(p);
+        // left alone for an hour, past every retransmission budget and the 60 s FIN timeout: only what a consumer
+        // holds may still be there, never a node a hostile or silent peer alone keeps
+        p.runFor(3_600_000_000_000L);
+        LeakCheck.assertOnlyConsumersHold(p);
 
         // the consumers tear everything down, as iw_cm does when its ULP goes away
         for (int round = 0; round < 3; round++) {

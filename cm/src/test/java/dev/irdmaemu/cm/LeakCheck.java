@@ -1,6 +1,7 @@
 package dev.irdmaemu.cm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.cm.demo.CmPair;
 import dev.irdmaemu.cm.hw.InMemoryHardwarePort;
@@ -28,6 +29,29 @@ final class LeakCheck {
         assertEquals(0, cm.nodeCount(), () -> "nodes left on " + name + ": " + describe(cm));
         assertEquals(0, cm.listenerCount(), () -> "listeners left on " + name);
         assertEquals(cm.nodesCreated(), cm.nodesDestroyed(), () -> "nodes created and destroyed on " + name);
+    }
+
+    /**
+     * Before the consumers tear down, once the clock has run past every timeout: a node may remain only while a
+     * consumer holds it, an offloaded connection (its QP and its consumer own it) or an indicated request the
+     * consumer has not answered (MPAREQ_RCVD, LISTENER_DESTROYED). A passive ESTABLISHED node (handshake done, no
+     * MPA request yet) is also allowed: cm.c arms nothing there either, it counts against its listener's backlog
+     * (irdma's pending accepts) and goes with the listener. Any other state means a peer alone pins the node.
+     */
+    static void assertOnlyConsumersHold(CmPair p) {
+        assertOnlyConsumersHold("A", p.a);
+        assertOnlyConsumersHold("B", p.b);
+    }
+
+    static void assertOnlyConsumersHold(String name, ConnectionManager cm) {
+        for (CmNode n : cm.nodes()) {
+            boolean held = switch (n.state()) {
+                case OFFLOADED, MPAREQ_RCVD, LISTENER_DESTROYED -> true;
+                case ESTABLISHED -> !n.isActive() && n.listener != null;
+                default -> false;
+            };
+            assertTrue(held, () -> "a peer alone holds a node on " + name + ": " + describe(cm));
+        }
     }
 
     static void assertNoTimers(SimScheduler scheduler) {
