@@ -43,6 +43,8 @@ import org.slf4j.LoggerFactory;
  *       include/net/tcp.h; tcp_close and tcp_keepalive_timer hand it to tcp_time_wait, which drops it silently
  *       when it expires). cm.c's irdma_handle_ack_pkt moves to FIN_WAIT2 after freeing the retransmission entry
  *       and arms nothing, so a silent or vanished peer would pin the node for ever.</li>
+ *   <li>A bare ACK in SYN_SENT is dropped and the SYN keeps being retransmitted (RFC 9293 3.10.7.3); cm.c
+ *       frees the retransmission entry, and a peer that ACKs without SYN-ACK pins the node with no timer.</li>
  *   <li>An active node that received an MPA reject (MPAREJ_RCVD) waits the same {@link #FIN_WAIT2_TIMEOUT_NANOS}
  *       for the peer's FIN, then resets the peer and is released; cm.c waits for that FIN with no timer.</li>
  * </ul>
@@ -845,6 +847,11 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 clearSendEntry(n);
                 n.state = CmState.CLOSED;
                 release(n);
+            }
+            case SYN_SENT -> {
+                // RFC 9293 3.10.7.3, SYN-SENT: a segment with neither SYN nor RST is dropped, and our SYN stays
+                // queued for retransmission. cm.c's irdma_handle_ack_pkt frees the retransmission entry here,
+                // which leaves the node in SYN_SENT with no timer for ever (see the class comment)
             }
             case FIN_WAIT1 -> {
                 clearSendEntry(n);

@@ -206,4 +206,21 @@ class CloseStateTimersTest {
         tearDownAndCheck();
         assertTrue(n.isDestroyed());
     }
+
+    @Test
+    void aBareAckInSynSentKeepsTheSynRetransmitting() {
+        // found by HostileSegmentProperties' hour of silence: cm.c drops the SYN's retransmission on this ACK
+        Recorder client = new Recorder("client");
+        CmNode n = p.a.connect(CmPair.A_V4.withPort(40002), CmPair.B_V4.withPort(5000), ConnectParams.of(NONE, 4, 4),
+                client);
+        p.runFor(1_000);
+        segments.injectInSequence(p.a, n, TcpHeader.ACK, NONE);
+        assertEquals(CmState.SYN_SENT, n.state());
+        assertTrue(n.retransmitTimer.isPending(), "the SYN is still retransmitted");
+        assertTrue(p.runUntilIdle(3_600_000_000_000L));
+        assertTrue(n.isDestroyed());
+        assertEquals(List.of("CONNECT_REPLY:CONNECTION_RESET"), client.types());
+        assertEquals(CmReason.RETRIES_EXHAUSTED, client.events.get(0).reason());
+        tearDownAndCheck();
+    }
 }
