@@ -223,4 +223,25 @@ class CloseStateTimersTest {
         assertEquals(CmReason.RETRIES_EXHAUSTED, client.events.get(0).reason());
         tearDownAndCheck();
     }
+
+    @Test
+    void mpaReqSentWithAPeerThatOnlyAcknowledgesEndsWhenTheRetransmissionsRunOut() {
+        // the peer ACKs our MPA request and never replies: cm.c keeps the entry and stops resending (ack_rcvd),
+        // and the entry's count still runs down to the abort
+        Recorder client = new Recorder("client");
+        CmNode n = p.a.connect(CmPair.A_V4.withPort(40003), CmPair.B_V4.withPort(5000),
+                ConnectParams.of(NONE, 4, 4).withRevision(1), client);
+        p.runFor(1_000);
+        segments.inject(p.a, n, TcpHeader.SYN | TcpHeader.ACK, 5000, n.locSeq, NONE);
+        assertEquals(CmState.MPAREQ_SENT, n.state());
+        segments.injectInSequence(p.a, n, TcpHeader.ACK, NONE);
+        assertEquals(CmState.MPAREQ_SENT, n.state());
+        assertTrue(n.retransmitTimer.isPending());
+        assertTrue(p.runUntilIdle(3_600_000_000_000L));
+        assertTrue(n.isDestroyed());
+        assertEquals(List.of("CONNECT_REPLY:CONNECTION_RESET"), client.types());
+        assertEquals(CmReason.RETRIES_EXHAUSTED, client.events.get(0).reason());
+        assertEquals(0, p.a.retransmissions(), "acknowledged: counted down, not resent");
+        tearDownAndCheck();
+    }
 }
