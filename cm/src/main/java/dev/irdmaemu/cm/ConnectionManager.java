@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  *   <li>A bare ACK in SYN_SENT is dropped and the SYN keeps being retransmitted (RFC 9293 3.10.7.3); cm.c
  *       frees the retransmission entry, and a peer that ACKs without SYN-ACK pins the node with no timer.</li>
  *   <li>An active node that received an MPA reject (MPAREJ_RCVD) waits the same {@link #FIN_WAIT2_TIMEOUT_NANOS}
- *       for the peer's FIN, then resets the peer and is released; cm.c waits for that FIN with no timer.</li>
+ *       for the peer's FIN, then resets the peer and is released (a consumer's close still ends it at once,
+ *       as irdma_cm_close does); cm.c has no timer there, so only the FIN or that close would end it.</li>
  * </ul>
  */
 public final class ConnectionManager implements CmHardwarePort.Receiver {
