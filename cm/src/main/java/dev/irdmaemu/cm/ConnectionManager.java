@@ -37,6 +37,17 @@ import org.slf4j.LoggerFactory;
  *   <li>Segments the firmware-iface codec refuses (checksum, malformed option lengths) never reach the state
  *       machine; cm.c would reset a peer whose MSS option has the wrong length.</li>
  *   <li>Tearing down an address fails the opens still in setup; cm.c moves their QP to error.</li>
+ *   <li>FIN_WAIT2 is timed: a node whose FIN the peer acknowledged but which never sees the peer's FIN is
+ *       released, without a reset, {@link #FIN_WAIT2_TIMEOUT_NANOS} (60 s) after it entered FIN_WAIT2. That is
+ *       Linux TCP's bound on an orphaned FIN_WAIT2 socket (tcp_fin_timeout, whose default is TCP_FIN_TIMEOUT in
+ *       include/net/tcp.h; tcp_close and tcp_keepalive_timer hand it to tcp_time_wait, which drops it silently
+ *       when it expires). cm.c's irdma_handle_ack_pkt moves to FIN_WAIT2 after freeing the retransmission entry
+ *       and arms nothing, so a silent or vanished peer would pin the node for ever.</li>
+ *   <li>A bare ACK in SYN_SENT is dropped and the SYN keeps being retransmitted (RFC 9293 3.10.7.3); cm.c
+ *       frees the retransmission entry, and a peer that ACKs without SYN-ACK pins the node with no timer.</li>
+ *   <li>An active node that received an MPA reject (MPAREJ_RCVD) waits the same {@link #FIN_WAIT2_TIMEOUT_NANOS}
+ *       for the peer's FIN, then resets the peer and is released (a consumer's close still ends it at once,
+ *       as irdma_cm_close does); cm.c has no timer there, so only the FIN or that close would end it.</li>
  * </ul>
  */
 public final class ConnectionManager implements CmHardwarePort.Receiver {
@@ -48,6 +59,11 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     public static final long MAX_TIMEOUT_NANOS = 12_000_000_000L;
     /** cm.c irdma_schedule_cm_timer: a close entry fires HZ/10 after it is armed (TIME_WAIT, QP close backstop). */
     public static final long CLOSE_DELAY_NANOS = 100_000_000L;
+    /**
+     * How long a node waits in FIN_WAIT2 for the peer's FIN before it is released: Linux TCP's tcp_fin_timeout
+     * default, TCP_FIN_TIMEOUT (= TCP_TIMEWAIT_LEN, 60 * HZ) in include/net/tcp.h. cm.c has no such bound.
+     */
+    public static final long FIN_WAIT2_TIMEOUT_NANOS = 60_000_000_000L;
     /** cm.h IRDMA_DEFAULT_RETRANS: retransmissions of one frame before the connection is given up. */
     public static final int DEFAULT_RETRANS = 32;
     /** cm.h IRDMA_DEFAULT_RETRYS (cm.c checks it but never counts it down). */
@@ -833,9 +849,17 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 n.state = CmState.CLOSED;
                 release(n);
             }
+            case SYN_SENT -> {
+                // RFC 9293 3.10.7.3, SYN-SENT: a segment with neither SYN nor RST is dropped, and our SYN stays
+                // queued for retransmission. cm.c's irdma_handle_ack_pkt frees the retransmission entry here,
+                // which leaves the node in SYN_SENT with no timer for ever (see the class comment)
+            }
             case FIN_WAIT1 -> {
                 clearSendEntry(n);
                 n.state = CmState.FIN_WAIT2;
+                // our FIN is acknowledged and nothing of ours is outstanding: without a timer a peer that never
+                // sends its FIN would keep the node for ever (see the class comment)
+                armCloseEntry(n, FIN_WAIT2_TIMEOUT_NANOS);
             }
             default -> clearSendEntry(n);
         }
@@ -848,6 +872,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             case SYN_RCVD, SYN_SENT, ESTABLISHED, MPAREJ_RCVD -> {
                 n.rcvNxt = n.rcvNxt + 1 & 0xffff_ffffL;
                 clearSendEntry(n);
+                cancelCloseEntry(n);
                 n.state = CmState.LAST_ACK;
                 sendFin(n);
             }
@@ -874,13 +899,14 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 clearSendEntry(n);
                 n.state = CmState.TIME_WAIT;
                 sendAck(n);
-                armTimeWait(n);
+                // the FIN_WAIT2 timeout gives way to TIME_WAIT's HZ/10
+                armCloseEntry(n, CLOSE_DELAY_NANOS);
             }
             case TIME_WAIT -> {
                 n.rcvNxt = n.rcvNxt + 1 & 0xffff_ffffL;
                 clearSendEntry(n);
                 n.state = CmState.CLOSED;
-                release(n);
+                endCloseEntryAndRelease(n);
             }
             default -> LOG.debug("FIN ignored in {}", n);
         }
@@ -907,7 +933,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 // cm.c leaves out CLOSING, after having dropped the node's retransmission above: the node would
                 // then wait for ever; a reset ends it like the other closing states
                 n.state = CmState.CLOSED;
-                release(n);
+                endCloseEntryAndRelease(n);
             }
             default -> {
             }
@@ -987,6 +1013,9 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 if (rejected[0]) {
                     n.state = CmState.MPAREJ_RCVD;
                     sendAck(n);
+                    // the peer owes us its FIN (a reject goes with one); a peer that never sends it gets what a
+                    // FIN_WAIT2 gets (see the class comment), then a reset
+                    armCloseEntry(n, FIN_WAIT2_TIMEOUT_NANOS);
                     post(n, Work.MPA_REJECT);
                 } else {
                     n.state = CmState.OFFLOADED;
@@ -1245,14 +1274,36 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         }
     }
 
-    /** cm.c irdma_handle_fin_pkt FIN_WAIT2: a close entry without QP, fired HZ/10 later, ends TIME_WAIT. */
-    private void armTimeWait(CmNode n) {
-        if (n.closeEntry) {
+    /**
+     * A close entry without QP that releases the node when it fires: TIME_WAIT's (cm.c irdma_handle_fin_pkt in
+     * FIN_WAIT2 schedules one HZ/10 ahead) and the FIN_WAIT2 timeout. Re-arming replaces the earlier deadline.
+     * The entry stands for the node's own reference; it takes none.
+     */
+    private void armCloseEntry(CmNode n, long delayNanos) {
+        if (n.closeEntry && n.closeEntryForQp) {
             return;
         }
         n.closeEntry = true;
         n.closeEntryForQp = false;
-        n.closeTimer.scheduleIn(CLOSE_DELAY_NANOS);
+        n.closeTimer.cancel();
+        n.closeTimer.scheduleIn(delayNanos);
+    }
+
+    /**
+     * The node ends before its close entry fires (a FIN in TIME_WAIT, a reset in a closing state): the entry is
+     * dropped with the release, so the node's own reference is not given up twice.
+     */
+    private void endCloseEntryAndRelease(CmNode n) {
+        cancelCloseEntry(n);
+        release(n);
+    }
+
+    /** Drops a close entry without QP (TIME_WAIT, the FIN timeout); a QP's backstop stays. */
+    private static void cancelCloseEntry(CmNode n) {
+        if (n.closeEntry && !n.closeEntryForQp) {
+            n.closeEntry = false;
+            n.closeTimer.cancel();
+        }
     }
 
     /** verbs.c irdma_modify_qp / hw.c LLP_FIN_RECEIVED: the close entry carrying the QP, a backstop for the close. */
@@ -1278,6 +1329,10 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 if (!n.destroyed) {
                     qpClosed(n, false, CmReason.CLOSE_TIMEOUT);
                 }
+            } else if (n.state == CmState.MPAREJ_RCVD) {
+                // the rejecting peer never sent its FIN: reset it, and the node goes (sendReset releases)
+                n.state = CmState.CLOSED;
+                sendReset(n);
             } else {
                 release(n);
             }
@@ -1381,7 +1436,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             case FIN_WAIT1, FIN_WAIT2, LAST_ACK, TIME_WAIT, CLOSING -> {
                 // cm.c answers -EINVAL: the close is already under way
             }
-            default -> release(n);
+            default -> endCloseEntryAndRelease(n);
         }
     }
 

@@ -25,7 +25,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * Arbitrary TCP segments and MPA frames, with valid checksums so they reach the CM, thrown at both ends of a
  * connection stopped at an arbitrary point of its setup, straight to the CM or through the device in front of it. Whatever arrives: nothing throws, every frame the CM
  * sends is a well-formed TCP segment, every node stays in a state of the machine, and once the consumers tear
- * everything down (disconnect, reject, destroy the listener) no node and no timer is left.
+ * everything down (disconnect, reject, destroy the listener) nothing is left ({@link LeakCheck}: nodes, timers,
+ * listeners, and the devices' quad hash entries, QPs and accelerated ports).
  */
 class HostileSegmentProperties {
     private static final int PORT = 4791;
@@ -62,6 +63,19 @@ class HostileSegmentProperties {
 
     @Property(tries = 500)
     void hostileSegmentsNeverBreakTheCm(@ForAll("scenarios") Scenario s) {
+        run(s);
+    }
+
+    /**
+     * Issue 13: this seed left a passive node in FIN_WAIT2 with no timer (the peer ACKed our FIN and never sent
+     * its own). Pinned so the case stays covered while the property above draws fresh seeds.
+     */
+    @Property(tries = 500, seed = "-8051065885839860555")
+    void finWait2WithASilentPeerIsNotLeftForEver(@ForAll("scenarios") Scenario s) {
+        run(s);
+    }
+
+    private static void run(Scenario s) {
         TcpPacket check = new TcpPacket();
         List<String> bad = new ArrayList<>();
         FrameTap validating = (t, store, off, len) -> {
@@ -107,6 +121,10 @@ class HostileSegmentProperties {
         }
         p.runFor(2_000_000_000L);
         assertStates(p);
+        // left alone for an hour, past every retransmission budget and the 60 s FIN timeout: only what a consumer
+        // holds may still be there, never a node a hostile or silent peer alone keeps
+        p.runFor(3_600_000_000_000L);
+        LeakCheck.assertOnlyConsumersHold(p);
 
         // the consumers tear everything down, as iw_cm does when its ULP goes away
         for (int round = 0; round < 3; round++) {
@@ -124,20 +142,8 @@ class HostileSegmentProperties {
             p.runUntilIdle(3_600_000_000_000L);
         }
         assertEquals(List.of(), bad, "the CM sent malformed frames");
-        assertEquals(0, p.a.nodeCount(), () -> "left on A: " + p.a.nodes());
-        assertEquals(0, p.b.nodeCount(), () -> "left on B: " + describe(p.b));
-        assertEquals(0, p.scheduler.pendingTimers());
-        assertEquals(0, p.b.listenerCount());
         assertTrue(client.isDestroyed());
-    }
-
-    private static String describe(ConnectionManager cm) {
-        StringBuilder b = new StringBuilder();
-        for (CmNode n : cm.nodes()) {
-            b.append(n).append(" refs=").append(n.references).append(" sendEntry=").append(n.sendEntry)
-                    .append(" rexmit=").append(n.retransmitTimer).append(" close=").append(n.closeTimer).append("; ");
-        }
-        return b.toString();
+        LeakCheck.assertNothingHeld(p);
     }
 
     private static final Set<CmState> REACHABLE = EnumSet.complementOf(EnumSet.of(CmState.UNKNOWN,

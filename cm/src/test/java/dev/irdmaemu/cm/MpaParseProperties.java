@@ -12,7 +12,10 @@ import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import net.openhft.chronicle.bytes.BytesStore;
 
-/** Any bytes given to the MPA receive rules: never an exception, and an accepted frame obeys every rule. */
+/**
+ * Any bytes given to the MPA receive rules: never an exception, an accepted frame obeys every rule, and the
+ * pair the rules run on holds nothing afterwards ({@link LeakCheck}).
+ */
 class MpaParseProperties {
     private static final CmPair PAIR = new CmPair();
 
@@ -52,5 +55,7 @@ class MpaParseProperties {
         } else {
             assertTrue(verdict.errno() < 0);
         }
+        // the parse of a node the CM does not track registers nothing, arms nothing, programs nothing
+        LeakCheck.assertNothingHeld(PAIR);
     }
 }

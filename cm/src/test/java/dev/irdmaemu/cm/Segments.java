@@ -1,5 +1,6 @@
 package dev.irdmaemu.cm;
 
+import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacketBuilder;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -21,6 +22,16 @@ final class Segments {
         tx.tcp().reset().ports(from.port(), to.port()).sequenceNumber(seq).acknowledgmentNumber(ack).flags(flags)
                 .window(0xffff);
         int len = tx.build(buf, 0, BytesStore.wrap(payload), 0, payload.length);
+        cm.receive(buf, 0, len);
+    }
+
+    /** A SYN from {@code from} to {@code to}, for a passive open no node exists for yet. */
+    void injectSyn(ConnectionManager cm, IpEndpoint from, IpEndpoint to, long seq) {
+        tx.reset().ethernet(cm.port().macAddress(), PEER_MAC)
+                .addresses(from.addressHi(), from.addressLo(), to.addressHi(), to.addressLo());
+        tx.tcp().reset().ports(from.port(), to.port()).sequenceNumber(seq).acknowledgmentNumber(0)
+                .flags(TcpHeader.SYN).window(0xffff).mss(1460);
+        int len = tx.build(buf, 0, buf, 0, 0);
         cm.receive(buf, 0, len);
     }
 

@@ -415,6 +415,26 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         return acceleratedPorts[port];
     }
 
+    /** Ports with at least one accelerated-port (APBVT) reference programmed. */
+    public int acceleratedPortsInUse() {
+        int n = 0;
+        for (int use : acceleratedPorts) {
+            if (use != 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Steering the device holds for the ILQ and the QPs: connection and listener quad entries by four-tuple and
+     * four-tuples steered to a QP. Each follows a {@link #qhashEntries} entry or a QP of {@link #qpCount}; a count
+     * left above zero when those are empty is a leak of the device model itself.
+     */
+    public int steeringEntries() {
+        return connectionEntries.size() + listenerEntries.size() + qpByQuad.size();
+    }
+
     public List<Offload> offloads() {
         return Collections.unmodifiableList(offloads);
     }
