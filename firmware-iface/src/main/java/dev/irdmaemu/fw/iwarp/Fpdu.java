@@ -60,14 +60,6 @@ public final class Fpdu extends WireView {
         return LENGTH_SIZE + ulpduLength + padFor(ulpduLength) + CRC_SIZE;
     }
 
-    /**
-     * Same as {@link #totalLengthFor(int)}: CRC use does not change the FPDU length (RFC 5044 §4.1), the flag is
-     * ignored. Kept so callers written against the old signature still compile.
-     */
-    @Deprecated
-    public static int totalLengthFor(int ulpduLength, boolean crcEnabled) {
-        return totalLengthFor(ulpduLength);
-    }
 
     /**
      * Wraps the {@code available} bytes of a stream at {@code offset} that should start with an FPDU.

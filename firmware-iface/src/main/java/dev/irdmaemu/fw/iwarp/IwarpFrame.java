@@ -60,17 +60,7 @@ public final class IwarpFrame {
         return Fpdu.totalLengthFor(DdpHeader.UNTAGGED_LENGTH + payloadLength);
     }
 
-    /** Same as {@link #taggedFrameLength(int)}: the flag does not change the length (RFC 5044 §4.1). */
-    @Deprecated
-    public static int taggedFrameLength(int payloadLength, boolean crc) {
-        return taggedFrameLength(payloadLength);
-    }
 
-    /** Same as {@link #untaggedFrameLength(int)}: the flag does not change the length (RFC 5044 §4.1). */
-    @Deprecated
-    public static int untaggedFrameLength(int payloadLength, boolean crc) {
-        return untaggedFrameLength(payloadLength);
-    }
 
     /**
      * Writes a complete FPDU with a tagged DDP header (RDMA Write, Read Response) and the payload copied from
