@@ -18,7 +18,7 @@ import org.w3c.dom.NodeList;
  * One round of ./irdma-emu soak: reads the surefire XML reports of the modules given (a run with only the jqwik
  * engine), appends the full text of every failure to FAILURES, and prints on stdout one line of counts,
  * "tests properties tries checks failures", then one line per failure, "FAIL module class#method seed".
- * Run as a single-file source program: java tools/SoakRound.java ROUND FAILURES MODULE_DIR...
+ * Run as a single-file source program: java qemu-bridge/src/main/soak/SoakRound.java ROUND FAILURES MODULE_DIR...
  */
 public final class SoakRound {
     private static final Pattern TRIES = Pattern.compile("(?m)^tries = (\\d+)");
