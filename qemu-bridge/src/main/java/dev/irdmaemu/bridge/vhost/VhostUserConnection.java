@@ -49,9 +49,17 @@ final class VhostUserConnection implements Runnable {
     private final ByteBuffer replyView = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN);
     private final List<FileDescriptor> fds = new ArrayList<>();
 
-    // Reused on the data path: the transmit staging buffer and the receive header.
-    private final BytesStore<?, Void> txFrame = BytesStore.nativeStoreWithFixedCapacity(VhostNetPort.MAX_FRAME);
+    // Reused on the data path: the transmit staging buffer (virtio-net header, then the frame), the receive header,
+    // the offloads' flyweights and the receiver the model's frames go through.
+    private final BytesStore<?, Void> txFrame = BytesStore.nativeStoreWithFixedCapacity(
+            VirtioNet.NET_HEADER_SIZE + VhostNetPort.MAX_FRAME);
     private final BytesStore<?, Void> rxHeader = BytesStore.nativeStoreWithFixedCapacity(VirtioNet.NET_HEADER_SIZE);
+    private final VirtioNetHeader rxHeaderView = new VirtioNetHeader();
+    private final TxOffload txOffload = new TxOffload();
+    private final RxChecksum rxChecksum = new RxChecksum();
+    private final FrameReceiver toModel = this::toModel;
+    private final boolean[] refusalLogged = new boolean[TxOffload.Refusal.values().length];
+    private FrameReceiver modelReceiver;
     private int[] rxHeads = new int[0];
 
     private long ackedFeatures;
@@ -66,7 +74,7 @@ final class VhostUserConnection implements Runnable {
         this.name = name;
         queues[VirtioNet.RX_QUEUE] = new SplitVirtqueue(VirtioNet.RX_QUEUE, name + " rx");
         queues[VirtioNet.TX_QUEUE] = new SplitVirtqueue(VirtioNet.TX_QUEUE, name + " tx");
-        rxHeader.zeroOut(0, VirtioNet.NET_HEADER_SIZE);
+        rxHeaderView.wrap(rxHeader, 0).clear();
     }
 
     /** Why the connection ended, or null (still open, or the front-end hung up cleanly). */
@@ -174,6 +182,8 @@ final class VhostUserConnection implements Runnable {
                             + Long.toHexString(f) + " offered 0x" + Long.toHexString(VirtioNet.OFFERED_FEATURES));
                 }
                 ackedFeatures = f;
+                LOG.info("{}: features 0x{} (offered 0x{})", name, Long.toHexString(f),
+                        Long.toHexString(VirtioNet.OFFERED_FEATURES));
                 for (SplitVirtqueue q : queues) {
                     q.features(eventIdx(), indirect());
                 }
@@ -306,6 +316,10 @@ final class VhostUserConnection implements Runnable {
 
     private boolean indirect() {
         return (ackedFeatures & 1L << VirtioNet.F_INDIRECT_DESC) != 0;
+    }
+
+    private boolean guestCsum() {
+        return (ackedFeatures & 1L << VirtioNet.F_GUEST_CSUM) != 0;
     }
 
     private boolean mergeable() {
@@ -459,7 +473,9 @@ final class VhostUserConnection implements Runnable {
             rx.unpop(chains);
             return false;
         }
-        rxHeader.writeShort(VirtioNet.NET_HEADER_NUM_BUFFERS, (short) (mergeable ? chains : 1));
+        rxHeaderView.numBuffers(mergeable ? chains : 1);
+        rxHeaderView.flags(guestCsum() && rxChecksum.tcpChecksumValid(src, srcOffset, length)
+                ? VirtioNetHeader.F_DATA_VALID : 0);
         // Pass 2: scatter header then frame over the chains (re-walked: the guest may not be trusted between passes).
         int usedBefore = rx.usedIdx;
         long written = 0;
@@ -526,9 +542,13 @@ final class VhostUserConnection implements Runnable {
                         port.fromGuestDropped.incrementAndGet();
                         continue;
                     }
-                    port.fromGuestFrames.incrementAndGet();
-                    port.tapFromGuest(txFrame, 0, (int) frameLen);
-                    receiver.frame(txFrame, 0, (int) frameLen);
+                    modelReceiver = receiver;
+                    TxOffload.Refusal refusal = txOffload.deliver(txFrame, 0, VirtioNet.NET_HEADER_SIZE,
+                            (int) frameLen, ackedFeatures, port.mtu(), toModel);
+                    modelReceiver = null;
+                    if (refusal != null) {
+                        refused(refusal);
+                    }
                     if (closed) {
                         break;
                     }
@@ -547,23 +567,32 @@ final class VhostUserConnection implements Runnable {
         }
     }
 
-    /** Copies the walked chain, less its 12-byte virtio-net header, into the staging buffer. */
+    /** Copies the walked chain, its 12-byte virtio-net header first, into the staging buffer. */
     private void gather(SplitVirtqueue tx) {
-        long skip = VirtioNet.NET_HEADER_SIZE;
         long at = 0;
         for (int s = 0; s < tx.segments; s++) {
             long len = tx.segmentLength(s);
-            long off = tx.segmentOffset(s);
-            if (skip > 0) {
-                long n = Math.min(skip, len);
-                skip -= n;
-                len -= n;
-                off += n;
-            }
             if (len > 0) {
-                txFrame.write(at, tx.segmentStore(s), off, len);
+                txFrame.write(at, tx.segmentStore(s), tx.segmentOffset(s), len);
                 at += len;
             }
+        }
+    }
+
+    /** A wire frame from the guest (as sent, completed or one segment) on its way to the model. */
+    private void toModel(BytesStore<?, ?> store, long offset, int length) {
+        port.fromGuestFrames.incrementAndGet();
+        port.tapFromGuest(store, offset, length);
+        modelReceiver.frame(store, offset, length);
+    }
+
+    /** A frame dropped for what its virtio-net header says: counted, and logged once per reason. */
+    private void refused(TxOffload.Refusal refusal) {
+        port.fromGuestDropped.incrementAndGet();
+        port.refusedFromGuest.incrementAndGet(refusal.ordinal());
+        if (!refusalLogged[refusal.ordinal()]) {
+            refusalLogged[refusal.ordinal()] = true;
+            LOG.warn("{}: dropped a frame from the guest: {} (logged once; counted in the port)", name, refusal);
         }
     }
 
@@ -653,6 +682,7 @@ final class VhostUserConnection implements Runnable {
         }
         txFrame.releaseLast();
         rxHeader.releaseLast();
+        txOffload.release();
         closeSocket();
     }
 
