@@ -159,11 +159,11 @@ public final class GuestLaunch {
 
     /**
      * virtio-net-pci's offload properties: checksum offload both ways (csum, guest_csum), TCP segmentation of the
-     * guest's frames by the backend (host_tso4, host_tso6, host_ecn); no large receives (guest_tso4, guest_tso6,
-     * guest_ecn, guest_ufo) and no UDP fragmentation offload (host_ufo).
+     * guest's frames by the backend (host_tso4, host_tso6, host_ecn), large TCP receives (guest_tso4, guest_tso6);
+     * no ECN on large receives (guest_ecn) and no UDP fragmentation offload either way (guest_ufo, host_ufo).
      */
     static final String VIRTIO_NET_OFFLOADS = "csum=on,guest_csum=on,host_tso4=on,host_tso6=on,host_ecn=on,"
-            + "guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off,host_ufo=off";
+            + "guest_tso4=on,guest_tso6=on,guest_ecn=off,guest_ufo=off,host_ufo=off";
 
     /** QEMU's full argument list, the kit's loader first. The serial console is QEMU's stdout. */
     public List<String> command() {

@@ -74,7 +74,9 @@ public final class VhostNetPort {
 
     /**
      * Puts one frame (destination MAC on, no FCS) in the guest's receive ring, behind a virtio-net header with
-     * num_buffers set and, when the guest took GUEST_CSUM and the frame's TCP checksum verifies, DATA_VALID. False when it was dropped: no front-end, rings not started, no receive buffer that fits.
+     * num_buffers set and, when the guest took GUEST_CSUM and the frame's TCP checksum verifies, DATA_VALID. When
+     * the guest took GUEST_TSO4/6, a TCP data segment may be held instead (true: taken) and go to the guest with the
+     * segments after it as one super-frame, at the latest on {@link #flushToGuest}. False when it was dropped: no front-end, rings not started, no receive buffer that fits.
      * A guest that broke its ring closes the connection (logged) and drops the frame.
      */
     public boolean transmitToGuest(BytesStore<?, ?> store, long offset, int length) {
@@ -91,6 +93,17 @@ public final class VhostNetPort {
             toGuestDropped.incrementAndGet();
         }
         return delivered;
+    }
+
+    /**
+     * Hands the guest what {@link #transmitToGuest} held back to coalesce (GUEST_TSO4/6: in-order TCP segments of
+     * one flow go to the guest as one super-frame). Called on the model's thread at the end of each of its rounds.
+     */
+    public void flushToGuest() {
+        VhostUserConnection c = connection;
+        if (c != null) {
+            c.flush();
+        }
     }
 
     /**
@@ -148,6 +161,12 @@ public final class VhostNetPort {
 
     public long framesFromGuestDropped() {
         return fromGuestDropped.get();
+    }
+
+    /** Frames taken by {@link #transmitToGuest} and held for coalescing that found no receive buffer after all. */
+    void heldDropped(int frames) {
+        toGuestFrames.addAndGet(-frames);
+        toGuestDropped.addAndGet(frames);
     }
 
     void tapFromGuest(BytesStore<?, ?> store, long offset, int length) {

@@ -57,6 +57,7 @@ final class VhostUserConnection implements Runnable {
     private final VirtioNetHeader rxHeaderView = new VirtioNetHeader();
     private final TxOffload txOffload = new TxOffload();
     private final RxChecksum rxChecksum = new RxChecksum();
+    private final RxCoalescer coalescer = new RxCoalescer();
     private final FrameReceiver toModel = this::toModel;
     private final boolean[] refusalLogged = new boolean[TxOffload.Refusal.values().length];
     private FrameReceiver modelReceiver;
@@ -436,14 +437,32 @@ final class VhostUserConnection implements Runnable {
 
     // ---- data path (model thread) ----
 
-    /** One frame into the receive ring; false when dropped. */
+    /**
+     * One frame into the receive ring, or held to be coalesced with the next ones (GUEST_TSO4/6, {@link RxCoalescer})
+     * until {@link #flush}; false when dropped.
+     */
     boolean receive(BytesStore<?, ?> src, long srcOffset, int length) {
         lock.lock();
         try {
             SplitVirtqueue rx = queues[VirtioNet.RX_QUEUE];
             if (closed || !rx.ready() || !enabled(rx) || memory == null) {
+                dropHeld();
                 return false;
             }
+            boolean tso4 = (ackedFeatures & 1L << VirtioNet.F_GUEST_TSO4) != 0;
+            boolean tso6 = (ackedFeatures & 1L << VirtioNet.F_GUEST_TSO6) != 0;
+            if ((tso4 || tso6) && coalescer.candidate(src, srcOffset, length, tso4, tso6)) {
+                if (coalescer.segments() > 0 && !coalescer.joins(src, srcOffset, length)) {
+                    placeHeld(rx);
+                }
+                coalescer.add(src, srcOffset, length);
+                return true;
+            }
+            if (coalescer.segments() > 0) {
+                placeHeld(rx);
+            }
+            rxHeaderView.clear().flags(guestCsum() && rxChecksum.tcpChecksumValid(src, srcOffset, length)
+                    ? VirtioNetHeader.F_DATA_VALID : 0);
             return placeFrame(rx, src, srcOffset, length);
         } catch (VhostUserException e) {
             failFromDataPath(e);
@@ -453,6 +472,50 @@ final class VhostUserConnection implements Runnable {
         }
     }
 
+    /** Hands the frames held for coalescing to the guest (the model's round is over). */
+    void flush() {
+        lock.lock();
+        try {
+            if (coalescer.segments() == 0) {
+                return;
+            }
+            SplitVirtqueue rx = queues[VirtioNet.RX_QUEUE];
+            if (closed || !rx.ready() || !enabled(rx) || memory == null) {
+                dropHeld();
+                return;
+            }
+            placeHeld(rx);
+        } catch (VhostUserException e) {
+            failFromDataPath(e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The run held as one frame: a single segment as it came (its checksum was verified), else a super-frame. */
+    private void placeHeld(SplitVirtqueue rx) throws VhostUserException {
+        int n = coalescer.segments();
+        if (n == 1) {
+            rxHeaderView.clear().flags(guestCsum() ? VirtioNetHeader.F_DATA_VALID : 0);
+        } else {
+            coalescer.finish(rxHeaderView);
+        }
+        int length = coalescer.length();
+        coalescer.clear();
+        if (!placeFrame(rx, coalescer.store(), 0, length)) {
+            port.heldDropped(n);
+        }
+    }
+
+    private void dropHeld() {
+        int n = coalescer.segments();
+        if (n > 0) {
+            coalescer.clear();
+            port.heldDropped(n);
+        }
+    }
+
+    /** The frame behind the header in {@link #rxHeaderView} (num_buffers set here), over as many chains as needed. */
     private boolean placeFrame(SplitVirtqueue rx, BytesStore<?, ?> src, long srcOffset, int length)
             throws VhostUserException {
         long total = VirtioNet.NET_HEADER_SIZE + (long) length;
@@ -474,8 +537,6 @@ final class VhostUserConnection implements Runnable {
             return false;
         }
         rxHeaderView.numBuffers(mergeable ? chains : 1);
-        rxHeaderView.flags(guestCsum() && rxChecksum.tcpChecksumValid(src, srcOffset, length)
-                ? VirtioNetHeader.F_DATA_VALID : 0);
         // Pass 2: scatter header then frame over the chains (re-walked: the guest may not be trusted between passes).
         int usedBefore = rx.usedIdx;
         long written = 0;
@@ -683,6 +744,7 @@ final class VhostUserConnection implements Runnable {
         txFrame.releaseLast();
         rxHeader.releaseLast();
         txOffload.release();
+        coalescer.release();
         closeSocket();
     }
 

@@ -28,9 +28,11 @@ public final class VirtioNet {
 
     /**
      * Everything this back-end offers in GET_FEATURES: checksum offload both ways and TCP segmentation of the guest's
-     * super-frames ({@link TxOffload}), no large receives.
+     * super-frames ({@link TxOffload}), large receives of TCP over IPv4 and IPv6 ({@link RxCoalescer}); no ECN or UFO
+     * for the guest.
      */
-    public static final long OFFERED_FEATURES = 1L << F_CSUM | 1L << F_GUEST_CSUM | 1L << F_HOST_TSO4
+    public static final long OFFERED_FEATURES = 1L << F_CSUM | 1L << F_GUEST_CSUM | 1L << F_GUEST_TSO4
+            | 1L << F_GUEST_TSO6 | 1L << F_HOST_TSO4
             | 1L << F_HOST_TSO6 | 1L << F_HOST_ECN | 1L << F_MRG_RXBUF | 1L << F_INDIRECT_DESC | 1L << F_EVENT_IDX
             | 1L << F_PROTOCOL_FEATURES | 1L << F_VERSION_1;
     /** Everything this back-end offers in GET_PROTOCOL_FEATURES: REPLY_ACK only (no MQ: one queue pair). */
