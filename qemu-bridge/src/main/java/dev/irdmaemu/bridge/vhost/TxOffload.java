@@ -231,10 +231,14 @@ final class TxOffload {
         return null;
     }
 
+    /** UDP's checksum field offset: a computed 0 is sent as 0xffff there (RFC 768; 0 means "no checksum"). */
+    private static final int UDP_CHECKSUM = 6;
+
     /** The one's complement of the sum from csum_start to the end, at csum_start + csum_offset. */
     private static void completeChecksum(BytesStore<?, ?> store, long frame, int length, int start, int offset) {
         long field = frame + start + offset;
-        NetworkOrder.put16(store, field, InternetChecksum.checksum(store, frame + start, length - start));
+        int sum = InternetChecksum.checksum(store, frame + start, length - start);
+        NetworkOrder.put16(store, field, sum == 0 && offset == UDP_CHECKSUM ? 0xffff : sum);
     }
 
     private static boolean has(long features, int bit) {

@@ -63,6 +63,7 @@ final class VhostUserConnection implements Runnable {
     private FrameReceiver modelReceiver;
     private int[] rxHeads = new int[0];
 
+    private final long offered = VirtioNet.offeredFeatures();
     private long ackedFeatures;
     private long ackedProtocolFeatures;
     private GuestMemory memory;
@@ -173,18 +174,17 @@ final class VhostUserConnection implements Runnable {
         switch (request) {
             case VhostUserRequest.GET_FEATURES:
                 expect(request, size, 0, 0);
-                sendU64(out, request, VirtioNet.OFFERED_FEATURES);
+                sendU64(out, request, offered);
                 return REPLIED;
             case VhostUserRequest.SET_FEATURES: {
                 expect(request, size, 8, 0);
                 long f = payloadView.getLong(0);
-                if ((f & ~VirtioNet.OFFERED_FEATURES) != 0 || (f & 1L << VirtioNet.F_VERSION_1) == 0) {
+                if ((f & ~offered) != 0 || (f & 1L << VirtioNet.F_VERSION_1) == 0) {
                     throw new VhostUserException(VhostUserFailure.UNSUPPORTED_FEATURES, "SET_FEATURES 0x"
-                            + Long.toHexString(f) + " offered 0x" + Long.toHexString(VirtioNet.OFFERED_FEATURES));
+                            + Long.toHexString(f) + " offered 0x" + Long.toHexString(offered));
                 }
                 ackedFeatures = f;
-                LOG.info("{}: features 0x{} (offered 0x{})", name, Long.toHexString(f),
-                        Long.toHexString(VirtioNet.OFFERED_FEATURES));
+                LOG.info("{}: features 0x{} (offered 0x{})", name, Long.toHexString(f), Long.toHexString(offered));
                 for (SplitVirtqueue q : queues) {
                     q.features(eventIdx(), indirect());
                 }

@@ -35,6 +35,27 @@ public final class VirtioNet {
             | 1L << F_GUEST_TSO6 | 1L << F_HOST_TSO4
             | 1L << F_HOST_TSO6 | 1L << F_HOST_ECN | 1L << F_MRG_RXBUF | 1L << F_INDIRECT_DESC | 1L << F_EVENT_IDX
             | 1L << F_PROTOCOL_FEATURES | 1L << F_VERSION_1;
+    /** The ring and device features offered before the offloads (issue 17): what {@code none} offers. */
+    public static final long BASE_FEATURES = 1L << F_MRG_RXBUF | 1L << F_INDIRECT_DESC | 1L << F_EVENT_IDX
+            | 1L << F_PROTOCOL_FEATURES | 1L << F_VERSION_1;
+
+    /**
+     * The system property that narrows what is offered, for comparisons: {@code all} (the default,
+     * {@link #OFFERED_FEATURES}), {@code no-lro} (all but GUEST_TSO4/6: no large receives) or {@code none}
+     * ({@link #BASE_FEATURES}: no offload at all); any other value is {@code all}. Read when a front-end connects.
+     */
+    public static final String OFFLOADS_PROPERTY = "irdmaemu.vhost.offloads";
+
+    /** What a new connection offers, after {@link #OFFLOADS_PROPERTY}. */
+    static long offeredFeatures() {
+        String v = System.getProperty(OFFLOADS_PROPERTY, "all");
+        return switch (v) {
+            case "none" -> BASE_FEATURES;
+            case "no-lro" -> OFFERED_FEATURES & ~(1L << F_GUEST_TSO4 | 1L << F_GUEST_TSO6);
+            default -> OFFERED_FEATURES; // "all", and anything else
+        };
+    }
+
     /** Everything this back-end offers in GET_PROTOCOL_FEATURES: REPLY_ACK only (no MQ: one queue pair). */
     public static final long OFFERED_PROTOCOL_FEATURES = 1L << VhostUserRequest.PROTOCOL_F_REPLY_ACK;
 
