@@ -4,7 +4,9 @@
 # /proc/uptime. Each ping moves its bytes twice over the wire (the server Reads the client's start buffer, then
 # Writes it back into the sink), so the rate counts 2 x count x size bytes. Then the same rping between a server and
 # a client on a second siw device over a dummy netdev (as the smoke scenario sets up): the guest's own kernel TCP on
-# both ends, no model and no virtio-net. model_over_local is the first rate over the second.
+# both ends, no model and no virtio-net. model_over_local is the first rate over the second. Note that the model,
+# as irdma does, asks for MPA CRCs, so the guest's siw computes CRC32c over everything it sends and receives to the
+# model, while two siw endpoints (mpa_crc_required false) use none.
 # iproute2's ip by its path: busybox's ash runs its own ip applet first (Debian builds it standalone)
 IP=/sbin/ip
 NODE4=192.0.2.1
@@ -45,24 +47,34 @@ run $IP link set dummy0 up
 run rdma link add siw1 type siw netdev dummy0
 
 step local-rping
-timeout 240 rping -s -a "$LOCAL4" -C "$COUNT" -S "$SIZE" >/tmp/rping-local-server.log 2>&1 &
-server=$!
-tries=0
-while :; do
-    started=$(ms)
-    timeout 240 rping -c -a "$LOCAL4" -C "$COUNT" -S "$SIZE" >/tmp/rping-local.log 2>&1
-    code=$?
-    took=$(($(ms) - started))
-    [ "$code" = 0 ] && break
-    # the server may not be listening yet: try again a few times
-    tries=$((tries + 1))
-    [ "$tries" -lt 10 ] || break
-    sleep 0.2
+# siw's loopback rping of 100 large pings sometimes never ends (seen 2 times in about 20 runs, the model not
+# involved): each attempt is bounded, a stuck one is killed and the pair started again, at most 3 attempts; if none
+# ends, the figure is missing (local_rping_exit), not the scenario's result
+attempt=0
+code=1
+while [ "$attempt" -lt 3 ] && [ "$code" != 0 ]; do
+    attempt=$((attempt + 1))
+    timeout 50 rping -s -a "$LOCAL4" -C "$COUNT" -S "$SIZE" >/tmp/rping-local-server.log 2>&1 &
+    server=$!
+    tries=0
+    while :; do
+        started=$(ms)
+        timeout 40 rping -c -a "$LOCAL4" -C "$COUNT" -S "$SIZE" >/tmp/rping-local.log 2>&1
+        code=$?
+        took=$(($(ms) - started))
+        # connection refused at once: the server is not listening yet, try again shortly
+        [ "$code" = 0 ] || [ "$took" -ge 1000 ] || { tries=$((tries + 1)); [ "$tries" -lt 20 ] && { sleep 0.2; continue; }; }
+        break
+    done
+    kill "$server" 2>/dev/null
+    wait "$server" 2>/dev/null
 done
 cat /tmp/rping-local.log
-[ "$code" = 0 ] || fail "local rping client: exit $code"
-wait "$server" || { cat /tmp/rping-local-server.log; fail "local rping server"; }
-local_rate=$(rate "$took")
-field local_rping_ms "$took"
-field local_rping_mb_per_s "$local_rate"
-field model_over_local "$(awk -v m="$model_rate" -v l="$local_rate" 'BEGIN { printf "%.2f", (l > 0 ? m / l : 0) }')"
+field local_rping_exit "$code"
+field local_rping_attempts "$attempt"
+if [ "$code" = 0 ]; then
+    local_rate=$(rate "$took")
+    field local_rping_ms "$took"
+    field local_rping_mb_per_s "$local_rate"
+    field model_over_local "$(awk -v m="$model_rate" -v l="$local_rate" 'BEGIN { printf "%.2f", (l > 0 ? m / l : 0) }')"
+fi
