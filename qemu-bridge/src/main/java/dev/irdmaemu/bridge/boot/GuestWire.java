@@ -17,6 +17,10 @@ public interface GuestWire {
     /** Hands up to {@code budget} frames the guest sent to {@code receiver}; answers how many. */
     int fromGuest(FrameReceiver receiver, int budget);
 
+    /** The model's round is over: hand the guest what was held back to coalesce (nothing, by default). */
+    default void flush() {
+    }
+
     /** What to run when the guest kicks (posted frames or receive buffers): must not block or touch the model. */
     void onKick(Runnable wakeup);
 
@@ -34,6 +38,11 @@ public interface GuestWire {
             @Override
             public int fromGuest(FrameReceiver receiver, int budget) {
                 return port.pollFromGuest(receiver, budget);
+            }
+
+            @Override
+            public void flush() {
+                port.flushToGuest();
             }
 
             @Override

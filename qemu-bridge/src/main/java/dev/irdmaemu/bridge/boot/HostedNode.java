@@ -109,7 +109,7 @@ public final class HostedNode implements AutoCloseable {
         this.cm = new ConnectionManager(port);
         this.lan = new LanResponder(ADDRESSES, this::toGuest, this::learned);
         device.port().setLanSink(lan);
-        this.loop = new ModelLoop("model " + GUEST_MAC_TEXT, scheduler, clock, this::pollGuest);
+        this.loop = new ModelLoop("model " + GUEST_MAC_TEXT, scheduler, clock, this::pollGuest, wire::flush);
         this.clockZero = scheduler.now();
         this.deviceQpsAtBringUp = device.qps().liveCount();
         this.deviceCqsAtBringUp = device.cqs().liveCount();

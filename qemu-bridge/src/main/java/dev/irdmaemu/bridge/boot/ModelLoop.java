@@ -40,6 +40,7 @@ public final class ModelLoop implements AutoCloseable {
     private final SimScheduler scheduler;
     private final WallClockPacer.Clock clock;
     private final BooleanSupplier pollGuest;
+    private final Runnable endOfRound;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     /** Conditions {@link #await} is waiting for, checked after each round; loop thread only. */
     private final ArrayList<BooleanSupplier> watchers = new ArrayList<>();
@@ -55,9 +56,19 @@ public final class ModelLoop implements AutoCloseable {
      * a batch of the guest's frames on the loop thread and answers true when more may be waiting.
      */
     public ModelLoop(String name, SimScheduler scheduler, WallClockPacer.Clock clock, BooleanSupplier pollGuest) {
+        this(name, scheduler, clock, pollGuest, () -> { });
+    }
+
+    /**
+     * As above, with {@code endOfRound} run on the loop thread after each round of tasks, guest frames and due
+     * events, before the loop waits (the guest's port hands on what it held back to coalesce).
+     */
+    public ModelLoop(String name, SimScheduler scheduler, WallClockPacer.Clock clock, BooleanSupplier pollGuest,
+                     Runnable endOfRound) {
         this.scheduler = scheduler;
         this.clock = clock;
         this.pollGuest = pollGuest;
+        this.endOfRound = endOfRound;
         this.thread = new Thread(this::run, name);
         this.thread.setDaemon(true);
     }
@@ -179,6 +190,7 @@ public final class ModelLoop implements AutoCloseable {
                     watchers.removeIf(BooleanSupplier::getAsBoolean);
                 }
                 long wait = pacer.step();
+                endOfRound.run();
                 if (!running || !tasks.isEmpty() || kicked.get()) {
                     continue;
                 }

@@ -157,6 +157,14 @@ public final class GuestLaunch {
         return b.toString();
     }
 
+    /**
+     * virtio-net-pci's offload properties: checksum offload both ways (csum, guest_csum), TCP segmentation of the
+     * guest's frames by the backend (host_tso4, host_tso6, host_ecn), large TCP receives (guest_tso4, guest_tso6);
+     * no ECN on large receives (guest_ecn) and no UDP fragmentation offload either way (guest_ufo, host_ufo).
+     */
+    static final String VIRTIO_NET_OFFLOADS = "csum=on,guest_csum=on,host_tso4=on,host_tso6=on,host_ecn=on,"
+            + "guest_tso4=on,guest_tso6=on,guest_ecn=off,guest_ufo=off,host_ufo=off";
+
     /** QEMU's full argument list, the kit's loader first. The serial console is QEMU's stdout. */
     public List<String> command() {
         List<String> c = new ArrayList<>(kit.qemuCommand());
@@ -168,8 +176,10 @@ public final class GuestLaunch {
         if (vhostUserSocket != null) {
             c.addAll(List.of("-chardev", "socket,id=chr0,path=" + optionValue(vhostUserSocket.toString()),
                     "-netdev", "vhost-user,id=net0,chardev=chr0",
-                    // no option ROM: the kernel is loaded directly, and iPXE's start-up costs seconds under TCG
-                    "-device", "virtio-net-pci,netdev=net0,mac=" + mac + ",romfile="));
+                    // no option ROM: the kernel is loaded directly, and iPXE's start-up costs seconds under TCG.
+                    // The offloads the backend does (VirtioNet.OFFERED_FEATURES) are on, the others off: QEMU
+                    // masks what the device line leaves off, whatever the backend offers.
+                    "-device", "virtio-net-pci,netdev=net0,mac=" + mac + ",romfile=," + VIRTIO_NET_OFFLOADS));
         }
         c.addAll(List.of("-kernel", kernel().toString(), "-initrd", initramfs().toString(),
                 "-append", kernelCommandLine()));

@@ -2,6 +2,7 @@ package dev.irdmaemu.bridge.vhost;
 
 import dev.irdmaemu.fw.pcap.FrameTap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -22,6 +23,9 @@ public final class VhostNetPort {
     /** The largest frame either way: Ethernet header, one VLAN tag and virtio-net's largest MTU (65535). */
     public static final int MAX_FRAME = 14 + 4 + 65535;
 
+    /** The IP MTU of the wire (Ethernet's 1500): the largest segment cut from the guest's TCP super-frames. */
+    public static final int DEFAULT_MTU = 1500;
+
     private final String name;
     private final long startNanos = System.nanoTime();
     private volatile VhostUserConnection connection;
@@ -33,6 +37,8 @@ public final class VhostNetPort {
     final AtomicLong toGuestDropped = new AtomicLong();
     final AtomicLong fromGuestFrames = new AtomicLong();
     final AtomicLong fromGuestDropped = new AtomicLong();
+    final AtomicLongArray refusedFromGuest = new AtomicLongArray(TxOffload.Refusal.values().length);
+    private volatile int mtu = DEFAULT_MTU;
 
     public VhostNetPort(String name) {
         this.name = name;
@@ -67,8 +73,10 @@ public final class VhostNetPort {
     }
 
     /**
-     * Puts one frame (destination MAC on, no FCS) in the guest's receive ring, behind a zeroed virtio-net header
-     * (num_buffers set). False when it was dropped: no front-end, rings not started, no receive buffer that fits.
+     * Puts one frame (destination MAC on, no FCS) in the guest's receive ring, behind a virtio-net header with
+     * num_buffers set and, when the guest took GUEST_CSUM and the frame's TCP checksum verifies, DATA_VALID. When
+     * the guest took GUEST_TSO4/6, a TCP data segment may be held instead (true: taken) and go to the guest with the
+     * segments after it as one super-frame, at the latest on {@link #flushToGuest}. False when it was dropped: no front-end, rings not started, no receive buffer that fits.
      * A guest that broke its ring closes the connection (logged) and drops the frame.
      */
     public boolean transmitToGuest(BytesStore<?, ?> store, long offset, int length) {
@@ -88,13 +96,55 @@ public final class VhostNetPort {
     }
 
     /**
+     * Hands the guest what {@link #transmitToGuest} held back to coalesce (GUEST_TSO4/6: in-order TCP segments of
+     * one flow go to the guest as one super-frame). Called on the model's thread at the end of each of its rounds.
+     */
+    public void flushToGuest() {
+        VhostUserConnection c = connection;
+        if (c != null) {
+            c.flush();
+        }
+    }
+
+    /**
      * Takes up to {@code budget} frames the guest transmitted and hands each (virtio-net header stripped) to
-     * {@code receiver}, returning their buffers to the guest. Answers how many were taken; when that equals the
+     * {@code receiver}, returning their buffers to the guest. A frame the guest asked to have its checksum completed
+     * is handed on completed; a TCP super-frame (TSO) is handed on as its MTU-sized segments, one call each. Answers how many were taken; when that equals the
      * budget, more may be waiting.
      */
     public int pollFromGuest(FrameReceiver receiver, int budget) {
         VhostUserConnection c = connection;
         return c == null ? 0 : c.transmit(receiver, budget);
+    }
+
+    /** The IP MTU segments of the guest's super-frames are held to. */
+    public int mtu() {
+        return mtu;
+    }
+
+    /** Sets the IP MTU (68..65535, RFC 791 and virtio-net's largest). */
+    public void setMtu(int mtu) {
+        if (mtu < 68 || mtu > 65535) {
+            throw new IllegalArgumentException("MTU " + mtu + " outside 68..65535");
+        }
+        this.mtu = mtu;
+    }
+
+    /**
+     * Frames from the guest dropped for what their virtio-net header said (offloads not negotiated, fields out of
+     * bounds, a segment over the MTU...), by reason; each is also in {@link #framesFromGuestDropped}.
+     */
+    long framesFromGuestRefused(TxOffload.Refusal reason) {
+        return refusedFromGuest.get(reason.ordinal());
+    }
+
+    /** Every frame dropped for its virtio-net header, whatever the reason. */
+    public long framesFromGuestRefused() {
+        long n = 0;
+        for (int i = 0; i < refusedFromGuest.length(); i++) {
+            n += refusedFromGuest.get(i);
+        }
+        return n;
     }
 
     public long framesToGuest() {
@@ -111,6 +161,12 @@ public final class VhostNetPort {
 
     public long framesFromGuestDropped() {
         return fromGuestDropped.get();
+    }
+
+    /** Frames taken by {@link #transmitToGuest} and held for coalescing that found no receive buffer after all. */
+    void heldDropped(int frames) {
+        toGuestFrames.addAndGet(-frames);
+        toGuestDropped.addAndGet(frames);
     }
 
     void tapFromGuest(BytesStore<?, ?> store, long offset, int length) {

@@ -49,11 +49,21 @@ final class VhostUserConnection implements Runnable {
     private final ByteBuffer replyView = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN);
     private final List<FileDescriptor> fds = new ArrayList<>();
 
-    // Reused on the data path: the transmit staging buffer and the receive header.
-    private final BytesStore<?, Void> txFrame = BytesStore.nativeStoreWithFixedCapacity(VhostNetPort.MAX_FRAME);
+    // Reused on the data path: the transmit staging buffer (virtio-net header, then the frame), the receive header,
+    // the offloads' flyweights and the receiver the model's frames go through.
+    private final BytesStore<?, Void> txFrame = BytesStore.nativeStoreWithFixedCapacity(
+            VirtioNet.NET_HEADER_SIZE + VhostNetPort.MAX_FRAME);
     private final BytesStore<?, Void> rxHeader = BytesStore.nativeStoreWithFixedCapacity(VirtioNet.NET_HEADER_SIZE);
+    private final VirtioNetHeader rxHeaderView = new VirtioNetHeader();
+    private final TxOffload txOffload = new TxOffload();
+    private final RxChecksum rxChecksum = new RxChecksum();
+    private final RxCoalescer coalescer = new RxCoalescer();
+    private final FrameReceiver toModel = this::toModel;
+    private final boolean[] refusalLogged = new boolean[TxOffload.Refusal.values().length];
+    private FrameReceiver modelReceiver;
     private int[] rxHeads = new int[0];
 
+    private final long offered = VirtioNet.offeredFeatures();
     private long ackedFeatures;
     private long ackedProtocolFeatures;
     private GuestMemory memory;
@@ -66,7 +76,7 @@ final class VhostUserConnection implements Runnable {
         this.name = name;
         queues[VirtioNet.RX_QUEUE] = new SplitVirtqueue(VirtioNet.RX_QUEUE, name + " rx");
         queues[VirtioNet.TX_QUEUE] = new SplitVirtqueue(VirtioNet.TX_QUEUE, name + " tx");
-        rxHeader.zeroOut(0, VirtioNet.NET_HEADER_SIZE);
+        rxHeaderView.wrap(rxHeader, 0).clear();
     }
 
     /** Why the connection ended, or null (still open, or the front-end hung up cleanly). */
@@ -164,16 +174,17 @@ final class VhostUserConnection implements Runnable {
         switch (request) {
             case VhostUserRequest.GET_FEATURES:
                 expect(request, size, 0, 0);
-                sendU64(out, request, VirtioNet.OFFERED_FEATURES);
+                sendU64(out, request, offered);
                 return REPLIED;
             case VhostUserRequest.SET_FEATURES: {
                 expect(request, size, 8, 0);
                 long f = payloadView.getLong(0);
-                if ((f & ~VirtioNet.OFFERED_FEATURES) != 0 || (f & 1L << VirtioNet.F_VERSION_1) == 0) {
+                if ((f & ~offered) != 0 || (f & 1L << VirtioNet.F_VERSION_1) == 0) {
                     throw new VhostUserException(VhostUserFailure.UNSUPPORTED_FEATURES, "SET_FEATURES 0x"
-                            + Long.toHexString(f) + " offered 0x" + Long.toHexString(VirtioNet.OFFERED_FEATURES));
+                            + Long.toHexString(f) + " offered 0x" + Long.toHexString(offered));
                 }
                 ackedFeatures = f;
+                LOG.info("{}: features 0x{} (offered 0x{})", name, Long.toHexString(f), Long.toHexString(offered));
                 for (SplitVirtqueue q : queues) {
                     q.features(eventIdx(), indirect());
                 }
@@ -308,6 +319,10 @@ final class VhostUserConnection implements Runnable {
         return (ackedFeatures & 1L << VirtioNet.F_INDIRECT_DESC) != 0;
     }
 
+    private boolean guestCsum() {
+        return (ackedFeatures & 1L << VirtioNet.F_GUEST_CSUM) != 0;
+    }
+
     private boolean mergeable() {
         return (ackedFeatures & 1L << VirtioNet.F_MRG_RXBUF) != 0;
     }
@@ -422,14 +437,32 @@ final class VhostUserConnection implements Runnable {
 
     // ---- data path (model thread) ----
 
-    /** One frame into the receive ring; false when dropped. */
+    /**
+     * One frame into the receive ring, or held to be coalesced with the next ones (GUEST_TSO4/6, {@link RxCoalescer})
+     * until {@link #flush}; false when dropped.
+     */
     boolean receive(BytesStore<?, ?> src, long srcOffset, int length) {
         lock.lock();
         try {
             SplitVirtqueue rx = queues[VirtioNet.RX_QUEUE];
             if (closed || !rx.ready() || !enabled(rx) || memory == null) {
+                dropHeld();
                 return false;
             }
+            boolean tso4 = (ackedFeatures & 1L << VirtioNet.F_GUEST_TSO4) != 0;
+            boolean tso6 = (ackedFeatures & 1L << VirtioNet.F_GUEST_TSO6) != 0;
+            if ((tso4 || tso6) && coalescer.candidate(src, srcOffset, length, tso4, tso6)) {
+                if (coalescer.segments() > 0 && !coalescer.joins(src, srcOffset, length)) {
+                    placeHeld(rx);
+                }
+                coalescer.add(src, srcOffset, length);
+                return true;
+            }
+            if (coalescer.segments() > 0) {
+                placeHeld(rx);
+            }
+            rxHeaderView.clear().flags(guestCsum() && rxChecksum.tcpChecksumValid(src, srcOffset, length)
+                    ? VirtioNetHeader.F_DATA_VALID : 0);
             return placeFrame(rx, src, srcOffset, length);
         } catch (VhostUserException e) {
             failFromDataPath(e);
@@ -439,6 +472,50 @@ final class VhostUserConnection implements Runnable {
         }
     }
 
+    /** Hands the frames held for coalescing to the guest (the model's round is over). */
+    void flush() {
+        lock.lock();
+        try {
+            if (coalescer.segments() == 0) {
+                return;
+            }
+            SplitVirtqueue rx = queues[VirtioNet.RX_QUEUE];
+            if (closed || !rx.ready() || !enabled(rx) || memory == null) {
+                dropHeld();
+                return;
+            }
+            placeHeld(rx);
+        } catch (VhostUserException e) {
+            failFromDataPath(e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The run held as one frame: a single segment as it came (its checksum was verified), else a super-frame. */
+    private void placeHeld(SplitVirtqueue rx) throws VhostUserException {
+        int n = coalescer.segments();
+        if (n == 1) {
+            rxHeaderView.clear().flags(guestCsum() ? VirtioNetHeader.F_DATA_VALID : 0);
+        } else {
+            coalescer.finish(rxHeaderView);
+        }
+        int length = coalescer.length();
+        coalescer.clear();
+        if (!placeFrame(rx, coalescer.store(), 0, length)) {
+            port.heldDropped(n);
+        }
+    }
+
+    private void dropHeld() {
+        int n = coalescer.segments();
+        if (n > 0) {
+            coalescer.clear();
+            port.heldDropped(n);
+        }
+    }
+
+    /** The frame behind the header in {@link #rxHeaderView} (num_buffers set here), over as many chains as needed. */
     private boolean placeFrame(SplitVirtqueue rx, BytesStore<?, ?> src, long srcOffset, int length)
             throws VhostUserException {
         long total = VirtioNet.NET_HEADER_SIZE + (long) length;
@@ -459,7 +536,7 @@ final class VhostUserConnection implements Runnable {
             rx.unpop(chains);
             return false;
         }
-        rxHeader.writeShort(VirtioNet.NET_HEADER_NUM_BUFFERS, (short) (mergeable ? chains : 1));
+        rxHeaderView.numBuffers(mergeable ? chains : 1);
         // Pass 2: scatter header then frame over the chains (re-walked: the guest may not be trusted between passes).
         int usedBefore = rx.usedIdx;
         long written = 0;
@@ -526,9 +603,13 @@ final class VhostUserConnection implements Runnable {
                         port.fromGuestDropped.incrementAndGet();
                         continue;
                     }
-                    port.fromGuestFrames.incrementAndGet();
-                    port.tapFromGuest(txFrame, 0, (int) frameLen);
-                    receiver.frame(txFrame, 0, (int) frameLen);
+                    modelReceiver = receiver;
+                    TxOffload.Refusal refusal = txOffload.deliver(txFrame, 0, VirtioNet.NET_HEADER_SIZE,
+                            (int) frameLen, ackedFeatures, port.mtu(), toModel);
+                    modelReceiver = null;
+                    if (refusal != null) {
+                        refused(refusal);
+                    }
                     if (closed) {
                         break;
                     }
@@ -547,23 +628,32 @@ final class VhostUserConnection implements Runnable {
         }
     }
 
-    /** Copies the walked chain, less its 12-byte virtio-net header, into the staging buffer. */
+    /** Copies the walked chain, its 12-byte virtio-net header first, into the staging buffer. */
     private void gather(SplitVirtqueue tx) {
-        long skip = VirtioNet.NET_HEADER_SIZE;
         long at = 0;
         for (int s = 0; s < tx.segments; s++) {
             long len = tx.segmentLength(s);
-            long off = tx.segmentOffset(s);
-            if (skip > 0) {
-                long n = Math.min(skip, len);
-                skip -= n;
-                len -= n;
-                off += n;
-            }
             if (len > 0) {
-                txFrame.write(at, tx.segmentStore(s), off, len);
+                txFrame.write(at, tx.segmentStore(s), tx.segmentOffset(s), len);
                 at += len;
             }
+        }
+    }
+
+    /** A wire frame from the guest (as sent, completed or one segment) on its way to the model. */
+    private void toModel(BytesStore<?, ?> store, long offset, int length) {
+        port.fromGuestFrames.incrementAndGet();
+        port.tapFromGuest(store, offset, length);
+        modelReceiver.frame(store, offset, length);
+    }
+
+    /** A frame dropped for what its virtio-net header says: counted, and logged once per reason. */
+    private void refused(TxOffload.Refusal refusal) {
+        port.fromGuestDropped.incrementAndGet();
+        port.refusedFromGuest.incrementAndGet(refusal.ordinal());
+        if (!refusalLogged[refusal.ordinal()]) {
+            refusalLogged[refusal.ordinal()] = true;
+            LOG.warn("{}: dropped a frame from the guest: {} (logged once; counted in the port)", name, refusal);
         }
     }
 
@@ -653,6 +743,8 @@ final class VhostUserConnection implements Runnable {
         }
         txFrame.releaseLast();
         rxHeader.releaseLast();
+        txOffload.release();
+        coalescer.release();
         closeSocket();
     }
 

@@ -153,7 +153,8 @@ class GuestKitTest {
                 .siw(GuestLaunch.Siw.PEER_TO_PEER).kernelArgument("irdma_emu.peer=198.51.100.2").command();
         assertFollows(c, "-chardev", "socket,id=chr0,path=/tmp/a,,b.sock");
         assertFollows(c, "-netdev", "vhost-user,id=net0,chardev=chr0");
-        assertFollows(c, "-device", "virtio-net-pci,netdev=net0,mac=02:00:5e:00:00:01,romfile=");
+        assertFollows(c, "-device", "virtio-net-pci,netdev=net0,mac=02:00:5e:00:00:01,romfile=,"
+                + GuestLaunch.VIRTIO_NET_OFFLOADS);
         assertFollows(c, "-append", "console=ttyS0 loglevel=4 panic=-1 irdma_emu.scenario=smoke irdma_emu.siw=p2p irdma_emu.peer=198.51.100.2");
         assertEquals(1, Collections.frequency(c, "-netdev"));
     }
