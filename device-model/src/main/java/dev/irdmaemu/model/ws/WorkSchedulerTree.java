@@ -1,5 +1,6 @@
 package dev.irdmaemu.model.ws;
 
+import java.util.Arrays;
 import java.util.BitSet;
 
 /**
@@ -180,8 +181,8 @@ public final class WorkSchedulerTree {
 
     /** Back to power-on: no nodes, every qs_handle free. */
     public void reset() {
-        java.util.Arrays.fill(live, false);
-        java.util.Arrays.fill(children, 0);
+        Arrays.fill(live, false);
+        Arrays.fill(children, 0);
         qsInUse.clear();
         liveCount = 0;
         root = -1;
