@@ -37,6 +37,7 @@ import dev.irdmaemu.model.reg.RegisterFile;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
+import dev.irdmaemu.model.ws.WorkSchedulerTree;
 
 /**
  * The RDMA function of an E810 PF as the irdma driver sees it: BAR0 ({@link Mmio}), DMA into host memory and
@@ -63,6 +64,7 @@ public final class E810RdmaFunction implements Mmio {
     private final QuadHashTable qhash;
     private final Apbvt apbvt = new Apbvt();
     private final ArpTable arp;
+    private final WorkSchedulerTree workScheduler = new WorkSchedulerTree();
     private final CqpEngine cqp;
     private final EthernetPort port;
     private final PudaQueues puda;
@@ -133,7 +135,7 @@ public final class E810RdmaFunction implements Mmio {
         iwarp.attachPuda(puda);
         port.attachDataPath(iwarp);
         CqpOperations ops = new CqpOperations(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp,
-                hmcFunctionId, iwarp);
+                hmcFunctionId, iwarp, workScheduler);
         this.cqp = new CqpEngine(memory, scheduler, trace, latency, cqs, ops);
         this.wqeAllocQueue = new int[qps.capacity()];
         this.wqeAllocPending = new boolean[qps.capacity()];
@@ -324,6 +326,11 @@ public final class E810RdmaFunction implements Mmio {
 
     public Apbvt apbvt() {
         return apbvt;
+    }
+
+    /** The work-scheduler tree of IRDMA_CQP_OP_WORK_SCHED_NODE. */
+    public WorkSchedulerTree workScheduler() {
+        return workScheduler;
     }
 
     public ArpTable arp() {

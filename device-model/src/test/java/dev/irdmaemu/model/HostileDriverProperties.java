@@ -5,15 +5,22 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacketBuilder;
 import dev.irdmaemu.fw.reg.Gen2Register;
+import dev.irdmaemu.model.cqp.CqpFault;
 import dev.irdmaemu.model.port.EthernetPort;
+import dev.irdmaemu.model.ws.WorkSchedulerTree;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -122,5 +129,79 @@ class HostileDriverProperties {
             d.dev.read64(offset);
             LeakCheck.assertNoLeak(held, d.dev, "register accesses at 0x" + Long.toHexString(offset));
         }
+    }
+
+    /** One Work scheduler node WQE: node op 0..3 (3 names none), ids around a small tree and beyond the id space. */
+    record WsOp(int op, int id, int parent, boolean leaf, boolean enable, int prio, int tc, int weight) {
+    }
+
+    @Provide
+    Arbitrary<List<WsOp>> wsOps() {
+        Arbitrary<Integer> ids = Arbitraries.oneOf(Arbitraries.integers().between(0, 6),
+                Arbitraries.of(WorkSchedulerTree.MAX_WS_NODES - 1, WorkSchedulerTree.MAX_WS_NODES, 0x3fff));
+        Arbitrary<WsOp> op = Combinators.combine(Arbitraries.integers().between(0, 3), ids, ids,
+                Arbitraries.of(true, false), Arbitraries.of(true, false), Arbitraries.integers().between(0, 3),
+                Arbitraries.integers().between(0, 7), Arbitraries.integers().between(0, 2)).as(WsOp::new);
+        return op.list().ofMaxSize(40);
+    }
+
+    /**
+     * Random Work scheduler node sequences: every op completes (OK or a CQP error), a refused op changes nothing,
+     * live leaves always hold distinct qs_handles and no handle is held by anything else, and once the driver
+     * deletes what is left (children first) the tree and the handle pool are empty.
+     */
+    @Property(tries = 100)
+    void randomWorkSchedulerOpsKeepTheTreeConsistentAndLeakNothing(@ForAll("wsOps") List<WsOp> ops) {
+        try (TestDriver d = new TestDriver(SMALL_RAM)) {
+            d.createCqp(64);
+            d.bringUpHmcAndCcq(64);
+            d.trace.off();
+            LeakCheck.Held held = LeakCheck.snapshot(d.dev);
+            WorkSchedulerTree t = d.dev.workScheduler();
+            for (WsOp w : ops) {
+                int before = t.liveCount();
+                TestDriver.Completion c = post(d, w);
+                if (c.error()) {
+                    assertEquals(CqpFault.INVALID_FIELD.major(), c.major());
+                    assertEquals(before, t.liveCount(), "a refused op changes nothing");
+                } else if (w.op() == CqpWqe.WS_NODE_OP_ADD && w.leaf()) {
+                    assertEquals(t.qsHandle(w.id()), c.opRet());
+                }
+                Set<Integer> handles = new HashSet<>();
+                int leaves = 0;
+                for (int id = 0; id < WorkSchedulerTree.MAX_WS_NODES; id++) {
+                    if (t.leaf(id)) {
+                        leaves++;
+                        assertEquals(true, handles.add(t.qsHandle(id)), "qs_handle shared");
+                    }
+                }
+                assertEquals(leaves, t.qsHandlesInUse());
+            }
+            // tear down bottom up, as ws.c irdma_remove_leaf would
+            for (int pass = 0; pass < 3 && t.liveCount() > 0; pass++) {
+                for (int id = 0; id < WorkSchedulerTree.MAX_WS_NODES; id++) {
+                    if (t.live(id) && t.leaf(id)) {
+                        assertFalse(post(d, new WsOp(2, id, 0, false, false, 0, 0, 0)).error());
+                    }
+                }
+                for (int id = WorkSchedulerTree.MAX_WS_NODES - 1; id >= 0; id--) {
+                    if (t.live(id) && id != t.root()) {
+                        post(d, new WsOp(2, id, 0, false, false, 0, 0, 0));
+                    }
+                }
+                if (t.root() >= 0) {
+                    post(d, new WsOp(2, t.root(), 0, false, false, 0, 0, 0));
+                }
+            }
+            assertEquals(0, t.liveCount());
+            LeakCheck.assertNoLeak(held, d.dev, "work scheduler ops " + ops);
+            assertFalse(d.nop().error());
+        }
+    }
+
+    private static TestDriver.Completion post(TestDriver d, WsOp w) {
+        d.post((o, v) -> CqpWqeWriter.workSchedNode(d.store(), o, w.op(), w.id(), w.parent(), w.leaf(), w.enable(),
+                w.prio(), w.tc(), 0, w.weight(), v));
+        return d.completion();
     }
 }

@@ -4,7 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The objects a function holds (QPs, CQs, STags, quad-hash entries, APBVT ports, scheduler timers), taken after a
+ * The objects a function holds (QPs, CQs, STags, quad-hash entries, APBVT ports, work-scheduler nodes and
+ * qs_handles, scheduler timers), taken after a
  * scenario's bring-up and compared once the scenario's driver has torn down what it created: anything beyond the
  * bring-up's is a leak. Property tests take a {@link #snapshot} after bring-up and call {@link #assertNoLeak} at
  * the end of each try.
@@ -12,7 +13,7 @@ import java.util.List;
 public final class LeakCheck {
     /** What one function holds. */
     public record Held(int qps, int cqs, int stags, int qhashEstablished, int qhashListen, int apbvtPorts,
-                       int pendingTimers) {
+                       int wsNodes, int qsHandles, int pendingTimers) {
     }
 
     private LeakCheck() {
@@ -21,7 +22,7 @@ public final class LeakCheck {
     public static Held snapshot(E810RdmaFunction dev) {
         return new Held(dev.qps().liveCount(), dev.cqs().liveCount(), dev.stags().liveCount(),
                 dev.quadHash().establishedCount(), dev.quadHash().listenCount(), dev.apbvt().size(),
-                dev.scheduler().pendingTimers());
+                dev.workScheduler().liveCount(), dev.workScheduler().qsHandlesInUse(), dev.scheduler().pendingTimers());
     }
 
     /** Fails naming every kind of object {@code dev} holds beyond {@code baseline}. */
@@ -34,6 +35,8 @@ public final class LeakCheck {
         leak(leaks, "qhash established", baseline.qhashEstablished(), now.qhashEstablished());
         leak(leaks, "qhash listen", baseline.qhashListen(), now.qhashListen());
         leak(leaks, "APBVT ports", baseline.apbvtPorts(), now.apbvtPorts());
+        leak(leaks, "WS nodes", baseline.wsNodes(), now.wsNodes());
+        leak(leaks, "qs_handles", baseline.qsHandles(), now.qsHandles());
         if (now.pendingTimers() > baseline.pendingTimers()) {
             leaks.add("timers " + baseline.pendingTimers() + " -> " + now.pendingTimers() + " ("
                     + dev.scheduler().describePending() + ")");

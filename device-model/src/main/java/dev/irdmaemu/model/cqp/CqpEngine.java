@@ -348,6 +348,12 @@ public final class CqpEngine {
             case MANAGE_APBVT -> t.num("port", wqe.apbvtPort()).flag("add", wqe.apbvtAdd());
             case MANAGE_ARP -> t.num("arp", wqe.arpIndex()).flag("valid", wqe.arpEntryValid());
             case ALLOC_STAG, REG_MR, DEALLOC_STAG -> t.num("stag_index", wqe.stagIndex()).num("pd", wqe.stagPdId());
+            case QUERY_RDMA_FEATURES -> t.hex("buf", wqe.featuresBufferAddress()).num("len",
+                    wqe.featuresBufferLength());
+            case SHMC_PAGES_ALLOCATED -> t.num("hmc_fn", wqe.shmcHmcFnId());
+            case WORK_SCHED_NODE -> t.num("node_op", wqe.wsNodeOp()).num("node", wqe.wsNodeId())
+                    .num("parent", wqe.wsParentId()).flag("leaf", wqe.wsLeaf()).flag("enable", wqe.wsEnable())
+                    .num("tc", wqe.wsTrafficClass()).num("vsi", wqe.wsVsi()).num("weight", wqe.wsWeight());
             default -> {
             }
         }

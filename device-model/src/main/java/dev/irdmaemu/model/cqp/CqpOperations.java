@@ -4,6 +4,7 @@ import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.QpFlushFields;
+import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
 import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.hmc.SdCheck;
@@ -31,6 +32,7 @@ import dev.irdmaemu.model.qp.QueuePair;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
+import dev.irdmaemu.model.ws.WorkSchedulerTree;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -43,6 +45,23 @@ import net.openhft.chronicle.bytes.BytesStore;
 public final class CqpOperations implements CqpOpHandler {
     /** user.h IRDMA_QP_CTX_SIZE. */
     public static final int QP_CONTEXT_SIZE = QpContext.SIZE;
+    /**
+     * The firmware version the model reports in the FEATURE_FW_INFO entry (IRDMA_FW_VER_MAJOR / _MINOR): the
+     * model's own choice; the kernel only shows it (verbs.c irdma_query_device fw_ver, irdma_get_dev_fw_str) and
+     * otherwise assumes IRDMA_FW_VER_DEFAULT (main.h, 2) when no query is made.
+     */
+    public static final int FW_VERSION_MAJOR = 1;
+    public static final int FW_VERSION_MINOR = 0;
+    /** The IRDMA_HW_VERSION_INFO entry's info: IRDMA_GEN_2 of enum irdma_vers (irdma.h); no kernel code reads it. */
+    public static final int HW_VERSION = 2;
+    /**
+     * The IRDMA_FTN_FLAGS entry's info for gen2: neither IRDMA_ATOMICS_ALLOWED_BIT (so ctrl.c
+     * irdma_get_rdma_features leaves IRDMA_FEATURE_ATOMIC_OPS off) nor IRDMA_MANAGE_RSRC_VER2 (the gen3 FPM
+     * paths of irdma_sc_parse_fpm_query_buf / irdma_cfg_fpm_val stay off).
+     */
+    public static final long FTN_FLAGS = 0L;
+    /** The entries the model reports: FW info (with the count), HW version, function flags. */
+    public static final int FEATURE_COUNT = 3;
 
     private final HostMemory memory;
     private final Trace trace;
@@ -57,6 +76,7 @@ public final class CqpOperations implements CqpOpHandler {
     private final ArpTable arp;
     private final int hmcFunctionId;
     private final IwarpDataPath dataPath;
+    private final WorkSchedulerTree ws;
     private final BytesStore<?, Void> qpCtxBuf = BytesStore.nativeStoreWithFixedCapacity(QP_CONTEXT_SIZE);
     private final QpContext qpContext = new QpContext();
     private final QpFlushFields flushFields = new QpFlushFields();
@@ -65,8 +85,10 @@ public final class CqpOperations implements CqpOpHandler {
     /** With the iWARP data path that Create / Modify / Destroy QP and Flush WQEs drive. */
     public CqpOperations(HostMemory memory, Trace trace, HmcFunction hmc, CompletionEventQueue[] ceqs,
                          AsyncEventQueue aeq, CqTable cqs, QpTable qps, MemoryRegionTable stags, QuadHashTable qhash,
-                         Apbvt apbvt, ArpTable arp, int hmcFunctionId, IwarpDataPath dataPath) {
+                         Apbvt apbvt, ArpTable arp, int hmcFunctionId, IwarpDataPath dataPath,
+                         WorkSchedulerTree ws) {
         this.dataPath = dataPath;
+        this.ws = ws;
         this.memory = memory;
         this.trace = trace;
         this.hmc = hmc;
@@ -105,6 +127,9 @@ public final class CqpOperations implements CqpOpHandler {
             case REG_MR -> stag(w, r, true);
             case DEALLOC_STAG -> deallocStag(w, r);
             case FLUSH_WQES -> flushWqes(w, r);
+            case QUERY_RDMA_FEATURES -> queryRdmaFeatures(w, r);
+            case SHMC_PAGES_ALLOCATED -> staticHmcPagesAllocated(w, r);
+            case WORK_SCHED_NODE -> workSchedNode(w, r);
             default -> r.fail(CqpFault.UNSUPPORTED_OPCODE, "op not modelled");
         }
     }
@@ -138,6 +163,44 @@ public final class CqpOperations implements CqpOpHandler {
             case COUNT_ABOVE_MAX -> r.fail(CqpFault.INDEX_OUT_OF_RANGE, "a count above the queried maximum");
             case TOO_MANY_SDS -> r.fail(CqpFault.INDEX_OUT_OF_RANGE, "objects need more SDs than max_pe_sds");
         }
+    }
+
+    /**
+     * Query RDMA features (ctrl.c irdma_sc_query_rdma_features): the feature entries go to the buffer at quadword
+     * 4, entry 0 carrying IRDMA_FEATURE_CNT so that a driver whose buffer holds fewer entries can retry with a
+     * larger one (irdma_get_rdma_features); entries beyond the buffer's length are not written. The whole buffer
+     * the WQE declares must be mapped; a length that is 0 or not whole quadwords is refused.
+     */
+    private void queryRdmaFeatures(CqpWqe w, CqpResult r) {
+        long pa = w.featuresBufferAddress();
+        // IRDMA_CQPSQ_QUERY_RDMA_FEATURES_BUF_LEN is 32 bits, unsigned
+        long len = Integer.toUnsignedLong(w.featuresBufferLength());
+        if (len == 0 || (len & 7) != 0) {
+            r.fail(CqpFault.INVALID_FIELD, "feature buffer length is 0 or not whole quadwords");
+            return;
+        }
+        int region = memory.find(pa, len);
+        if (region < 0) {
+            r.fail(CqpFault.DMA_FAULT, "feature buffer outside mapped memory");
+            return;
+        }
+        BytesStore<?, ?> store = memory.store(region);
+        long at = memory.offset(region, pa);
+        int room = (int) Math.min(len, 8L * FEATURE_COUNT);
+        RdmaFeatureBuffer.write(store, at, room, 0,
+                RdmaFeatureBuffer.firstEntry(FEATURE_COUNT, FW_VERSION_MAJOR, FW_VERSION_MINOR));
+        RdmaFeatureBuffer.write(store, at, room, 1, RdmaFeatureBuffer.entry(RdmaFeatureBuffer.HW_VERSION_INFO,
+                HW_VERSION));
+        RdmaFeatureBuffer.write(store, at, room, 2, RdmaFeatureBuffer.entry(RdmaFeatureBuffer.FTN_FLAGS,
+                FTN_FLAGS));
+    }
+
+    /**
+     * Static HMC pages allocated (ctrl.c irdma_sc_static_hmc_pages_allocated, the end of hw.c irdma_create_hmc_objs):
+     * the model backs nothing statically, so the op only acknowledges; the function id must be this PF's.
+     */
+    private void staticHmcPagesAllocated(CqpWqe w, CqpResult r) {
+        ownFunction(w.shmcHmcFnId(), r);
     }
 
     private void updateSds(CqpWqe w, CqpResult r) {
@@ -493,6 +556,42 @@ public final class CqpOperations implements CqpOpHandler {
             t.num("qp", qp.id()).text("role", qp.role().name()).text("from", from.name()).text("to", to.name())
                     .num("tcp_state", qp.tcpState()).num("local_port", qp.localPort())
                     .num("remote_port", qp.remotePort()).emit();
+        }
+    }
+
+    // --- work scheduler
+
+    /**
+     * Work scheduler node (ctrl.c irdma_sc_manage_ws_node, enum irdma_ws_node_op): add, modify or delete a node of
+     * {@link WorkSchedulerTree}; a leaf's add answers its qs_handle in op_ret_val (utils.c irdma_cqp_ws_node_cmd).
+     */
+    private void workSchedNode(CqpWqe w, CqpResult r) {
+        int op = w.wsNodeOp();
+        int id = w.wsNodeId();
+        WorkSchedulerTree.Result res = switch (op) {
+            case CqpWqe.WS_NODE_OP_ADD -> ws.add(id, w.wsParentId(), w.wsLeaf(), w.wsEnable(), w.wsPrioType(),
+                    w.wsTrafficClass(), w.wsVsi(), w.wsWeight());
+            case CqpWqe.WS_NODE_OP_MODIFY -> ws.modify(id, w.wsParentId(), w.wsLeaf(), w.wsEnable(),
+                    w.wsPrioType(), w.wsTrafficClass(), w.wsVsi(), w.wsWeight());
+            case CqpWqe.WS_NODE_OP_DELETE -> ws.delete(id);
+            default -> null;
+        };
+        if (res == null) {
+            r.fail(CqpFault.INVALID_FIELD, "IRDMA_CQPSQ_WS_NODEOP is no enum irdma_ws_node_op");
+            return;
+        }
+        switch (res) {
+            case OK -> {
+                if (op == CqpWqe.WS_NODE_OP_ADD && w.wsLeaf()) {
+                    r.returnValue(ws.lastQsHandle());
+                }
+            }
+            case BAD_NODE_ID -> r.fail(CqpFault.INDEX_OUT_OF_RANGE, res.describe());
+            case EXISTS, ROOT_EXISTS, HAS_CHILDREN -> r.fail(CqpFault.OBJECT_IN_USE, res.describe());
+            case NO_PARENT, NO_SUCH_NODE -> r.fail(CqpFault.NO_SUCH_OBJECT, res.describe());
+            case FULL -> r.fail(CqpFault.TABLE_FULL, res.describe());
+            case BAD_FIELD, LEAF_ROOT, PARENT_IS_LEAF, MODIFY_MOVES_NODE -> r.fail(CqpFault.INVALID_FIELD,
+                    res.describe());
         }
     }
 

@@ -3,7 +3,7 @@ package dev.irdmaemu.fw.cqp;
 /**
  * The CQP SQ WQE opcodes, {@code IRDMA_CQP_OP_*} of defs.h, carried in IRDMA_CQPSQ_OPCODE (bits 37:32 of the WQE
  * header, quadword 3). 0x22 has two names in defs.h (FLUSH_WQES and GEN_AE); it is one constant here,
- * {@link #FLUSH_WQES}, with {@link #GEN_AE} as an alias. {@link #modelled()} marks the ops {@link CqpWqe} decodes.
+ * {@link #FLUSH_WQES}, with {@link #GEN_AE} as an alias. {@link #modelled()} marks the ops {@link CqpWqe} decodes, which are also the ops the device model executes.
  */
 public enum CqpOpcode {
     CREATE_QP(0x00, true),
@@ -49,7 +49,7 @@ public enum CqpOpcode {
     SUSPEND_QP(0x29, false),
     RESUME_QP(0x2a, false),
     SHMC_PAGES_ALLOCATED(0x2b, true),
-    WORK_SCHED_NODE(0x2c, false),
+    WORK_SCHED_NODE(0x2c, true),
     MANAGE_STATS(0x2d, false),
     GATHER_STATS(0x2e, false),
     UP_MAP(0x2f, false);
@@ -77,7 +77,10 @@ public enum CqpOpcode {
         return code;
     }
 
-    /** True for the ops whose fields {@link CqpWqe} decodes, validates and writes. */
+    /**
+     * True for the ops whose fields {@link CqpWqe} decodes, validates and writes, and which the device model
+     * executes (any other opcode completes with its UNSUPPORTED_OPCODE error).
+     */
     public boolean modelled() {
         return modelled;
     }

@@ -184,6 +184,25 @@ public final class CqpWqe extends QuadwordView {
     /** IRDMA_SHMC_PAGE_ALLOCATED_HMC_FN_ID. */
     public static final long SHMC_HMC_FN_ID = genmask(5, 0);
 
+    // --- Work scheduler node (ctrl.c irdma_sc_manage_ws_node; ws.c irdma_ws_cqp_cmd fills it): header and
+    // quadword 4 only. IRDMA_CQPSQ_WS_VMVFTYPE / _VMVFNUM exist in defs.h but the writer never sets them.
+    /** IRDMA_CQPSQ_WS_NODEOP: enum irdma_ws_node_op (defs.h) IRDMA_ADD_NODE 0, IRDMA_MODIFY_NODE 1, IRDMA_DEL_NODE 2. */
+    public static final long WS_NODEOP = genmask(55, 52);
+    public static final long WS_ENABLENODE = bit(62);
+    /** IRDMA_CQPSQ_WS_NODETYPE: 1 for a leaf (irdma_ws_node_info.type_leaf). */
+    public static final long WS_NODETYPE = bit(61);
+    /** IRDMA_CQPSQ_WS_PRIOTYPE: enum irdma_sched_prio_type (type.h), 1..3. */
+    public static final long WS_PRIOTYPE = genmask(60, 59);
+    public static final long WS_TC = genmask(58, 56);
+    public static final long WS_PARENTID = genmask(29, 16);
+    public static final long WS_NODEID = genmask(13, 0);
+    /** Quadword 4: IRDMA_CQPSQ_WS_VSI and IRDMA_CQPSQ_WS_WEIGHT. */
+    public static final long WS_VSI = genmask(63, 48);
+    public static final long WS_WEIGHT = genmask(38, 32);
+    public static final int WS_NODE_OP_ADD = 0;
+    public static final int WS_NODE_OP_MODIFY = 1;
+    public static final int WS_NODE_OP_DELETE = 2;
+
     private static final long ALL = -1L;
     private static final long HDR = OPCODE | WQEVALID;
     /** Per opcode, the bits of each quadword the ctrl.c writer can set; null for ops not decoded. */
@@ -235,6 +254,8 @@ public final class CqpWqe extends QuadwordView {
                 | FWQE_USERFLCODE | FWQE_FLUSHSQ | FWQE_FLUSHRQ, 0, 0, 0, 0);
         used(CqpOpcode.QUERY_RDMA_FEATURES, 0, 0, 0, HDR | FEATURES_BUF_LEN, ALL, 0, 0, 0);
         used(CqpOpcode.SHMC_PAGES_ALLOCATED, 0, 0, SHMC_HMC_FN_ID, HDR, 0, 0, 0, 0);
+        used(CqpOpcode.WORK_SCHED_NODE, 0, 0, 0, HDR | WS_NODEOP | WS_ENABLENODE | WS_NODETYPE | WS_PRIOTYPE | WS_TC
+                | WS_PARENTID | WS_NODEID, WS_VSI | WS_WEIGHT, 0, 0, 0);
     }
 
     private static void used(CqpOpcode op, long... masks) {
@@ -993,6 +1014,45 @@ public final class CqpWqe extends QuadwordView {
 
     public int shmcHmcFnId() {
         return Bits.getInt(qword(16), SHMC_HMC_FN_ID);
+    }
+
+    // --- Work scheduler node
+
+    /** IRDMA_CQPSQ_WS_NODEOP (0 add, 1 modify, 2 delete; 3..15 name no op). */
+    public int wsNodeOp() {
+        return Bits.getInt(header(), WS_NODEOP);
+    }
+
+    public boolean wsEnable() {
+        return Bits.flag(header(), WS_ENABLENODE);
+    }
+
+    public boolean wsLeaf() {
+        return Bits.flag(header(), WS_NODETYPE);
+    }
+
+    public int wsPrioType() {
+        return Bits.getInt(header(), WS_PRIOTYPE);
+    }
+
+    public int wsTrafficClass() {
+        return Bits.getInt(header(), WS_TC);
+    }
+
+    public int wsParentId() {
+        return Bits.getInt(header(), WS_PARENTID);
+    }
+
+    public int wsNodeId() {
+        return Bits.getInt(header(), WS_NODEID);
+    }
+
+    public int wsVsi() {
+        return Bits.getInt(qword(32), WS_VSI);
+    }
+
+    public int wsWeight() {
+        return Bits.getInt(qword(32), WS_WEIGHT);
     }
 
     // --- Flush WQEs / Generate AE (opcode 0x22)

@@ -393,4 +393,20 @@ public final class CqpWqeWriter {
         q(dst, offset, 16, Bits.prep(SHMC_HMC_FN_ID, hmcFnId));
         header(dst, offset, CqpOpcode.SHMC_PAGES_ALLOCATED, 0, valid);
     }
+
+    // --- Work scheduler node
+
+    /**
+     * irdma_sc_manage_ws_node: VSI and weight at quadword 4; node op, enable, leaf, priority type, TC, parent and
+     * node id in the header. {@code nodeOp} is enum irdma_ws_node_op (0 add, 1 modify, 2 delete).
+     */
+    public static void workSchedNode(BytesStore<?, ?> dst, long offset, int nodeOp, int nodeId, int parentId,
+                                     boolean leaf, boolean enable, int prioType, int tc, int vsi, int weight,
+                                     boolean valid) {
+        begin(dst, offset);
+        q(dst, offset, 32, Bits.prep(WS_VSI, vsi) | Bits.prep(WS_WEIGHT, weight));
+        header(dst, offset, CqpOpcode.WORK_SCHED_NODE, Bits.prep(WS_NODEOP, nodeOp) | Bits.prep(WS_ENABLENODE, enable)
+                | Bits.prep(WS_NODETYPE, leaf) | Bits.prep(WS_PRIOTYPE, prioType) | Bits.prep(WS_TC, tc)
+                | Bits.prep(WS_PARENTID, parentId) | Bits.prep(WS_NODEID, nodeId), valid);
+    }
 }

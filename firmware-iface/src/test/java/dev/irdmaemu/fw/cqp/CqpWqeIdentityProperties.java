@@ -85,6 +85,8 @@ class CqpWqeIdentityProperties {
             case QUERY_RDMA_FEATURES -> CqpWqeWriter.queryRdmaFeatures(out, 0, w.featuresBufferAddress(),
                     w.featuresBufferLength(), valid);
             case SHMC_PAGES_ALLOCATED -> CqpWqeWriter.staticHmcPagesAllocated(out, 0, w.shmcHmcFnId(), valid);
+            case WORK_SCHED_NODE -> CqpWqeWriter.workSchedNode(out, 0, w.wsNodeOp(), w.wsNodeId(), w.wsParentId(),
+                    w.wsLeaf(), w.wsEnable(), w.wsPrioType(), w.wsTrafficClass(), w.wsVsi(), w.wsWeight(), valid);
             default -> throw new AssertionError("no writer for " + op);
         }
     }

@@ -441,6 +441,32 @@ class CqpWqeKnownBytesTest {
         assertEquals(0x3f, w.shmcHmcFnId());
     }
 
+    /**
+     * irdma_sc_manage_ws_node for ws.c's leaf add: IRDMA_CQPSQ_WS_VSI 63:48 and _WEIGHT 38:32 at 32; in the header
+     * _NODEOP 55:52, _ENABLENODE 62, _NODETYPE 61, _PRIOTYPE 60:59, _TC 58:56, _PARENTID 29:16, _NODEID 13:0,
+     * opcode 0x2c.
+     */
+    @Test
+    void workSchedNode() {
+        fresh();
+        CqpWqeWriter.workSchedNode(s, AT, 2, 0x3fe, 0x155, true, true, 3, 5, 0xabcd, 0x7f, true);
+        long hdr = 2L << 52 | 1L << 62 | 1L << 61 | 3L << 59 | 5L << 56 | 0x155L << 16 | 0x3fe | op(0x2c) | VALID;
+        assertQwords(new long[] {0, 0, 0, hdr, 0xabcdL << 48 | 0x7fL << 32, 0, 0, 0}, s, AT);
+        accepted();
+        assertEquals(2, w.wsNodeOp());
+        assertEquals(0x3fe, w.wsNodeId());
+        assertEquals(0x155, w.wsParentId());
+        assertTrue(w.wsLeaf());
+        assertTrue(w.wsEnable());
+        assertEquals(3, w.wsPrioType());
+        assertEquals(5, w.wsTrafficClass());
+        assertEquals(0xabcd, w.wsVsi());
+        assertEquals(0x7f, w.wsWeight());
+        // IRDMA_CQPSQ_WS_VMVFNUM (51:42) is never written by the driver: reserved for this op
+        s.writeLong(AT + 24, hdr | 1L << 42);
+        assertEquals(CqpWqeCheck.RESERVED_BITS_SET, w.wrap(s, AT).validate());
+    }
+
     /** irdma_get_rdma_features: IRDMA_FEATURE_CNT 47:32 of entry 0, IRDMA_FEATURE_TYPE 63:48 of each entry. */
     @Test
     void featureBuffer() {

@@ -65,14 +65,15 @@ class DriverBringUpIntegrationTest {
     }
 
     @Test
-    void theGen2FeatureQueryTheModelLacksIsSkippedByTheProbeAndRefusedOnDemand() {
-        // irdma_get_rdma_features runs between CQP create and HMC setup on gen2; the model does not implement
-        // QUERY_RDMA_FEATURES yet, so the driver leaves it out of the probe, and asking for it is a CqpException
+    void theGen2FeatureQueryIsAnsweredOnDemandThoughTheProbeDoesNotSendItYet() {
+        // irdma_get_rdma_features runs between CQP create and HMC setup on gen2; the model answers it (FW info,
+        // HW version, function flags), and the driver's probe takes it up in a later step of issue 14
         RecordingTraceSink sink = new RecordingTraceSink();
         try (ModelNode n = node(sink)) {
-            CqpException e = assertThrows(CqpException.class, n.driver::queryRdmaFeatures);
-            assertEquals("QUERY_RDMA_FEATURES", e.op());
-            assertEquals(dev.irdmaemu.model.cqp.CqpFault.UNSUPPORTED_OPCODE.minor(), e.minor());
+            n.driver.queryRdmaFeatures();
+            assertEquals(3, n.driver.featureCount());
+            var last = sink.of(TraceKind.CQP_OP);
+            assertEquals("QUERY_RDMA_FEATURES", last.get(last.size() - 1).get("op"));
         }
     }
 
