@@ -384,8 +384,9 @@ public final class IrdmaDriver {
     public void bringUp() {
         waitPeReady();
         createCqp();
-        // irdma (gen2) queries the RDMA features here (ctrl.c irdma_get_rdma_features); the model answers that
-        // op with UNSUPPORTED_OPCODE, so the probe skips it until the model has it ({@link #queryRdmaFeatures}).
+        // irdma (gen2) queries the RDMA features here (ctrl.c irdma_get_rdma_features). The model answers that op
+        // now, but this probe does not send it yet ({@link #queryRdmaFeatures} asks on demand): the gen2 op order
+        // (features, SHMC_PAGES_ALLOCATED, WORK_SCHED_NODE around the ILQ) is issue 14's driver step.
         hmcSetup();
         createCcq();
         setupCeq0();
