@@ -75,6 +75,7 @@ public final class E810RdmaFunction implements Mmio {
     private int wqeAllocCount;
     private final SimTimer wqeAllocTimer;
     private long wqeAllocIgnored;
+    private long doorbellPageReads;
 
     /** The E810 function with HMC function id 0 (the PF's), latencies from {@code latency}. */
     public E810RdmaFunction(SimScheduler scheduler, HostMemory memory, InterruptSink interrupts, Trace trace,
@@ -160,6 +161,14 @@ public final class E810RdmaFunction implements Mmio {
         reg(Gen2Register.AEQALLOC, null, null, "aeq_alloc", (e, v) -> aeq.allocate(v));
         readOnly(Gen2Register.CQPERRCODES, "cqp_err_codes", (e, s) -> cqp.readErrCodes());
         reg(Gen2Register.WQEALLOC, null, null, "wqe_alloc", (e, v) -> wqeAlloc(v));
+        // The user doorbell page (verbs.c irdma_alloc_ucontext / irdma_mmap): libirdma rings the same doorbells
+        // there as the kernel does through PFPE_WQEALLOC and PFPE_CQARM, with the same values. The rest of the
+        // page is not backed (reads 0, writes dropped, each offset traced once as reg_unknown).
+        long db = Gen2Register.DB_ADDR_OFFSET.offset();
+        regs.define("DB_PAGE_WQEALLOC", db + Gen2Registers.DB_PAGE_WQE_ALLOC, 1, 0, "db_page_read",
+                (e, s) -> doorbellPageRead(), "wqe_alloc", (e, v) -> wqeAlloc(v));
+        regs.define("DB_PAGE_CQARM", db + Gen2Registers.DB_PAGE_CQ_ARM, 1, 0, "db_page_read",
+                (e, s) -> doorbellPageRead(), "cq_arm", (e, v) -> cqArm(v));
         reg(Gen2Register.GLINT_DYN_CTL, "dyn_ctl", (e, s) -> irq.readDynCtl(e), "dyn_ctl_arm",
                 (e, v) -> irq.writeDynCtl(e, v));
         int lbar = readOnly(Gen2Register.GLPCI_LBARCTRL, null, null);
@@ -214,19 +223,34 @@ public final class E810RdmaFunction implements Mmio {
     }
 
     /**
-     * PFPE_WQEALLOC: the QP id (uk.c irdma_uk_qp_post_wr). PUDA QPs transmit; an iWARP QP's engine fetches its SQ
-     * (a QP with no running engine, or no such QP, ignores the doorbell).
+     * The user doorbell page reads 0 (the device latches writes there, it holds nothing to read); the first read
+     * is traced, every one counted.
+     */
+    private int doorbellPageRead() {
+        if (doorbellPageReads++ == 0) {
+            TraceEvent t = trace.start(TraceKind.DOORBELL);
+            if (t != null) {
+                t.text("action", "db_page_read").emit();
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * PFPE_WQEALLOC or its user doorbell page alias: the QP id (uk.c irdma_uk_qp_post_wr). PUDA QPs transmit; an
+     * iWARP QP's engine fetches its SQ (a QP with no running engine, or no such QP, ignores the doorbell: counted
+     * and traced).
      */
     private void wqeAlloc(int value) {
         int qpId = Gen2Registers.wqeAllocQpId(value);
         QueuePair qp = qps.get(qpId);
         if (qp == null) {
-            wqeAllocIgnored++;
+            wqeAllocIgnored(value, "no_qp");
             return;
         }
         if (qp.role() == QueuePair.Role.IWARP) {
             if (!iwarp.doorbell(qp)) {
-                wqeAllocIgnored++;
+                wqeAllocIgnored(value, "not_running");
             }
             return;
         }
@@ -237,6 +261,14 @@ public final class E810RdmaFunction implements Mmio {
         }
         if (!wqeAllocTimer.isPending()) {
             wqeAllocTimer.scheduleIn(latency.mmioWriteNanos + latency.pudaWqeFetchNanos);
+        }
+    }
+
+    private void wqeAllocIgnored(int value, String reason) {
+        wqeAllocIgnored++;
+        TraceEvent t = trace.start(TraceKind.DOORBELL);
+        if (t != null) {
+            t.text("action", "wqe_alloc_ignored").hex("val", value & 0xffff_ffffL).text("reason", reason).emit();
         }
     }
 
@@ -368,6 +400,11 @@ public final class E810RdmaFunction implements Mmio {
 
     public long wqeAllocIgnored() {
         return wqeAllocIgnored;
+    }
+
+    /** Reads of the user doorbell page's doorbells (all answered 0; the first traced). */
+    public long doorbellPageReads() {
+        return doorbellPageReads;
     }
 
     /** A human-readable status: CQP op counts and latencies, queues, port and PUDA counters (for the demo). */

@@ -52,6 +52,8 @@ public final class IwarpTestDriver implements AutoCloseable {
     /** Driver IRD / ORD written into the context by default. */
     public static final int DEFAULT_IRD = 8;
     public static final int DEFAULT_ORD = 8;
+    /** BAR0 offset of the user doorbell page (verbs.c irdma_mmap: BAR0 + ICRDMA_DB_ADDR_OFFSET). */
+    public static final long USER_DB_PAGE = Gen2Register.DB_ADDR_OFFSET.offset();
 
     /**
      * The HMC objects the iWARP tests commit: {@link TestDriver#SMALL} with 32768 PBLEs, room for a 64 MiB region
@@ -406,11 +408,21 @@ public final class IwarpTestDriver implements AutoCloseable {
 
     /** Arms CQ {@code cq} for the next completion (irdma_uk_cq_request_notification). */
     public void arm(Cq cq, boolean solicitedOnly) {
+        armWord(cq, solicitedOnly);
+        d.write(Gen2Register.CQARM, cq.id);
+    }
+
+    /** As {@link #arm}, with the CQ id written to the user doorbell page, as libirdma rings it. */
+    public void armThroughUserPage(Cq cq, boolean solicitedOnly) {
+        armWord(cq, solicitedOnly);
+        d.dev.write32(USER_DB_PAGE + dev.irdmaemu.fw.reg.Gen2Registers.DB_PAGE_CQ_ARM, cq.id);
+    }
+
+    private void armWord(Cq cq, boolean solicitedOnly) {
         long w = d.store().readLong(d.off(cq.shadow) + 32);
         int seq = (int) ((w & dev.irdmaemu.fw.reg.Gen2Registers.CQ_DBSA_ARM_SEQ_NUM) >>> 16) + 1;
         d.store().writeLong(d.off(cq.shadow) + 32,
                 dev.irdmaemu.fw.reg.Gen2Registers.cqArmWord(seq & 3, 0, true, !solicitedOnly));
-        d.write(Gen2Register.CQARM, cq.id);
     }
 
     /** What the connection manager hands over: the TCP state both sides agree on, and QP options. */
@@ -662,6 +674,11 @@ public final class IwarpTestDriver implements AutoCloseable {
     /** uk.c irdma_uk_qp_post_wr: PFPE_WQEALLOC with the QP id. */
     public void ring(Qp qp) {
         d.write(Gen2Register.WQEALLOC, qp.spec.qpId);
+    }
+
+    /** libirdma's irdma_uk_qp_post_wr: the QP id written to the user doorbell page. */
+    public void ringThroughUserPage(Qp qp) {
+        d.dev.write32(USER_DB_PAGE + dev.irdmaemu.fw.reg.Gen2Registers.DB_PAGE_WQE_ALLOC, qp.spec.qpId);
     }
 
     public int postSend(Qp qp, SqOpcode op, SgeList sges, int flags, int invalidateStag) {

@@ -44,7 +44,12 @@ public enum TraceKind {
      */
     COMPLETION_LOST("completion_lost"),
     /** A write to a read-only register: traced the first time per register (model.reg.RegisterFile). */
-    REG_READ_ONLY("reg_read_only");
+    REG_READ_ONLY("reg_read_only"),
+    /**
+     * A doorbell the device ignored (PFPE_WQEALLOC or its user-page alias naming no QP that takes it), or the
+     * first read of the user doorbell page.
+     */
+    DOORBELL("doorbell");
 
     private final String wireName;
 

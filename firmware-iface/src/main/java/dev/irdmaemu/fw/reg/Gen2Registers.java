@@ -121,6 +121,17 @@ public final class Gen2Registers {
                 | Bits.prep(CQ_DBSA_ARM_NEXT_SE, armNextSolicited) | Bits.prep(CQ_DBSA_ARM_NEXT, armNext);
     }
 
+    // --- The user doorbell page at BAR0 + Gen2Register.DB_ADDR_OFFSET (verbs.c irdma_alloc_ucontext maps one page
+    // of it, uncached, into each user context). libirdma writes a QP id at its start (irdma_uk_qp_post_wr through
+    // wqe_alloc_db = the page) and a CQ id at IRDMA_DB_CQ_OFFSET (irdma_uk_cq_request_notification through
+    // cqe_alloc_db = page + 64): the same values the kernel writes to PFPE_WQEALLOC and PFPE_CQARM.
+    /** Byte offset in the doorbell page of the SQ doorbell (the QP id; PFPE_WQEALLOC's alias). */
+    public static final int DB_PAGE_WQE_ALLOC = 0x00;
+    /** Byte offset in the doorbell page of the CQ arm doorbell (the CQ id; PFPE_CQARM's alias). */
+    public static final int DB_PAGE_CQ_ARM = 0x40;
+    /** The page the kernel maps (PAGE_SIZE; irdma_mmap refuses any other length). */
+    public static final int DB_PAGE_SIZE = 4096;
+
     // --- GLINT_DYN_CTL(vector) (icrdma_hw.c icrdma_ena_irq / icrdma_disable_irq; gen2 indexes by vector, gen1 by
     // vector - 1).
     public static final long GLINT_DYN_CTL_INTENA = Bits.bit(0);
