@@ -452,6 +452,8 @@ public final class IwarpTestDriver implements AutoCloseable {
         public boolean fastReg = true;
         public boolean q2 = true;
         public int pd = PD;
+        /** The Create QP shadow area address; 0: one is allocated. */
+        public long shadowArea;
 
         /**
          * The spec of a connection's QP as the CM hands it over: one CQ for both queues, the ports and the peer's
@@ -480,6 +482,7 @@ public final class IwarpTestDriver implements AutoCloseable {
         public long rq;
         public long q2;
         public long completionContext;
+        public long shadowArea;
         public int sqHead = SqWqe.CONNECTION_WQES;
         public boolean sqPolarity = true;
         public int rqHead;
@@ -523,7 +526,8 @@ public final class IwarpTestDriver implements AutoCloseable {
         d.qpf.qpId = s.qpId;
         d.qpf.qpType = 1;
         d.qpf.hostContextAddress = qp.context;
-        d.qpf.shadowAreaAddress = d.alloc(64);
+        qp.shadowArea = s.shadowArea != 0 ? s.shadowArea : d.alloc(64);
+        d.qpf.shadowAreaAddress = qp.shadowArea;
         d.qpf.cqNumValid = true;
         d.qpf.nextIwarpState = QpState.IDLE.code();
         CqpDone c = cqp((o, v) -> CqpWqeWriter.createQp(d.store(), o, d.qpf, v));

@@ -439,7 +439,7 @@ public final class CqpOperations implements CqpOpHandler {
         if (type == QueuePair.TYPE_IWARP && next == QpState.RTS && withTcp && refusesRts(r)) {
             return;
         }
-        QueuePair qp = qps.create(id, type, obj, qpContext, withTcp, next);
+        QueuePair qp = qps.create(id, type, obj, w.qpShadowAreaAddress(), qpContext, withTcp, next);
         traceState(qp, QpState.INVALID, next);
         dataPath.stateChanged(qp, QpState.INVALID, next, withTcp ? qpContext : null, 0, false);
     }

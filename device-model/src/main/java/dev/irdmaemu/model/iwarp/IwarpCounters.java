@@ -16,6 +16,8 @@ public final class IwarpCounters {
     long errors;
     long framesDroppedAfterError;
     long streamBytesSent;
+    long shadowTailWrites;
+    long shadowTailFaults;
 
     public long fpdusSent() {
         return fpdusSent;
@@ -76,5 +78,15 @@ public final class IwarpCounters {
     /** Streaming-mode bytes (the LSMM) put on the TCP stream raw. */
     public long streamBytesSent() {
         return streamBytesSent;
+    }
+
+    /** SQ tails written into the QP shadow area (one per WQE fetched). */
+    public long shadowTailWrites() {
+        return shadowTailWrites;
+    }
+
+    /** SQ tails not written: the shadow area lies outside mapped host memory (the first one traced). */
+    public long shadowTailFaults() {
+        return shadowTailFaults;
     }
 }

@@ -12,6 +12,7 @@ import dev.irdmaemu.fw.queue.SgeList;
 import dev.irdmaemu.fw.queue.SqOpcode;
 import dev.irdmaemu.fw.queue.SqWqe;
 import dev.irdmaemu.fw.queue.WqeCheck;
+import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.model.eq.RingCursor;
 import dev.irdmaemu.model.mr.MemoryRegions;
 import dev.irdmaemu.model.trace.TraceEvent;
@@ -207,6 +208,7 @@ final class SendQueue {
         for (int i = 0; i < quanta; i++) {
             cursor.advance();
         }
+        publishTail();
         long cost = q.latency().sqWqeFetchNanos;
         switch (op) {
             case NOP -> done(slot);
@@ -618,6 +620,26 @@ final class SendQueue {
         }
         q.completions().sq(q.qp(), index, opcode, major, minor);
         return true;
+    }
+
+    /**
+     * Writes the consumed SQ tail (the index of the next WQE to fetch) into quadword 0 of the QP's shadow area
+     * (defs.h IRDMA_QP_DBSA_HW_SQ_TAIL), which the doorbell elision of older uk.c / libirdma reads. A shadow area
+     * outside mapped memory is counted, its first failure traced; the SQ goes on.
+     */
+    private void publishTail() {
+        long at = q.qp().shadowArea() + Gen2Registers.QP_SHADOW_SQ_TAIL_OFFSET;
+        if (memory.writeLong(at, Gen2Registers.qpShadowSqTail(cursor.index()))) {
+            q.counters().shadowTailWrites++;
+            return;
+        }
+        if (q.counters().shadowTailFaults++ == 0) {
+            TraceEvent t = q.trace().start(TraceKind.SQ_WQE);
+            if (t != null) {
+                t.text("action", "shadow_tail_unmapped").num("qp", q.qp().id()).hex("gpa", at)
+                        .num("tail", cursor.index()).emit();
+            }
+        }
     }
 
     private void traceWqe(String action, int index, int opcode) {

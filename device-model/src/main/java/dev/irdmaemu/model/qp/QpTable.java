@@ -24,8 +24,12 @@ public final class QpTable {
         return qp != null && qp.live ? qp : null;
     }
 
-    /** Creates QP {@code id} from its (validated) context in HMC. */
-    public QueuePair create(int id, int type, long contextAddress, QpContext ctx, boolean withTcp, QpState initial) {
+    /**
+     * Creates QP {@code id} from its (validated) context in HMC; {@code shadowArea} is the Create QP WQE's shadow
+     * area address (not checked: the data path counts writes it cannot make).
+     */
+    public QueuePair create(int id, int type, long contextAddress, long shadowArea, QpContext ctx, boolean withTcp,
+                            QpState initial) {
         QueuePair qp = qps[id];
         if (qp == null) {
             qp = new QueuePair(id);
@@ -36,6 +40,7 @@ public final class QpTable {
                 : id == QueuePair.ILQ_QP_ID ? QueuePair.Role.ILQ
                 : id == QueuePair.IEQ_QP_ID ? QueuePair.Role.IEQ : QueuePair.Role.OTHER_UDA;
         qp.contextAddress = contextAddress;
+        qp.shadowArea = shadowArea;
         qp.tcpState = 0;
         qp.mpaCrc = -1;
         qp.sndNxt = 0;

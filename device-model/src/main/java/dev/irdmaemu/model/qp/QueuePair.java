@@ -30,6 +30,8 @@ public final class QueuePair {
     Role role;
     QpState state = QpState.INVALID;
     long contextAddress;
+    /** Create QP quadword 5 (ctrl.c irdma_sc_qp_create): where the device writes its SQ tail. */
+    long shadowArea;
     long completionContext;
     long sqAddress;
     long rqAddress;
@@ -119,6 +121,14 @@ public final class QueuePair {
     /** Guest address of the QP's object in HMC. */
     public long contextAddress() {
         return contextAddress;
+    }
+
+    /**
+     * Guest address of the QP's doorbell shadow area, from Create QP; the device writes its consumed SQ tail in
+     * quadword 0 (defs.h IRDMA_QP_DBSA_HW_SQ_TAIL).
+     */
+    public long shadowArea() {
+        return shadowArea;
     }
 
     public long completionContext() {

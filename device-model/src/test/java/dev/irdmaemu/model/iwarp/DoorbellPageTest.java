@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The user doorbell page (verbs.c irdma_alloc_ucontext / irdma_mmap: BAR0 + 8 MiB - 64 KiB) rings the same
- * doorbells as PFPE_WQEALLOC (+0x00, the QP id) and PFPE_CQARM (+0x40, libirdma's IRDMA_DB_CQ_OFFSET, the CQ id) with
- * the same values.
+ * doorbells as PFPE_WQEALLOC (+0x00, the QP id) and PFPE_CQARM (+0x40, libirdma's IRDMA_DB_CQ_OFFSET, the CQ id),
+ * and the device writes its consumed SQ tail into quadword 0 of the QP shadow area (IRDMA_QP_DBSA_HW_SQ_TAIL) as
+ * it fetches SQ WQEs.
  */
 class DoorbellPageTest {
     private static final long WQE_ALIAS = IwarpTestDriver.USER_DB_PAGE + Gen2Registers.DB_PAGE_WQE_ALLOC;
@@ -43,6 +44,10 @@ class DoorbellPageTest {
         Completion[] got = new Completion[1];
         pair.runUntil(() -> (got[0] = n.poll(cq)) != null, 500_000_000L);
         return got[0];
+    }
+
+    private static int shadowTail(IwarpTestDriver n, Qp qp) {
+        return Gen2Registers.qpShadowSqTailOf(n.store().readLong(n.off(qp.shadowArea)));
     }
 
     /** A signaled Send written into the SQ as uk.c does, without a doorbell. */
@@ -158,5 +163,58 @@ class DoorbellPageTest {
         assertEquals(0, dev.read32(IwarpTestDriver.USER_DB_PAGE + 0x80));
         assertEquals(0, dev.read32(IwarpTestDriver.USER_DB_PAGE + 0x80));
         assertEquals(1, pair.a.traceSink().of(TraceKind.REG_UNKNOWN).size());
+    }
+
+    @Test
+    void theConsumedSqTailIsWrittenToTheShadowAreaAndWraps() {
+        // A 32-quantum SQ: the three connection WQEs, then 1-quantum RDMA Writes around the ring twice.
+        IwarpPair.Conn c = pair.connect(5, 6, false, s -> s.sqQuanta = 32, s -> { });
+        assertEquals(SqWqe.CONNECTION_WQES, shadowTail(pair.a, c.active));
+        assertEquals(SqWqe.CONNECTION_WQES, shadowTail(pair.b, c.passive));
+        Buffer src = pair.a.buffer(64, MemoryRegions.LOCAL_WRITE);
+        Buffer dst = pair.b.buffer(64, MemoryRegions.LOCAL_WRITE | MemoryRegions.REMOTE_WRITE);
+        IwarpCounters st = c.active.engine().stats();
+        boolean wrapped = false;
+        int last = shadowTail(pair.a, c.active);
+        for (int batch = 0; batch < 8; batch++) {
+            long done = st.sqWqesCompleted();
+            for (int i = 0; i < 8; i++) {
+                pair.a.postWrite(c.active, new SgeList().add(src.gpa(), 64, src.stag()), dst.stag(), dst.gpa(),
+                        i == 7 ? SqWqe.SIGNALED : 0);
+            }
+            pair.runUntil(() -> st.sqWqesCompleted() >= done + 8, 500_000_000L);
+            assertNotNull(pair.a.poll(c.aCq));
+            int tail = shadowTail(pair.a, c.active);
+            assertEquals(c.active.sqHead, tail, "the tail is where the driver will post next");
+            wrapped |= tail < last;
+            last = tail;
+        }
+        assertTrue(wrapped);
+        assertEquals(SqWqe.CONNECTION_WQES + 64, st.shadowTailWrites());
+        assertEquals(0, st.shadowTailFaults());
+        long q0 = pair.a.store().readLong(pair.a.off(c.active.shadowArea));
+        assertEquals(0, q0 & ~Gen2Registers.QP_DBSA_HW_SQ_TAIL, "only HW_SQ_TAIL is written");
+    }
+
+    @Test
+    void anUnmappedShadowAreaIsCountedTracedOnceAndTheSqGoesOn() {
+        long unmapped = 0x7_0000_0000L;
+        IwarpPair.Conn c = pair.connect(5, 6, false, s -> s.shadowArea = unmapped, s -> { });
+        IwarpCounters st = c.active.engine().stats();
+        assertEquals(SqWqe.CONNECTION_WQES, st.shadowTailFaults());
+        assertEquals(0, st.shadowTailWrites());
+        Buffer s = pair.a.buffer(64, MemoryRegions.LOCAL_WRITE);
+        Buffer r = pair.b.buffer(64, MemoryRegions.LOCAL_WRITE);
+        pair.b.postRecv(c.passive, new SgeList().add(r.gpa(), 64, r.stag()));
+        pair.a.postSend(c.active, SqOpcode.RDMA_SEND, new SgeList().add(s.gpa(), 64, s.stag()), SqWqe.SIGNALED, 0);
+        assertNotNull(next(pair.b, c.bCq));
+        Completion sc = next(pair.a, c.aCq);
+        assertNotNull(sc);
+        assertFalse(sc.error());
+        assertEquals(SqWqe.CONNECTION_WQES + 1, st.shadowTailFaults());
+        List<RecordingTraceSink.Recorded> t = pair.a.traceSink().of(TraceKind.SQ_WQE).stream()
+                .filter(e -> "shadow_tail_unmapped".equals(e.get("action"))).toList();
+        assertEquals(1, t.size());
+        assertEquals(String.valueOf(c.active.id()), t.get(0).get("qp"));
     }
 }

@@ -132,6 +132,21 @@ public final class Gen2Registers {
     /** The page the kernel maps (PAGE_SIZE; irdma_mmap refuses any other length). */
     public static final int DB_PAGE_SIZE = 4096;
 
+    // --- QP shadow area (Create QP quadword 5, ctrl.c irdma_sc_qp_create), quadword 0: the device's SQ tail
+    // (defs.h IRDMA_QP_DBSA_HW_SQ_TAIL), the SQ index in quanta of the next WQE it will fetch. Read by the
+    // doorbell elision of older uk.c / libirdma irdma_uk_qp_post_wr; current versions always ring.
+    public static final int QP_SHADOW_SQ_TAIL_OFFSET = 0;
+    public static final long QP_DBSA_HW_SQ_TAIL = Bits.genmask(14, 0);
+
+    /** Quadword 0 of the QP shadow area for SQ tail {@code sqIndex} (in quanta). No allocation. */
+    public static long qpShadowSqTail(int sqIndex) {
+        return Bits.prep(QP_DBSA_HW_SQ_TAIL, sqIndex);
+    }
+
+    public static int qpShadowSqTailOf(long quadword) {
+        return Bits.getInt(quadword, QP_DBSA_HW_SQ_TAIL);
+    }
+
     // --- GLINT_DYN_CTL(vector) (icrdma_hw.c icrdma_ena_irq / icrdma_disable_irq; gen2 indexes by vector, gen1 by
     // vector - 1).
     public static final long GLINT_DYN_CTL_INTENA = Bits.bit(0);
