@@ -32,9 +32,9 @@ public enum CqpOpcode {
     DESTROY_CEQ(0x18, true),
     CREATE_AEQ(0x19, true),
     DESTROY_AEQ(0x1b, true),
-    CREATE_ADDR_HANDLE(0x1c, false),
-    MODIFY_ADDR_HANDLE(0x1d, false),
-    DESTROY_ADDR_HANDLE(0x1e, false),
+    CREATE_ADDR_HANDLE(0x1c, true),
+    MODIFY_ADDR_HANDLE(0x1d, true),
+    DESTROY_ADDR_HANDLE(0x1e, true),
     UPDATE_PE_SDS(0x1f, true),
     QUERY_FPM_VAL(0x20, true),
     COMMIT_FPM_VAL(0x21, true),
@@ -51,7 +51,7 @@ public enum CqpOpcode {
     SHMC_PAGES_ALLOCATED(0x2b, true),
     WORK_SCHED_NODE(0x2c, true),
     MANAGE_STATS(0x2d, false),
-    GATHER_STATS(0x2e, false),
+    GATHER_STATS(0x2e, true),
     UP_MAP(0x2f, false);
 
     /** IRDMA_CQP_OP_GEN_AE shares 0x22 with FLUSH_WQES. */
