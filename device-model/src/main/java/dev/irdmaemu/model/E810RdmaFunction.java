@@ -38,6 +38,7 @@ import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
 import dev.irdmaemu.model.ws.WorkSchedulerTree;
+import dev.irdmaemu.model.ah.AddressHandleTable;
 
 /**
  * The RDMA function of an E810 PF as the irdma driver sees it: BAR0 ({@link Mmio}), DMA into host memory and
@@ -65,6 +66,7 @@ public final class E810RdmaFunction implements Mmio {
     private final Apbvt apbvt = new Apbvt();
     private final ArpTable arp;
     private final WorkSchedulerTree workScheduler = new WorkSchedulerTree();
+    private final AddressHandleTable addressHandles = new AddressHandleTable();
     private final CqpEngine cqp;
     private final EthernetPort port;
     private final PudaQueues puda;
@@ -136,7 +138,7 @@ public final class E810RdmaFunction implements Mmio {
         iwarp.attachPuda(puda);
         port.attachDataPath(iwarp);
         CqpOperations ops = new CqpOperations(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp,
-                hmcFunctionId, iwarp, workScheduler);
+                hmcFunctionId, iwarp, workScheduler, addressHandles);
         this.cqp = new CqpEngine(memory, scheduler, trace, latency, cqs, ops);
         this.wqeAllocQueue = new int[qps.capacity()];
         this.wqeAllocPending = new boolean[qps.capacity()];
@@ -358,6 +360,11 @@ public final class E810RdmaFunction implements Mmio {
 
     public Apbvt apbvt() {
         return apbvt;
+    }
+
+    /** The address handles of IRDMA_CQP_OP_CREATE / MODIFY / DESTROY_ADDR_HANDLE. */
+    public AddressHandleTable addressHandles() {
+        return addressHandles;
     }
 
     /** The work-scheduler tree of IRDMA_CQP_OP_WORK_SCHED_NODE. */

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * The objects a function holds (QPs, CQs, STags, quad-hash entries, APBVT ports, work-scheduler nodes and
- * qs_handles, scheduler timers), taken after a
+ * qs_handles, address handles, scheduler timers), taken after a
  * scenario's bring-up and compared once the scenario's driver has torn down what it created: anything beyond the
  * bring-up's is a leak. Property tests take a {@link #snapshot} after bring-up and call {@link #assertNoLeak} at
  * the end of each try.
@@ -13,7 +13,7 @@ import java.util.List;
 public final class LeakCheck {
     /** What one function holds. */
     public record Held(int qps, int cqs, int stags, int qhashEstablished, int qhashListen, int apbvtPorts,
-                       int wsNodes, int qsHandles, int pendingTimers) {
+                       int wsNodes, int qsHandles, int addressHandles, int pendingTimers) {
     }
 
     private LeakCheck() {
@@ -22,7 +22,8 @@ public final class LeakCheck {
     public static Held snapshot(E810RdmaFunction dev) {
         return new Held(dev.qps().liveCount(), dev.cqs().liveCount(), dev.stags().liveCount(),
                 dev.quadHash().establishedCount(), dev.quadHash().listenCount(), dev.apbvt().size(),
-                dev.workScheduler().liveCount(), dev.workScheduler().qsHandlesInUse(), dev.scheduler().pendingTimers());
+                dev.workScheduler().liveCount(), dev.workScheduler().qsHandlesInUse(), dev.addressHandles().liveCount(),
+                dev.scheduler().pendingTimers());
     }
 
     /** Fails naming every kind of object {@code dev} holds beyond {@code baseline}. */
@@ -37,6 +38,7 @@ public final class LeakCheck {
         leak(leaks, "APBVT ports", baseline.apbvtPorts(), now.apbvtPorts());
         leak(leaks, "WS nodes", baseline.wsNodes(), now.wsNodes());
         leak(leaks, "qs_handles", baseline.qsHandles(), now.qsHandles());
+        leak(leaks, "address handles", baseline.addressHandles(), now.addressHandles());
         if (now.pendingTimers() > baseline.pendingTimers()) {
             leaks.add("timers " + baseline.pendingTimers() + " -> " + now.pendingTimers() + " ("
                     + dev.scheduler().describePending() + ")");

@@ -351,6 +351,9 @@ public final class CqpEngine {
             case QUERY_RDMA_FEATURES -> t.hex("buf", wqe.featuresBufferAddress()).num("len",
                     wqe.featuresBufferLength());
             case SHMC_PAGES_ALLOCATED -> t.num("hmc_fn", wqe.shmcHmcFnId());
+            case CREATE_ADDR_HANDLE, MODIFY_ADDR_HANDLE, DESTROY_ADDR_HANDLE -> t.num("ah", wqe.ahIndex())
+                    .num("arp", wqe.ahArpIndex()).flag("ipv4", wqe.ahIpv4()).flag("loopback", wqe.ahLoopback());
+            case GATHER_STATS -> t.hex("buf", wqe.statsBufferAddress()).num("hmc_fn", wqe.statsHmcFnIndex());
             case WORK_SCHED_NODE -> t.num("node_op", wqe.wsNodeOp()).num("node", wqe.wsNodeId())
                     .num("parent", wqe.wsParentId()).flag("leaf", wqe.wsLeaf()).flag("enable", wqe.wsEnable())
                     .num("tc", wqe.wsTrafficClass()).num("vsi", wqe.wsVsi()).num("weight", wqe.wsWeight());

@@ -33,6 +33,7 @@ import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
 import dev.irdmaemu.model.ws.WorkSchedulerTree;
+import dev.irdmaemu.model.ah.AddressHandleTable;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -77,6 +78,7 @@ public final class CqpOperations implements CqpOpHandler {
     private final int hmcFunctionId;
     private final IwarpDataPath dataPath;
     private final WorkSchedulerTree ws;
+    private final AddressHandleTable ahs;
     private final BytesStore<?, Void> qpCtxBuf = BytesStore.nativeStoreWithFixedCapacity(QP_CONTEXT_SIZE);
     private final QpContext qpContext = new QpContext();
     private final QpFlushFields flushFields = new QpFlushFields();
@@ -86,8 +88,9 @@ public final class CqpOperations implements CqpOpHandler {
     public CqpOperations(HostMemory memory, Trace trace, HmcFunction hmc, CompletionEventQueue[] ceqs,
                          AsyncEventQueue aeq, CqTable cqs, QpTable qps, MemoryRegionTable stags, QuadHashTable qhash,
                          Apbvt apbvt, ArpTable arp, int hmcFunctionId, IwarpDataPath dataPath,
-                         WorkSchedulerTree ws) {
+                         WorkSchedulerTree ws, AddressHandleTable ahs) {
         this.dataPath = dataPath;
+        this.ahs = ahs;
         this.ws = ws;
         this.memory = memory;
         this.trace = trace;
@@ -130,6 +133,7 @@ public final class CqpOperations implements CqpOpHandler {
             case QUERY_RDMA_FEATURES -> queryRdmaFeatures(w, r);
             case SHMC_PAGES_ALLOCATED -> staticHmcPagesAllocated(w, r);
             case WORK_SCHED_NODE -> workSchedNode(w, r);
+            case CREATE_ADDR_HANDLE, MODIFY_ADDR_HANDLE, DESTROY_ADDR_HANDLE -> addressHandle(op, w, r);
             default -> r.fail(CqpFault.UNSUPPORTED_OPCODE, "op not modelled");
         }
     }
@@ -592,6 +596,29 @@ public final class CqpOperations implements CqpOpHandler {
             case FULL -> r.fail(CqpFault.TABLE_FULL, res.describe());
             case BAD_FIELD, LEAF_ROOT, PARENT_IS_LEAF, MODIFY_MOVES_NODE -> r.fail(CqpFault.INVALID_FIELD,
                     res.describe());
+        }
+    }
+
+    // --- address handles
+
+    /**
+     * Create / Modify / Destroy Address Handle (uda.c irdma_sc_access_ah): the AH index must lie below the
+     * committed FSIAV count (the driver's rf->max_ah, hw.c irdma_initialize_hw_rsrc); create needs a free index,
+     * modify and destroy an existing AH. Success completes with op_ret_val 0, which utils.c irdma_ilq_ah_cb /
+     * irdma_ieq_ah_cb read as "AH valid".
+     */
+    private void addressHandle(CqpOpcode op, CqpWqe w, CqpResult r) {
+        long committed = hmc.count(HmcObjectType.FSIAV);
+        AddressHandleTable.Result res = switch (op) {
+            case CREATE_ADDR_HANDLE -> ahs.create(w, committed);
+            case MODIFY_ADDR_HANDLE -> ahs.modify(w, committed);
+            default -> ahs.destroy(w.ahIndex(), committed);
+        };
+        switch (res) {
+            case OK -> r.returnValue(0);
+            case OUT_OF_RANGE -> r.fail(CqpFault.INDEX_OUT_OF_RANGE, res.describe());
+            case EXISTS -> r.fail(CqpFault.OBJECT_IN_USE, res.describe());
+            case NO_SUCH_AH -> r.fail(CqpFault.NO_SUCH_OBJECT, res.describe());
         }
     }
 

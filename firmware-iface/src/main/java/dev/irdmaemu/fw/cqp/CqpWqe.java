@@ -203,6 +203,44 @@ public final class CqpWqe extends QuadwordView {
     public static final int WS_NODE_OP_MODIFY = 1;
     public static final int WS_NODE_OP_DELETE = 2;
 
+
+    // --- Address handle (uda.c irdma_sc_access_ah, one layout for CREATE / MODIFY / DESTROY_ADDR_HANDLE; uda_d.h
+    // IRDMA_UDA_CQPSQ_MAV_*). Quadword 0 carries the destination MAC shifted left by 16 (ether_addr_to_u64 << 16).
+    /** Quadword 0: the next-hop MAC, bits 63:16. */
+    public static final long AH_MAC = genmask(63, 16);
+    /** Quadword 1: IRDMA_UDA_CQPSQ_MAV_PDINDEXLO, the PD index's low 16 bits. */
+    public static final long AH_PDINDEXLO = genmask(63, 48);
+    /** Quadword 1: IRDMA_UDA_CQPSQ_MAV_TC (irdma_ah_info.tc_tos, the IPv4 TOS / IPv6 traffic class). */
+    public static final long AH_TC = genmask(39, 32);
+    /** Quadword 1: IRDMA_UDAQPC_VLANTAG (the 802.1Q TCI: PCP and VLAN id). */
+    public static final long AH_VLANTAG = genmask(15, 0);
+    /** Quadword 2: IRDMA_UDA_CQPSQ_MAV_ARPINDEX (irdma_ah_info.dst_arpindex). */
+    public static final long AH_ARPINDEX = genmask(63, 48);
+    /** Quadword 2: IRDMA_UDA_CQPSQ_MAV_HOPLIMIT (TTL / hop limit). */
+    public static final long AH_HOPLIMIT = genmask(39, 32);
+    /** Quadword 2: IRDMA_UDA_CQPSQ_MAV_PDINDEXHI, the PD index's bits 23:16. */
+    public static final long AH_PDINDEXHI = genmask(27, 20);
+    /** Quadword 2: IRDMA_UDA_CQPSQ_MAV_FLOWLABEL. */
+    public static final long AH_FLOWLABEL = genmask(19, 0);
+    /** Header: IRDMA_UDA_CQPSQ_MAV_DOLOOPBACKK. */
+    public static final long AH_DOLOOPBACK = bit(62);
+    /** Header: IRDMA_UDA_CQPSQ_MAV_INSERTVLANTAG. */
+    public static final long AH_INSERTVLANTAG = bit(60);
+    /** Header: IRDMA_UDA_CQPSQ_MAV_IPV4VALID. */
+    public static final long AH_IPV4VALID = bit(59);
+    /** Header: IRDMA_UDA_CQPSQ_MAV_AVIDX, the AH index (irdma_ah_info.ah_idx). */
+    public static final long AH_AVIDX = genmask(23, 0);
+
+    // --- Gather stats (ctrl.c irdma_sc_gather_stats; defs.h IRDMA_CQPSQ_STATS_*)
+    /** Header: IRDMA_CQPSQ_STATS_USE_INST. */
+    public static final long STATS_USE_INST = bit(61);
+    /** Header: IRDMA_CQPSQ_STATS_USE_HMC_FCN_INDEX. */
+    public static final long STATS_USE_HMC_FCN_INDEX = bit(60);
+    /** Header: IRDMA_CQPSQ_STATS_INST_INDEX. */
+    public static final long STATS_INST_INDEX = genmask(6, 0);
+    /** Quadword 5: IRDMA_CQPSQ_STATS_HMC_FCN_INDEX. */
+    public static final long STATS_HMC_FCN_INDEX = genmask(15, 0);
+
     private static final long ALL = -1L;
     private static final long HDR = OPCODE | WQEVALID;
     /** Per opcode, the bits of each quadword the ctrl.c writer can set; null for ops not decoded. */
@@ -256,6 +294,14 @@ public final class CqpWqe extends QuadwordView {
         used(CqpOpcode.SHMC_PAGES_ALLOCATED, 0, 0, SHMC_HMC_FN_ID, HDR, 0, 0, 0, 0);
         used(CqpOpcode.WORK_SCHED_NODE, 0, 0, 0, HDR | WS_NODEOP | WS_ENABLENODE | WS_NODETYPE | WS_PRIOTYPE | WS_TC
                 | WS_PARENTID | WS_NODEID, WS_VSI | WS_WEIGHT, 0, 0, 0);
+        long ahHdr = HDR | AH_DOLOOPBACK | AH_INSERTVLANTAG | AH_IPV4VALID | AH_AVIDX;
+        for (CqpOpcode op : new CqpOpcode[] {CqpOpcode.CREATE_ADDR_HANDLE, CqpOpcode.MODIFY_ADDR_HANDLE,
+                CqpOpcode.DESTROY_ADDR_HANDLE}) {
+            used(op, AH_MAC, AH_PDINDEXLO | AH_TC | AH_VLANTAG, AH_ARPINDEX | AH_HOPLIMIT | AH_PDINDEXHI
+                    | AH_FLOWLABEL, ahHdr, ALL, ALL, ALL, ALL);
+        }
+        // GATHER_STATS: fields and getters below, but no used-bit mask until the model executes the op (validate
+        // answers UNSUPPORTED_OPCODE for it, as CqpOpcode.modelled() says)
     }
 
     private static void used(CqpOpcode op, long... masks) {
@@ -321,6 +367,14 @@ public final class CqpWqe extends QuadwordView {
             case CREATE_CEQ, DESTROY_CEQ, CREATE_AEQ, DESTROY_AEQ -> {
                 if (pblChunkSize() == 3) {
                     return fail(CqpWqeCheck.BAD_PBL_CHUNK_SIZE, OFF_HEADER + 5);
+                }
+            }
+            case CREATE_ADDR_HANDLE, MODIFY_ADDR_HANDLE, DESTROY_ADDR_HANDLE -> {
+                // IPv4 uses only ADDR3 (the low word) of quadwords 4 and 6
+                if (ahIpv4() && ((qword(32) | qword(48)) & ADDR_HI | qword(40) | qword(56)) != 0) {
+                    int at = (qword(32) & ADDR_HI) != 0 ? 36 : qword(40) != 0 ? 40 : (qword(48) & ADDR_HI) != 0 ? 52
+                            : 56;
+                    return fail(CqpWqeCheck.RESERVED_BITS_SET, at);
                 }
             }
             case MANAGE_QUAD_HASH_TABLE_ENTRY -> {
@@ -1053,6 +1107,104 @@ public final class CqpWqe extends QuadwordView {
 
     public int wsWeight() {
         return Bits.getInt(qword(32), WS_WEIGHT);
+    }
+
+    // --- Address handle (CREATE / MODIFY / DESTROY_ADDR_HANDLE)
+
+    /** IRDMA_UDA_CQPSQ_MAV_AVIDX: the AH index. */
+    public int ahIndex() {
+        return Bits.getInt(header(), AH_AVIDX);
+    }
+
+    public boolean ahIpv4() {
+        return Bits.flag(header(), AH_IPV4VALID);
+    }
+
+    public boolean ahInsertVlanTag() {
+        return Bits.flag(header(), AH_INSERTVLANTAG);
+    }
+
+    public boolean ahLoopback() {
+        return Bits.flag(header(), AH_DOLOOPBACK);
+    }
+
+    /** The next-hop MAC (irdma_ah_info.mac_addr as ether_addr_to_u64: first octet most significant). */
+    public long ahMac() {
+        return Bits.get(qword(0), AH_MAC);
+    }
+
+    /** The PD index: PDINDEXHI (quadword 2) above PDINDEXLO (quadword 1), 24 bits. */
+    public int ahPdIndex() {
+        return Bits.getInt(qword(16), AH_PDINDEXHI) << 16 | Bits.getInt(qword(8), AH_PDINDEXLO);
+    }
+
+    public int ahTcTos() {
+        return Bits.getInt(qword(8), AH_TC);
+    }
+
+    public int ahVlanTag() {
+        return Bits.getInt(qword(8), AH_VLANTAG);
+    }
+
+    public int ahArpIndex() {
+        return Bits.getInt(qword(16), AH_ARPINDEX);
+    }
+
+    public int ahHopLimit() {
+        return Bits.getInt(qword(16), AH_HOPLIMIT);
+    }
+
+    public int ahFlowLabel() {
+        return Bits.getInt(qword(16), AH_FLOWLABEL);
+    }
+
+    /**
+     * Word {@code i} (0..3, irdma_ah_info.dest_ip_addr[i]) of the destination address: IPv6 words 0/1 in quadword
+     * 5 (ADDR0 / ADDR1), 2/3 in quadword 4 (ADDR2 / ADDR3); an IPv4 address is word 0, in quadword 4's ADDR3.
+     */
+    public int ahDestIp(int i) {
+        return ahIpWord(32, i);
+    }
+
+    /** As {@link #ahDestIp} for the source address (quadwords 6 and 7). */
+    public int ahSrcIp(int i) {
+        return ahIpWord(48, i);
+    }
+
+    private int ahIpWord(int lowQword, int i) {
+        if (ahIpv4()) {
+            return i == 0 ? (int) qword(lowQword) : 0;
+        }
+        return switch (i) {
+            case 0 -> (int) (qword(lowQword + 8) >>> 32);
+            case 1 -> (int) qword(lowQword + 8);
+            case 2 -> (int) (qword(lowQword) >>> 32);
+            case 3 -> (int) qword(lowQword);
+            default -> 0;
+        };
+    }
+
+    // --- Gather stats
+
+    /** Quadword 4: the buffer the counters go to (irdma_stats_gather_info.stats_buff_mem.pa). */
+    public long statsBufferAddress() {
+        return qword(32);
+    }
+
+    public int statsHmcFnIndex() {
+        return Bits.getInt(qword(40), STATS_HMC_FCN_INDEX);
+    }
+
+    public boolean statsUseHmcFnIndex() {
+        return Bits.flag(header(), STATS_USE_HMC_FCN_INDEX);
+    }
+
+    public boolean statsUseInstance() {
+        return Bits.flag(header(), STATS_USE_INST);
+    }
+
+    public int statsInstanceIndex() {
+        return Bits.getInt(header(), STATS_INST_INDEX);
     }
 
     // --- Flush WQEs / Generate AE (opcode 0x22)

@@ -409,4 +409,52 @@ public final class CqpWqeWriter {
                 | Bits.prep(WS_NODETYPE, leaf) | Bits.prep(WS_PRIOTYPE, prioType) | Bits.prep(WS_TC, tc)
                 | Bits.prep(WS_PARENTID, parentId) | Bits.prep(WS_NODEID, nodeId), valid);
     }
+
+    // --- Address handle
+
+    /**
+     * uda.c irdma_sc_access_ah for {@code op} (CREATE, MODIFY or DESTROY_ADDR_HANDLE): MAC << 16 at quadword 0;
+     * PD low, TC/TOS and VLAN tag at 1; ARP index, flow label, hop limit and PD high at 2; the destination address
+     * at 4 (and 5 for IPv6), the source at 6 (and 7); index, IPv4-valid, insert-VLAN and loopback in the header.
+     * {@code dest} / {@code src} are irdma_ah_info.dest_ip_addr / src_ip_addr (only word 0 for IPv4).
+     */
+    public static void addressHandle(BytesStore<?, ?> dst, long offset, CqpOpcode op, int ahIndex, long mac,
+                                     int pdIndex, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex,
+                                     int flowLabel, int hopLimit, boolean ipv4, boolean loopback, int[] dest,
+                                     int[] src, boolean valid) {
+        if (op != CqpOpcode.CREATE_ADDR_HANDLE && op != CqpOpcode.MODIFY_ADDR_HANDLE
+                && op != CqpOpcode.DESTROY_ADDR_HANDLE) {
+            throw new IllegalArgumentException("not an address-handle op: " + op);
+        }
+        begin(dst, offset);
+        q(dst, offset, 0, Bits.prep(AH_MAC, mac));
+        q(dst, offset, 8, Bits.prep(AH_PDINDEXLO, pdIndex & 0xffff) | Bits.prep(AH_TC, tcTos)
+                | Bits.prep(AH_VLANTAG, vlanTag));
+        q(dst, offset, 16, Bits.prep(AH_ARPINDEX, arpIndex) | Bits.prep(AH_FLOWLABEL, flowLabel)
+                | Bits.prep(AH_HOPLIMIT, hopLimit) | Bits.prep(AH_PDINDEXHI, pdIndex >>> 16));
+        if (ipv4) {
+            q(dst, offset, 32, Integer.toUnsignedLong(dest[0]));
+            q(dst, offset, 48, Integer.toUnsignedLong(src[0]));
+        } else {
+            q(dst, offset, 40, (long) dest[0] << 32 | Integer.toUnsignedLong(dest[1]));
+            q(dst, offset, 32, (long) dest[2] << 32 | Integer.toUnsignedLong(dest[3]));
+            q(dst, offset, 56, (long) src[0] << 32 | Integer.toUnsignedLong(src[1]));
+            q(dst, offset, 48, (long) src[2] << 32 | Integer.toUnsignedLong(src[3]));
+        }
+        header(dst, offset, op, Bits.prep(AH_DOLOOPBACK, loopback) | Bits.prep(AH_IPV4VALID, ipv4)
+                | Bits.prep(AH_AVIDX, ahIndex) | Bits.prep(AH_INSERTVLANTAG, insertVlanTag), valid);
+    }
+
+    // --- Gather stats
+
+    /** ctrl.c irdma_sc_gather_stats: HMC fn index at quadword 5, buffer PA at 4, instance flags in the header. */
+    public static void gatherStats(BytesStore<?, ?> dst, long offset, long bufferPa, int hmcFnIndex,
+                                   boolean useHmcFnIndex, boolean useInstance, int instanceIndex, boolean valid) {
+        begin(dst, offset);
+        q(dst, offset, 40, Bits.prep(STATS_HMC_FCN_INDEX, hmcFnIndex));
+        q(dst, offset, 32, bufferPa);
+        header(dst, offset, CqpOpcode.GATHER_STATS, Bits.prep(STATS_USE_INST, useInstance)
+                | Bits.prep(STATS_INST_INDEX, instanceIndex) | Bits.prep(STATS_USE_HMC_FCN_INDEX, useHmcFnIndex),
+                valid);
+    }
 }

@@ -87,6 +87,19 @@ class CqpWqeIdentityProperties {
             case SHMC_PAGES_ALLOCATED -> CqpWqeWriter.staticHmcPagesAllocated(out, 0, w.shmcHmcFnId(), valid);
             case WORK_SCHED_NODE -> CqpWqeWriter.workSchedNode(out, 0, w.wsNodeOp(), w.wsNodeId(), w.wsParentId(),
                     w.wsLeaf(), w.wsEnable(), w.wsPrioType(), w.wsTrafficClass(), w.wsVsi(), w.wsWeight(), valid);
+            case CREATE_ADDR_HANDLE, MODIFY_ADDR_HANDLE, DESTROY_ADDR_HANDLE -> {
+                int[] dest = new int[4];
+                int[] src = new int[4];
+                for (int i = 0; i < 4; i++) {
+                    dest[i] = w.ahDestIp(i);
+                    src[i] = w.ahSrcIp(i);
+                }
+                CqpWqeWriter.addressHandle(out, 0, op, w.ahIndex(), w.ahMac(), w.ahPdIndex(), w.ahTcTos(),
+                        w.ahVlanTag(), w.ahInsertVlanTag(), w.ahArpIndex(), w.ahFlowLabel(), w.ahHopLimit(),
+                        w.ahIpv4(), w.ahLoopback(), dest, src, valid);
+            }
+            case GATHER_STATS -> CqpWqeWriter.gatherStats(out, 0, w.statsBufferAddress(), w.statsHmcFnIndex(),
+                    w.statsUseHmcFnIndex(), w.statsUseInstance(), w.statsInstanceIndex(), valid);
             default -> throw new AssertionError("no writer for " + op);
         }
     }
@@ -138,6 +151,14 @@ class CqpWqeIdentityProperties {
                     in.writeLong(40, 0);
                     in.writeLong(32, 0);
                     in.writeLong(8, in.readLong(8) & ~CqpWqe.QHASH_SRC_PORT);
+                }
+            }
+            case CREATE_ADDR_HANDLE, MODIFY_ADDR_HANDLE, DESTROY_ADDR_HANDLE -> {
+                if ((h & CqpWqe.AH_IPV4VALID) != 0) {
+                    in.writeLong(56, 0);
+                    in.writeLong(48, in.readLong(48) & CqpWqe.ADDR_LO);
+                    in.writeLong(40, 0);
+                    in.writeLong(32, in.readLong(32) & CqpWqe.ADDR_LO);
                 }
             }
             case COMMIT_FPM_VAL -> in.writeLong(24, h & ~CqpWqe.BUFSIZE | CqpWqe.COMMIT_FPM_BUF_SIZE);

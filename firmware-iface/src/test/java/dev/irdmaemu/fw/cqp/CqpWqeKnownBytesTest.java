@@ -467,6 +467,78 @@ class CqpWqeKnownBytesTest {
         assertEquals(CqpWqeCheck.RESERVED_BITS_SET, w.wrap(s, AT).validate());
     }
 
+    /**
+     * uda.c irdma_sc_access_ah, IPv6: MAC << 16; PDINDEXLO 63:48, TC 39:32, VLAN tag 15:0; ARPINDEX 63:48,
+     * HOPLIMIT 39:32, PDINDEXHI 27:20, FLOWLABEL 19:0; dest words 0/1 at quadword 5, 2/3 at 4, source at 7 and 6;
+     * header LOOPBACK 62, INSERTVLANTAG 60, IPV4VALID 59, AVIDX 23:0.
+     */
+    @Test
+    void addressHandleIpv6() {
+        fresh();
+        int[] dest = {0xfe800000, 0x00000001, 0x02030405, 0x06070809};
+        int[] src = {0x20010db8, 0x0000000a, 0x0b0c0d0e, 0x0f101112};
+        CqpWqeWriter.addressHandle(s, AT, CqpOpcode.CREATE_ADDR_HANDLE, 0xabcdef, 0x0011_2233_4455L, 0x12_3456,
+                0xb8, 0x6005, true, 0x1ff, 0xfedcb, 64, false, true, dest, src, true);
+        long hdr = 1L << 62 | 1L << 60 | 0xabcdefL | op(0x1c) | VALID;
+        assertQwords(new long[] {0x0011_2233_4455L << 16, 0x3456L << 48 | 0xb8L << 32 | 0x6005L,
+                0x1ffL << 48 | 64L << 32 | 0x12L << 20 | 0xfedcbL, hdr, 0x02030405_06070809L, 0xfe800000_00000001L,
+                0x0b0c0d0e_0f101112L, 0x20010db8_0000000aL}, s, AT);
+        accepted();
+        assertEquals(0xabcdef, w.ahIndex());
+        assertEquals(0x0011_2233_4455L, w.ahMac());
+        assertEquals(0x12_3456, w.ahPdIndex());
+        assertEquals(0xb8, w.ahTcTos());
+        assertEquals(0x6005, w.ahVlanTag());
+        assertTrue(w.ahInsertVlanTag());
+        assertTrue(w.ahLoopback());
+        assertFalse(w.ahIpv4());
+        assertEquals(0x1ff, w.ahArpIndex());
+        assertEquals(0xfedcb, w.ahFlowLabel());
+        assertEquals(64, w.ahHopLimit());
+        for (int i = 0; i < 4; i++) {
+            assertEquals(dest[i], w.ahDestIp(i));
+            assertEquals(src[i], w.ahSrcIp(i));
+        }
+        // IRDMA_UDA_CQPSQ_MAV_SRCMACADDRINDEX (29:24 of quadword 2; 27:24 overlap PDINDEXHI) is never written
+        s.writeLong(AT + 16, s.readLong(AT + 16) | 1L << 28);
+        assertEquals(CqpWqeCheck.RESERVED_BITS_SET, w.wrap(s, AT).validate());
+    }
+
+    /** irdma_sc_access_ah, IPv4 (irdma_cm_create_ah's shape): addresses in ADDR3 of quadwords 4 and 6 only. */
+    @Test
+    void addressHandleIpv4() {
+        fresh();
+        CqpWqeWriter.addressHandle(s, AT, CqpOpcode.DESTROY_ADDR_HANDLE, 7, 0xa0b0_c0d0_e0f0L, 1, 0, 0, false, 3,
+                0, 64, true, false, new int[] {0xc0a80102}, new int[] {0xc0a80101}, true);
+        assertQwords(new long[] {0xa0b0_c0d0_e0f0L << 16, 1L << 48, 3L << 48 | 64L << 32, 1L << 59 | 7 | op(0x1e)
+                | VALID, 0xc0a80102L, 0, 0xc0a80101L, 0}, s, AT);
+        accepted();
+        assertTrue(w.ahIpv4());
+        assertEquals(0xc0a80102, w.ahDestIp(0));
+        assertEquals(0, w.ahDestIp(1));
+        assertEquals(0xc0a80101, w.ahSrcIp(0));
+        assertEquals(7, w.ahIndex());
+        // an IPv4 AH leaves the address words other than ADDR3 of quadwords 4 and 6 empty
+        s.writeLong(AT + 40, 1);
+        assertEquals(CqpWqeCheck.RESERVED_BITS_SET, w.wrap(s, AT).validate());
+    }
+
+    /** ctrl.c irdma_sc_gather_stats: HMC_FCN_INDEX 15:0 at quadword 5, buffer at 4, USE_INST 61, USE_HMC_FCN 60. */
+    @Test
+    void gatherStats() {
+        fresh();
+        CqpWqeWriter.gatherStats(s, AT, 0x1234_5000L, 0x2a, true, true, 0x55, true);
+        assertQwords(new long[] {0, 0, 0, 1L << 61 | 1L << 60 | 0x55 | op(0x2e) | VALID, 0x1234_5000L, 0x2a, 0, 0},
+                s, AT);
+        // not executed by the model yet, so not accepted; the getters read the fields all the same
+        assertEquals(CqpWqeCheck.UNSUPPORTED_OPCODE, w.wrap(s, AT).validate());
+        assertEquals(0x1234_5000L, w.statsBufferAddress());
+        assertEquals(0x2a, w.statsHmcFnIndex());
+        assertTrue(w.statsUseHmcFnIndex());
+        assertTrue(w.statsUseInstance());
+        assertEquals(0x55, w.statsInstanceIndex());
+    }
+
     /** irdma_get_rdma_features: IRDMA_FEATURE_CNT 47:32 of entry 0, IRDMA_FEATURE_TYPE 63:48 of each entry. */
     @Test
     void featureBuffer() {

@@ -1,0 +1,121 @@
+package dev.irdmaemu.model.ah;
+
+import dev.irdmaemu.fw.cqp.CqpWqe;
+
+/**
+ * One address handle as the CQP's Create / Modify Address Handle op left it (the fields of struct irdma_ah_info
+ * that irdma_sc_access_ah puts in the WQE). A slot of {@link AddressHandleTable}, reused across create and
+ * destroy; read it only while {@link AddressHandleTable#get} answers it.
+ */
+public final class AddressHandle {
+    private final int index;
+    private long mac;
+    private int pdIndex;
+    private int tcTos;
+    private int vlanTag;
+    private boolean insertVlanTag;
+    private int arpIndex;
+    private int flowLabel;
+    private int hopLimit;
+    private boolean ipv4;
+    private boolean loopback;
+    private final int[] dest = new int[4];
+    private final int[] src = new int[4];
+
+    AddressHandle(int index) {
+        this.index = index;
+    }
+
+    void load(CqpWqe w) {
+        mac = w.ahMac();
+        pdIndex = w.ahPdIndex();
+        tcTos = w.ahTcTos();
+        vlanTag = w.ahVlanTag();
+        insertVlanTag = w.ahInsertVlanTag();
+        arpIndex = w.ahArpIndex();
+        flowLabel = w.ahFlowLabel();
+        hopLimit = w.ahHopLimit();
+        ipv4 = w.ahIpv4();
+        loopback = w.ahLoopback();
+        for (int i = 0; i < 4; i++) {
+            dest[i] = w.ahDestIp(i);
+            src[i] = w.ahSrcIp(i);
+        }
+    }
+
+    void clear() {
+        mac = 0;
+        pdIndex = 0;
+        tcTos = 0;
+        vlanTag = 0;
+        insertVlanTag = false;
+        arpIndex = 0;
+        flowLabel = 0;
+        hopLimit = 0;
+        ipv4 = false;
+        loopback = false;
+        java.util.Arrays.fill(dest, 0);
+        java.util.Arrays.fill(src, 0);
+    }
+
+    /** IRDMA_UDA_CQPSQ_MAV_AVIDX. */
+    public int index() {
+        return index;
+    }
+
+    /** The next-hop MAC, first octet most significant (ether_addr_to_u64). */
+    public long mac() {
+        return mac;
+    }
+
+    public int pdIndex() {
+        return pdIndex;
+    }
+
+    /** IPv4 TOS or IPv6 traffic class. */
+    public int tcTos() {
+        return tcTos;
+    }
+
+    /** The 802.1Q TCI (PCP 15:13, VLAN id 11:0); inserted only when {@link #insertVlanTag()}. */
+    public int vlanTag() {
+        return vlanTag;
+    }
+
+    public boolean insertVlanTag() {
+        return insertVlanTag;
+    }
+
+    /** The ARP table entry of the next hop (irdma_ah_info.dst_arpindex). */
+    public int arpIndex() {
+        return arpIndex;
+    }
+
+    public int flowLabel() {
+        return flowLabel;
+    }
+
+    /** IPv4 TTL or IPv6 hop limit. */
+    public int hopLimit() {
+        return hopLimit;
+    }
+
+    public boolean ipv4() {
+        return ipv4;
+    }
+
+    /** IRDMA_UDA_CQPSQ_MAV_DOLOOPBACKK: frames through this AH go to the own receive path, not the wire. */
+    public boolean loopback() {
+        return loopback;
+    }
+
+    /** Word {@code i} of the destination address (irdma_ah_info.dest_ip_addr; IPv4 in word 0, the rest 0). */
+    public int destIp(int i) {
+        return dest[i];
+    }
+
+    /** Word {@code i} of the source address (irdma_ah_info.src_ip_addr). */
+    public int srcIp(int i) {
+        return src[i];
+    }
+}
