@@ -11,7 +11,9 @@ public final class CqpException extends RuntimeException {
         /** PFPE_CCQPSTATUS reported an error or never went done (irdma_sc_cqp_create). */
         CQP_CREATE_FAILED,
         /** GLPE_CPUSTATUS never reached 0x80 (irdma_wait_pe_ready). */
-        PE_NOT_READY
+        PE_NOT_READY,
+        /** Query RDMA features answered fewer than two entries (irdma_get_rdma_features' -EINVAL). */
+        BAD_FEATURES
     }
 
     private final Kind kind;

@@ -19,6 +19,8 @@ import dev.irdmaemu.fw.hmc.FpmQueryBuffer;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.hmc.PageDescriptor;
 import dev.irdmaemu.fw.hmc.SegmentDescriptor;
+import dev.irdmaemu.fw.qp.QpContext;
+import dev.irdmaemu.fw.qp.QpResources;
 import dev.irdmaemu.fw.queue.Aeqe;
 import dev.irdmaemu.fw.queue.Ceqe;
 import dev.irdmaemu.fw.queue.Cqe;
@@ -26,10 +28,13 @@ import dev.irdmaemu.fw.queue.CqeExtension;
 import dev.irdmaemu.fw.queue.PudaLayout;
 import dev.irdmaemu.fw.queue.RqWqe;
 import dev.irdmaemu.fw.queue.SqWqe;
+import dev.irdmaemu.fw.reg.Bits;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.sim.SimTimer;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.EnumMap;
 import java.util.Map;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -57,18 +62,46 @@ public final class IrdmaDriver {
     public static final int CCQ_ID = 0;
     public static final int ILQ_QP = 1;
     public static final int IEQ_QP = 2;
+    /** dev->hmc_fn_id: the PF's own HMC function (icrdma_fill_device_info: pf_id; the model's PF is 0). */
+    public static final int HMC_FN_ID = 0;
+    /**
+     * irdma's vsi_idx on gen2: ice's vport_id (icrdma_if.c icrdma_probe: iwdev->vsi_num = vport_id), which the
+     * WS nodes carry in IRDMA_CQPSQ_WS_VSI. Without an ice model the emulated PF's main VSI is number 0.
+     */
+    public static final int VSI_NUM = 0;
+    /** ws.c irdma_alloc_node: the root keeps index 0 (hw.c irdma_initialize_hw_rsrc reserves bit 0 of the map). */
+    public static final int WS_ROOT_NODE = 0;
+    /** defs.h IRDMA_MAX_WS_NODES: the size of rf->allocated_ws_nodes. */
+    static final int IRDMA_MAX_WS_NODES = 0x3ff;
+    /** type.h enum irdma_sched_prio_type: IRDMA_PRIO_WEIGHTED_RR, the type irdma_alloc_node gives every node. */
+    static final int IRDMA_PRIO_WEIGHTED_RR = 1;
+    /** The user priority the PUDA QPs use (puda.c: rsrc->qp.user_pri stays 0), and so every QP of this driver. */
+    static final int PUDA_USER_PRI = 0;
+    /**
+     * ice's QoS parameters without DCB (ice_dcb_lib.c ice_setup_dcb_qos_info from the default ETS table): every
+     * user priority maps to TC 0 (up2tc[] = 0) and TC 0 has all the bandwidth (tcbwtable[0] = ICE_TC_MAX_BW).
+     * irdma_sc_vsi_init copies them into vsi->qos[]; the leaf's weight is that rel_bw.
+     */
+    static final int UP0_TRAFFIC_CLASS = 0;
+    static final int TC0_REL_BW = 100;
     /** MSI-X vectors: 0 for the AEQ, 1 for CEQ 0 (hw.c irdma_cfg_ceq_vector / irdma_cfg_aeq_vector). */
     public static final int AEQ_VECTOR = 0;
     public static final int CEQ0_VECTOR = 1;
     /** PUDA QP type (puda.c irdma_puda_qp_setctx: UDA) and the iWARP RTS state used for PUDA QPs. */
     static final int QP_TYPE_UDA = 2;
     static final int PUDA_NEXT_STATE = 2;
+    /** IRDMAQPC_QPCOMPCTX of a PUDA QP (irdma writes the sc_qp's kernel address; any value the CQEs echo). */
+    static final long PUDA_COMPLETION_CONTEXT = 0x90DA_0000L;
 
     /** Sizes chosen for the bring-up (hw.c: sc_dev.hw_attrs / irdma_puda_create_rsrc sizes, scaled down). */
     public static final int CQP_ENTRIES = 2048;
     public static final int CCQ_ENTRIES = 64;
     /** user.h IRDMA_MAX_CEQ_ENTRIES and IRDMA_MAX_AEQ_ENTRIES: the event queues never exceed these. */
     static final int MAX_CEQ_ENTRIES = 262143;
+    /** main.h IRDMA_FW_VER_DEFAULT: feature_info[IRDMA_FEATURE_FW_INFO] before the query answers. */
+    static final long IRDMA_FW_VER_DEFAULT = 2;
+    /** defs.h IRDMA_FEATURE_BUF_ALIGNMENT. */
+    static final int IRDMA_FEATURE_BUF_ALIGNMENT = 0x10;
     static final int MAX_AEQ_ENTRIES = 524287;
     public static final int PUDA_SQ = 64;
     public static final int PUDA_RQ = 64;
@@ -193,6 +226,7 @@ public final class IrdmaDriver {
     private final RqWqe rqWqe = new RqWqe();
     private final SqWqe sqWqe = new SqWqe();
     private final CqeExtension ext = new CqeExtension();
+    private final QpContext pudaContext = new QpContext();
     /** The frame rebuilt from an ILQ receive (one buffer, reused: the upcall must not keep it). */
     private final BytesStore<?, ?> rxFrame = BytesStore.wrap(new byte[PUDA_BUF + 18]);
     private long localMac;
@@ -200,6 +234,15 @@ public final class IrdmaDriver {
     private final SimTimer irqTimer;
     private boolean postIlqBuffers = true;
     private int featureCount;
+    /** dev->feature_info[]: each feature entry the device reported, by type (IRDMA_MAX_FEATURES of them). */
+    private final long[] featureInfo = new long[RdmaFeatureBuffer.MAX_FEATURES];
+    // ws.c state: rf->allocated_ws_nodes, the three nodes of the tree (-1: none) and vsi->qos[0] (valid, qs_handle)
+    private final BitSet wsNodeIds = new BitSet(IRDMA_MAX_WS_NODES);
+    private int wsRoot = -1;
+    private int wsVsiNode = -1;
+    private int wsLeaf = -1;
+    private boolean qosValid;
+    private int qsHandle;
     // the per-connection ops' writers, made once (a capturing lambda per op would allocate)
     private final WqeWriter nopWriter;
     private final WqeWriter qhashWriter;
@@ -380,13 +423,15 @@ public final class IrdmaDriver {
 
     // ------------------------------------------------------------------ bring-up
 
-    /** The whole probe: hw.c irdma_ctrl_init_hw (CQP, HMC, CCQ, CEQ 0, AEQ) then irdma_rt_init_hw (ILQ, IEQ). */
+    /**
+     * The whole probe in irdma.ko 7.3's gen2 order: hw.c irdma_ctrl_init_hw (CQP, Query RDMA features, HMC with
+     * Static HMC pages allocated, CCQ, CEQ 0, AEQ) then irdma_rt_init_hw (ILQ with the work-scheduler tree, IEQ).
+     */
     public void bringUp() {
         waitPeReady();
         createCqp();
-        // irdma (gen2) queries the RDMA features here (ctrl.c irdma_get_rdma_features). The model answers that op
-        // now, but this probe does not send it yet ({@link #queryRdmaFeatures} asks on demand): the gen2 op order
-        // (features, SHMC_PAGES_ALLOCATED, WORK_SCHED_NODE around the ILQ) is issue 14's driver step.
+        // hw.c irdma_ctrl_init_hw (gen2): the feature query right after the CQP, still by register poll
+        queryRdmaFeatures();
         hmcSetup();
         createCcq();
         setupCeq0();
@@ -447,20 +492,33 @@ public final class IrdmaDriver {
 
     /**
      * ctrl.c irdma_get_rdma_features (gen2, between irdma_create_cqp and irdma_hmc_setup): query into a 272-byte
-     * buffer; when the device reports more than IRDMA_MAX_FEATURES entries, query again with room for all.
+     * buffer; when the device reports more than IRDMA_MAX_FEATURES entries, query again into ALIGN(8 x count, 16)
+     * bytes. Fewer than two entries is an error. Each entry whose type is below IRDMA_MAX_FEATURES is kept whole in
+     * {@link #featureInfo(int)}, as dev->feature_info[type]; FW_INFO starts as IRDMA_FW_VER_DEFAULT.
      */
     public void queryRdmaFeatures() {
+        Arrays.fill(featureInfo, 0);
+        featureInfo[RdmaFeatureBuffer.FEATURE_FW_INFO] = IRDMA_FW_VER_DEFAULT;
         long buf = ram.allocate(RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
         op("QUERY_RDMA_FEATURES", (o, v) -> CqpWqeWriter.queryRdmaFeatures(store, o, buf,
                 RdmaFeatureBuffer.DRIVER_BUFFER_SIZE, v));
         RdmaFeatureBuffer f = new RdmaFeatureBuffer().wrap(store, off(buf), RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
         int count = f.count();
-        if (count > RdmaFeatureBuffer.MAX_FEATURES) {
-            int size = (8 * count + 15) & ~15;
+        if (count >= 2 && count > RdmaFeatureBuffer.MAX_FEATURES) {
+            int size = (8 * count + IRDMA_FEATURE_BUF_ALIGNMENT - 1) & -IRDMA_FEATURE_BUF_ALIGNMENT;
             long big = ram.allocate(size);
             op("QUERY_RDMA_FEATURES", (o, v) -> CqpWqeWriter.queryRdmaFeatures(store, o, big, size, v));
             f.wrap(store, off(big), size);
             count = f.count();
+        }
+        if (count < 2) {
+            throw new CqpException(CqpException.Kind.BAD_FEATURES, "QUERY_RDMA_FEATURES", 0, 0);
+        }
+        for (int i = 0; i < Math.min(count, RdmaFeatureBuffer.MAX_FEATURES); i++) {
+            int type = f.type(i);
+            if (type < RdmaFeatureBuffer.MAX_FEATURES) {
+                featureInfo[type] = f.entry(i);
+            }
         }
         featureCount = count;
     }
@@ -470,10 +528,37 @@ public final class IrdmaDriver {
         return featureCount;
     }
 
+    /** dev->feature_info[type]: the whole entry the device reported for {@code type}, 0 if none. */
+    public long featureInfo(int type) {
+        return featureInfo[type];
+    }
+
+    /** verbs.h irdma_fw_major_ver: IRDMA_FW_VER_MAJOR of the FW_INFO entry. */
+    public int fwMajorVersion() {
+        return (int) Bits.get(featureInfo[RdmaFeatureBuffer.FEATURE_FW_INFO],
+                RdmaFeatureBuffer.FW_VER_MAJOR);
+    }
+
+    /** verbs.h irdma_fw_minor_ver: IRDMA_FW_VER_MINOR of the FW_INFO entry. */
+    public int fwMinorVersion() {
+        return (int) Bits.get(featureInfo[RdmaFeatureBuffer.FEATURE_FW_INFO],
+                RdmaFeatureBuffer.FW_VER_MINOR);
+    }
+
+    /** dev->feature_info[IRDMA_FTN_FLAGS]: the function's feature flags (0 when the device sent none). */
+    public long featureFlags() {
+        return featureInfo[RdmaFeatureBuffer.FTN_FLAGS];
+    }
+
+    /** IRDMA_FEATURE_ATOMIC_OPS: set when FTN_FLAGS carries IRDMA_ATOMICS_ALLOWED_BIT. */
+    public boolean atomicsAllowed() {
+        return (featureFlags() & RdmaFeatureBuffer.FLAG_ATOMICS_ALLOWED) != 0;
+    }
+
     /** hw.c irdma_hmc_setup: Query FPM, Commit FPM with our counts, back the HMC with paged SDs (Update PE SDs). */
     private void hmcSetup() {
         long q = ram.allocate(FpmQueryBuffer.SIZE);
-        op("QUERY_FPM_VAL", (o, v) -> CqpWqeWriter.queryFpm(store, o, 0, q, v));
+        op("QUERY_FPM_VAL", (o, v) -> CqpWqeWriter.queryFpm(store, o, HMC_FN_ID, q, v));
         FpmQueryBuffer query = new FpmQueryBuffer().wrap(store, off(q));
         long b = ram.allocate(FpmCommitBuffer.SIZE);
         for (HmcObjectType t : HmcObjectType.values()) {
@@ -483,7 +568,7 @@ public final class IrdmaDriver {
             FpmCommitBuffer.writeRequest(store, off(b), t, max > 0 ? Math.min(want, max) : want);
             objectSize.put(t, query.objectSize(t));
         }
-        op("COMMIT_FPM_VAL", (o, v) -> CqpWqeWriter.commitFpm(store, o, 0, b, false, v));
+        op("COMMIT_FPM_VAL", (o, v) -> CqpWqeWriter.commitFpm(store, o, HMC_FN_ID, b, false, v));
         FpmCommitBuffer cb = new FpmCommitBuffer().wrap(store, off(b));
         long bytes = 0;
         for (HmcObjectType t : HmcObjectType.values()) {
@@ -514,8 +599,10 @@ public final class IrdmaDriver {
             data[sd] = SegmentDescriptor.setData(pdPage, false);
         }
         long sdBuf = ram.allocate(HostRam.PAGE_SIZE);
-        op("UPDATE_PE_SDS", (o, v) -> CqpWqeWriter.updatePeSds(store, o, 0, cmds, data, sds, sdBuf, store,
+        op("UPDATE_PE_SDS", (o, v) -> CqpWqeWriter.updatePeSds(store, o, HMC_FN_ID, cmds, data, sds, sdBuf, store,
                 off(sdBuf), v));
+        // hw.c irdma_create_hmc_objs: once every object type has its SDs, tell the device the pages are there
+        op("SHMC_PAGES_ALLOCATED", (o, v) -> CqpWqeWriter.staticHmcPagesAllocated(store, o, HMC_FN_ID, v));
     }
 
     /** hw.c irdma_create_ccq: CQ 0 on CEQ 0; its own completion is the first one read from it. */
@@ -625,18 +712,18 @@ public final class IrdmaDriver {
         for (int i = 0; i < PUDA_SQ; i++) {
             p.txBuffers[i] = ram.allocate(PUDA_BUF);
         }
-        // puda.c irdma_puda_qp_setctx: SQ/RQ addresses, log2 sizes, buffer size, CQ ids, the QP's completion
-        // context (qword offsets as the model's QP decoder and irdma's IRDMAQPC_* masks place them).
-        long ctx = ram.allocate(512);
-        long o = off(ctx);
-        store.writeLong(o + 8, p.sq);
-        store.writeLong(o + 16, p.rq);
+        // puda.c irdma_puda_qp_create: the WS tree for the QP's user priority first (ws.c irdma_ws_add; a no-op
+        // for the IEQ, UP 0 is valid by then), then irdma_qp_add_qos picks up its qs_handle and
+        // irdma_puda_qp_setctx writes the context.
+        wsAdd(PUDA_USER_PRI);
         int rqEnc = Integer.numberOfTrailingZeros(PUDA_RQ) - 2;
         int sqEnc = Integer.numberOfTrailingZeros(PUDA_SQ) - 2;
-        store.writeLong(o + 24, (long) rqEnc << 8 | (long) sqEnc << 12);
-        store.writeLong(o + 48, (long) PUDA_BUF << 16);
-        store.writeLong(o + 136, (long) p.cqId | (long) p.cqId << 32);
-        store.writeLong(o + 168, 0x90DA_0000L + qpId);
+        long ctx = ram.allocate(QpContext.SIZE);
+        var res = new QpResources(0, false, false, false, false, QpResources.NO_PUSH_PAGE, p.sq, p.rq, rqEnc, sqEnc,
+                0, 0, 0, qsHandle, 0);
+        // stats_idx / stats_idx_valid: hw.c irdma_initialize_ilq / _ieq leave them 0
+        pudaContext.wrap(store, off(ctx), QpContext.SIZE).writePuda(res, PUDA_BUF, p.cqId, 0, false,
+                PUDA_COMPLETION_CONTEXT + qpId);
         qpf.clear();
         qpf.qpId = qpId;
         qpf.qpType = QP_TYPE_UDA;
@@ -646,6 +733,138 @@ public final class IrdmaDriver {
         qpf.nextIwarpState = PUDA_NEXT_STATE;
         op("CREATE_QP", (ow, v) -> CqpWqeWriter.createQp(store, ow, qpf, v));
         return p;
+    }
+
+    // ------------------------------------------------------------------ work scheduler (ws.c)
+
+    /**
+     * ws.c irdma_ws_add for user priority {@code userPri}: nothing when vsi->qos[up] is already valid; otherwise
+     * add the root (node 0, its own parent, enabled) if there is none, a node for the VSI under it if there is none,
+     * then the TC leaf (disabled; the device answers its qs_handle in op_ret_val) and enable it. A failed step
+     * deletes the nodes this call added, leaf first, as irdma_ws_add's error path does.
+     */
+    private void wsAdd(int userPri) {
+        if (qosValid) {
+            return;
+        }
+        boolean rootAdded = false;
+        boolean vsiAdded = false;
+        try {
+            if (wsRoot < 0) {
+                wsNodeCmd(CqpWqe.WS_NODE_OP_ADD, WS_ROOT_NODE, WS_ROOT_NODE, false, true, 0, 1);
+                wsRoot = WS_ROOT_NODE;
+                rootAdded = true;
+            }
+            if (wsVsiNode < 0) {
+                int id = allocWsNodeId();
+                try {
+                    wsNodeCmd(CqpWqe.WS_NODE_OP_ADD, id, wsRoot, false, true, 0, 1);
+                } catch (CqpException e) {
+                    wsNodeIds.clear(id);
+                    throw e;
+                }
+                wsVsiNode = id;
+                vsiAdded = true;
+            }
+            if (wsLeaf < 0) {
+                int id = allocWsNodeId();
+                int weight = Math.max(TC0_REL_BW, 1);
+                long qs;
+                try {
+                    qs = wsNodeCmd(CqpWqe.WS_NODE_OP_ADD, id, wsVsiNode, true, false, UP0_TRAFFIC_CLASS, weight);
+                } catch (CqpException e) {
+                    wsNodeIds.clear(id);
+                    throw e;
+                }
+                wsLeaf = id;
+                qsHandle = (int) qs;
+                // Here irdma calls vsi->register_qset (ice_add_rdma_qset: AQ 0x0C33 adds the LAN Tx qset whose id is
+                // this qs_handle). The ice side is not part of this emulator, so nothing happens between the add and
+                // the enable; a model of ice's admin queue would be driven from here.
+                try {
+                    wsNodeCmd(CqpWqe.WS_NODE_OP_MODIFY, id, wsVsiNode, true, true, UP0_TRAFFIC_CLASS, weight);
+                } catch (CqpException e) {
+                    wsDeleteQuietly(wsLeaf);
+                    wsNodeIds.clear(wsLeaf);
+                    wsLeaf = -1;
+                    throw e;
+                }
+            }
+        } catch (CqpException e) {
+            if (vsiAdded) {
+                wsDeleteQuietly(wsVsiNode);
+                wsNodeIds.clear(wsVsiNode);
+                wsVsiNode = -1;
+            }
+            if (rootAdded) {
+                wsDeleteQuietly(wsRoot);
+                wsRoot = -1;
+            }
+            throw e;
+        }
+        // every user priority of this TC (all of them, without DCB) now uses the leaf's qs_handle
+        qosValid = true;
+    }
+
+    /**
+     * ws.c irdma_ws_remove / irdma_remove_leaf for the TC of user priority 0: delete the leaf (and, in irdma, the
+     * ice qset), then the VSI node once it has no children, then the root once it has none. Nothing when there is
+     * no leaf. irdma runs it when the last QP of the TC goes (puda.c irdma_puda_free_qp for the PUDA QPs).
+     */
+    public void wsRemove() {
+        qosValid = false;
+        if (wsRoot < 0 || wsVsiNode < 0 || wsLeaf < 0) {
+            return;
+        }
+        wsDeleteQuietly(wsLeaf);
+        wsNodeIds.clear(wsLeaf);
+        wsLeaf = -1;
+        wsDeleteQuietly(wsVsiNode);
+        wsNodeIds.clear(wsVsiNode);
+        wsVsiNode = -1;
+        wsDeleteQuietly(wsRoot);
+        wsRoot = -1;
+    }
+
+    /** vsi->qos[0].qs_handle: the leaf's qs_handle the device answered (0 before the tree exists). */
+    public int qsHandle() {
+        return qsHandle;
+    }
+
+    /** The WS node ids this driver holds: root, VSI node, leaf (-1 where there is none). */
+    public int[] wsNodes() {
+        return new int[] {wsRoot, wsVsiNode, wsLeaf};
+    }
+
+    /** utils.c irdma_alloc_ws_node_id: the lowest free id from 1 (bit 0 is the root's). */
+    private int allocWsNodeId() {
+        wsNodeIds.set(WS_ROOT_NODE);
+        int id = wsNodeIds.nextClearBit(1);
+        if (id >= IRDMA_MAX_WS_NODES) {
+            throw new CqpException(CqpException.Kind.OP_ERROR, "WORK_SCHED_NODE", 0, 0);
+        }
+        wsNodeIds.set(id);
+        return id;
+    }
+
+    /**
+     * ws.c irdma_ws_cqp_cmd -> utils.c irdma_cqp_ws_node_cmd -> ctrl.c irdma_sc_manage_ws_node: every node carries
+     * the VSI, IRDMA_PRIO_WEIGHTED_RR and its weight (rel_bw); answers op_ret_val (a leaf add's qs_handle).
+     */
+    private long wsNodeCmd(int nodeOp, int nodeId, int parentId, boolean leaf, boolean enable, int tc, int weight) {
+        return op("WORK_SCHED_NODE", (o, v) -> CqpWqeWriter.workSchedNode(store, o, nodeOp, nodeId, parentId, leaf,
+                enable, IRDMA_PRIO_WEIGHTED_RR, tc, VSI_NUM, weight, v));
+    }
+
+    private void wsDeleteQuietly(int nodeId) {
+        int parent = nodeId == wsRoot ? wsRoot : nodeId == wsVsiNode ? wsRoot : wsVsiNode;
+        boolean leaf = nodeId == wsLeaf;
+        try {
+            wsNodeCmd(CqpWqe.WS_NODE_OP_DELETE, nodeId, parent, leaf, true, leaf ? UP0_TRAFFIC_CLASS : 0,
+                    leaf ? Math.max(TC0_REL_BW, 1) : 1);
+        } catch (CqpException e) {
+            LOG.debug("WS node {} delete refused: {}", nodeId, e.getMessage());
+        }
     }
 
     // ------------------------------------------------------------------ CM-facing ops
@@ -680,6 +899,8 @@ public final class IrdmaDriver {
         qhf.vlanValid = vlan >= 0;
         qhf.vlanId = Math.max(vlan, 0);
         qhf.qpNumber = qpn;
+        // ctrl.c irdma_sc_manage_qhash_table_entry: IRDMA_CQPSQ_QHASH_QS_HANDLE = vsi->qos[user_pri].qs_handle
+        qhf.qsHandle = qsHandle;
         qhf.manage = manage;
         qhf.mac = mac;
         op("MANAGE_QUAD_HASH_TABLE_ENTRY", qhashWriter);

@@ -316,7 +316,7 @@ public final class QueuePair {
     private void writeContext(boolean withTcp, int remEndpoint) {
         var r = new QpResources(rqShift, false, false, false, false, QpResources.NO_PUSH_PAGE, ringAddress,
                 ringAddress + (long) queues.sqSize * SqWqe.QUANTUM, encodedSize(queues.rqSize << rqShift),
-                encodedSize(queues.sqSize), q2Address, 0, 0, 0, IrdmaDriver.IEQ_QP);
+                encodedSize(queues.sqSize), q2Address, 0, 0, driver.qsHandle(), IrdmaDriver.IEQ_QP);
         var info = new QpHostContextInfo(queues.handle, sendCq.id, recvCq.id, remEndpoint, 0, false, withTcp, true);
         context.wrap(store, driver.offsetOf(hostContextAddress), QpContext.SIZE)
                 .write(r, info, iwarpInfo, withTcp ? tcpInfo : null);

@@ -7,6 +7,7 @@ import dev.irdmaemu.fw.cqp.CqpCompletion;
 import dev.irdmaemu.fw.cqp.CqpHostContext;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
 import dev.irdmaemu.fw.hmc.FpmCommitBuffer;
 import dev.irdmaemu.fw.hmc.FpmQueryBuffer;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
@@ -163,6 +164,7 @@ final class ScriptedDevice implements Mmio {
         switch (op) {
             case QUERY_FPM_VAL -> queryFpm(w.fpmBufferAddress());
             case COMMIT_FPM_VAL -> commitFpm(w.fpmBufferAddress());
+            case QUERY_RDMA_FEATURES -> queryRdmaFeatures(w.featuresBufferAddress(), w.featuresBufferLength());
             case CREATE_CQ -> {
                 if (w.cqId() == 0) {
                     ccqRing = w.cqAddress();
@@ -212,6 +214,14 @@ final class ScriptedDevice implements Mmio {
             FpmQueryBuffer.writeObject(store, o, t, 1 << 20, size);
         }
         FpmQueryBuffer.writeMisc(store, o, 16, 4, 16, 0);
+    }
+
+    /** The two entries irdma_get_rdma_features needs at least: FW_INFO (count 2, FW 1.0) and HW_VERSION_INFO. */
+    private void queryRdmaFeatures(long buffer, long length) {
+        long o = ram.offsetOf(buffer);
+        RdmaFeatureBuffer.write(store, o, (int) length, 0, RdmaFeatureBuffer.firstEntry(2, 1, 0));
+        RdmaFeatureBuffer.write(store, o, (int) length, 1, RdmaFeatureBuffer.entry(RdmaFeatureBuffer.HW_VERSION_INFO,
+                2));
     }
 
     private void commitFpm(long buffer) {

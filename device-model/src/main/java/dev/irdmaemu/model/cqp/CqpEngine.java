@@ -344,7 +344,8 @@ public final class CqpEngine {
             case QUERY_FPM_VAL, COMMIT_FPM_VAL -> t.num("hmc_fn", wqe.fpmHmcFnId()).hex("buf", wqe.fpmBufferAddress());
             case UPDATE_PE_SDS -> t.num("hmc_fn", wqe.sdHmcFnId()).num("entries", wqe.sdTotalCount());
             case MANAGE_QUAD_HASH_TABLE_ENTRY -> t.num("qp", wqe.qhashQpNumber()).num("manage", wqe.qhashManage())
-                    .num("entry_type", wqe.qhashEntryType()).num("local_port", wqe.qhashDestPort());
+                    .num("entry_type", wqe.qhashEntryType()).num("local_port", wqe.qhashDestPort())
+                    .num("qs_handle", wqe.qhashQsHandle());
             case MANAGE_APBVT -> t.num("port", wqe.apbvtPort()).flag("add", wqe.apbvtAdd());
             case MANAGE_ARP -> t.num("arp", wqe.arpIndex()).flag("valid", wqe.arpEntryValid());
             case ALLOC_STAG, REG_MR, DEALLOC_STAG -> t.num("stag_index", wqe.stagIndex()).num("pd", wqe.stagPdId());

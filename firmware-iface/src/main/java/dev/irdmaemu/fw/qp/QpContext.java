@@ -223,6 +223,28 @@ public final class QpContext extends QuadView {
         return this;
     }
 
+    /**
+     * Writes the quadwords puda.c irdma_puda_qp_setctx writes for an ILQ/IEQ (UDA) QP on gen2 and no others: SQ and
+     * RQ base, RQSIZE / SQSIZE, SNDMSS = the PUDA buffer size, quadword 7 cleared, TXCQNUM = RXCQNUM = the PUDA
+     * CQ, STAT_INDEX, PRIVEN with USESTATSINSTANCE, the completion context, and SQTPHVAL / RQTPHVAL / QSHANDLE
+     * ({@code r.ieqQp()} is not written: a PUDA QP names no exception queue).
+     */
+    public QpContext writePuda(QpResources r, int bufferSize, int cqId, int statsIdx, boolean statsIdxValid,
+                               long complCtx) {
+        requireRoom(SIZE, "QP context");
+        putQ(OFF_SQ_ADDR, r.sqPa());
+        putQ(OFF_RQ_ADDR, r.rqPa());
+        putQ(OFF_QW3, prep(r.hwRqSize(), 11, 8) | prep(r.hwSqSize(), 15, 12));
+        putQ(OFF_QW6, prep(bufferSize, 29, 16));
+        putQ(OFF_QW7, 0);
+        putQ(OFF_CQ_NUMS, prep(cqId, 24, 0) | prep(cqId, 56, 32));
+        putQ(OFF_Q2_STATS, prep(statsIdx, 6, 0));
+        putQ(OFF_IWARP, flag(true, 25) | flag(statsIdxValid, 26));
+        putQ(OFF_COMPL_CTX, complCtx);
+        putQ(OFF_TPH_QS, prep(r.sqTphVal(), 7, 0) | prep(r.rqTphVal(), 15, 8) | prep(r.qsHandle(), 25, 16));
+        return this;
+    }
+
     /** A quadword whose low half is {@code lo} and high half {@code hi} (each a u32). */
     private static long pair(long lo, long hi) {
         return prep(lo, 31, 0) | prep(hi, 63, 32);

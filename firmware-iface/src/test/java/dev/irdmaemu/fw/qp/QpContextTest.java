@@ -93,6 +93,30 @@ class QpContextTest {
     }
 
     @Test
+    void pudaSetctxKnownBytes() {
+        BytesStore<?, ?> s = BytesStore.wrap(new byte[256]);
+        for (int i = 0; i < 256; i += 8) {
+            s.writeLong(i, PATTERN);
+        }
+        // an ILQ as irdma_puda_qp_setctx writes it: CQ 1, 2 KiB buffers, stats index 3 (valid), qs_handle 0x12
+        new QpContext().wrap(s, 0, 256).writePuda(resources(), 2048, 1, 3, true, 0xffff_8881_0000_4000L);
+        assertEquals(PATTERN, qword(s, 0), "quadword 0 is not written");
+        assertEquals(0x0000_0001_2345_6000L, qword(s, 8));          // IRDMAQPC_SQADDR
+        assertEquals(0x0000_0001_2345_8000L, qword(s, 16));         // IRDMAQPC_RQADDR
+        assertEquals(0x4300L, qword(s, 24));                        // SQSIZE=4 [15:12] | RQSIZE=3 [11:8]
+        assertEquals(PATTERN, qword(s, 32));
+        assertEquals(0x0800_0000L, qword(s, 48));                   // SNDMSS=2048 [29:16]
+        assertEquals(0L, qword(s, 56));
+        assertEquals(0x0000_0001_0000_0001L, qword(s, 136));        // RXCQNUM [56:32] | TXCQNUM [24:0]
+        assertEquals(3L, qword(s, 144));                            // STAT_INDEX [6:0]
+        assertEquals(0x0600_0000L, qword(s, 160));                  // USESTATSINSTANCE 26 | PRIVEN 25
+        assertEquals(0xffff_8881_0000_4000L, qword(s, 168));        // IRDMAQPC_QPCOMPCTX
+        assertEquals(0x0012_0000L, qword(s, 176));                  // QSHANDLE [25:16]
+        assertEquals(0x12, new QpContext().wrap(s, 0, 256).qsHandle());
+        assertEquals(PATTERN, qword(s, 184));
+    }
+
+    @Test
     void modelReadsTheContext() {
         BytesStore<?, ?> s = BytesStore.wrap(new byte[256]);
         QpContext ctx = new QpContext().wrap(s, 0, 256).write(resources(), info(), iwarp(), tcp());

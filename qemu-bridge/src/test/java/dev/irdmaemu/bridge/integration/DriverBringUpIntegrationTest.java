@@ -1,6 +1,7 @@
 package dev.irdmaemu.bridge.integration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,18 +9,26 @@ import dev.irdmaemu.bridge.model.ModelNode;
 import dev.irdmaemu.cm.LocalAddress;
 import dev.irdmaemu.cm.driver.CqpException;
 import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
+import dev.irdmaemu.fw.qp.QpContext;
+import dev.irdmaemu.fw.reg.Bits;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.Link;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceKind;
+import dev.irdmaemu.model.ws.WorkSchedulerTree;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The driver layer brings the model up from reset in irdma's probe order (hw.c irdma_ctrl_init_hw: CQP, HMC (Query FPM, Commit FPM, Update PE SDs), CCQ, CEQ 0, AEQ; then irdma_rt_init_hw: ILQ CQ 1 / QP 1, IEQ CQ 2 /
- * QP 2), as the model's trace shows it op by op.
+ * The driver layer brings the model up from reset in irdma.ko 7.3's gen2 probe order, as the model's trace shows
+ * it op by op: hw.c irdma_ctrl_init_hw (CQP by CCQPHIGH/LOW; ctrl.c irdma_get_rdma_features; irdma_hmc_setup:
+ * Query FPM, Commit FPM, then irdma_create_hmc_objs: Update PE SDs and Static HMC pages allocated; CCQ, CEQ 0,
+ * AEQ), then irdma_rt_init_hw (ILQ: CQ 1, puda.c irdma_puda_qp_create -> ws.c irdma_ws_add: root, VSI node,
+ * leaf, leaf enabled, QP 1; IEQ: CQ 2, QP 2, no WS op since UP 0 is valid by then).
  */
 class DriverBringUpIntegrationTest {
     private static final long MAC = 0x02_00_00_00_00_0aL;
@@ -42,9 +51,16 @@ class DriverBringUpIntegrationTest {
             var ops = sink.of(TraceKind.CQP_OP);
             assertEquals(0, sink.of(TraceKind.CQP_ERROR).size(), "no op failed");
             List<String> expected = List.of(
-                    "QUERY_FPM_VAL", "COMMIT_FPM_VAL", "UPDATE_PE_SDS",
+                    "QUERY_RDMA_FEATURES len=272",
+                    "QUERY_FPM_VAL hmc_fn=0", "COMMIT_FPM_VAL hmc_fn=0", "UPDATE_PE_SDS hmc_fn=0",
+                    "SHMC_PAGES_ALLOCATED hmc_fn=0",
                     "CREATE_CQ cq=0", "CREATE_CEQ ceq=0", "CREATE_AEQ",
-                    "CREATE_CQ cq=1", "CREATE_QP qp=1", "CREATE_CQ cq=2", "CREATE_QP qp=2");
+                    "CREATE_CQ cq=1",
+                    "WORK_SCHED_NODE op=0 node=0 parent=0 leaf=false enable=true tc=0 vsi=0 weight=1",
+                    "WORK_SCHED_NODE op=0 node=1 parent=0 leaf=false enable=true tc=0 vsi=0 weight=1",
+                    "WORK_SCHED_NODE op=0 node=2 parent=1 leaf=true enable=false tc=0 vsi=0 weight=100",
+                    "WORK_SCHED_NODE op=1 node=2 parent=1 leaf=true enable=true tc=0 vsi=0 weight=100",
+                    "CREATE_QP qp=1", "CREATE_CQ cq=2", "CREATE_QP qp=2");
             List<String> actual = ops.stream().map(DriverBringUpIntegrationTest::describe).toList();
             assertEquals(expected, actual);
             // the CQP create precedes every op; each op's WQE index follows the previous one
@@ -53,11 +69,13 @@ class DriverBringUpIntegrationTest {
                 assertEquals(i, Integer.parseInt(ops.get(i).get("wqe")), "WQE index of op " + i);
             }
             // PUDA QPs are UDA QPs (type 2) created RTS (puda.c irdma_puda_qp_create)
-            var qp1 = ops.get(7);
+            var qp1 = ops.get(13);
             assertEquals("2", qp1.get("qp_type"));
             assertEquals("2", qp1.get("next_state"));
-            assertEquals(10, n.driver.opsPosted());
-            assertEquals(10, n.device.cqp().completedOps());
+            assertEquals(16, n.driver.opsPosted());
+            assertEquals(16, n.device.cqp().completedOps());
+            // the leaf's add answered its qs_handle in op_ret_val; the driver keeps it as vsi->qos[0].qs_handle
+            assertEquals(String.valueOf(n.driver.qsHandle()), ops.get(11).get("ret"));
             assertTrue(n.device.hmc().count(dev.irdmaemu.fw.hmc.HmcObjectType.QP) >= 3);
             // the interrupts are routed and armed: CEQ 0 and the AEQ exist
             assertTrue(n.device.ceq(0).live());
@@ -65,15 +83,72 @@ class DriverBringUpIntegrationTest {
     }
 
     @Test
-    void theGen2FeatureQueryIsAnsweredOnDemandThoughTheProbeDoesNotSendItYet() {
-        // irdma_get_rdma_features runs between CQP create and HMC setup on gen2; the model answers it (FW info,
-        // HW version, function flags), and the driver's probe takes it up in a later step of issue 14
+    void theProbeKeepsTheFirmwareVersionAndFeatureFlagsTheDeviceReported() {
+        // ctrl.c irdma_get_rdma_features: feature_info[type] per entry; the model reports FW_INFO (count 3),
+        // HW_VERSION_INFO and FTN_FLAGS with atomics clear
         RecordingTraceSink sink = new RecordingTraceSink();
         try (ModelNode n = node(sink)) {
+            assertEquals(3, n.driver.featureCount());
+            long fw = n.driver.featureInfo(RdmaFeatureBuffer.FEATURE_FW_INFO);
+            assertEquals(3, Bits.getInt(fw, RdmaFeatureBuffer.FEATURE_CNT));
+            assertEquals(Bits.getInt(fw, RdmaFeatureBuffer.FW_VER_MAJOR), n.driver.fwMajorVersion());
+            assertEquals(Bits.getInt(fw, RdmaFeatureBuffer.FW_VER_MINOR), n.driver.fwMinorVersion());
+            assertEquals(1, n.driver.fwMajorVersion());
+            assertEquals(RdmaFeatureBuffer.FTN_FLAGS,
+                    Bits.getInt(n.driver.featureInfo(RdmaFeatureBuffer.FTN_FLAGS), RdmaFeatureBuffer.FEATURE_TYPE));
+            assertEquals(0, n.driver.featureFlags() & (RdmaFeatureBuffer.FLAG_ATOMICS_ALLOWED
+                    | RdmaFeatureBuffer.FLAG_MANAGE_RSRC_VER2));
+            assertFalse(n.driver.atomicsAllowed());
+            assertTrue(n.driver.featureInfo(RdmaFeatureBuffer.HW_VERSION_INFO) != 0, "HW version entry kept");
+            // asked again on demand, the same answer
             n.driver.queryRdmaFeatures();
             assertEquals(3, n.driver.featureCount());
-            var last = sink.of(TraceKind.CQP_OP);
-            assertEquals("QUERY_RDMA_FEATURES", last.get(last.size() - 1).get("op"));
+        }
+    }
+
+    @Test
+    void theProbeLeavesARootAVsiNodeAndOneEnabledLeafWhoseQsHandleTheQueuesCarry() {
+        RecordingTraceSink sink = new RecordingTraceSink();
+        try (ModelNode n = node(sink)) {
+            WorkSchedulerTree ws = n.device.workScheduler();
+            assertEquals(3, ws.liveCount(), "root, VSI node, one leaf");
+            assertEquals(1, ws.qsHandlesInUse());
+            assertEquals(IrdmaDriver.WS_ROOT_NODE, ws.root());
+            assertEquals(IrdmaDriver.WS_ROOT_NODE, ws.parent(0), "the root is its own parent");
+            assertFalse(ws.leaf(0));
+            assertTrue(ws.enabled(0));
+            assertEquals(0, ws.parent(1));
+            assertFalse(ws.leaf(1));
+            assertTrue(ws.enabled(1));
+            assertEquals(IrdmaDriver.VSI_NUM, ws.vsi(1));
+            assertEquals(1, ws.parent(2));
+            assertTrue(ws.leaf(2));
+            assertTrue(ws.enabled(2), "modified to enabled after the add");
+            assertEquals(1, ws.prioType(2), "IRDMA_PRIO_WEIGHTED_RR");
+            int qs = ws.qsHandle(2);
+            assertEquals(qs, n.driver.qsHandle());
+            assertEquals(List.of(0, 1, 2), Arrays.stream(n.driver.wsNodes()).boxed().toList());
+            // puda.c irdma_puda_qp_setctx: QSHANDLE in the ILQ's and the IEQ's context
+            var creates = sink.of(TraceKind.CQP_OP).stream().filter(e -> "CREATE_QP".equals(e.get("op"))).toList();
+            assertEquals(2, creates.size());
+            QpContext ctx = new QpContext();
+            for (var c : creates) {
+                long pa = Long.parseLong(c.get("ctx").replace("0x", ""), 16);
+                ctx.wrap(n.driver.store(), n.driver.offsetOf(pa), QpContext.SIZE);
+                assertEquals(qs, ctx.qsHandle(), "QSHANDLE of QP " + c.get("qp"));
+            }
+            // the qhash WQEs carry it too (ctrl.c irdma_sc_manage_qhash_table_entry)
+            sink.clear();
+            n.driver.manageQhash(true, true, new int[] {0xc000_0201}, 4791, null, 0, false, -1, MAC, 1);
+            assertEquals(String.valueOf(qs), sink.of(TraceKind.CQP_OP).get(0).get("qs_handle"));
+            // ws.c irdma_remove_leaf: leaf, VSI node, root, bottom up
+            sink.clear();
+            n.driver.wsRemove();
+            var deletes = sink.of(TraceKind.CQP_OP).stream().map(e -> e.get("node_op") + ":" + e.get("node"))
+                    .toList();
+            assertEquals(List.of("2:2", "2:1", "2:0"), deletes);
+            assertEquals(0, ws.liveCount());
+            assertEquals(0, ws.qsHandlesInUse());
         }
     }
 
@@ -83,6 +158,12 @@ class DriverBringUpIntegrationTest {
             case "CREATE_CQ" -> op + " cq=" + e.get("cq");
             case "CREATE_QP" -> op + " qp=" + e.get("qp");
             case "CREATE_CEQ" -> op + " ceq=" + e.get("ceq");
+            case "QUERY_RDMA_FEATURES" -> op + " len=" + e.get("len");
+            case "QUERY_FPM_VAL", "COMMIT_FPM_VAL", "UPDATE_PE_SDS", "SHMC_PAGES_ALLOCATED" ->
+                    op + " hmc_fn=" + e.get("hmc_fn");
+            case "WORK_SCHED_NODE" -> op + " op=" + e.get("node_op") + " node=" + e.get("node") + " parent="
+                    + e.get("parent") + " leaf=" + e.get("leaf") + " enable=" + e.get("enable") + " tc="
+                    + e.get("tc") + " vsi=" + e.get("vsi") + " weight=" + e.get("weight");
             default -> op;
         };
     }
