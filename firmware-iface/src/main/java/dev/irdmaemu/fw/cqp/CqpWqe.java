@@ -831,16 +831,20 @@ public final class CqpWqe extends QuadwordView {
      * address; an IPv4 address is word 0 (quadword 6, low half).
      */
     public int qhashDestIp(int i) {
-        return ipWord(48, i);
+        return ipWord(qhashIpv4(), 48, i);
     }
 
     /** Word {@code i} of the remote address (quadwords 4 and 5); only in TCP_ESTABLISHED entries. */
     public int qhashSrcIp(int i) {
-        return ipWord(32, i);
+        return ipWord(qhashIpv4(), 32, i);
     }
 
-    private int ipWord(int lowQword, int i) {
-        if (qhashIpv4()) {
+    /**
+     * Word {@code i} of an address laid out as the qhash and AH WQEs lay it out: IPv4 in the low half of quadword
+     * {@code lowQword}; IPv6 words 0/1 in the quadword after it, 2/3 in it.
+     */
+    private int ipWord(boolean ipv4, int lowQword, int i) {
+        if (ipv4) {
             return i == 0 ? (int) qword(lowQword) : 0;
         }
         return switch (i) {
@@ -1163,25 +1167,12 @@ public final class CqpWqe extends QuadwordView {
      * 5 (ADDR0 / ADDR1), 2/3 in quadword 4 (ADDR2 / ADDR3); an IPv4 address is word 0, in quadword 4's ADDR3.
      */
     public int ahDestIp(int i) {
-        return ahIpWord(32, i);
+        return ipWord(ahIpv4(), 32, i);
     }
 
     /** As {@link #ahDestIp} for the source address (quadwords 6 and 7). */
     public int ahSrcIp(int i) {
-        return ahIpWord(48, i);
-    }
-
-    private int ahIpWord(int lowQword, int i) {
-        if (ahIpv4()) {
-            return i == 0 ? (int) qword(lowQword) : 0;
-        }
-        return switch (i) {
-            case 0 -> (int) (qword(lowQword + 8) >>> 32);
-            case 1 -> (int) qword(lowQword + 8);
-            case 2 -> (int) (qword(lowQword) >>> 32);
-            case 3 -> (int) qword(lowQword);
-            default -> 0;
-        };
+        return ipWord(ahIpv4(), 48, i);
     }
 
     // --- Gather stats
