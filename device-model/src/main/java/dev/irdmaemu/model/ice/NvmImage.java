@@ -1,6 +1,6 @@
 package dev.irdmaemu.model.ice;
 
-import static dev.irdmaemu.fw.aq.AqLayout.ShadowRam.*;
+import dev.irdmaemu.fw.aq.AqLayout.ShadowRam;
 
 import java.nio.charset.StandardCharsets;
 
@@ -33,7 +33,7 @@ public final class NvmImage {
     /** CSS header length in dwords (words 2/3 of the NVM bank). */
     public static final int CSS_HDR_DWORDS = 0x80;
     /** Word offset of the Shadow RAM copy in an NVM bank: roundup(0x80 * 2 + 8, 32). */
-    public static final int SR_COPY_WORD = (CSS_HDR_DWORDS * 2 + AUTH_HEADER_LEN + 31) / 32 * 32;
+    public static final int SR_COPY_WORD = (CSS_HDR_DWORDS * 2 + ShadowRam.AUTH_HEADER_LEN + 31) / 32 * 32;
     /** Active bank's dev starter version: major 4 (bits 15:12), minor 0x28 (bits 7:0). */
     public static final int DEV_STARTER_VER = 0x4028;
     public static final int INACTIVE_DEV_STARTER_VER = 0x4014;
@@ -50,24 +50,25 @@ public final class NvmImage {
     private final byte[] sr = new byte[SR_BYTES];
 
     public NvmImage() {
-        word(sr, CTRL_WORD, CTRL_WORD_VALID << CTRL_WORD_1_S | CTRL_WORD_NVM_BANK);
-        word(sr, DEV_STARTER_VER, NvmImage.DEV_STARTER_VER);
-        word(sr, WOL_CFG, 0);
-        word(sr, EETRACK_LO, (int) (EETRACK & 0xFFFF));
-        word(sr, EETRACK_HI, (int) (EETRACK >>> 16));
-        word(sr, PFA_PTR, PFA_WORD);
-        word(sr, FIRST_NVM_BANK_PTR, PTR_4KB_UNITS | NVM_BANK_PTR / 4096);
-        word(sr, NVM_BANK_SIZE, NvmImage.NVM_BANK_SIZE / 4096);
-        word(sr, FIRST_OROM_BANK_PTR, PTR_4KB_UNITS | OROM_BANK_PTR / 4096);
-        word(sr, OROM_BANK_SIZE, NvmImage.OROM_BANK_SIZE / 4096);
-        word(sr, NETLIST_BANK_PTR, PTR_4KB_UNITS | NvmImage.NETLIST_BANK_PTR / 4096);
-        word(sr, NETLIST_BANK_SIZE, NvmImage.NETLIST_BANK_SIZE / 4096);
+        word(sr, ShadowRam.CTRL_WORD,
+                ShadowRam.CTRL_WORD_VALID << ShadowRam.CTRL_WORD_1_S | ShadowRam.CTRL_WORD_NVM_BANK);
+        word(sr, ShadowRam.DEV_STARTER_VER, NvmImage.DEV_STARTER_VER);
+        word(sr, ShadowRam.WOL_CFG, 0);
+        word(sr, ShadowRam.EETRACK_LO, (int) (EETRACK & 0xFFFF));
+        word(sr, ShadowRam.EETRACK_HI, (int) (EETRACK >>> 16));
+        word(sr, ShadowRam.PFA_PTR, PFA_WORD);
+        word(sr, ShadowRam.FIRST_NVM_BANK_PTR, ShadowRam.PTR_4KB_UNITS | NVM_BANK_PTR / 4096);
+        word(sr, ShadowRam.NVM_BANK_SIZE, NVM_BANK_SIZE / 4096);
+        word(sr, ShadowRam.FIRST_OROM_BANK_PTR, ShadowRam.PTR_4KB_UNITS | OROM_BANK_PTR / 4096);
+        word(sr, ShadowRam.OROM_BANK_SIZE, OROM_BANK_SIZE / 4096);
+        word(sr, ShadowRam.NETLIST_BANK_PTR, ShadowRam.PTR_4KB_UNITS | NETLIST_BANK_PTR / 4096);
+        word(sr, ShadowRam.NETLIST_BANK_SIZE, NETLIST_BANK_SIZE / 4096);
         // PFA: length word (counts itself, the TLVs and one final word), then the PBA TLV (ice_read_pba_string)
         byte[] pba = PBA.getBytes(StandardCharsets.US_ASCII);
         int pbaWords = (pba.length + 1) / 2;
         int tlvLen = pbaWords + 1;
         word(sr, PFA_WORD, 1 + 2 + tlvLen + 1);
-        word(sr, PFA_WORD + 1, PBA_BLOCK_PTR);
+        word(sr, PFA_WORD + 1, ShadowRam.PBA_BLOCK_PTR);
         word(sr, PFA_WORD + 2, tlvLen);
         word(sr, PFA_WORD + 3, pbaWords + 1);
         for (int i = 0; i < pbaWords; i++) {
@@ -81,16 +82,16 @@ public final class NvmImage {
         writeNvmBank(NVM_BANK_PTR + (second ? 0 : NVM_BANK_SIZE), INACTIVE_DEV_STARTER_VER);
         writeOrom(OROM_BANK_PTR);
         writeOrom(OROM_BANK_PTR + OROM_BANK_SIZE);
-        writeNetlist(NvmImage.NETLIST_BANK_PTR);
-        writeNetlist(NvmImage.NETLIST_BANK_PTR + NvmImage.NETLIST_BANK_SIZE);
+        writeNetlist(NETLIST_BANK_PTR);
+        writeNetlist(NETLIST_BANK_PTR + NETLIST_BANK_SIZE);
     }
 
     private void writeNvmBank(int at, int version) {
-        word(flash, at / 2 + CSS_HDR_LEN_L, CSS_HDR_DWORDS & 0xFFFF);
-        word(flash, at / 2 + CSS_HDR_LEN_H, CSS_HDR_DWORDS >>> 16);
+        word(flash, at / 2 + ShadowRam.CSS_HDR_LEN_L, CSS_HDR_DWORDS & 0xFFFF);
+        word(flash, at / 2 + ShadowRam.CSS_HDR_LEN_H, CSS_HDR_DWORDS >>> 16);
         int copy = at + SR_COPY_WORD * 2;
         System.arraycopy(sr, 0, flash, copy, Math.min(SR_BYTES, NVM_BANK_SIZE - SR_COPY_WORD * 2));
-        word(flash, copy / 2 + DEV_STARTER_VER, version);
+        word(flash, copy / 2 + ShadowRam.DEV_STARTER_VER, version);
     }
 
     /** struct ice_orom_civd_info (ice_nvm.h): "$CIV", checksum, combo_ver, name length, UTF-16 name; sum 0. */
@@ -118,8 +119,8 @@ public final class NvmImage {
     /** ice_get_netlist_info: module id, module length >= 0x30, node count 0, the ID block at word 6. */
     private void writeNetlist(int at) {
         int w = at / 2;
-        word(flash, w, NETLIST_LINK_TOPO_MOD_ID);
-        word(flash, w + 2, NETLIST_ID_BLK_SIZE + 8);
+        word(flash, w, ShadowRam.NETLIST_LINK_TOPO_MOD_ID);
+        word(flash, w + 2, ShadowRam.NETLIST_ID_BLK_SIZE + 8);
         word(flash, w + 3, 0);
         int id = w + 6;
         word(flash, id + 2, NETLIST_MAJOR);
