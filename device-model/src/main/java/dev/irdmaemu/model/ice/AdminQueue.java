@@ -342,7 +342,7 @@ public final class AdminQueue {
         if (retval != AqError.OK) {
             out |= AqDescriptor.ERR;
         }
-        desc.flags(out).retval(retval).datalen(hasBuf ? (retval == AqError.OK || replyLen > 0 ? replyLen : 0) : 0);
+        desc.flags(out).retval(retval).datalen(replyLen);
         memory.copyIn(gpa, descStore, 0, AqDescriptor.SIZE);
         TraceEvent t = trace.start(TraceKind.AQ);
         if (t != null) {

@@ -147,14 +147,28 @@ public final class IceFirmware implements Mmio {
 
     @Override
     public int read32(long offset) {
-        return regs.lookup(offset) >= 0 ? regs.read32(offset) : other.read(offset);
+        if (regs.lookup(offset) >= 0) {
+            return regs.read32(offset);
+        }
+        int v = other.read(offset);
+        TraceEvent t = trace.start(TraceKind.REG_READ);
+        if (t != null) {
+            t.text("reg", "ice_storage").hex("off", offset).hex("val", v & 0xffff_ffffL).emit();
+        }
+        return v;
     }
 
     @Override
     public void write32(long offset, int value) {
         if (regs.lookup(offset) >= 0) {
             regs.write32(offset, value);
-        } else if (!other.write(offset, value) && other.dropped() == 1) {
+            return;
+        }
+        TraceEvent t = trace.start(TraceKind.REG_WRITE);
+        if (t != null) {
+            t.text("reg", "ice_storage").hex("off", offset).hex("val", value & 0xffff_ffffL).emit();
+        }
+        if (!other.write(offset, value) && other.dropped() == 1) {
             LOG.warn("ice register storage full: write of 0x{} to 0x{} dropped; later drops only counted",
                     Integer.toHexString(value), Long.toHexString(offset));
         }
