@@ -169,8 +169,8 @@ public final class IceFirmware implements Mmio {
             t.text("reg", "ice_storage").hex("off", offset).hex("val", value & 0xffff_ffffL).emit();
         }
         if (!other.write(offset, value) && other.dropped() == 1) {
-            LOG.warn("ice register storage full: write of 0x{} to 0x{} dropped; later drops only counted",
-                    Integer.toHexString(value), Long.toHexString(offset));
+            LOG.warn("ice register write of 0x{} to 0x{} dropped (storage full or an unaligned offset); "
+                    + "later drops only counted", Integer.toHexString(value), Long.toHexString(offset));
         }
     }
 

@@ -15,7 +15,8 @@ import java.nio.charset.StandardCharsets;
  *  flash 0x000000    a copy of the Shadow RAM
  *  flash 0x010000    NVM bank 1 and, 128 KiB on, bank 2: each a CSS header (length words 2/3, in dwords) then
  *                    a Shadow RAM copy at roundup(hdr_len * 2 + 8, 32) words with its own version words
- *  flash 0x050000    Option ROM banks (64 KiB each), a "$CIV" block with a zero checksum at 0x800 (ice_get_orom_civd_data)
+ *  flash 0x050000    Option ROM banks (64 KiB each), a "$CIV" block with a zero checksum at 0x800
+ *                    (ice_get_orom_civd_data)
  *  flash 0x070000    netlist banks (64 KiB each): link topology module id 0x11B, length, 0 nodes, ID block
  * </pre>
  * ice discovers the flash size by bisection over 24 bits (ice_discover_flash_size): a flat read at or past

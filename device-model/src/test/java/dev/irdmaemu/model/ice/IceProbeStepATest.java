@@ -33,7 +33,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Probe step A of ice.ko against the model (e810-probe-facts §1.1 - §1.3 A), each reply checked the way ice parses it.
+ * Probe step A of ice.ko against the model (e810-probe-facts §1.1 - §1.3 A), each reply checked the way ice parses
+ * it.
  */
 class IceProbeStepATest {
     static final long MAC = 0x00_1B_21_AB_CD_EFL;
