@@ -296,6 +296,25 @@ class IceAdminQueueHostileTest {
     }
 
     @Test
+    void mailboxRingsComeUpAsIceInitialisesThem() {
+        // ice_main.c: mailbox ATQ of ICE_MBXSQ_LEN (64), ARQ of PF_MBX_ARQLEN_ARQLEN_M (1023) entries
+        long sq = ram.allocate(64 * 32);
+        long rq = ram.allocate(1023 * 32);
+        assertTrue(drv.cfgRegs(PF_MBX_ATQH, PF_MBX_ATQT, PF_MBX_ATQLEN, PF_MBX_ATQBAL, PF_MBX_ATQBAH, sq, 64));
+        assertTrue(drv.cfgRegs(PF_MBX_ARQH, PF_MBX_ARQT, PF_MBX_ARQLEN, PF_MBX_ARQBAL, PF_MBX_ARQBAH, rq, 1023));
+        fw.write32(PF_MBX_ARQT, 1022);
+        assertEquals(64 | QLEN_ENABLE_M, fw.read32(PF_MBX_ATQLEN) & (QLEN_LEN_M | QLEN_ENABLE_M));
+        assertEquals(1023 | QLEN_ENABLE_M, fw.read32(PF_MBX_ARQLEN) & (QLEN_LEN_M | QLEN_ENABLE_M));
+        assertEquals(1022, fw.read32(PF_MBX_ARQT));
+        // a PF-to-VF message with no VF behind it is answered, not left pending
+        drv.ringDesc(sq, 0).clear().opcode(AqOpcode.SEND_MSG_TO_VF).flags(AqDescriptor.SI);
+        fw.write32(PF_MBX_ATQT, 1);
+        assertEquals(1, fw.read32(PF_MBX_ATQH));
+        assertEquals(AqError.ESRCH, drv.ringDesc(sq, 0).retval());
+        assertEquals(0, fw.read32(PF_FW_ATQH), "the admin queue is untouched");
+    }
+
+    @Test
     void oicrIsReadToClearAndRaisesItsVector() {
         fw.write32(PFINT_OICR_CTL, 3 | CTL_CAUSE_ENA_M);
         fw.write32(PFINT_OICR_ENA, PFINT_OICR_PE_CRITERR_M);
