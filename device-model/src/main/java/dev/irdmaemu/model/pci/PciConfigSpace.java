@@ -44,7 +44,9 @@ public final class PciConfigSpace {
     private final int[] fieldWidths = new int[MAX_FIELDS];
     private final OnWrite[] handlers = new OnWrite[MAX_FIELDS];
     private final String[] handlerNames = new String[MAX_FIELDS];
+    /** Scratch of {@link #write}: the fields a write touched and their values before it. */
     private final int[] touched = new int[8];
+    private final int[] beforeScratch = new int[8];
     private int fields;
     private long writes;
     private long ignoredWrites;
@@ -211,8 +213,6 @@ public final class PciConfigSpace {
             }
         }
     }
-
-    private final int[] beforeScratch = new int[8];
 
     private static boolean contains(int[] a, int n, int x) {
         for (int i = 0; i < n; i++) {

@@ -378,6 +378,32 @@ class E810PciFunctionTest {
         assertEquals(0, pci.barRead(3, 0x8000, 4), "the PBA reads 0: QEMU keeps the pending bits");
     }
 
+    /** The BAR0 path of a register access allocates nothing once warm (trace off), as every MMIO must. */
+    @Test
+    void aBar0RegisterAccessAllocatesNothing() {
+        rig.trace.off();
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long t = Thread.currentThread().getId();
+        long dyn = Gen2Register.GLINT_DYN_CTL.at(11);
+        long cpu = Gen2Register.GLPE_CPUSTATUS1.offset();
+        long sum = 0;
+        for (int i = 0; i < 50_000; i++) {
+            pci.barWrite(0, dyn, 4, i & 0x1e);
+            sum += pci.barRead(0, cpu, 4) + pci.barRead(0, dyn, 8);
+        }
+        long base = threads.getThreadAllocatedBytes(t);
+        base = threads.getThreadAllocatedBytes(t) - base;
+        long before = threads.getThreadAllocatedBytes(t);
+        for (int i = 0; i < 100_000; i++) {
+            pci.barWrite(0, dyn, 4, i & 0x1e);
+            sum += pci.barRead(0, cpu, 4) + pci.barRead(0, dyn, 8);
+        }
+        long used = threads.getThreadAllocatedBytes(t) - before - base;
+        assertTrue(sum > 0);
+        assertTrue(used < 1024, used + " bytes allocated by 300k BAR0 accesses");
+    }
+
     // --- MSI-X
 
     @Test
