@@ -55,8 +55,13 @@ class FunctionResetTest {
         // armed when the reset comes.
         a.write32(Gen2Register.CCQPLOW.offset(), 0);
         assertTrue(pair.scheduler.describePending().contains("cqp-create"), pair.scheduler.describePending());
+        dev.irdmaemu.model.port.FrameTransmitter wire = a.port().transmitter();
+        dev.irdmaemu.model.port.LanSink lan = a.port().lanSink();
+        dev.irdmaemu.model.port.EthernetPort oldPort = a.port();
         a.reset();
         b.reset();
+        assertTrue(a.port() != oldPort, "a new port");
+        assertTrue(a.port().transmitter() == wire && a.port().lanSink() == lan, "the host's wiring stays");
         // Only frames already on the wire are left: every engine, TCP, CQP, port and interrupt timer is disarmed.
         String pending = pair.scheduler.describePending();
         for (String event : pending.isEmpty() ? new String[0] : pending.split(", ")) {
