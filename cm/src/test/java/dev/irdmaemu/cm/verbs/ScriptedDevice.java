@@ -200,18 +200,50 @@ final class ScriptedDevice implements Mmio {
         }
     }
 
+    /**
+     * A small device: 1024 QPs, objects sized so that irdma_cfg_fpm_val's arithmetic commits in one round within 12
+     * SDs, of which the driver backs about 8 (16 MiB of the rig's 32 MiB) with direct SDs.
+     */
+    static final int MAX_PE_SDS = 12;
+
+    private static long maxCount(HmcObjectType t) {
+        return switch (t) {
+            case QP -> 1024;
+            case SRQ -> 0;
+            case XF, Q1 -> 1 << 18;
+            case RRF, OOISC -> 1 << 15;
+            case XFFL, Q1FL -> 1 << 12;
+            case RRFFL, OOISCFFL -> 1 << 9;
+            case PBLE -> 1 << 18;
+            case FSIMC, FSIAV, TIMER -> 256;
+            default -> 8192;
+        };
+    }
+
+    /** log2 of each object's size (the free lists, PBLE and APBVT have the driver's fixed sizes). */
+    private static int sizeLog2(HmcObjectType t) {
+        return switch (t) {
+            case QP -> 9;
+            case XF, Q1 -> 3;
+            case XFFL, Q1FL, RRFFL, OOISCFFL -> 2;
+            case RRF, OOISC -> 4;
+            case PBLE -> 3;
+            case APBVT_ENTRY -> 13;
+            default -> 6;
+        };
+    }
+
     private void queryFpm(long buffer) {
         long o = ram.offsetOf(buffer);
         FpmQueryBuffer.clear(store, o);
-        FpmQueryBuffer.writeSdInfo(store, o, 0, 64);
+        FpmQueryBuffer.writeSdInfo(store, o, 0, MAX_PE_SDS);
         for (HmcObjectType t : HmcObjectType.values()) {
-            long size = switch (t) {
-                case QP -> 9;
-                case PBLE -> 0;
-                case XFFL, Q1FL, RRFFL, OOISCFFL -> 64;
-                default -> 6;
+            long sizeOrBlock = switch (t.queryEncoding()) {
+                case FREE_LIST -> 64;
+                case COUNT_AND_LOG2_SIZE -> sizeLog2(t);
+                default -> 0;
             };
-            FpmQueryBuffer.writeObject(store, o, t, 1 << 20, size);
+            FpmQueryBuffer.writeObject(store, o, t, maxCount(t), sizeOrBlock);
         }
         FpmQueryBuffer.writeMisc(store, o, 16, 4, 16, 0);
     }
@@ -229,19 +261,12 @@ final class ScriptedDevice implements Mmio {
         long base = 0;
         long[] want = new long[HmcObjectType.values().length];
         for (HmcObjectType t : HmcObjectType.values()) {
-            want[t.ordinal()] = store.readLong(o + t.commitOffset());
+            want[t.ordinal()] = t == HmcObjectType.APBVT_ENTRY ? 1 : store.readLong(o + t.commitOffset());
         }
         for (HmcObjectType t : HmcObjectType.values()) {
             long count = want[t.ordinal()];
-            long objSize = switch (t) {
-                case QP -> 512;
-                case PBLE -> 8;
-                case XFFL, Q1FL, RRFFL, OOISCFFL -> 4;
-                case APBVT_ENTRY -> 8192;
-                default -> 64;
-            };
-            FpmCommitBuffer.writeCommitted(store, o, t, count, base);
-            base += (count * objSize + 511) / 512 * 512;
+            FpmCommitBuffer.writeCommitted(store, o, t, t == HmcObjectType.APBVT_ENTRY ? 0 : count, base);
+            base += (count * (1L << sizeLog2(t)) + 511) / 512 * 512;
         }
     }
 
