@@ -204,6 +204,7 @@ public final class IrdmaDriver {
     private long localMac;
     private long ilqRefused;
     private final SimTimer irqTimer;
+    private final HwStatistics statistics;
     private boolean postIlqBuffers = true;
     private int featureCount;
     /** dev->feature_info[]: each feature entry the device reported, by type (IRDMA_MAX_FEATURES of them). */
@@ -244,6 +245,7 @@ public final class IrdmaDriver {
         this.nopWriter = (o, v) -> CqpWqeWriter.nop(store, o, v);
         this.qhashWriter = (o, v) -> CqpWqeWriter.manageQhash(store, o, qhf, v);
         this.irqTimer = scheduler.newTimer("irdma-driver-irq", this::handleInterrupt);
+        this.statistics = new HwStatistics(this, ram);
     }
 
     /** Binds the driver to the device's BAR0 (once, before {@link #bringUp()}). */
@@ -329,6 +331,15 @@ public final class IrdmaDriver {
      */
     public long pbleBackedCount() {
         return pbleBacked;
+    }
+
+    /**
+     * The PF's hardware statistics (Gather Stats). irdma starts their 60 s timer in irdma_vsi_stats_init; this
+     * driver gathers on demand ({@link HwStatistics#gather()}) and runs the timer only once started
+     * ({@link HwStatistics#startTimer()}).
+     */
+    public HwStatistics statistics() {
+        return statistics;
     }
 
     /** The HMC sizing this driver committed (the port of irdma_cfg_fpm_val), null before bring-up. */
