@@ -68,6 +68,12 @@ final class ScriptedDevice implements Mmio {
     private boolean ceqPolarity = true;
     private int high;
     final List<Op> ops = new ArrayList<>();
+    /** PFHMC_PDINV values written, in order. */
+    final List<Integer> pdInvalidations = new ArrayList<>();
+    /** Whether PD invalidations had been written when the last Update PE SDs arrived. */
+    boolean pdInvalidationsBeforeLastSdUpdate;
+    private long pbleMax = 1 << 18;
+    private boolean pbleSdAligned;
     /** PFPE_WQEALLOC / PFPE_CQARM writes: how many, and the last value (counters: the data path allocates nothing). */
     int sqDoorbells;
     int lastSqDoorbell = -1;
@@ -83,6 +89,15 @@ final class ScriptedDevice implements Mmio {
 
     void interrupts(InterruptSink sink) {
         this.irq = sink;
+    }
+
+    /**
+     * Answer {@code max} PBLEs and place the PBLE object after every other one, at the start of an SD of its own
+     * (pble.c's new-SD cases).
+     */
+    void pbleAtSdBoundary(long max) {
+        pbleMax = max;
+        pbleSdAligned = true;
     }
 
     /** The next {@code times} ops of {@code op} fail with {@code major} / {@code minor}. */
@@ -145,6 +160,8 @@ final class ScriptedDevice implements Mmio {
         } else if (offset == Gen2Register.CQARM.offset()) {
             cqArms++;
             lastCqArm = value;
+        } else if (offset == Gen2Register.PFHMC_PDINV.offset()) {
+            pdInvalidations.add(value);
         }
     }
 
@@ -154,6 +171,9 @@ final class ScriptedDevice implements Mmio {
         store.read(o, b, 0, CqpWqe.SIZE);
         CqpOpcode op = CqpOpcode.of((int) (store.readLong(o + CqpWqe.OFF_HEADER) >>> 32 & 0x3f));
         ops.add(new Op(op, b));
+        if (op == CqpOpcode.UPDATE_PE_SDS) {
+            pdInvalidationsBeforeLastSdUpdate = !pdInvalidations.isEmpty();
+        }
         CqpWqe w = new CqpWqe().wrap(store, o);
         int[] f = failures.get(op);
         if (f != null && f[0] > 0) {
@@ -206,7 +226,7 @@ final class ScriptedDevice implements Mmio {
      */
     static final int MAX_PE_SDS = 12;
 
-    private static long maxCount(HmcObjectType t) {
+    private long maxCount(HmcObjectType t) {
         return switch (t) {
             case QP -> 1024;
             case SRQ -> 0;
@@ -214,7 +234,7 @@ final class ScriptedDevice implements Mmio {
             case RRF, OOISC -> 1 << 15;
             case XFFL, Q1FL -> 1 << 12;
             case RRFFL, OOISCFFL -> 1 << 9;
-            case PBLE -> 1 << 18;
+            case PBLE -> pbleMax;
             case FSIMC, FSIAV, TIMER -> 256;
             default -> 8192;
         };
@@ -265,8 +285,16 @@ final class ScriptedDevice implements Mmio {
         }
         for (HmcObjectType t : HmcObjectType.values()) {
             long count = want[t.ordinal()];
+            if (t == HmcObjectType.PBLE && pbleSdAligned) {
+                continue;
+            }
             FpmCommitBuffer.writeCommitted(store, o, t, t == HmcObjectType.APBVT_ENTRY ? 0 : count, base);
             base += (count * (1L << sizeLog2(t)) + 511) / 512 * 512;
+        }
+        if (pbleSdAligned) {
+            // PBLE last, alone from the start of an SD: no other object shares its SD
+            base = (base + FpmCommitBuffer.SD_SPAN - 1) / FpmCommitBuffer.SD_SPAN * FpmCommitBuffer.SD_SPAN;
+            FpmCommitBuffer.writeCommitted(store, o, HmcObjectType.PBLE, want[HmcObjectType.PBLE.ordinal()], base);
         }
     }
 
