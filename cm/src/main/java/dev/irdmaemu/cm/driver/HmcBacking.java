@@ -10,6 +10,8 @@ import dev.irdmaemu.fw.hmc.SegmentDescriptor;
 import dev.irdmaemu.fw.reg.Gen2Registers;
 import java.util.function.IntConsumer;
 import net.openhft.chronicle.bytes.BytesStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The driver's side of the HMC's segment descriptor table (hmc_info->sd_table): which SDs are valid, direct or
@@ -27,6 +29,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * </ul>
  */
 final class HmcBacking {
+    private static final Logger LOG = LoggerFactory.getLogger(HmcBacking.class);
     /** hmc.h IRDMA_MAX_SD_ENTRIES: the SDs one Update PE SDs op carries. */
     static final int MAX_SD_ENTRIES = CqpWqe.SD_INLINE_MAX + CqpWqe.SD_BUFFER_MAX;
     /** defs.h IRDMA_UPDATE_SD_BUFF_SIZE: the SD buffer's slot per CQP WQE index. */
@@ -96,7 +99,9 @@ final class HmcBacking {
         int first = (int) (base / SD_BYTES);
         int limit = (int) ((base + count * objectSize + SD_BYTES - 1) / SD_BYTES);
         if (first >= sdCount || limit > sdCount) {
-            throw new IllegalStateException(t + " spans SDs " + first + ".." + limit + " beyond sd_cnt " + sdCount);
+            // hmc.c irdma_sc_create_hmc_obj: -EINVAL (a commit answer whose last object is not the furthest)
+            LOG.warn("HMC object {} spans SDs {}..{} beyond sd_cnt {}", t, first, limit, sdCount);
+            throw new CqpException(CqpException.Kind.BAD_FPM, "COMMIT_FPM_VAL", 0, 0);
         }
         int added = 0;
         int firstAdded = -1;
@@ -176,7 +181,8 @@ final class HmcBacking {
         }
         int sd = (int) (next / SD_BYTES);
         if (sd >= sdCount) {
-            throw new IllegalStateException("PBLE object beyond sd_cnt");
+            LOG.warn("PBLE object at SD {} beyond sd_cnt {}", sd, sdCount);
+            throw new CqpException(CqpException.Kind.BAD_FPM, "COMMIT_FPM_VAL", 0, 0);
         }
         int relPd = (int) (next / PAGE % PageDescriptor.PDS_PER_SD);
         long pages = relPd != 0 ? PageDescriptor.PDS_PER_SD - relPd : PageDescriptor.PDS_PER_SD;

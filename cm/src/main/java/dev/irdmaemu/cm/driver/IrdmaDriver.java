@@ -603,7 +603,8 @@ public final class IrdmaDriver {
         }
         int sdCount = HmcBacking.sdCountOf(cb, sizes);
         if (sdCount > sizing.maxSds()) {
-            // hmc.c irdma_sc_create_hmc_obj: an object beyond sd_table.sd_cnt is -EINVAL
+            // not a kernel check (irdma backs whatever sd_cnt the commit answer implies): this driver backs no more
+            // SDs than the query offered, so a device answer cannot make it allocate without bound
             LOG.warn("Commit FPM placed the objects over {} SDs, max_pe_sds is {}", sdCount, sizing.maxSds());
             throw new CqpException(CqpException.Kind.BAD_FPM, "COMMIT_FPM_VAL", 0, 0);
         }

@@ -2,8 +2,10 @@ package dev.irdmaemu.cm.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irdmaemu.cm.driver.CqpException;
 import dev.irdmaemu.cm.driver.IrdmaDriver;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
@@ -108,6 +110,40 @@ class HmcBackingTest {
             // the QP object's first context resolves into SD 0's 2 MiB page
             assertEquals(u.driver().hmcSdAddress(0), u.driver().hmcAddress(u.driver().committedBase(HmcObjectType.QP)));
         }
+    }
+
+    /** Bring-up on a device set up by {@code setup} that must fail: the exception, the RAM closed. */
+    private static CqpException refused(Consumer<ScriptedDevice> setup, List<ScriptedDevice.Op> opsSeen) {
+        SimScheduler scheduler = new SimScheduler(5);
+        try (HostRam ram = new HostRam(new HostMemory(), RAM_BASE, 32L << 20)) {
+            ScriptedDevice device = new ScriptedDevice(ram);
+            setup.accept(device);
+            IrdmaDriver driver = new IrdmaDriver(ram, scheduler);
+            device.interrupts(driver.interruptSink());
+            driver.bind(device);
+            CqpException e = assertThrows(CqpException.class, driver::bringUp);
+            opsSeen.addAll(device.ops);
+            assertFalse(driver.isUp());
+            return e;
+        }
+    }
+
+    @Test
+    void aQueryAnswerIrdmaRefusesEndsBringUpBeforeTheCommit() {
+        List<ScriptedDevice.Op> ops = new ArrayList<>();
+        CqpException e = refused(ScriptedDevice::zeroQ1BlockSize, ops);
+        assertEquals(CqpException.Kind.BAD_FPM, e.kind());
+        assertEquals("QUERY_FPM_VAL", e.op());
+        assertEquals(CqpOpcode.QUERY_FPM_VAL, ops.get(ops.size() - 1).opcode(), "nothing after the query");
+    }
+
+    @Test
+    void aCommitAnswerBeyondTheQueriedSdsIsRefusedBeforeAnySdIsBacked() {
+        List<ScriptedDevice.Op> ops = new ArrayList<>();
+        CqpException e = refused(d -> d.commitLastObjectAt(1L << 30), ops);
+        assertEquals(CqpException.Kind.BAD_FPM, e.kind());
+        assertEquals("COMMIT_FPM_VAL", e.op());
+        assertTrue(ops.stream().noneMatch(o -> o.opcode() == CqpOpcode.UPDATE_PE_SDS), "no SD backed");
     }
 
     @Test

@@ -74,6 +74,8 @@ final class ScriptedDevice implements Mmio {
     boolean pdInvalidationsBeforeLastSdUpdate;
     private long pbleMax = 1 << 18;
     private boolean pbleSdAligned;
+    private boolean zeroQ1Block;
+    private long farBase;
     /** PFPE_WQEALLOC / PFPE_CQARM writes: how many, and the last value (counters: the data path allocates nothing). */
     int sqDoorbells;
     int lastSqDoorbell = -1;
@@ -98,6 +100,16 @@ final class ScriptedDevice implements Mmio {
     void pbleAtSdBoundary(long max) {
         pbleMax = max;
         pbleSdAligned = true;
+    }
+
+    /** Answer Query FPM without a Q1 block size (irdma_sc_parse_fpm_query_buf's -EINVAL). */
+    void zeroQ1BlockSize() {
+        zeroQ1Block = true;
+    }
+
+    /** Answer Commit FPM with the last object type placed at {@code base}, far beyond the SDs the query offered. */
+    void commitLastObjectAt(long base) {
+        farBase = base;
     }
 
     /** The next {@code times} ops of {@code op} fail with {@code major} / {@code minor}. */
@@ -259,7 +271,7 @@ final class ScriptedDevice implements Mmio {
         FpmQueryBuffer.writeSdInfo(store, o, 0, MAX_PE_SDS);
         for (HmcObjectType t : HmcObjectType.values()) {
             long sizeOrBlock = switch (t.queryEncoding()) {
-                case FREE_LIST -> 64;
+                case FREE_LIST -> t == HmcObjectType.Q1FL && zeroQ1Block ? 0 : 64;
                 case COUNT_AND_LOG2_SIZE -> sizeLog2(t);
                 default -> 0;
             };
@@ -287,6 +299,9 @@ final class ScriptedDevice implements Mmio {
             long count = want[t.ordinal()];
             if (t == HmcObjectType.PBLE && pbleSdAligned) {
                 continue;
+            }
+            if (t == HmcObjectType.OOISCFFL && farBase != 0) {
+                base = farBase;
             }
             FpmCommitBuffer.writeCommitted(store, o, t, t == HmcObjectType.APBVT_ENTRY ? 0 : count, base);
             base += (count * (1L << sizeLog2(t)) + 511) / 512 * 512;
