@@ -169,6 +169,8 @@ public final class E810RdmaFunction implements Mmio {
                 port::transmit);
         iwarp.attachPuda(puda);
         port.attachDataPath(iwarp);
+        // one set of PE counters for the function (Gather Stats): the port's packets, the data path's messages
+        port.attachCounters(iwarp.counters());
         CqpOperations ops = new CqpOperations(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp,
                 hmcFunctionId, iwarp, workScheduler, addressHandles);
         this.cqp = new CqpEngine(memory, scheduler, trace, latency, cqs, ops);

@@ -17,8 +17,6 @@ import dev.irdmaemu.fw.cqp.StagFields;
 import dev.irdmaemu.fw.hmc.FpmCommitBuffer;
 import dev.irdmaemu.fw.hmc.FpmQueryBuffer;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
-import dev.irdmaemu.fw.hmc.PageDescriptor;
-import dev.irdmaemu.fw.hmc.SegmentDescriptor;
 import dev.irdmaemu.fw.qp.QpContext;
 import dev.irdmaemu.fw.qp.QpResources;
 import dev.irdmaemu.fw.queue.Aeqe;
@@ -107,34 +105,6 @@ public final class IrdmaDriver {
     public static final int PUDA_RQ = 64;
     public static final int PUDA_BUF = 2048;
 
-    /** Object counts the driver commits (hmc.c irdma_cfg_fpm_val picks them from the query; ours are small). */
-    static final Map<HmcObjectType, Long> COUNTS = new EnumMap<>(HmcObjectType.class);
-
-    static {
-        // enough for ucmatose's 100 connections at once on a hosted node (each its own QP and two CQs), besides
-        // the PUDA queues: irdma commits tens of thousands; 256 QP contexts are 128 KiB of the FPM
-        COUNTS.put(HmcObjectType.QP, 256L);
-        COUNTS.put(HmcObjectType.CQ, 512L);
-        COUNTS.put(HmcObjectType.HTE, 1024L);
-        COUNTS.put(HmcObjectType.ARP, 32L);
-        COUNTS.put(HmcObjectType.MR, 256L);
-        COUNTS.put(HmcObjectType.XF, 64L);
-        COUNTS.put(HmcObjectType.XFFL, 1L);
-        COUNTS.put(HmcObjectType.Q1, 128L);
-        COUNTS.put(HmcObjectType.Q1FL, 2L);
-        COUNTS.put(HmcObjectType.TIMER, 32L);
-        COUNTS.put(HmcObjectType.FSIMC, 16L);
-        COUNTS.put(HmcObjectType.FSIAV, 16L);
-        // 128 KiB of PBLEs: memory regions of up to 16384 pages (pble.c backs the object on demand; see hmcSetup)
-        COUNTS.put(HmcObjectType.PBLE, 16384L);
-        COUNTS.put(HmcObjectType.RRF, 64L);
-        COUNTS.put(HmcObjectType.RRFFL, 1L);
-        COUNTS.put(HmcObjectType.HDR, 64L);
-        COUNTS.put(HmcObjectType.MD, 64L);
-        COUNTS.put(HmcObjectType.OOISC, 16L);
-        COUNTS.put(HmcObjectType.OOISCFFL, 1L);
-    }
-
     /** What the driver hands up from the ILQ and the AEQ (the CM side of irdma_receive_ilq / irdma_process_aeq). */
     public interface Upcalls {
         /** An ILQ receive: the frame is valid only during the call; the buffer is reposted after it returns. */
@@ -200,8 +170,10 @@ public final class IrdmaDriver {
     private Puda ieq;
     private DeviceEvents deviceEvents;
     private final AsyncEvent asyncEvent = new AsyncEvent();
-    // the host pages backing the HMC, one per 4 KiB of FPM space (hmcSetup backs all of it up front)
-    private long[] hmcPages = new long[0];
+    // hmc_info->sd_table and the PBLE object's backed chunk (hmcSetup, initPble)
+    private HmcBacking hmc;
+    private FpmSizing sizing;
+    private long pbleBacked;
     private int lastCompletionMinor;
     /**
      * Completions polled for an op other than the one being waited for: an op posted while another waited (a timer
@@ -232,6 +204,7 @@ public final class IrdmaDriver {
     private long localMac;
     private long ilqRefused;
     private final SimTimer irqTimer;
+    private final HwStatistics statistics;
     private boolean postIlqBuffers = true;
     private int featureCount;
     /** dev->feature_info[]: each feature entry the device reported, by type (IRDMA_MAX_FEATURES of them). */
@@ -272,6 +245,7 @@ public final class IrdmaDriver {
         this.nopWriter = (o, v) -> CqpWqeWriter.nop(store, o, v);
         this.qhashWriter = (o, v) -> CqpWqeWriter.manageQhash(store, o, qhf, v);
         this.irqTimer = scheduler.newTimer("irdma-driver-irq", this::handleInterrupt);
+        this.statistics = new HwStatistics(this, ram);
     }
 
     /** Binds the driver to the device's BAR0 (once, before {@link #bringUp()}). */
@@ -348,14 +322,57 @@ public final class IrdmaDriver {
      * offset in it), or -1 outside the HMC space the driver backed.
      */
     public long hmcAddress(long fpmAddress) {
-        if (fpmAddress < 0) {
-            return -1;
-        }
-        long page = fpmAddress / HostRam.PAGE_SIZE;
-        if (page >= hmcPages.length || hmcPages[(int) page] == 0) {
-            return -1;
-        }
-        return hmcPages[(int) page] + fpmAddress % HostRam.PAGE_SIZE;
+        return hmc == null ? -1 : hmc.hostAddress(fpmAddress);
+    }
+
+    /**
+     * PBLE indexes (from the PBLE object's base) that the first chunk pble.c backs covers: the verbs allocate PBLEs
+     * below this.
+     */
+    public long pbleBackedCount() {
+        return pbleBacked;
+    }
+
+    /**
+     * The PF's hardware statistics (Gather Stats). irdma starts their 60 s timer in irdma_vsi_stats_init; this
+     * driver gathers on demand ({@link HwStatistics#gather()}) and runs the timer only once started
+     * ({@link HwStatistics#startTimer()}).
+     */
+    public HwStatistics statistics() {
+        return statistics;
+    }
+
+    /** The HMC sizing this driver committed (the port of irdma_cfg_fpm_val), null before bring-up. */
+    public FpmSizing fpmSizing() {
+        return sizing;
+    }
+
+    /** SDs of the HMC (sd_cnt), the direct ones among them and the host bytes behind them; -1 before bring-up. */
+    public int hmcSdCount() {
+        return hmc == null ? -1 : hmc.sdCount();
+    }
+
+    public boolean hmcSdDirect(int sd) {
+        return hmc != null && hmc.sdDirect(sd);
+    }
+
+    public boolean hmcSdValid(int sd) {
+        return hmc != null && hmc.sdValid(sd);
+    }
+
+    /** The host address a valid SD names (2 MiB page or PD page); -1 if not valid. */
+    public long hmcSdAddress(int sd) {
+        return hmc == null ? -1 : hmc.sdAddress(sd);
+    }
+
+    /** Host memory the HMC backing took (direct SDs, PBLE chunk, PD pages, the CQP's SD buffer). */
+    public long hmcBytesAllocated() {
+        return hmc == null ? 0 : hmc.bytesAllocated();
+    }
+
+    /** The CQP WQE index of the WQE at store offset {@code storeOffset} (for the per-WQE SD buffer slot). */
+    int cqpWqeIndexAt(long storeOffset) {
+        return (int) ((storeOffset - off(cqpSq)) / CqpWqe.SIZE);
     }
 
     public SimScheduler scheduler() {
@@ -435,6 +452,8 @@ public final class IrdmaDriver {
         hmcSetup();
         createCcq();
         setupCeq0();
+        // hw.c irdma_ctrl_init_hw: the PBLE object's first chunk after the CEQs, before the AEQ
+        initPble();
         setupAeq();
         ilq = createPuda(ILQ_QP);
         ieq = createPuda(IEQ_QP);
@@ -555,54 +574,54 @@ public final class IrdmaDriver {
         return (featureFlags() & RdmaFeatureBuffer.FLAG_ATOMICS_ALLOWED) != 0;
     }
 
-    /** hw.c irdma_hmc_setup: Query FPM, Commit FPM with our counts, back the HMC with paged SDs (Update PE SDs). */
+    /**
+     * hw.c irdma_hmc_setup: Query FPM values, size as ctrl.c irdma_cfg_fpm_val does ({@link FpmSizing}), Commit FPM
+     * values, then irdma_create_hmc_objs: direct SDs for every object but PBLE ({@link HmcBacking}) and Static HMC
+     * pages allocated.
+     */
     private void hmcSetup() {
         long q = ram.allocate(FpmQueryBuffer.SIZE);
         op("QUERY_FPM_VAL", (o, v) -> CqpWqeWriter.queryFpm(store, o, HMC_FN_ID, q, v));
         FpmQueryBuffer query = new FpmQueryBuffer().wrap(store, off(q));
+        sizing = FpmSizing.gen2(query);
+        if (!sizing.ok()) {
+            LOG.warn("HMC sizing refused the Query FPM answer: {} ({})", sizing.outcome(), sizing.check().describe());
+            throw new CqpException(CqpException.Kind.BAD_FPM, "QUERY_FPM_VAL", 0, 0);
+        }
         long b = ram.allocate(FpmCommitBuffer.SIZE);
+        long[] sizes = new long[HmcObjectType.values().length];
         for (HmcObjectType t : HmcObjectType.values()) {
-            long want = COUNTS.getOrDefault(t, 0L);
-            long max = query.maxCount(t);
-            // hmc.c irdma_cfg_fpm_val: never ask for more than the device's maximum.
-            FpmCommitBuffer.writeRequest(store, off(b), t, max > 0 ? Math.min(want, max) : want);
-            objectSize.put(t, query.objectSize(t));
+            FpmCommitBuffer.writeRequest(store, off(b), t, sizing.commitCount(t));
+            sizes[t.ordinal()] = sizing.objectSize(t);
+            objectSize.put(t, sizes[t.ordinal()]);
         }
         op("COMMIT_FPM_VAL", (o, v) -> CqpWqeWriter.commitFpm(store, o, HMC_FN_ID, b, false, v));
         FpmCommitBuffer cb = new FpmCommitBuffer().wrap(store, off(b));
-        long bytes = 0;
         for (HmcObjectType t : HmcObjectType.values()) {
             committedCount.put(t, cb.committedCount(t));
             committedBase.put(t, cb.base(t));
-            if (cb.committedCount(t) > 0) {
-                bytes = Math.max(bytes, cb.base(t) + cb.committedCount(t) * objectSize.get(t));
+        }
+        int sdCount = HmcBacking.sdCountOf(cb, sizes);
+        if (sdCount > sizing.maxSds()) {
+            // not a kernel check (irdma backs whatever sd_cnt the commit answer implies): this driver backs no more
+            // SDs than the query offered, so a device answer cannot make it allocate without bound
+            LOG.warn("Commit FPM placed the objects over {} SDs, max_pe_sds is {}", sdCount, sizing.maxSds());
+            throw new CqpException(CqpException.Kind.BAD_FPM, "COMMIT_FPM_VAL", 0, 0);
+        }
+        hmc = new HmcBacking(this, ram, sdCount, v -> write(Gen2Register.PFHMC_PDINV, v));
+        for (HmcObjectType t : HmcBacking.CREATE_ORDER) {
+            if (t != HmcObjectType.PBLE) {
+                hmc.createObject(t, cb.base(t), cb.committedCount(t), sizes[t.ordinal()]);
             }
         }
-        // hmc.c irdma_create_hmc_obj_type / irdma_add_sd_table_entry / irdma_add_pd_table_entry: one paged SD per
-        // 2 MB, a PD page per 4 KB, then one Update PE SDs op carrying every SD command.
-        // The whole FPM space is backed here, the PBLE object included: pble.c adds PBLE backing on demand
-        // (add_pble_prm), this driver does it up front, which the device cannot tell apart.
-        int sds = (int) FpmCommitBuffer.sdCount(bytes);
-        long[] cmds = new long[sds];
-        long[] data = new long[sds];
-        hmcPages = new long[(int) ((bytes + HostRam.PAGE_SIZE - 1) / HostRam.PAGE_SIZE)];
-        for (int sd = 0; sd < sds; sd++) {
-            long pdPage = ram.allocate(HostRam.PAGE_SIZE);
-            long inSd = Math.min(SegmentDescriptor.DIRECT_BP_SIZE, bytes - sd * SegmentDescriptor.DIRECT_BP_SIZE);
-            int pds = (int) ((inSd + HostRam.PAGE_SIZE - 1) / HostRam.PAGE_SIZE);
-            for (int pd = 0; pd < pds; pd++) {
-                long page = ram.allocate(HostRam.PAGE_SIZE);
-                PageDescriptor.write(store, off(pdPage), pd, PageDescriptor.encode(page));
-                hmcPages[sd * PageDescriptor.PDS_PER_SD + pd] = page;
-            }
-            cmds[sd] = SegmentDescriptor.command(sd);
-            data[sd] = SegmentDescriptor.setData(pdPage, false);
-        }
-        long sdBuf = ram.allocate(HostRam.PAGE_SIZE);
-        op("UPDATE_PE_SDS", (o, v) -> CqpWqeWriter.updatePeSds(store, o, HMC_FN_ID, cmds, data, sds, sdBuf, store,
-                off(sdBuf), v));
         // hw.c irdma_create_hmc_objs: once every object type has its SDs, tell the device the pages are there
         op("SHMC_PAGES_ALLOCATED", (o, v) -> CqpWqeWriter.staticHmcPagesAllocated(store, o, HMC_FN_ID, v));
+        LOG.debug("HMC: {}, {} direct SDs, {} bytes", sizing, hmc.directSds(), hmc.bytesAllocated());
+    }
+
+    /** pble.c irdma_hmc_init_pble: back the PBLE object's first chunk. */
+    private void initPble() {
+        pbleBacked = hmc.initPble(committedBase(HmcObjectType.PBLE), committedCount(HmcObjectType.PBLE));
     }
 
     /** hw.c irdma_create_ccq: CQ 0 on CEQ 0; its own completion is the first one read from it. */

@@ -3,6 +3,7 @@ package dev.irdmaemu.model.cqp;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.cqp.GatherStatsBuffer;
 import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
 import dev.irdmaemu.fw.frame.IpAddress;
@@ -133,6 +134,7 @@ public final class CqpOperations implements CqpOpHandler {
             case QUERY_RDMA_FEATURES -> queryRdmaFeatures(w, r);
             case SHMC_PAGES_ALLOCATED -> staticHmcPagesAllocated(w, r);
             case WORK_SCHED_NODE -> workSchedNode(w, r);
+            case GATHER_STATS -> gatherStats(w, r);
             case CREATE_ADDR_HANDLE, MODIFY_ADDR_HANDLE, DESTROY_ADDR_HANDLE -> addressHandle(op, w, r);
             default -> r.fail(CqpFault.UNSUPPORTED_OPCODE, "op not modelled");
         }
@@ -205,6 +207,30 @@ public final class CqpOperations implements CqpOpHandler {
      */
     private void staticHmcPagesAllocated(CqpWqe w, CqpResult r) {
         ownFunction(w.shmcHmcFnId(), r);
+    }
+
+    /**
+     * Gather stats (ctrl.c irdma_sc_gather_stats, sent every 60 s by utils.c irdma_hw_stats_timeout): the
+     * function's counters into the 1024-byte buffer at quadword 4 in the gen2 layout (icrdma_hw_stat_map). The gen2
+     * PF gathers its own function's counters: it sets neither USE_HMC_FCN_INDEX nor USE_INST (hw.c
+     * irdma_rt_init_hw leaves alloc_stats_inst off). An index naming another function, a statistics instance (the
+     * model has no Manage Stats) or a buffer outside host memory is refused with an error completion.
+     */
+    private void gatherStats(CqpWqe w, CqpResult r) {
+        if (w.statsUseHmcFnIndex() && !ownFunction(w.statsHmcFnIndex(), r)) {
+            return;
+        }
+        if (w.statsUseInstance()) {
+            r.fail(CqpFault.INVALID_FIELD, "statistics instances are not modelled (no Manage Stats)");
+            return;
+        }
+        long pa = w.statsBufferAddress();
+        int region = memory.find(pa, GatherStatsBuffer.SIZE);
+        if (region < 0) {
+            r.fail(CqpFault.DMA_FAULT, "stats buffer outside mapped memory");
+            return;
+        }
+        dataPath.counters().gather(memory.store(region), memory.offset(region, pa), dataPath.retransmittedSegments());
     }
 
     private void updateSds(CqpWqe w, CqpResult r) {

@@ -20,6 +20,7 @@ import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.qp.QpTable;
 import dev.irdmaemu.model.qp.QueuePair;
 import dev.irdmaemu.model.tcp.TcpConnectionParams;
+import dev.irdmaemu.model.stats.FunctionCounters;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -70,6 +71,9 @@ public final class IwarpDataPath {
     private long released;
     private long ieqOutOfOrder;
     private long ieqPartial;
+    private FunctionCounters counters = new FunctionCounters();
+    /** TCP retransmissions of the connections already released (the live ones count in their OffloadedTcp). */
+    private long retiredRetransmits;
 
     public IwarpDataPath(SimScheduler scheduler, HostMemory memory, Trace trace, LatencyTable latency, CqTable cqs,
                          QpTable qps, AsyncEventQueue aeq, ArpTable arp, MemoryRegions regions,
@@ -87,6 +91,26 @@ public final class IwarpDataPath {
         this.completions = new CompletionWriter(memory, cqs, trace);
         this.engines = new IwarpQp[qps.capacity()];
         this.idle = new IdleQueues(memory, completions);
+    }
+
+    /** The function's statistics counters the QPs count their RDMA messages into (Gather Stats). */
+    public void attachCounters(FunctionCounters functionCounters) {
+        this.counters = functionCounters;
+    }
+
+    public FunctionCounters counters() {
+        return counters;
+    }
+
+    /** TCP segments the offloaded connections retransmitted, released ones included (TCPRTXSEG). */
+    public long retransmittedSegments() {
+        long n = retiredRetransmits;
+        for (IwarpQp e : engines) {
+            if (e != null) {
+                n += e.tcp().retransmittedSegments();
+            }
+        }
+        return n;
     }
 
     /** Where the IEQ statistics go (segments TCP reassembled for a QP rather than placed as they came). */
@@ -245,6 +269,7 @@ public final class IwarpDataPath {
         if (e == null) {
             return;
         }
+        retiredRetransmits += e.tcp().retransmittedSegments();
         e.release();
         engines[qpId] = null;
         released++;

@@ -19,6 +19,7 @@ import dev.irdmaemu.model.tcp.TcpConnectionParams;
 import dev.irdmaemu.model.tcp.TcpEvent;
 import dev.irdmaemu.model.tcp.TcpReceiver;
 import dev.irdmaemu.model.tcp.TcpState;
+import dev.irdmaemu.model.stats.FunctionCounters;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -260,6 +261,11 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         if (t != null) {
             t.num("qp", qp.id()).text("op", "LSMM").num("len", n).emit();
         }
+    }
+
+    /** The function's counters (Gather Stats). */
+    FunctionCounters functionCounters() {
+        return dp.counters();
     }
 
     IwarpCounters counters() {

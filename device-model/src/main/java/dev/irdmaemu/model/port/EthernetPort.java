@@ -12,6 +12,7 @@ import dev.irdmaemu.model.iwarp.IwarpDataPath;
 import dev.irdmaemu.model.puda.PudaQueues;
 import dev.irdmaemu.model.qp.QpTable;
 import dev.irdmaemu.model.qp.QueuePair;
+import dev.irdmaemu.model.stats.FunctionCounters;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -38,6 +39,9 @@ public final class EthernetPort {
     private final QpTable qps;
     private final AsyncEventQueue aeq;
     private final TcpPacket packet = new TcpPacket();
+    /** The transmit side's view of a frame, for the counters (never the receive side's flyweight). */
+    private final TcpPacket txPacket = new TcpPacket();
+    private FunctionCounters counters = new FunctionCounters();
     private PudaQueues puda;
     private IwarpDataPath dataPath;
     private FrameTransmitter transmitter = FrameTransmitter.NONE;
@@ -82,6 +86,11 @@ public final class EthernetPort {
     }
 
     /** The offloaded QPs' data path: frames classified to an iWARP QP with a running engine go there. */
+    /** The function's statistics counters this port counts the RDMA block's packets into (Gather Stats). */
+    public void attachCounters(FunctionCounters functionCounters) {
+        this.counters = functionCounters;
+    }
+
     public void attachDataPath(IwarpDataPath path) {
         this.dataPath = path;
     }
@@ -225,6 +234,7 @@ public final class EthernetPort {
         // reassembled (and copied to the IEQ), FIN / RST / retransmission limits raised as the LLP AEs.
         if (dataPath != null && dataPath.receive(qp, packet)) {
             rxQp++;
+            counters.received(packet);
             qp.steered(packet.tcpPayloadLength());
             return;
         }
@@ -244,6 +254,7 @@ public final class EthernetPort {
         }
         if (puda.receive(qp, packet)) {
             rxPuda++;
+            counters.received(packet);
         } else {
             rxDropped++;
         }
@@ -262,6 +273,9 @@ public final class EthernetPort {
     public long transmit(BytesStore<?, ?> store, long offset, int length) {
         txFrames++;
         txBytes += length;
+        if (txPacket.wrap(store, offset, length).validateStructure().accepted()) {
+            counters.transmitted(txPacket);
+        }
         tap.frame(scheduler.now(), store, offset, length);
         TraceEvent t = trace.start(TraceKind.FRAME_TX);
         if (t != null) {
