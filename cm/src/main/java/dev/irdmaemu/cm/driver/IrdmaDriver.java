@@ -6,6 +6,7 @@ import dev.irdmaemu.fw.bus.Mmio;
 import dev.irdmaemu.fw.cqp.CqOpFields;
 import dev.irdmaemu.fw.cqp.CqpCompletion;
 import dev.irdmaemu.fw.cqp.CqpHostContext;
+import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.cqp.EqOpFields;
@@ -226,6 +227,10 @@ public final class IrdmaDriver {
     private long ieqReceived;
     private long ieqRefused;
     private long ilqSendsCompleted;
+    /** The AH bitmap (rf->allocated_ahs) and the next index to try (rf->next_ah). */
+    private final boolean[] ahInUse = new boolean[4096];
+    private int nextAh;
+    private final AhFields[] ahFields = new AhFields[4096];
     private long interruptsHandled;
 
     /**
@@ -1023,11 +1028,13 @@ public final class IrdmaDriver {
     }
 
     /**
-     * puda.c irdma_puda_send: copy the frame into a free ILQ send buffer, write the send WQE, ring WQEALLOC.
-     * Answers false when every send buffer is still in flight (irdma_puda_get_bufpool empty).
+     * puda.c irdma_puda_send (gen2): copy the CM segment (TCP header with {@code tcpHeaderLength} bytes of header
+     * and options, then the payload; cm.c irdma_form_ah_cm_frame) into a free ILQ send buffer, write the send WQE
+     * naming address handle {@code ahId} with L4LEN = the header length in words, ring WQEALLOC. Answers false when
+     * every send buffer is still in flight (irdma_puda_get_bufpool empty) or the segment does not fit.
      */
-    public boolean ilqSend(BytesStore<?, ?> frame, long offset, int length) {
-        if (ilq == null || length <= 0 || length > PUDA_BUF) {
+    public boolean ilqSend(int ahId, BytesStore<?, ?> segment, long offset, int length, int tcpHeaderLength) {
+        if (ilq == null || length <= 0 || length > PUDA_BUF || tcpHeaderLength > length) {
             return false;
         }
         Puda p = ilq;
@@ -1036,10 +1043,9 @@ public final class IrdmaDriver {
             return false;
         }
         long buf = p.txBuffers[idx];
-        store.write(off(buf), frame, offset, length);
+        store.write(off(buf), segment, offset, length);
         p.txBusy[idx] = true;
-        // tcpHeaderBytes 0: the ILQ send carries a whole frame (the CM builds L2..L4 itself).
-        sqWqe.wrap(store, off(p.sq + idx * 32L), 32).writePudaSend(p.sqPolarity, buf, length, 0, 0);
+        sqWqe.wrap(store, off(p.sq + idx * 32L), 32).writePudaSend(p.sqPolarity, buf, length, tcpHeaderLength, ahId);
         p.sqHead++;
         if (p.sqHead == PUDA_SQ) {
             p.sqHead = 0;
@@ -1047,6 +1053,84 @@ public final class IrdmaDriver {
         }
         write(Gen2Register.WQEALLOC, Gen2Registers.wqeAllocDoorbell(p.qpId));
         return true;
+    }
+
+    // ------------------------------------------------------------------ address handles
+
+    /**
+     * utils.c irdma_puda_create_ah: an index from the AH bitmap below rf->max_ah (the committed FSIAV count,
+     * irdma_alloc_rsrc), then CREATE_ADDR_HANDLE (uda.c irdma_sc_access_ah) with the caller's fields, waited for.
+     * {@code dest} / {@code src}: irdma_ah_info.dest_ip_addr / src_ip_addr (IPv4 in word 0). Answers the index.
+     *
+     * @throws CqpException when no index is free or the device refuses the op (the index is freed again)
+     */
+    public int createAddressHandle(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex,
+                                   int hopLimit, boolean ipv4, boolean loopback, int[] dest, int[] src) {
+        int max = (int) Math.min(committedCount(HmcObjectType.FSIAV), ahInUse.length);
+        int index = -1;
+        for (int n = 0; n < max; n++) {
+            int i = (nextAh + n) % max;
+            if (!ahInUse[i]) {
+                index = i;
+                break;
+            }
+        }
+        if (index < 0) {
+            throw new CqpException(CqpException.Kind.OP_ERROR, "CREATE_ADDR_HANDLE", 0, 0);
+        }
+        int ah = index;
+        ahInUse[ah] = true;
+        nextAh = (ah + 1) % max;
+        AhFields f = new AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4, loopback,
+                dest.clone(), src.clone());
+        try {
+            accessAh(CqpOpcode.CREATE_ADDR_HANDLE, ah, f);
+        } catch (CqpException e) {
+            ahInUse[ah] = false;
+            throw e;
+        }
+        ahFields[ah] = f;
+        return ah;
+    }
+
+    /**
+     * utils.c irdma_puda_free_ah: DESTROY_ADDR_HANDLE for a valid AH (irdma_sc_access_ah repeats its fields; only
+     * the index counts), and the index back to the bitmap. A refused destroy is logged, as irdma does not wait.
+     */
+    public void destroyAddressHandle(int ah) {
+        if (ah < 0 || ah >= ahInUse.length || !ahInUse[ah]) {
+            return;
+        }
+        ahInUse[ah] = false;
+        AhFields f = ahFields[ah];
+        ahFields[ah] = null;
+        try {
+            accessAh(CqpOpcode.DESTROY_ADDR_HANDLE, ah, f);
+        } catch (CqpException e) {
+            LOG.debug("AH {} destroy refused: {}", ah, e.getMessage());
+        }
+    }
+
+    /** struct irdma_ah_info as the driver keeps it for the AH's lifetime (irdma_sc_ah.ah_info). */
+    private record AhFields(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex, int hopLimit,
+                            boolean ipv4, boolean loopback, int[] dest, int[] src) {
+    }
+
+    /** uda.c irdma_sc_access_ah: every op carries the whole ah_info (PD 0: the CM's AHs have none). */
+    private void accessAh(CqpOpcode op, int ah, AhFields f) {
+        op(op.name(), (o, v) -> CqpWqeWriter.addressHandle(store, o, op, ah, f.mac(), 0, f.tcTos(), f.vlanTag(),
+                f.insertVlanTag(), f.arpIndex(), 0, f.hopLimit(), f.ipv4(), f.loopback(), f.dest(), f.src(), v));
+    }
+
+    /** Address handles the driver holds. */
+    public int addressHandlesInUse() {
+        int n = 0;
+        for (boolean b : ahInUse) {
+            if (b) {
+                n++;
+            }
+        }
+        return n;
     }
 
     // ------------------------------------------------------------------ interrupts

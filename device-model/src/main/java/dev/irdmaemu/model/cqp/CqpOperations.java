@@ -470,6 +470,10 @@ public final class CqpOperations implements CqpOpHandler {
             return;
         }
         QueuePair qp = qps.create(id, type, obj, w.qpShadowAreaAddress(), qpContext, withTcp, next);
+        if (type == QueuePair.TYPE_IWARP && next == QpState.RTS && withTcp && !takeOverHashEntry(qp, r)) {
+            qps.destroy(qp);
+            return;
+        }
         traceState(qp, QpState.INVALID, next);
         dataPath.stateChanged(qp, QpState.INVALID, next, withTcp ? qpContext : null, 0, false);
     }
@@ -505,6 +509,9 @@ public final class CqpOperations implements CqpOpHandler {
         if (w.qpRemoveHashEntry()) {
             removeHashEntry(qp);
         }
+        if (qp.type() == QueuePair.TYPE_IWARP && next == QpState.RTS && withTcp && !takeOverHashEntry(qp, r)) {
+            return;
+        }
         QpState was = qp.state();
         qps.setState(qp, next);
         traceState(qp, was, next);
@@ -521,25 +528,68 @@ public final class CqpOperations implements CqpOpHandler {
         return false;
     }
 
-    /** IRDMA_CQPSQ_QP_REMOVEHASHENTRY: drop the established entry of the QP's own 4-tuple. */
+    /**
+     * IRDMA_CQPSQ_QP_REMOVEHASHENTRY (ctrl.c irdma_sc_qp_destroy: irdma always sets it, verbs.c irdma_destroy_qp;
+     * irdma_sc_qp_modify with the terminate path's hte flag): drop the established entry of the QP's own 4-tuple.
+     */
     private void removeHashEntry(QueuePair qp) {
-        long lh;
-        long ll;
-        long rh;
-        long rl;
-        if (qp.ipv4()) {
-            lh = IpAddress.IPV4_MAPPED_HI;
-            ll = IpAddress.mappedLo(qp.localIp(3));
-            rh = IpAddress.IPV4_MAPPED_HI;
-            rl = IpAddress.mappedLo(qp.remoteIp(3));
-        } else {
-            lh = (long) qp.localIp(0) << 32 | (qp.localIp(1) & 0xffff_ffffL);
-            ll = (long) qp.localIp(2) << 32 | (qp.localIp(3) & 0xffff_ffffL);
-            rh = (long) qp.remoteIp(0) << 32 | (qp.remoteIp(1) & 0xffff_ffffL);
-            rl = (long) qp.remoteIp(2) << 32 | (qp.remoteIp(3) & 0xffff_ffffL);
+        hashKey(qp);
+        QuadHashTable.Change c = qhash.remove(QuadHashTable.TYPE_ESTABLISHED, keyLh, keyLl, qp.localPort(), keyRh,
+                keyRl, qp.remotePort(), keyVlan);
+        traceHashEntry(qp, "remove", c);
+    }
+
+    /**
+     * The hash takeover at RTS (verbs.c irdma_modify_qp to IB_QPS_RTS sets tcp_ctx_valid and hte_added; cm.c
+     * irdma_accept / irdma_cm_event_connected clear the CM node's qhash_set, so the driver never deletes the
+     * ILQ-pointing established entry it added): the device installs the established entry of the QP's 4-tuple,
+     * or re-points the existing one, to the QP, so the classifier steers the connection to it from now on. A full
+     * table fails the op (TABLE_FULL) before the QP changes state. False when it failed.
+     */
+    private boolean takeOverHashEntry(QueuePair qp, CqpResult r) {
+        hashKey(qp);
+        QuadHashTable.Change c = qhash.put(QuadHashTable.TYPE_ESTABLISHED, keyLh, keyLl, qp.localPort(), keyRh,
+                keyRl, qp.remotePort(), keyVlan, qp.id(), false);
+        if (c == QuadHashTable.Change.EXISTS) {
+            c = qhash.put(QuadHashTable.TYPE_ESTABLISHED, keyLh, keyLl, qp.localPort(), keyRh, keyRl,
+                    qp.remotePort(), keyVlan, qp.id(), true);
         }
-        int vlan = qp.insertVlan() ? qp.vlanTag() & 0xfff : -1;
-        qhash.remove(QuadHashTable.TYPE_ESTABLISHED, lh, ll, qp.localPort(), rh, rl, qp.remotePort(), vlan);
+        traceHashEntry(qp, "take_over", c);
+        if (c != QuadHashTable.Change.OK) {
+            r.fail(CqpFault.TABLE_FULL, "no room for the QP's established hash entry");
+            return false;
+        }
+        return true;
+    }
+
+    private long keyLh;
+    private long keyLl;
+    private long keyRh;
+    private long keyRl;
+    private int keyVlan;
+
+    /** The QP's 4-tuple and VLAN in the quad-hash table's form (IPv4 in address word 3, IPv4-mapped). */
+    private void hashKey(QueuePair qp) {
+        if (qp.ipv4()) {
+            keyLh = IpAddress.IPV4_MAPPED_HI;
+            keyLl = IpAddress.mappedLo(qp.localIp(3));
+            keyRh = IpAddress.IPV4_MAPPED_HI;
+            keyRl = IpAddress.mappedLo(qp.remoteIp(3));
+        } else {
+            keyLh = (long) qp.localIp(0) << 32 | (qp.localIp(1) & 0xffff_ffffL);
+            keyLl = (long) qp.localIp(2) << 32 | (qp.localIp(3) & 0xffff_ffffL);
+            keyRh = (long) qp.remoteIp(0) << 32 | (qp.remoteIp(1) & 0xffff_ffffL);
+            keyRl = (long) qp.remoteIp(2) << 32 | (qp.remoteIp(3) & 0xffff_ffffL);
+        }
+        keyVlan = qp.insertVlan() ? qp.vlanTag() & 0xfff : -1;
+    }
+
+    private void traceHashEntry(QueuePair qp, String what, QuadHashTable.Change c) {
+        TraceEvent t = trace.start(TraceKind.QHASH);
+        if (t != null) {
+            t.text("op", what).text("by", "qp").num("qp", qp.id()).num("local_port", qp.localPort())
+                    .num("remote_port", qp.remotePort()).num("vlan", keyVlan).text("result", c.name()).emit();
+        }
     }
 
     private void destroyQp(CqpWqe w, CqpResult r) {

@@ -14,7 +14,6 @@ import dev.irdmaemu.model.eq.AsyncEventQueue;
 import dev.irdmaemu.model.mr.MemoryRegions;
 import dev.irdmaemu.model.port.ArpTable;
 import dev.irdmaemu.model.port.FrameTransmitter;
-import dev.irdmaemu.model.puda.PudaQueues;
 import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.qp.QpTable;
@@ -66,7 +65,6 @@ public final class IwarpDataPath {
     private final CompletionWriter completions;
     private final IwarpQp[] engines;
     private final IdleQueues idle;
-    private PudaQueues puda;
     private long started;
     private long released;
     private long ieqOutOfOrder;
@@ -113,11 +111,6 @@ public final class IwarpDataPath {
         return n;
     }
 
-    /** Where the IEQ statistics go (segments TCP reassembled for a QP rather than placed as they came). */
-    public void attachPuda(PudaQueues queues) {
-        this.puda = queues;
-    }
-
     SimScheduler scheduler() {
         return scheduler;
     }
@@ -161,17 +154,15 @@ public final class IwarpDataPath {
     }
 
     /**
-     * An offloaded QP's exception segment (out of order, or ending inside an FPDU): counted, and {@code frame} (when
-     * not null: the whole Ethernet frame, not yet handed up) received into IEQ QP {@code ieqQp}'s next buffer.
+     * An offloaded QP's exception segment (out of order, or ending inside an FPDU), which the E810 would copy to
+     * IEQ QP {@code ieqQp} (the context's IRDMAQPC_EXCEPTION_LAN_QUEUE): counted only, the QP's TCP reassembles it
+     * (the IEQ contract of {@link dev.irdmaemu.model.puda}).
      */
-    void ieqSegment(boolean partial, int ieqQp, TcpPacket frame) {
+    void ieqSegment(boolean partial, int ieqQp) {
         if (partial) {
             ieqPartial++;
         } else {
             ieqOutOfOrder++;
-        }
-        if (puda != null && frame != null) {
-            puda.ieqReceive(ieqQp, frame);
         }
     }
 

@@ -29,9 +29,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  *   <li>everything else to the LAN sink.</li>
  * </ul>
  * Transmit ({@link #transmit}) taps and hands the frame to the {@link FrameTransmitter} (e.g. the wire's
- * LinkPort). Allocation-free per frame.
+ * LinkPort); a PUDA send through a loopback AH ({@link #loopback}) enters the receive FIFO as if it had come from
+ * the wire, and is not transmitted. Allocation-free per frame.
  */
-public final class EthernetPort {
+public final class EthernetPort implements PudaQueues.Wire {
     private final SimScheduler scheduler;
     private final Trace trace;
     private final LatencyTable latency;
@@ -69,6 +70,7 @@ public final class EthernetPort {
     private long lastDue;
     private final SimTimer rxTimer;
     private long txBytes;
+    private long loopedBack;
 
     public EthernetPort(SimScheduler scheduler, Trace trace, LatencyTable latency, ReceiveClassifier classifier,
                         QpTable qps, AsyncEventQueue aeq) {
@@ -267,6 +269,23 @@ public final class EthernetPort {
             t.num("len", length).text("why", why).emit();
         }
         lan.frame(store, offset, length);
+    }
+
+    @Override
+    public long send(BytesStore<?, ?> store, long offset, int length) {
+        return transmit(store, offset, length);
+    }
+
+    /** A PUDA frame through an AH with the loopback bit: into the own receive path, never onto the wire. */
+    @Override
+    public void loopback(BytesStore<?, ?> store, long offset, int length) {
+        loopedBack++;
+        receive(store, offset, length);
+    }
+
+    /** Frames a loopback AH sent back into the receive path. */
+    public long loopedBack() {
+        return loopedBack;
     }
 
     /** Puts a frame on the wire; answers its serialisation time in nanoseconds. */
