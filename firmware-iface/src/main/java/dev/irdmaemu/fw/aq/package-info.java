@@ -1,12 +1,7 @@
 /**
- * The admin queue contract between ice.ko and the E810 firmware (ice_adminq_cmd.h, ice_ddp.h,
- * libie/adminq.h): the descriptor and its codes (owned by branch aqcore) and the flyweights over each command's
- * buffer: the Tx scheduler ({@link dev.irdmaemu.fw.aq.SchedElement}, {@link dev.irdmaemu.fw.aq.SchedGroup},
- * {@link dev.irdmaemu.fw.aq.SchedResources}), the switch ({@link dev.irdmaemu.fw.aq.SwitchConfigElement},
- * {@link dev.irdmaemu.fw.aq.SwitchRule}, {@link dev.irdmaemu.fw.aq.VsiCommand}), Tx queues and RDMA qsets
- * ({@link dev.irdmaemu.fw.aq.TxQueueGroup}, {@link dev.irdmaemu.fw.aq.TxQueueContext},
- * {@link dev.irdmaemu.fw.aq.DisableTxqItem}, {@link dev.irdmaemu.fw.aq.RdmaQsetGroup}) and the DDP package
- * ({@link dev.irdmaemu.fw.aq.DdpPackageFile}, {@link dev.irdmaemu.fw.aq.PkgBuffer},
- * {@link dev.irdmaemu.fw.aq.PkgInfoList}).
+ * The E810 admin queue contract between ice.ko and the firmware: the 32-byte descriptor
+ * ({@link dev.irdmaemu.fw.aq.AqDescriptor}, struct libie_aq_desc), its return codes ({@link dev.irdmaemu.fw.aq.AqError})
+ * and opcodes ({@link dev.irdmaemu.fw.aq.AqOpcode}). Linux 7.3 include/linux/net/intel/libie/adminq.h and
+ * drivers/net/ethernet/intel/ice/ice_adminq_cmd.h.
  */
 package dev.irdmaemu.fw.aq;
