@@ -59,6 +59,10 @@ public final class TxQueues {
         public int teid() {
             return teid;
         }
+
+        public long parentTeid() {
+            return parent;
+        }
     }
 
     /** An RDMA queue set. */
@@ -79,6 +83,10 @@ public final class TxQueues {
 
         public int teid() {
             return teid;
+        }
+
+        public long parentTeid() {
+            return parent;
         }
     }
 
@@ -118,6 +126,15 @@ public final class TxQueues {
 
     public Qset qset(int qsHandle) {
         return qsets.get(qsHandle);
+    }
+
+    /** The enabled Tx queues, by PF queue number. */
+    public java.util.Collection<TxQueue> queues() {
+        return java.util.Collections.unmodifiableCollection(queues.values());
+    }
+
+    public java.util.Collection<Qset> qsets() {
+        return java.util.Collections.unmodifiableCollection(qsets.values());
     }
 
     public int queueCount() {

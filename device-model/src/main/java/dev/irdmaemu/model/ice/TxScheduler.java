@@ -469,7 +469,7 @@ public final class TxScheduler {
         }
         long at = CommandBuffer.start(buf);
         long end = at + len;
-        List<Node> doomed = new ArrayList<>();
+        java.util.LinkedHashSet<Node> doomedSet = new java.util.LinkedHashSet<>();
         long g = at;
         for (int i = 0; i < groups; i++) {
             group.wrap(buf, g, end - g);
@@ -488,17 +488,16 @@ public final class TxScheduler {
                     return reject("delete_sched_elems", "TEID 0x" + Integer.toHexString(n.teid)
                             + " is a TC, a queue or a qset", AqError.EPERM);
                 }
-                if (!doomed.contains(n)) {
-                    doomed.add(n);
-                }
+                doomedSet.add(n);
             }
             g += SchedGroup.HEADER + 4L * group.numElems();
         }
         // A node may go only once all its children go in the same command, deepest first.
+        List<Node> doomed = new ArrayList<>(doomedSet);
         doomed.sort((a, b) -> Integer.compare(b.layer, a.layer));
         for (Node n : doomed) {
             for (Node c : n.children) {
-                if (!doomed.contains(c)) {
+                if (!doomedSet.contains(c)) {
                     return reject("delete_sched_elems", "TEID 0x" + Integer.toHexString(n.teid)
                             + " still has children", AqError.EBUSY);
                 }
