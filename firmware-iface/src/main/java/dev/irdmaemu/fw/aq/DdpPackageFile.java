@@ -119,9 +119,13 @@ public final class DdpPackageFile extends LeView {
         return u32(seg + 8);
     }
 
-    /** Index of the first segment of {@code type} (ice_find_seg_in_pkg), or -1 when there is none. */
+    /**
+     * Index of the first segment of {@code type} (ice_find_seg_in_pkg), or -1 when there is none. Only the offsets
+     * that lie inside the file are looked at, whatever seg_count claims.
+     */
     public int findSegment(long type) {
-        for (int i = 0; i < segmentCount(); i++) {
+        long n = Math.min(segmentCount(), Math.max(0, (length - 8) / 4));
+        for (int i = 0; i < n; i++) {
             if (segmentType(segmentOffset(i)) == type) {
                 return i;
             }
