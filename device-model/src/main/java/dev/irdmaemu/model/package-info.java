@@ -5,7 +5,8 @@
  * dev.irdmaemu.fw.bus.InterruptSink}); the device core is split by concern: {@code reg} (the register table), {@code
  * cqp} (control QP and ops), {@code hmc}, {@code eq} (CEQ / AEQ / MSI-X), {@code qp} (CQs, QPs), {@code mr} (STags,
  * memory registration), {@code port} (quad hash, APBVT, ARP, classifier, Ethernet port), {@code puda} (ILQ / IEQ),
- * {@code ws} (the work-scheduler tree of Work scheduler node), {@code tcp} (an offloaded QP's TCP), {@code iwarp} (the
+ * {@code ws} (the work-scheduler tree of Work scheduler node), {@code tcp} (an offloaded QP's TCP), {@code ice} (the PF's
+ * ice register block, admin queue engine and the firmware's probe commands, as ice.ko sees them), {@code iwarp} (the
  * offloaded QPs' data path: MPA, DDP, RDMAP over that TCP, placing through {@code mr}'s memory registration) and
  * {@code trace}. Every action is an event on the one {@link dev.irdmaemu.fw.sim.SimScheduler}, costed by the {@link
  * dev.irdmaemu.model.LatencyTable}; the model has no threads and never reads the wall clock ({@link

@@ -49,7 +49,12 @@ public enum TraceKind {
      * A doorbell the device ignored (PFPE_WQEALLOC or its user-page alias naming no QP that takes it), or the
      * first read of the user doorbell page.
      */
-    DOORBELL("doorbell");
+    DOORBELL("doorbell"),
+    /**
+     * An E810 admin queue command answered or event posted (model.ice.AdminQueue): queue, opcode and its name, the
+     * retval's name, datalen; ring-level faults (CRIT/OVFL) too.
+     */
+    AQ("aq");
 
     private final String wireName;
 
