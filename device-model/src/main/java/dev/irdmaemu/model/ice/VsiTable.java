@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>ice_switch.c ice_aq_add_vsi either asks for a number (vsi_num with ICE_AQ_VSI_IS_VALID) or lets the firmware
  * pick one from its pool; the reply carries the number and the pool counts (vsi_used, vsi_free), which ice keeps
- * as vsis_allocd / vsis_unallocated. The 128-byte VSI context (struct ice_aqc_vsi_props) is kept as sent, and echoed
- * back in the reply buffer. VSI numbers are 10 bits (ICE_AQ_VSI_NUM_M); the pool is {@link #DEFAULT_CAPACITY}
+ * as vsis_allocd / vsis_unallocated. The 128-byte VSI context (struct ice_aqc_vsi_props) is kept as sent; the reply
+ * buffer is the driver's context, unchanged (ice copies it back over its own); get VSI answers the kept one. VSI numbers are 10 bits (ICE_AQ_VSI_NUM_M); the pool is {@link #DEFAULT_CAPACITY}
  * (ICE_MAX_VSI). RSS state needs the VSI to exist (ICE_AQC_RSS_VSI_VALID names it in vsi_id).
  */
 public final class VsiTable {
@@ -131,7 +131,9 @@ public final class VsiTable {
         return AqError.OK;
     }
 
-    // ---- 0x0211: the sections valid_sections names replace the stored ones; the context is echoed
+    // ---- 0x0211: the context ice sends is the whole of vsi->info with the sections it changes flagged in
+    // valid_sections (ice_lib.c builds it from the VSI's current info), so the model keeps the sent bytes and the
+    // union of the valid flags. The buffer goes back as the driver sent it: ice copies the reply over its ctxt->info.
 
     private int update(AqDescriptor desc, Bytes<?> buf) {
         int num = desc.paramU16(VsiCommand.PARAM_VSI_NUM) & VsiCommand.VSI_NUM_MASK;
@@ -142,17 +144,11 @@ public final class VsiTable {
             return reject("update_vsi", "VSI context shorter than " + VsiCommand.PROPS_SIZE + " bytes",
                     AqError.EINVAL);
         }
-        byte[] sent = new byte[VsiCommand.PROPS_SIZE];
-        vsi.readProps(sent);
-        int valid = (sent[0] & 0xFF) | (sent[1] & 0xFF) << 8;
         byte[] mine = props[num];
-        for (int i = 2; i < VsiCommand.PROPS_SIZE; i++) {
-            mine[i] = sent[i];
-        }
-        int merged = ((mine[0] & 0xFF) | (mine[1] & 0xFF) << 8) | valid;
+        int merged = ((mine[0] & 0xFF) | (mine[1] & 0xFF) << 8) | vsi.validSections();
+        vsi.readProps(mine);
         mine[0] = (byte) merged;
         mine[1] = (byte) (merged >>> 8);
-        vsi.writeProps(mine);
         reply(desc, num);
         return AqError.OK;
     }

@@ -234,6 +234,29 @@ class IceProbeSequenceTest {
     }
 
     @Test
+    void irdmaFilterUpdateIsKeptAndGetAnswersIt() {
+        int vsi = addPfVsi();
+        // ice_rdma_update_vsi_filter: update_vsi with Q_OPT valid and PE_FLTR_EN in q_opt_flags (byte 82).
+        Bytes<?> upd = AqBench.buffer(VsiCommand.PROPS_SIZE);
+        upd.writeShort(0, (short) VsiCommand.PROP_Q_OPT_VALID);
+        upd.writeByte(82, (byte) VsiCommand.Q_OPT_PE_FLTR_EN);
+        assertEquals(AqError.OK, bench.send(AqOpcode.UPDATE_VSI, d -> d.paramU16(VsiCommand.PARAM_VSI_NUM, vsi), upd));
+        assertEquals(VsiCommand.Q_OPT_PE_FLTR_EN, upd.readByte(82), "the driver's context comes back unchanged");
+        assertEquals(VsiCommand.PROP_Q_OPT_VALID, upd.readShort(0));
+        Bytes<?> got = AqBench.buffer(VsiCommand.PROPS_SIZE);
+        assertEquals(AqError.OK, bench.send(AqOpcode.GET_VSI, d -> d.paramU16(VsiCommand.PARAM_VSI_NUM, vsi), got));
+        VsiCommand ctx = new VsiCommand().wrap(got, 0, VsiCommand.PROPS_SIZE);
+        assertEquals(VsiCommand.Q_OPT_PE_FLTR_EN, ctx.queueOptionFlags());
+        assertEquals(VsiCommand.PROP_SW_VALID | VsiCommand.PROP_Q_OPT_VALID, ctx.validSections());
+        // free_vsi returns the number to the pool.
+        assertEquals(AqError.OK, bench.send(AqOpcode.FREE_VSI, d -> d.paramU16(VsiCommand.PARAM_VSI_NUM, vsi),
+                AqBench.buffer(VsiCommand.PROPS_SIZE)));
+        assertEquals(0, bench.desc.paramU16(VsiCommand.RESP_VSI_USED));
+        assertEquals(AqError.ENOENT, bench.send(AqOpcode.GET_VSI, d -> d.paramU16(VsiCommand.PARAM_VSI_NUM, vsi),
+                AqBench.buffer(VsiCommand.PROPS_SIZE)));
+    }
+
+    @Test
     void pfResetRestoresTheDefaultTreeAndDropsVsis() {
         addPfVsi();
         vsiBranch();
