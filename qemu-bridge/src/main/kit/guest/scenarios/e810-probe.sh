@@ -46,10 +46,13 @@ end pci
 E810="${E810# }"
 
 step ice
+[ -d /sys/module/irdma ] && fail "irdma was loaded before ice"
 started=$(uptime_ms)
 run modprobe ice
 [ -d /sys/module/ice ] || fail "modprobe ice left no /sys/module/ice"
 [ "$(cat /sys/module/ice/initstate 2>/dev/null)" = live ] || fail "ice is not live"
+# nothing loads irdma on its own (no udev to answer ice's auxiliary device uevents): devlink can switch first
+[ -d /sys/module/irdma ] && fail "irdma was loaded with ice, before devlink could switch the protocol"
 field ice loaded
 field ice_ms "$(($(uptime_ms) - started))"
 begin dmesg-ice
@@ -119,6 +122,16 @@ field modules_loaded_ms "$(uptime_ms)"
 
 step rdma
 [ -e /dev/infiniband/rdma_cm ] || mdev -s 2>/dev/null
+if [ -n "$E810" ] && [ "$RDMA_MODE" != none ]; then
+    # irdma's ib device registers from its auxiliary probe: give it up to 20 s
+    tries=0
+    until [ "$(rdma link show 2>/dev/null | grep -c '^link ')" -ge 1 ]; do
+        tries=$((tries + 1))
+        [ "$tries" -le 40 ] || fail "no rdma link 20 s after modprobe irdma"
+        sleep 0.5
+    done
+    mdev -s 2>/dev/null
+fi
 begin rdma-link
 run rdma link show
 end rdma-link

@@ -99,6 +99,33 @@ class E810GuestBootTest {
     }
 
     /**
+     * A guest told that it needs an E810 ({@code irdma_emu.e810=required}) and has none fails at the e810 step, says
+     * why, and powers off: no hang. With {@code irdma_emu.rdma=none} irdma is not loaded.
+     */
+    @Test
+    void aGuestThatRequiresAnE810AndHasNoneFailsAtThatStepAndPowersOff() throws Exception {
+        GuestKit kit = e810Kit();
+        Path console = Path.of("target", "guest-boot", "e810-required-console.log");
+        GuestLaunch launch = kit.launch().scenario("e810-probe").memoryMiB(512)
+                .kernelArgument("irdma_emu.e810=required").kernelArgument("irdma_emu.rdma=none");
+        GuestResult result;
+        OptionalInt exit;
+        try (QemuProcess qemu = QemuProcess.start(launch, console)) {
+            result = qemu.awaitResult(RESULT_TIMEOUT);
+            exit = qemu.awaitExit(Duration.ofSeconds(30));
+        }
+        assertEquals("e810-probe", result.scenario());
+        assertFalse(result.ok(), result::toString);
+        assertEquals("e810", result.field("step"));
+        assertTrue(result.field("reason").startsWith("no_E810_function"), result::toString);
+        assertEquals("none", result.field("e810"));
+        assertEquals("loaded", result.field("ice"), "ice loaded before the verdict");
+        assertEquals("", result.field("irdma"), "the run ended before irdma");
+        assertTrue(Files.readString(console, StandardCharsets.UTF_8).contains("IRDMA-EMU-E810 none"));
+        assertTrue(exit.isPresent() && exit.getAsInt() == 0, () -> "QEMU ended by the guest's poweroff: " + exit);
+    }
+
+    /**
      * QEMU 11.1.3 takes the vfio-user-pci device line GuestLaunch writes (q35, memfd backend, root port, the JSON
      * device with its socket object) and connects to the socket: its first message is VERSION (command 1), a
      * request, with the capabilities JSON. The test's server then hangs up, so QEMU fails to realize the device
