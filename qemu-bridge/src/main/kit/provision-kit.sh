@@ -34,7 +34,7 @@ while (($# > 0)); do
         --cache) CACHE="$2"; shift 2 ;;
         --refresh) REFRESH=1; shift ;;
         --prune) PRUNE=1; shift ;;
-        -h | --help) sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,/^set -e/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "provision-kit: unknown argument: $1" >&2; exit 64 ;;
     esac
 done
