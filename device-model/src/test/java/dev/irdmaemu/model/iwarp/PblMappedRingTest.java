@@ -1,0 +1,219 @@
+package dev.irdmaemu.model.iwarp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irdmaemu.fw.queue.AeCode;
+import dev.irdmaemu.fw.queue.AeSource;
+import dev.irdmaemu.fw.queue.Cqe;
+import dev.irdmaemu.fw.queue.SgeList;
+import dev.irdmaemu.fw.queue.SqOpcode;
+import dev.irdmaemu.fw.queue.SqWqe;
+import dev.irdmaemu.model.IwarpTestDriver;
+import dev.irdmaemu.model.IwarpTestDriver.Buffer;
+import dev.irdmaemu.model.IwarpTestDriver.Completion;
+import dev.irdmaemu.model.IwarpTestDriver.CqpDone;
+import dev.irdmaemu.model.IwarpTestDriver.QpSpec;
+import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.model.hmc.RingPages;
+import dev.irdmaemu.model.mr.MemoryRegions;
+import dev.irdmaemu.model.qp.CompletionQueue;
+import dev.irdmaemu.model.qp.QueuePair;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * CQ, QP and AEQ rings mapped through PBLs (VIRTMAP / VQ) end to end: the device resolves the scattered pages once
+ * at create (verbs.c irdma_create_cq / irdma_setup_virt_qp, hw.c irdma_create_virt_aeq), every ring wraps across
+ * its page boundaries with the data verified, the cached translation survives the guest rewriting its PBLEs, and
+ * each bad page list is answered with a CQP error that leaves no object behind.
+ */
+class PblMappedRingTest {
+    private final IwarpPair pair = new IwarpPair(32L << 20);
+
+    @AfterEach
+    void close() {
+        pair.close();
+    }
+
+    private Completion next(IwarpTestDriver n, IwarpTestDriver.Cq cq) {
+        Completion[] got = new Completion[1];
+        pair.runUntil(() -> (got[0] = n.poll(cq)) != null, 500_000_000L);
+        return got[0];
+    }
+
+    @Test
+    void sendsOverPblMappedRingsWrapEveryRingAcrossItsPages() {
+        pair.cqEntries = 256; // 8 KiB: two pages, wrapped every 256 CQEs
+        pair.a.virtualRings = 1;
+        pair.b.virtualRings = 2;
+        IwarpPair.Conn c = pair.connect(5, 6, false);
+        CompletionQueue aCq = pair.a.dev().cqs().get(c.aCq.id);
+        CompletionQueue bCq = pair.b.dev().cqs().get(c.bCq.id);
+        assertTrue(aCq.ringPages().paged());
+        assertEquals(2, aCq.ringPages().pageCount());
+        assertTrue(bCq.ringPages().paged());
+        QueuePair aQp = pair.a.dev().qps().get(5);
+        QueuePair bQp = pair.b.dev().qps().get(6);
+        assertTrue(aQp.virtualMap());
+        assertEquals(2, aQp.sqRing().pageCount()); // 256 quanta x 32 bytes
+        assertEquals(2, bQp.rqRing().pageCount()); // 64 WQEs x 128 bytes
+        // the device's view is the driver's scattered pages, in order
+        assertEquals(c.active.sqPages[1], aQp.sqRing().page(1));
+        assertEquals(c.passive.rqPages[0], bQp.rqRing().page(0));
+        // the guest rewrites A's CQ PBLEs after Create CQ: the device keeps what it resolved
+        pair.a.writePble(c.aCq.firstPble, 0x7_0000_0000L);
+        pair.a.writePble(c.aCq.firstPble + 1, 0x7_0000_0000L);
+
+        Buffer src = pair.a.buffer(4096, MemoryRegions.LOCAL_WRITE);
+        Buffer dst = pair.b.buffer(4096, MemoryRegions.LOCAL_WRITE);
+        int messages = 600; // > 2 x 256 CQEs per side, > 2 x 256 SQ quanta, > 9 x 64 RQ WQEs
+        for (int i = 0; i < messages; i++) {
+            int len = 1 + (i * 37) % 3000;
+            pair.a.fill(src.gpa(), len, 1000 + i);
+            int rq = pair.b.postRecv(c.passive, new SgeList().add(dst.gpa(), 4096, dst.stag()));
+            pair.a.postSend(c.active, SqOpcode.RDMA_SEND, new SgeList().add(src.gpa(), len, src.stag()),
+                    SqWqe.SIGNALED, 0);
+            Completion rc = next(pair.b, c.bCq);
+            assertFalse(rc.error(), "receive " + i);
+            assertEquals(Cqe.OP_RECEIVE, rc.opType());
+            assertEquals(rq, rc.wqeIndex());
+            assertEquals(len, rc.bytes());
+            assertArrayEquals(pair.a.read(src.gpa(), len), pair.b.read(dst.gpa(), len), "payload " + i);
+            Completion sc = next(pair.a, c.aCq);
+            assertFalse(sc.error(), "send " + i);
+            assertTrue(sc.sq());
+        }
+        assertTrue(aCq.producedCount() >= messages);
+        assertEquals(0, aCq.overflows());
+    }
+
+    @Test
+    void aVirtualAeqReceivesAesAcrossItsPagesAndWraps() {
+        IwarpPair.Conn c = pair.connect(5, 6, false);
+        pair.a.pollAes();
+        // 300 AEQEs of 16 bytes: two pages, the second one partly used; LPBLSIZE 1 as irdma writes it
+        CqpDone created = pair.a.recreateAeqVirtual(300, 1);
+        assertFalse(created.error(), created.toString());
+        RingPages pages = pair.a.dev().aeq().ringPages();
+        assertTrue(pages.paged());
+        assertEquals(2, pages.pageCount());
+        int seen = 0;
+        for (int i = 0; i < 700; i++) {
+            assertFalse(pair.a.generateAe(c.active, AeCode.LLP_TOO_MANY_RETRIES.code(), AeSource.RSVD).error());
+            IwarpTestDriver.Ae ae = pair.a.pollAe();
+            assertNotNull(ae, "AE " + i);
+            assertEquals(AeCode.LLP_TOO_MANY_RETRIES.code(), ae.code());
+            assertEquals(5, ae.qpId());
+            seen++;
+        }
+        assertNull(pair.a.pollAe());
+        assertEquals(700, seen);
+        assertEquals(0, pair.a.dev().aeq().lost());
+    }
+
+    @Test
+    void aTwoLevelAeqWorksToo() {
+        IwarpPair.Conn c = pair.connect(5, 6, false);
+        pair.a.pollAes();
+        assertFalse(pair.a.recreateAeqVirtual(64, 2).error());
+        assertFalse(pair.a.generateAe(c.active, AeCode.LLP_TOO_MANY_RETRIES.code(), AeSource.RSVD).error());
+        assertEquals(AeCode.LLP_TOO_MANY_RETRIES.code(), pair.a.pollAe().code());
+    }
+
+    // ------------------------------------------------------------------ hostile page lists
+
+    private void refused(CqpDone d, CqpFault expected) {
+        assertTrue(d.error(), "accepted");
+        assertEquals(expected.major(), d.major());
+        assertEquals(expected.minor(), d.minor(), "minor " + Integer.toHexString(d.minor()));
+    }
+
+    @Test
+    void badCqPageListsAreCqpErrorsAndCreateNothing() {
+        IwarpTestDriver a = pair.a;
+        int cq = 40;
+        long count = a.committedPbles();
+        long[] good = a.scatteredPages(2);
+        long first = a.pageList(good, false);
+        int before = a.dev().cqs().liveCount();
+        // a first PBLE index at the committed count
+        refused(a.tryCreateCq(cq, 256, f -> {
+            f.virtualMap = true;
+            f.pblChunkSize = 1;
+            f.firstPmPblIndex = (int) count;
+        }), CqpFault.INDEX_OUT_OF_RANGE);
+        // the ring's second page beyond the committed PBLEs (the PBL does not cover the ring)
+        refused(a.tryCreateCq(cq, 256, f -> {
+            f.virtualMap = true;
+            f.pblChunkSize = 1;
+            f.firstPmPblIndex = (int) count - 1;
+        }), CqpFault.INDEX_OUT_OF_RANGE);
+        // VIRTMAP with chunk size 0: a level count the kernel never writes
+        refused(a.tryCreateCq(cq, 256, f -> {
+            f.virtualMap = true;
+            f.pblChunkSize = 0;
+            f.firstPmPblIndex = (int) first;
+        }), CqpFault.INVALID_FIELD);
+        // a PBLE naming a page outside guest memory
+        long[] unmapped = {good[0], 0x7_0000_0000L};
+        long bad = a.pageList(unmapped, false);
+        refused(a.tryCreateCq(cq, 256, f -> {
+            f.virtualMap = true;
+            f.pblChunkSize = 1;
+            f.firstPmPblIndex = (int) bad;
+        }), CqpFault.DMA_FAULT);
+        // a two-level root naming a leaf beyond the committed PBLEs
+        long root = a.pageList(new long[] {good[0]}, false);
+        a.writePble(root, count + 5);
+        refused(a.tryCreateCq(cq, 256, f -> {
+            f.virtualMap = true;
+            f.pblChunkSize = 2;
+            f.firstPmPblIndex = (int) root;
+        }), CqpFault.INDEX_OUT_OF_RANGE);
+        assertEquals(before, a.dev().cqs().liveCount());
+        // the same id with a good list: created, and destroyed cleanly
+        CqpDone ok = a.tryCreateCq(cq, 256, f -> {
+            f.virtualMap = true;
+            f.pblChunkSize = 1;
+            f.firstPmPblIndex = (int) first;
+        });
+        assertFalse(ok.error(), ok.toString());
+        assertEquals(good[1], a.dev().cqs().get(cq).ringPages().page(1));
+        IwarpTestDriver.Cq handle = new IwarpTestDriver.Cq();
+        handle.id = cq;
+        assertTrue(a.destroy(handle));
+        assertEquals(before, a.dev().cqs().liveCount());
+    }
+
+    @Test
+    void badQpPageListsAreCqpErrorsAndCreateNothing() {
+        IwarpTestDriver a = pair.a;
+        IwarpTestDriver.Cq cq = a.createCq(41, 64);
+        QpSpec s = QpSpec.connection(9, cq, 1000, IwarpPair.IP_B, 2000, 1, 1, IwarpPair.ARP_INDEX);
+        long count = a.committedPbles();
+        int before = a.dev().qps().liveCount();
+        long[] pages = a.scatteredPages(4);
+        long first = a.pageList(pages, false);
+        // SQ list at the end of the PBLE object: its second page's PBLE is beyond the committed count
+        refused(a.tryCreateVirtualQp(s, count - 1, first + 2), CqpFault.INDEX_OUT_OF_RANGE);
+        // RQ index beyond the committed count (ctrl.c irdma_sc_qp_init refuses rq_pa >= the PBLE count)
+        refused(a.tryCreateVirtualQp(s, first, count), CqpFault.INDEX_OUT_OF_RANGE);
+        // an RQ page outside guest memory
+        long badRq = a.pageList(new long[] {pages[2], 0x7_0000_0000L}, false);
+        refused(a.tryCreateVirtualQp(s, first, badRq), CqpFault.DMA_FAULT);
+        assertEquals(before, a.dev().qps().liveCount());
+        assertNull(a.dev().qps().get(9) != null && a.dev().qps().get(9).live() ? "live" : null);
+        // the good list: created with the pages in order
+        CqpDone ok = a.tryCreateVirtualQp(s, first, first + 2);
+        assertFalse(ok.error(), ok.toString());
+        QueuePair qp = a.dev().qps().get(9);
+        assertEquals(pages[1], qp.sqRing().page(1));
+        assertEquals(pages[3], qp.rqRing().page(1));
+        assertEquals(before + 1, a.dev().qps().liveCount());
+    }
+}
