@@ -921,6 +921,11 @@ public final class IwarpTestDriver implements AutoCloseable {
         if (gone.error()) {
             throw new AssertionError("Destroy AEQ: " + gone);
         }
+        return createAeqVirtual(elements, chunkCode);
+    }
+
+    /** Create AEQ with VMAP on fresh scattered pages (no AEQ may exist). */
+    public CqpDone createAeqVirtual(int elements, int chunkCode) {
         long[] pages = scatteredPages((int) (((long) elements * Aeqe.SIZE + PAGE - 1) / PAGE));
         d.eqf.clear();
         d.eqf.elementCount = elements;

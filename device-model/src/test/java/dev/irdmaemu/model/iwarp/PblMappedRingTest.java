@@ -127,6 +127,39 @@ class PblMappedRingTest {
 
     // ------------------------------------------------------------------ hostile page lists
 
+    @Test
+    void aVirtualAeqWithoutAPblLevelIsRefusedAndAGoodOneThenWorks() {
+        IwarpPair.Conn c = pair.connect(5, 6, false);
+        pair.a.pollAes();
+        refused(pair.a.recreateAeqVirtual(300, 0), CqpFault.INVALID_FIELD);
+        assertFalse(pair.a.dev().aeq().live());
+        // the AEQ is gone: the recreate's destroy step would fail, so create directly through a fresh list
+        assertFalse(pair.a.createAeqVirtual(300, 1).error());
+        assertFalse(pair.a.generateAe(c.active, AeCode.LLP_TOO_MANY_RETRIES.code(), AeSource.RSVD).error());
+        assertEquals(AeCode.LLP_TOO_MANY_RETRIES.code(), pair.a.pollAe().code());
+    }
+
+    @Test
+    void anSqWqeCrossingAPageOfAMappedRingIsAnInvalidWqe() {
+        pair.a.virtualRings = 1;
+        IwarpPair.Conn c = pair.connect(5, 6, false);
+        Buffer src = pair.a.buffer(64, MemoryRegions.LOCAL_WRITE);
+        // NOPs up to the last quantum of the SQ's first page, then a 2-quantum WQE written across the boundary
+        // (uk.c never does this: it pads to the 8-quantum chunk)
+        while (c.active.sqHead != 127) {
+            pair.a.postNop(c.active, false);
+        }
+        pair.run(10_000_000L);
+        int idx = c.active.sqHead;
+        c.active.sqHead = idx + 2;
+        pair.a.wqeAt(c.active, idx, 2).writeSend(c.active.sqPolarity, SqOpcode.RDMA_SEND,
+                new SgeList().add(src.gpa(), 64, src.stag()).add(src.gpa(), 64, src.stag())
+                        .add(src.gpa(), 64, src.stag()), SqWqe.SIGNALED, 0, 0);
+        pair.a.ring(c.active);
+        pair.runUntil(() -> c.aes(pair.a).stream().anyMatch(e -> e.qpId() == 5
+                && e.code() == AeCode.WQE_INVALID_PARAMETER.code()), 100_000_000L);
+    }
+
     private void refused(CqpDone d, CqpFault expected) {
         assertTrue(d.error(), "accepted");
         assertEquals(expected.major(), d.major());
