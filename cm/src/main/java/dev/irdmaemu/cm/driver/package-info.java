@@ -1,7 +1,8 @@
 /**
  * The driver layer the CM runs on. {@link dev.irdmaemu.cm.driver.IrdmaDriver} brings an E810 RDMA function up as
  * irdma's probe does (GLPE_CPUSTATUS poll, CQP create through PFPE_CCQPHIGH / LOW / STATUS, Query FPM, Commit FPM,
- * Update PE SDs, CCQ, CEQ 0, AEQ, ILQ CQ 1 / QP 1 and IEQ CQ 2 / QP 2 with posted receive buffers) and then
+ * Update PE SDs, CCQ, CEQ 0, the PBLE resource ({@link dev.irdmaemu.cm.driver.PbleResource}), AEQ (PBL-mapped with
+ * {@link dev.irdmaemu.cm.driver.IrdmaDriver#withVirtualAeq()}), ILQ CQ 1 / QP 1 and IEQ CQ 2 / QP 2 with posted receive buffers) and then
  * serves CQP ops synchronously (WQE + PFPE_CQPDB, completion from the CCQ; an error completion is a
  * {@link dev.irdmaemu.cm.driver.CqpException}), the ILQ, and the CEQ / AEQ events it hands the verbs layer
  * ({@link dev.irdmaemu.cm.driver.IrdmaDriver.DeviceEvents}, AEQEs decoded into
