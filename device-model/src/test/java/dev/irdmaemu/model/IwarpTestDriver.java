@@ -952,6 +952,16 @@ public final class IwarpTestDriver implements AutoCloseable {
         return cqp((o, v) -> CqpWqeWriter.createCq(d.store(), o, d.cqf, v));
     }
 
+    /** Resize CQ {@code id} (ctrl.c irdma_sc_cq_resize) as {@code tweak} leaves the fields. */
+    public CqpDone tryResizeCq(int id, int entries, Consumer<dev.irdmaemu.fw.cqp.CqOpFields> tweak) {
+        d.cqf.clear();
+        d.cqf.cqId = id;
+        d.cqf.cqSize = entries;
+        d.cqf.resize = true;
+        tweak.accept(d.cqf);
+        return cqp((o, v) -> CqpWqeWriter.modifyCq(d.store(), o, d.cqf, v));
+    }
+
     /** Create QP with VQ whose context names {@code sqPble} and {@code rqPble} as the rings' first PBLE indexes. */
     public CqpDone tryCreateVirtualQp(QpSpec s, long sqPble, long rqPble) {
         Qp qp = new Qp(s);

@@ -224,6 +224,38 @@ class PblMappedRingTest {
     }
 
     @Test
+    void aCqResizedOntoANewPageListTakesItAndABadListLeavesTheOldRing() {
+        IwarpTestDriver a = pair.a;
+        long[] small = a.scatteredPages(2);
+        CqpDone ok = a.tryCreateCq(42, 256, f -> {
+            f.virtualMap = true;
+            f.pblChunkSize = 1;
+            f.firstPmPblIndex = (int) a.pageList(small, false);
+        });
+        assertFalse(ok.error(), ok.toString());
+        CompletionQueue cq = a.dev().cqs().get(42);
+        // a resize whose list runs past the committed PBLEs: refused, the CQ keeps its ring
+        refused(a.tryResizeCq(42, 512, f -> {
+            f.virtualMap = true;
+            f.pblChunkSize = 1;
+            f.firstPmPblIndex = (int) a.committedPbles() - 2;
+        }), CqpFault.INDEX_OUT_OF_RANGE);
+        assertEquals(256, cq.size());
+        assertEquals(small[1], cq.ringPages().page(1));
+        long[] big = a.scatteredPages(4);
+        CqpDone resized = a.tryResizeCq(42, 512, f -> {
+            f.virtualMap = true;
+            f.pblChunkSize = 1;
+            f.firstPmPblIndex = (int) a.pageList(big, false);
+        });
+        assertFalse(resized.error(), resized.toString());
+        assertEquals(512, cq.size());
+        assertEquals(4, cq.ringPages().pageCount());
+        assertEquals(big[3] + 100, cq.ringPages().address(3 * 4096 + 100));
+        assertEquals(big[0], cq.slotAddress(0), "the producer starts over on the new ring");
+    }
+
+    @Test
     void badQpPageListsAreCqpErrorsAndCreateNothing() {
         IwarpTestDriver a = pair.a;
         IwarpTestDriver.Cq cq = a.createCq(41, 64);
