@@ -680,8 +680,13 @@ public final class IwarpTestDriver implements AutoCloseable {
     }
 
     public boolean destroy(Qp qp) {
+        return destroyQp(qp.spec.qpId);
+    }
+
+    /** Destroy QP {@code id} (irdma_sc_qp_destroy). */
+    public boolean destroyQp(int id) {
         d.qpf.clear();
-        d.qpf.qpId = qp.spec.qpId;
+        d.qpf.qpId = id;
         d.qpf.qpType = 1;
         return !cqp((o, v) -> CqpWqeWriter.destroyQp(d.store(), o, d.qpf, v)).error();
     }

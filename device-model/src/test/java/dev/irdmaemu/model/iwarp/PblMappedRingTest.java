@@ -14,6 +14,7 @@ import dev.irdmaemu.fw.queue.SgeList;
 import dev.irdmaemu.fw.queue.SqOpcode;
 import dev.irdmaemu.fw.queue.SqWqe;
 import dev.irdmaemu.model.IwarpTestDriver;
+import dev.irdmaemu.model.LeakCheck;
 import dev.irdmaemu.model.IwarpTestDriver.Buffer;
 import dev.irdmaemu.model.IwarpTestDriver.Completion;
 import dev.irdmaemu.model.IwarpTestDriver.CqpDone;
@@ -174,6 +175,7 @@ class PblMappedRingTest {
         long[] good = a.scatteredPages(2);
         long first = a.pageList(good, false);
         int before = a.dev().cqs().liveCount();
+        LeakCheck.Held held = LeakCheck.snapshot(a.dev());
         // a first PBLE index at the committed count
         refused(a.tryCreateCq(cq, 256, f -> {
             f.virtualMap = true;
@@ -221,6 +223,7 @@ class PblMappedRingTest {
         handle.id = cq;
         assertTrue(a.destroy(handle));
         assertEquals(before, a.dev().cqs().liveCount());
+        LeakCheck.assertNoLeak(held, a.dev(), "refused and destroyed PBL-mapped CQs");
     }
 
     @Test
@@ -258,6 +261,7 @@ class PblMappedRingTest {
     @Test
     void badQpPageListsAreCqpErrorsAndCreateNothing() {
         IwarpTestDriver a = pair.a;
+        LeakCheck.Held held = LeakCheck.snapshot(a.dev());
         IwarpTestDriver.Cq cq = a.createCq(41, 64);
         QpSpec s = QpSpec.connection(9, cq, 1000, IwarpPair.IP_B, 2000, 1, 1, IwarpPair.ARP_INDEX);
         long count = a.committedPbles();
@@ -280,5 +284,8 @@ class PblMappedRingTest {
         assertEquals(pages[1], qp.sqRing().page(1));
         assertEquals(pages[3], qp.rqRing().page(1));
         assertEquals(before + 1, a.dev().qps().liveCount());
+        assertTrue(a.destroyQp(9));
+        assertTrue(a.destroy(cq));
+        LeakCheck.assertNoLeak(held, a.dev(), "refused and destroyed VQ QPs");
     }
 }
