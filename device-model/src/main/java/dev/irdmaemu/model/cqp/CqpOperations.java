@@ -50,6 +50,12 @@ import net.openhft.chronicle.bytes.BytesStore;
 public final class CqpOperations implements CqpOpHandler {
     /** LPBLSIZE 2 of the CQ / CEQ / AEQ ops: two PBL levels (the STag ops' code for two levels is 3). */
     static final int QUEUE_CHUNK_LEVEL_2 = 2;
+    /**
+     * The ring pages the model keeps resolved at once, over all PBL-mapped rings (4 GiB of guest rings, 8 MiB of
+     * page addresses): the model's stand-in for the device's finite context memory; beyond it a create answers
+     * {@link CqpFault#TABLE_FULL}.
+     */
+    public static final long MAX_MAPPED_RING_PAGES = 1L << 20;
     /** user.h IRDMA_QP_CTX_SIZE. */
     public static final int QP_CONTEXT_SIZE = QpContext.SIZE;
     /**
@@ -326,6 +332,12 @@ public final class CqpOperations implements CqpOpHandler {
             r.fail(CqpFault.INVALID_FIELD, "VIRTMAP with an LPBLSIZE that names no PBL level");
             return false;
         }
+        long pages = (bytes + RingPages.PAGE_SIZE - 1) / RingPages.PAGE_SIZE;
+        if (pages > MAX_MAPPED_RING_PAGES - mappedRingPages()) {
+            // a two-level PBL may name one page many times: the page lists the model copies are bounded here
+            r.fail(CqpFault.TABLE_FULL, "the model's cache of ring page lists is full");
+            return false;
+        }
         RingPages.Fault f = into.map(pbles, memory, chunkCode == QUEUE_CHUNK_LEVEL_2, first, bytes);
         CqpFault c = switch (f) {
             case NONE -> CqpFault.NONE;
@@ -343,6 +355,24 @@ public final class CqpOperations implements CqpOpHandler {
             return false;
         }
         return true;
+    }
+
+    /** Pages of the PBL-mapped rings the live CQs, QPs and the AEQ hold (allocation-free, CQP-op time only). */
+    public long mappedRingPages() {
+        long n = aeq.ringPages().pageCount();
+        for (int i = 0; i < cqs.capacity(); i++) {
+            CompletionQueue cq = cqs.get(i);
+            if (cq != null) {
+                n += cq.ringPages().pageCount();
+            }
+        }
+        for (int i = 0; i < qps.capacity(); i++) {
+            QueuePair qp = qps.get(i);
+            if (qp != null) {
+                n += qp.sqRing().pageCount() + qp.rqRing().pageCount();
+            }
+        }
+        return n;
     }
 
     // --- CQ

@@ -55,6 +55,7 @@ public final class AsyncEventQueue {
 
     public void destroy() {
         live = false;
+        ring.release();
     }
 
     public boolean live() {

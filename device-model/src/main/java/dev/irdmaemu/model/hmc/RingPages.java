@@ -51,7 +51,8 @@ public final class RingPages {
     private boolean mapped;
     private long base;
     private long bytes;
-    private long[] pages = new long[0];
+    private static final long[] NO_PAGES = new long[0];
+    private long[] pages = NO_PAGES;
     private int pageCount;
     private Fault fault = Fault.NONE;
     private long faultPage;
@@ -123,7 +124,20 @@ public final class RingPages {
         }
     }
 
-    /** Forgets the mapping (destroy). The page array is kept for the next create of the same object. */
+    /**
+     * The queue is destroyed: a page list is dropped (its memory freed, every address -1); a contiguous ring's
+     * address is kept, as before PBL-mapped rings existed.
+     */
+    public void release() {
+        if (paged) {
+            pages = NO_PAGES;
+            pageCount = 0;
+            paged = false;
+            mapped = false;
+        }
+    }
+
+    /** Forgets the mapping. The page array is kept for the next mapping (a scratch instance's reuse). */
     public void clear() {
         paged = false;
         mapped = false;

@@ -70,6 +70,7 @@ public final class CompletionQueue {
     void destroy() {
         live = false;
         armed = false;
+        ring.release();
     }
 
     void modify(int entries, long ring) {

@@ -81,6 +81,9 @@ public final class QpTable {
 
     public void destroy(QueuePair qp) {
         qp.live = false;
+        qp.sqRing.release();
+        qp.rqRing.release();
+        qp.virtualMap = false;
 
         qp.state = QpState.INVALID;
         live--;

@@ -20,6 +20,7 @@ import dev.irdmaemu.model.IwarpTestDriver.Completion;
 import dev.irdmaemu.model.IwarpTestDriver.CqpDone;
 import dev.irdmaemu.model.IwarpTestDriver.QpSpec;
 import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.model.cqp.CqpOperations;
 import dev.irdmaemu.model.hmc.RingPages;
 import dev.irdmaemu.model.mr.MemoryRegions;
 import dev.irdmaemu.model.qp.CompletionQueue;
@@ -256,6 +257,44 @@ class PblMappedRingTest {
         assertEquals(4, cq.ringPages().pageCount());
         assertEquals(big[3] + 100, cq.ringPages().address(3 * 4096 + 100));
         assertEquals(big[0], cq.slotAddress(0), "the producer starts over on the new ring");
+    }
+
+    @Test
+    void pageListsBeyondTheModelsRingPageBudgetAreTableFullAndDestroyGivesThemBack() {
+        IwarpTestDriver a = pair.a;
+        // a two-level PBL naming one page 32768 times (64 root entries, all the same leaf): the largest CQ
+        // (2^21 - 1 CQEs of 64 bytes) from three pages of PBLEs; 32 of them fill the model's budget exactly
+        long page = a.scatteredPages(1)[0];
+        long[] leafPages = new long[512];
+        java.util.Arrays.fill(leafPages, page);
+        long leaf = a.pageList(leafPages, false);
+        long[] roots = new long[64];
+        java.util.Arrays.fill(roots, leaf);
+        long root = a.pageList(roots, false);
+        int size = (1 << 21) - 1;
+        java.util.function.IntFunction<CqpDone> create = id -> a.tryCreateCq(id, size, f -> {
+            f.virtualMap = true;
+            f.pblChunkSize = 2;
+            f.firstPmPblIndex = (int) root;
+            f.avoidMemConflict = true;
+        });
+        LeakCheck.Held held = LeakCheck.snapshot(a.dev());
+        for (int id = 50; id < 82; id++) {
+            CqpDone d = create.apply(id);
+            assertFalse(d.error(), "CQ " + id + ": " + d);
+        }
+        assertEquals(CqpOperations.MAX_MAPPED_RING_PAGES, a.dev().cqs().get(81).ringPages().pageCount() * 32L);
+        refused(create.apply(82), CqpFault.TABLE_FULL);
+        IwarpTestDriver.Cq gone = new IwarpTestDriver.Cq();
+        gone.id = 50;
+        assertTrue(a.destroy(gone));
+        assertFalse(create.apply(82).error(), "the destroyed CQ's pages are back in the budget");
+        for (int id = 51; id < 83; id++) {
+            IwarpTestDriver.Cq cq = new IwarpTestDriver.Cq();
+            cq.id = id;
+            assertTrue(a.destroy(cq));
+        }
+        LeakCheck.assertNoLeak(held, a.dev(), "32 maximal PBL-mapped CQs");
     }
 
     @Test
