@@ -13,6 +13,15 @@ public final class DmaSpace {
     private final HostMemory readable = new HostMemory();
     private final HostMemory writable = new HostMemory();
 
+    /**
+     * An empty space. A model built before its server (its DMA memory is a constructor argument) makes one and
+     * passes it to {@link VfioUserServer#start(java.nio.file.Path, VfioUserDevice, java.util.concurrent.Executor,
+     * DmaSpace)}; a model with a single memory for reads and writes gets {@link #writable()}, which leaves the
+     * read-only windows (ROM shadows) out of its reach altogether.
+     */
+    public DmaSpace() {
+    }
+
     /** Every directly mapped window: where device reads (descriptor fetches, Tx buffers) look. */
     public HostMemory readable() {
         return readable;

@@ -506,10 +506,11 @@ final class VfioUserConnection implements Runnable {
         }
     }
 
+    /** Closes the descriptors no handler kept. Indexed, so the usual case (none) allocates nothing. */
     private void closeFds() {
-        for (FileDescriptor fd : fds) {
+        for (int i = 0; i < fds.size(); i++) {
             try {
-                new FileInputStream(fd).close();
+                new FileInputStream(fds.get(i)).close();
             } catch (IOException e) {
                 LOG.debug("vfio-user {}: close fd: {}", name, e.toString());
             }

@@ -37,7 +37,7 @@ public final class VfioUserServer implements AutoCloseable {
     private final AFUNIXServerSocket server;
     private final Thread acceptThread;
     private final IrqTable irqs;
-    private final DmaSpace dma = new DmaSpace();
+    private final DmaSpace dma;
     private final VfioUserCounters counters = new VfioUserCounters();
     private final long[] regionSizes = new long[VfioUserConnection.NUM_REGIONS];
     /** The receive buffer, reused by each client in turn (one at a time). */
@@ -48,8 +48,9 @@ public final class VfioUserServer implements AutoCloseable {
     private volatile Thread currentThread;
     private volatile boolean closed;
 
-    private VfioUserServer(Path path, VfioUserDevice device, Executor owner) throws IOException {
+    private VfioUserServer(Path path, VfioUserDevice device, Executor owner, DmaSpace dma) throws IOException {
         this.path = path;
+        this.dma = dma;
         this.device = device;
         this.owner = owner;
         for (int bar = 0; bar < 6; bar++) {
@@ -88,7 +89,13 @@ public final class VfioUserServer implements AutoCloseable {
      * starts accepting. {@code owner} runs the device's accesses.
      */
     public static VfioUserServer start(Path path, VfioUserDevice device, Executor owner) throws IOException {
-        VfioUserServer s = new VfioUserServer(path, device, owner);
+        return start(path, device, owner, new DmaSpace());
+    }
+
+    /** {@link #start(Path, VfioUserDevice, Executor)} publishing the client's DMA windows in {@code dma}. */
+    public static VfioUserServer start(Path path, VfioUserDevice device, Executor owner, DmaSpace dma)
+            throws IOException {
+        VfioUserServer s = new VfioUserServer(path, device, owner, dma);
         device.attach(s.irqs, s.dma);
         s.acceptThread.start();
         LOG.info("vfio-user: serving {} on {}", device.name(), path);

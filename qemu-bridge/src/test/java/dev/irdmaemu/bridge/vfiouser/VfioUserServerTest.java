@@ -400,6 +400,55 @@ class VfioUserServerTest {
         }
     }
 
+    /**
+     * Not a timing assertion: logs the MMIO round trips per second a client gets (4-byte BAR reads, one at a time
+     * as QEMU sends them under the BQL), called directly and through a model loop, and checks the connection
+     * thread allocates nothing per access when it calls the device itself.
+     */
+    @Test
+    void mmioRoundTripsAreMeasuredAndAllocateNothingOnTheServer() throws Exception {
+        int n = 20_000;
+        try (VfioUserClient c = new VfioUserClient(server.socketPath())) {
+            ok(c.negotiate());
+            for (int i = 0; i < 2_000; i++) {
+                c.read(0, 0x40, 4); // warm-up
+            }
+            Thread connection = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("vfio-user e810.sock#1")).findFirst().orElseThrow();
+            com.sun.management.ThreadMXBean mx =
+                    (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            long allocated = mx.getThreadAllocatedBytes(connection.getId());
+            long t0 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                c.read(0, 0x40, 4);
+            }
+            long direct = System.nanoTime() - t0;
+            long perAccess = (mx.getThreadAllocatedBytes(connection.getId()) - allocated) / n;
+            org.slf4j.LoggerFactory.getLogger(VfioUserServerTest.class).info(
+                    "vfio-user MMIO reads, device called directly: {} round trips/s, {} bytes allocated per access"
+                    + " on the connection thread", n * 1_000_000_000L / direct, perAccess);
+            assertEquals(0, perAccess, "bytes allocated per MMIO read on the connection thread");
+        }
+        server.close();
+        try (ModelLoop loop = new ModelLoop("vfio-user-rate", new SimScheduler(1), System::nanoTime, () -> false)) {
+            loop.start();
+            server = VfioUserServer.start(dir.resolve("rate.sock"), device, loop::execute);
+            try (VfioUserClient c = new VfioUserClient(server.socketPath())) {
+                ok(c.negotiate());
+                for (int i = 0; i < 2_000; i++) {
+                    c.read(0, 0x40, 4);
+                }
+                long t0 = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    c.read(0, 0x40, 4);
+                }
+                long looped = System.nanoTime() - t0;
+                org.slf4j.LoggerFactory.getLogger(VfioUserServerTest.class).info(
+                        "vfio-user MMIO reads through a model loop: {} round trips/s", n * 1_000_000_000L / looped);
+            }
+        }
+    }
+
     @Test
     void aDeviceThatThrowsFailsOneAccessWithEio() throws Exception {
         server.close();
