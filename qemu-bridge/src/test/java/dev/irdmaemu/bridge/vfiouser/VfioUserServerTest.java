@@ -140,6 +140,12 @@ class VfioUserServerTest {
                 assertEquals(expected[i], r.payload.getLong(16), "region " + i);
                 assertEquals(expected[i] != 0 ? 3 : 0, r.payload.getInt(4), "flags of region " + i);
             }
+            // a smaller argsz gets that much, argsz saying the full size (the caller retries with more)
+            Reply small = c.call(VfioUserCommand.DEVICE_GET_REGION_INFO, indexed(16, 32, 3));
+            ok(small);
+            assertEquals(16, small.payload.capacity());
+            assertEquals(32, small.payload.getInt(0));
+            assertEquals(3, small.payload.getInt(8));
             // a larger argsz gets the 32 bytes, argsz saying the full size
             Reply big = c.call(VfioUserCommand.DEVICE_GET_REGION_INFO, indexed(64, 32, 0));
             ok(big);
@@ -190,6 +196,7 @@ class VfioUserServerTest {
             assertEquals(2, n.messages(VfioUserCommand.DMA_MAP));
             assertEquals(1, n.messages(VfioUserCommand.DEVICE_GET_INFO));
             assertEquals(0b1011_1111, n.regionInfoQueried());
+            assertEquals(9, n.messages(VfioUserCommand.DEVICE_GET_REGION_INFO));
             assertEquals(0, n.errorReplies());
         }
     }
