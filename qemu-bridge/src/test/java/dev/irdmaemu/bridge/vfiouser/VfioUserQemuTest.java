@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.newsclub.net.unix.AFUNIXSocket;
 import org.newsclub.net.unix.AFUNIXSocketAddress;
 import org.slf4j.LoggerFactory;
@@ -43,9 +42,6 @@ import org.slf4j.LoggerFactory;
 class VfioUserQemuTest {
     private static final Duration GUARD = Duration.ofSeconds(60);
 
-    @TempDir
-    Path dir;
-
     private static GuestKit kit() {
         try {
             return GuestKit.locate();
@@ -55,8 +51,25 @@ class VfioUserQemuTest {
     }
 
     @Test
-    void qemuRealizesTheFunctionResetsItAndTheSocketServesTheNextClient() throws Exception {
+    void qemuRealizesTheTestFunctionResetsItAndTheSocketServesTheNextClient() throws Exception {
+        TestFunction device = new TestFunction();
+        try (ModelLoop loop = new ModelLoop("vfio-user-qemu", new SimScheduler(1), System::nanoTime, () -> false)) {
+            loop.start();
+            realizeEnumerateResetAndReconnect(device, new DmaSpace(), loop, device.resets::get, "test-function");
+        }
+        assertTrue(device.windowEvents.stream().anyMatch(e -> e.contains("no-fd")),
+                "pc.bios came without a descriptor: " + device.windowEvents);
+    }
+
+    /**
+     * Runs the kit's QEMU against {@code device} served on {@code loop}: realize (the server's counters), SeaBIOS
+     * enumeration (query-pci: 8086:1592 behind the root port with BAR0 128 MiB and BAR3 64 KiB), system_reset
+     * (DEVICE_RESET, {@code resets} going up), quit, and a next client served. Checks the trace too.
+     */
+    static void realizeEnumerateResetAndReconnect(VfioUserDevice device, DmaSpace dma, ModelLoop loop,
+            java.util.function.IntSupplier resets, String logName) throws Exception {
         GuestKit kit = kit();
+        Path dir = Files.createTempDirectory("vfio-user-qemu");
         Logger trace = (Logger) LoggerFactory.getLogger("dev.irdmaemu.trace.vfio_user");
         ListAppender<ILoggingEvent> traced = new ListAppender<>();
         traced.start();
@@ -65,23 +78,21 @@ class VfioUserQemuTest {
         trace.addAppender(traced);
         Path socket = dir.resolve("e810.sock");
         Path qmpPath = dir.resolve("qmp.sock");
-        Path log = Path.of("target", "vfio-user-qemu", "qemu.log");
+        Path log = Path.of("target", "vfio-user-qemu", logName + ".log");
         Files.createDirectories(log.getParent());
-        TestFunction device = new TestFunction();
-        try (ModelLoop loop = new ModelLoop("vfio-user-qemu", new SimScheduler(1), System::nanoTime, () -> false)) {
-            loop.start();
-            try (VfioUserServer server = VfioUserServer.start(socket, device, loop::execute)) {
-                List<String> cmd = new ArrayList<>(kit.qemuCommand());
-                cmd.addAll(List.of("-accel", "tcg", "-machine", "q35,memory-backend=mem", "-m", "256M",
-                        "-object", "memory-backend-memfd,id=mem,size=256M,share=on",
-                        "-device", "pcie-root-port,id=rp1,chassis=1,slot=1",
-                        "-device", "{\"driver\":\"vfio-user-pci\",\"id\":\"e810\",\"bus\":\"rp1\",\"addr\":\"0.0\","
-                                + "\"rombar\":0,\"socket\":{\"type\":\"unix\",\"path\":\"" + socket + "\"},"
-                                + "\"x-msg-timeout\":10000}",
-                        "-display", "none", "-nodefaults",
-                        "-qmp", "unix:" + qmpPath + ",server=on,wait=off"));
-                Process qemu = new ProcessBuilder(cmd).redirectErrorStream(true)
-                        .redirectOutput(log.toFile()).start();
+        try (VfioUserServer server = VfioUserServer.start(socket, device, loop::execute, dma)) {
+            List<String> cmd = new ArrayList<>(kit.qemuCommand());
+            cmd.addAll(List.of("-accel", "tcg", "-machine", "q35,memory-backend=mem", "-m", "256M",
+                    "-object", "memory-backend-memfd,id=mem,size=256M,share=on",
+                    "-device", "pcie-root-port,id=rp1,chassis=1,slot=1",
+                    "-device", "{\"driver\":\"vfio-user-pci\",\"id\":\"e810\",\"bus\":\"rp1\",\"addr\":\"0.0\","
+                            + "\"rombar\":0,\"socket\":{\"type\":\"unix\",\"path\":\"" + socket + "\"},"
+                            + "\"x-msg-timeout\":10000}",
+                    // no -no-reboot: with it, system_reset makes QEMU exit instead of resetting
+                    "-display", "none", "-nodefaults",
+                    "-qmp", "unix:" + qmpPath + ",server=on,wait=off"));
+            Process qemu = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            try {
                 try (Qmp qmp = Qmp.connect(qmpPath, qemu, log)) {
                     // realize is over before the monitor answers
                     VfioUserCounters n = server.counters();
@@ -92,10 +103,7 @@ class VfioUserQemuTest {
                     assertEquals(0b1011_1111, n.regionInfoQueried() & 0b1011_1111, "regions 0-5 and 7");
                     assertTrue(n.fullConfigReads() >= 1, "the 4096-byte config read");
                     assertTrue(n.messages(VfioUserCommand.DEVICE_GET_IRQ_INFO) >= 2, "ERR and MSI-X info");
-                    assertTrue(server.dma().writable().contains(0x100000, 0x100000),
-                            () -> "RAM above 1 MiB is mapped for DMA: " + device.windowEvents);
-                    assertTrue(device.windowEvents.stream().anyMatch(e -> e.contains("no-fd")),
-                            "pc.bios came without a descriptor: " + device.windowEvents);
+                    assertTrue(dma.writable().contains(0x100000, 0x100000), "RAM above 1 MiB is mapped for DMA");
 
                     // SeaBIOS numbers the root port's secondary bus and assigns the BARs; until then query-pci
                     // does not descend into the root port
@@ -111,34 +119,39 @@ class VfioUserQemuTest {
                     String entry = deviceEntry(pci, ours);
                     assertTrue(entry.contains("\"vendor\": 32902") && entry.contains("\"device\": 5522"),
                             "8086:1592: " + entry);
-                    assertTrue(entry.contains("\"size\": " + TestFunction.BAR0_SIZE), "BAR0 size: " + entry);
-                    assertTrue(entry.contains("\"size\": " + TestFunction.BAR3_SIZE), "BAR3 size: " + entry);
+                    assertTrue(entry.contains("\"size\": " + (128L << 20)), "BAR0 size: " + entry);
+                    assertTrue(entry.contains("\"size\": " + (64L << 10)), "BAR3 size: " + entry);
                     String info = qmp.execute("{\"execute\":\"human-monitor-command\","
                             + "\"arguments\":{\"command-line\":\"info pci\"}}");
                     assertTrue(info.contains("8086:1592"), info);
 
-                    long resets = n.messages(VfioUserCommand.DEVICE_RESET);
-                    int deviceResets = device.resets.get();
-                    // (no -no-reboot on this command line: with it, system_reset makes QEMU exit instead)
+                    long resetMessages = n.messages(VfioUserCommand.DEVICE_RESET);
+                    int deviceResets = resets.getAsInt();
                     qmp.execute("{\"execute\":\"system_reset\"}");
                     assertTrue(Fds.eventually(GUARD.toMillis(),
-                            () -> n.messages(VfioUserCommand.DEVICE_RESET) > resets), "DEVICE_RESET after system_reset");
-                    assertTrue(Fds.eventually(5_000, () -> device.resets.get() > deviceResets));
+                            () -> n.messages(VfioUserCommand.DEVICE_RESET) > resetMessages),
+                            "DEVICE_RESET after system_reset");
+                    assertTrue(Fds.eventually(5_000, () -> resets.getAsInt() > deviceResets), "the device reset");
 
                     qmp.execute("{\"execute\":\"quit\"}");
                 }
                 assertTrue(qemu.waitFor(GUARD.toSeconds(), TimeUnit.SECONDS), "QEMU ends on quit");
-                assertTrue(server.awaitClientsEnded(1, GUARD), "the server saw QEMU leave");
-                assertEquals(0, server.counters().clientsDropped(), server.counters().summary());
-                assertEquals(0, server.dma().readable().regions(), "QEMU's windows are dropped");
-                try (VfioUserClient next = new VfioUserClient(server.socketPath())) {
-                    assertTrue(!next.negotiate().isError());
-                    assertEquals(0x1592, next.read(7, 2, 2), "the next client is served");
-                }
+            } finally {
+                qemu.destroyForcibly();
+            }
+            assertTrue(server.awaitClientsEnded(1, GUARD), "the server saw QEMU leave");
+            assertEquals(0, server.counters().clientsDropped(), server.counters().summary());
+            assertEquals(0, dma.readable().regions(), "QEMU's windows are dropped");
+            try (VfioUserClient next = new VfioUserClient(server.socketPath())) {
+                assertTrue(!next.negotiate().isError());
+                assertEquals(0x1592, next.read(7, 2, 2), "the next client is served");
             }
         } finally {
             trace.detachAppender(traced);
             trace.setLevel(was);
+            Files.deleteIfExists(socket);
+            Files.deleteIfExists(qmpPath);
+            Files.deleteIfExists(dir);
         }
         List<String> lines = new ArrayList<>();
         for (ILoggingEvent e : traced.list) {
