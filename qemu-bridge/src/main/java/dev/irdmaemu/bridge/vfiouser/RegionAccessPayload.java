@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
  *
  * <p>Accesses are 1, 2, 4 or 8 bytes inside the region, the shapes a CPU's MMIO or config cycle takes; the one
  * exception is the whole-config read QEMU makes at realize (hw/vfio/pci.c vfio_pci_config_setup: 4096 bytes at
- * offset 0 of the config region), allowed on the config region for any count up to its size.
+ * offset 0 of the config region): a read of the bulk region's whole size.
  */
 public final class RegionAccessPayload {
     public static final int FIXED = 16;
@@ -76,7 +76,7 @@ public final class RegionAccessPayload {
 
     /**
      * Checks a request: {@code regionSizes[region]} is each region's size (0 = absent), {@code bulkRegion} the
-     * region that also takes larger reads (config), {@code write} whether data must follow.
+     * region that may also be read whole in one request (config), {@code write} whether data must follow.
      */
     public VfioUserStatus validate(long[] regionSizes, int bulkRegion, boolean write) {
         if (length < FIXED) {
@@ -91,7 +91,7 @@ public final class RegionAccessPayload {
             return VfioUserStatus.BAD_INDEX;
         }
         boolean scalar = count == 1 || count == 2 || count == 4 || count == 8;
-        if (!scalar && (write || region != bulkRegion || count == 0)) {
+        if (!scalar && (write || region != bulkRegion || count != regionSizes[region])) {
             return VfioUserStatus.BAD_ACCESS_SIZE;
         }
         long offset = offset();
