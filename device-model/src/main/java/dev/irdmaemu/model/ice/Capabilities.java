@@ -1,0 +1,80 @@
+package dev.irdmaemu.model.ice;
+
+import static dev.irdmaemu.fw.aq.AqLayout.ListCaps.*;
+
+import dev.irdmaemu.fw.aq.AqDescriptor;
+import dev.irdmaemu.fw.aq.AqError;
+import dev.irdmaemu.fw.aq.AqOpcode;
+import java.util.function.BiConsumer;
+import net.openhft.chronicle.bytes.Bytes;
+
+/**
+ * Device (0x000B) and function (0x000A) capabilities, struct libie_aqc_list_caps with 32-byte
+ * libie_aqc_list_caps_elem entries, as ice_common.c ice_parse_common_caps / ice_parse_dev_caps /
+ * ice_parse_func_caps read them. The minimal set of the fact sheet (e810-probe-facts §1.5): VALID_FUNCTIONS (one
+ * bit, this PF: ice computes its VSI share as 768 / popcount, and more than 4 functions turn RDMA off), VSI,
+ * RXQS / TXQS / MSIX (number and first id), MAX_MTU 9728 and RDMA = 1 (ice_init_dev sets ICE_FLAG_RDMA_ENA from
+ * it). FD, 1588, DCB, SR-IOV, LAG, NVM_MGMT, Tx topology and sensor caps are left out on purpose: each would pull in
+ * a feature the model does not serve (fact sheet §1.5).
+ *
+ * <p>The count field: ice sends a 4 KiB buffer and reads back {@code count}; a buffer too small for every element
+ * gets ENOMEM with {@code count} = the elements needed and no buffer (the size ice would retry with).
+ */
+public final class Capabilities {
+    public static final int MAX_MTU = 9728;
+    public static final int VSIS = 768;
+    public static final int QUEUES_PER_PF = 64;
+    public static final int DEVICE_QUEUES = 2048;
+
+    private final int pfId;
+    private final int msixVectors;
+    private final int firstVector;
+
+    public Capabilities(int pfId, int msixVectors, int firstVector) {
+        this.pfId = pfId;
+        this.msixVectors = msixVectors;
+        this.firstVector = firstVector;
+    }
+
+    public void registerWith(BiConsumer<Integer, AqCommandHandler> r) {
+        r.accept(AqOpcode.LIST_DEV_CAPS, (d, b) -> list(d, b, true));
+        r.accept(AqOpcode.LIST_FUNC_CAPS, (d, b) -> list(d, b, false));
+    }
+
+    private int list(AqDescriptor d, Bytes<?> b, boolean device) {
+        if (b == null) {
+            return AqError.EINVAL;
+        }
+        int n = device ? 6 : 7;
+        if (b.readRemaining() < (long) n * ELEM_SIZE) {
+            d.paramU32(COUNT, n).datalen(0);
+            return AqError.ENOMEM;
+        }
+        int at = 0;
+        at = elem(b, at, CAP_VALID_FUNCTIONS, 1L << pfId, 0, 0);
+        at = elem(b, at, CAP_VSI, VSIS, 0, 0);
+        if (device) {
+            at = elem(b, at, CAP_RXQS, DEVICE_QUEUES, 0, 0);
+            at = elem(b, at, CAP_TXQS, DEVICE_QUEUES, 0, 0);
+        } else {
+            at = elem(b, at, CAP_RXQS, QUEUES_PER_PF, 0, (long) pfId * QUEUES_PER_PF);
+            at = elem(b, at, CAP_TXQS, QUEUES_PER_PF, 0, (long) pfId * QUEUES_PER_PF);
+            at = elem(b, at, CAP_MSIX, msixVectors, 0, firstVector);
+        }
+        at = elem(b, at, CAP_MAX_MTU, MAX_MTU, 0, 0);
+        at = elem(b, at, CAP_RDMA, 1, 0, 0);
+        d.paramU32(COUNT, at / ELEM_SIZE).datalen(at);
+        return AqError.OK;
+    }
+
+    private static int elem(Bytes<?> b, int at, int cap, long number, long logicalId, long physId) {
+        b.zeroOut(at, at + ELEM_SIZE);
+        b.writeShort(at + ELEM_CAP, (short) cap);
+        b.writeByte(at + ELEM_MAJOR_VER, (byte) 1);
+        b.writeByte(at + ELEM_MINOR_VER, (byte) 0);
+        b.writeInt(at + ELEM_NUMBER, (int) number);
+        b.writeInt(at + ELEM_LOGICAL_ID, (int) logicalId);
+        b.writeInt(at + ELEM_PHYS_ID, (int) physId);
+        return at + ELEM_SIZE;
+    }
+}
