@@ -5,5 +5,11 @@
  * guest's DMA windows mapped from its shared memfd, MSI-X eventfds, and region accesses run on the model's owner
  * thread. Everything the client sends is hostile: a bad request gets the protocol's error reply, a broken stream
  * closes that client only, and the device state survives for the next one.
+ *
+ * <p>{@link dev.irdmaemu.bridge.vfiouser.VfioUserServer} serves any
+ * {@link dev.irdmaemu.bridge.vfiouser.VfioUserDevice}; {@link dev.irdmaemu.bridge.vfiouser.E810VfioUserDevice}
+ * adapts device-model's E810 PF to it. Messages are traced at DEBUG on the logger
+ * {@code dev.irdmaemu.trace.vfio_user} (kind vfio_user, command, sizes, region and offset), and each client's
+ * {@link dev.irdmaemu.bridge.vfiouser.VfioUserCounters#summary()} is logged when it leaves.
  */
 package dev.irdmaemu.bridge.vfiouser;
