@@ -31,7 +31,7 @@ final class DeviceCalls implements Runnable {
     private static final int OP_CONFIG_BULK = 3;
     private static final int OP_RUN = 4;
 
-    private final VfioUserDevice device;
+    private final VfioUserFunction device;
     private final Executor owner;
     private final long timeoutNanos;
 
@@ -48,7 +48,7 @@ final class DeviceCalls implements Runnable {
     private volatile Thread waiter;
     private boolean broken;
 
-    DeviceCalls(VfioUserDevice device, Executor owner, long timeoutNanos) {
+    DeviceCalls(VfioUserFunction device, Executor owner, long timeoutNanos) {
         this.device = device;
         this.owner = owner;
         this.timeoutNanos = timeoutNanos;

@@ -15,7 +15,7 @@ public final class DmaSpace {
 
     /**
      * An empty space. A model built before its server (its DMA memory is a constructor argument) makes one and
-     * passes it to {@link VfioUserServer#start(java.nio.file.Path, VfioUserDevice, java.util.concurrent.Executor,
+     * passes it to {@link VfioUserServer#start(java.nio.file.Path, VfioUserFunction, java.util.concurrent.Executor,
      * DmaSpace)}; a model with a single memory for reads and writes gets {@link #writable()}, which leaves the
      * read-only windows (ROM shadows) out of its reach altogether.
      */

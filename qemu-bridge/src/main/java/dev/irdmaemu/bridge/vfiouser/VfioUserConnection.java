@@ -45,7 +45,7 @@ final class VfioUserConnection implements Runnable {
 
     private final AFUNIXSocket socket;
     private final String name;
-    private final VfioUserDevice device;
+    private final VfioUserFunction device;
     private final DeviceCalls calls;
     private final IrqTable irqs;
     private final DmaSpace dma;
@@ -74,7 +74,7 @@ final class VfioUserConnection implements Runnable {
     private String refusal;
     private volatile boolean closed;
 
-    VfioUserConnection(AFUNIXSocket socket, String name, VfioUserDevice device, DeviceCalls calls, IrqTable irqs,
+    VfioUserConnection(AFUNIXSocket socket, String name, VfioUserFunction device, DeviceCalls calls, IrqTable irqs,
             DmaSpace dma, VfioUserCounters counters, long[] regionSizes, byte[] message) {
         this.socket = socket;
         this.name = name;

@@ -32,7 +32,7 @@ public final class VfioUserServer implements AutoCloseable {
     public static final Duration OWNER_TIMEOUT = Duration.ofSeconds(10);
 
     private final Path path;
-    private final VfioUserDevice device;
+    private final VfioUserFunction device;
     private final Executor owner;
     private final AFUNIXServerSocket server;
     private final Thread acceptThread;
@@ -48,7 +48,7 @@ public final class VfioUserServer implements AutoCloseable {
     private volatile Thread currentThread;
     private volatile boolean closed;
 
-    private VfioUserServer(Path path, VfioUserDevice device, Executor owner, DmaSpace dma) throws IOException {
+    private VfioUserServer(Path path, VfioUserFunction device, Executor owner, DmaSpace dma) throws IOException {
         this.path = path;
         this.dma = dma;
         this.device = device;
@@ -62,7 +62,7 @@ public final class VfioUserServer implements AutoCloseable {
             }
             regionSizes[bar] = size;
         }
-        regionSizes[DeviceCalls.CONFIG] = VfioUserDevice.CONFIG_SIZE;
+        regionSizes[DeviceCalls.CONFIG] = VfioUserFunction.CONFIG_SIZE;
         int vectors = device.msixVectors();
         if (vectors < 0 || vectors > 2048) {
             throw new IllegalArgumentException(device.name() + ": " + vectors + " MSI-X vectors (msix_init: 1..2048)");
@@ -85,15 +85,15 @@ public final class VfioUserServer implements AutoCloseable {
     }
 
     /**
-     * Binds {@code path} (replacing a stale socket there), attaches the device ({@link VfioUserDevice#attach}) and
+     * Binds {@code path} (replacing a stale socket there), attaches the device ({@link VfioUserFunction#attach}) and
      * starts accepting. {@code owner} runs the device's accesses.
      */
-    public static VfioUserServer start(Path path, VfioUserDevice device, Executor owner) throws IOException {
+    public static VfioUserServer start(Path path, VfioUserFunction device, Executor owner) throws IOException {
         return start(path, device, owner, new DmaSpace());
     }
 
-    /** {@link #start(Path, VfioUserDevice, Executor)} publishing the client's DMA windows in {@code dma}. */
-    public static VfioUserServer start(Path path, VfioUserDevice device, Executor owner, DmaSpace dma)
+    /** {@link #start(Path, VfioUserFunction, Executor)} publishing the client's DMA windows in {@code dma}. */
+    public static VfioUserServer start(Path path, VfioUserFunction device, Executor owner, DmaSpace dma)
             throws IOException {
         VfioUserServer s = new VfioUserServer(path, device, owner, dma);
         device.attach(s.irqs, s.dma);
@@ -110,7 +110,7 @@ public final class VfioUserServer implements AutoCloseable {
         return counters;
     }
 
-    /** The interrupts the device raises (the same object {@link VfioUserDevice#attach} received). */
+    /** The interrupts the device raises (the same object {@link VfioUserFunction#attach} received). */
     public VfioUserInterrupts interrupts() {
         return irqs;
     }

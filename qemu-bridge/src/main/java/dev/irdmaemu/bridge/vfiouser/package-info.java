@@ -7,7 +7,7 @@
  * closes that client only, and the device state survives for the next one.
  *
  * <p>{@link dev.irdmaemu.bridge.vfiouser.VfioUserServer} serves any
- * {@link dev.irdmaemu.bridge.vfiouser.VfioUserDevice}; {@link dev.irdmaemu.bridge.vfiouser.E810VfioUserDevice}
+ * {@link dev.irdmaemu.bridge.vfiouser.VfioUserFunction}; {@link dev.irdmaemu.bridge.vfiouser.E810VfioUserFunction}
  * adapts device-model's E810 PF to it. Messages are traced at DEBUG on the logger
  * {@code dev.irdmaemu.trace.vfio_user} (kind vfio_user, command, sizes, region and offset), and each client's
  * {@link dev.irdmaemu.bridge.vfiouser.VfioUserCounters#summary()} is logged when it leaves.

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * into guest memory through the DMA space (status in {@link #DMA_STATUS}: 1 done, 2 refused); {@link #IRQ} raises
  * the MSI-X vector written.
  */
-class TestFunction implements VfioUserDevice {
+class TestFunction implements VfioUserFunction {
     static final long BAR0_SIZE = 128L << 20;
     static final long BAR3_SIZE = 64L << 10;
     static final int VECTORS = 64;

@@ -66,7 +66,7 @@ class VfioUserQemuTest {
      * enumeration (query-pci: 8086:1592 behind the root port with BAR0 128 MiB and BAR3 64 KiB), system_reset
      * (DEVICE_RESET, {@code resets} going up), quit, and a next client served. Checks the trace too.
      */
-    static void realizeEnumerateResetAndReconnect(VfioUserDevice device, DmaSpace dma, ModelLoop loop,
+    static void realizeEnumerateResetAndReconnect(VfioUserFunction device, DmaSpace dma, ModelLoop loop,
             java.util.function.IntSupplier resets, String logName) throws Exception {
         GuestKit kit = kit();
         Path dir = Files.createTempDirectory("vfio-user-qemu");

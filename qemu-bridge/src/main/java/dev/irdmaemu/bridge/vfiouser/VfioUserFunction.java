@@ -10,7 +10,7 @@ package dev.irdmaemu.bridge.vfiouser;
  * config space ({@value #CONFIG_SIZE} bytes: QEMU drops the Express flag of a smaller one), 8 VGA. ROM and VGA are
  * absent: the device's config space must read 0 at 0x30 and ignore writes there.
  */
-public interface VfioUserDevice {
+public interface VfioUserFunction {
     /** The config region's size: a PCIe function's whole extended config space. */
     int CONFIG_SIZE = 4096;
 

@@ -35,7 +35,7 @@ import org.newsclub.net.unix.AFUNIXSelectorProvider;
  * resetting it.
  */
 @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-class E810VfioUserDeviceTest {
+class E810VfioUserFunctionTest {
     static final int CONFIG = 7;
     static final long DSN = 0x0011_22ff_ff33_4455L;
 
@@ -44,14 +44,14 @@ class E810VfioUserDeviceTest {
 
     private SimScheduler scheduler;
     private DmaSpace dma;
-    private E810VfioUserDevice device;
+    private E810VfioUserFunction device;
     private ModelLoop loop;
     private VfioUserServer server;
 
-    static E810VfioUserDevice build(SimScheduler scheduler, DmaSpace dma) {
+    static E810VfioUserFunction build(SimScheduler scheduler, DmaSpace dma) {
         Trace trace = new Trace(scheduler);
         E810RdmaFunction rdma = new E810RdmaFunction(scheduler, dma.writable(), null, trace, new LatencyTable());
-        return new E810VfioUserDevice(sink -> new E810PciFunction(rdma, FunctionBlock.NONE, DSN, sink));
+        return new E810VfioUserFunction(sink -> new E810PciFunction(rdma, FunctionBlock.NONE, DSN, sink));
     }
 
     @BeforeEach

@@ -17,10 +17,10 @@ import java.util.function.Function;
  *
  * <p>DMA: the function's RDMA block reads and writes guest memory through one {@code HostMemory}. Give it the
  * server's {@link DmaSpace#writable()} view (build the space first, then the model, then
- * {@link VfioUserServer#start(java.nio.file.Path, VfioUserDevice, java.util.concurrent.Executor, DmaSpace)}), so
+ * {@link VfioUserServer#start(java.nio.file.Path, VfioUserFunction, java.util.concurrent.Executor, DmaSpace)}), so
  * QEMU's read-only windows (ROM shadows) stay out of the device's reach.
  */
-public final class E810VfioUserDevice implements VfioUserDevice {
+public final class E810VfioUserFunction implements VfioUserFunction {
     private final E810PciFunction function;
     private final String name;
     private volatile VfioUserInterrupts interrupts;
@@ -29,7 +29,7 @@ public final class E810VfioUserDevice implements VfioUserDevice {
      * Builds the function with {@code build}, handing it the interrupt sink it must raise its MSI-X vectors on
      * (this adapter's, which forwards to the server's eventfds).
      */
-    public E810VfioUserDevice(Function<InterruptSink, E810PciFunction> build) {
+    public E810VfioUserFunction(Function<InterruptSink, E810PciFunction> build) {
         InterruptSink sink = this::raise;
         this.function = Objects.requireNonNull(build.apply(sink), "the built function");
         this.name = String.format("e810 dsn %016x", function.serialNumber());
