@@ -38,35 +38,49 @@ class IceProbeOnTheModelBootTest {
     @TempDir
     Path tmp;
 
-    @Test
-    void iceProbesTheEmulatedE810() throws Exception {
+    /** What one boot left: the guest's result and console, the model's trace, and what the model still held. */
+    private record Run(GuestResult result, String log, Path console, String trace, int liveQps, int liveCqs) {
+    }
+
+    private Run boot(String name, String rdma) throws Exception {
         GuestKit kit;
         try {
             kit = GuestKit.locate().e810();
         } catch (MissingGuestKitException e) {
-            fail(e.getMessage());
-            return;
+            return fail(e.getMessage());
         }
         Path dir = Path.of("target", "guest-boot");
         Files.createDirectories(dir);
-        Path console = dir.resolve("ice-probe-console.log");
-        Path tracePath = dir.resolve("ice-probe-trace.jsonl");
+        Path console = dir.resolve(name + "-console.log");
+        Path tracePath = dir.resolve(name + "-trace.jsonl");
         Path socket = tmp.resolve("e810.sock");
         GuestResult result;
-        String log;
+        int qps;
+        int cqs;
         try (BufferedWriter traceOut = Files.newBufferedWriter(tracePath, StandardCharsets.UTF_8);
              E810Host host = E810Host.start(socket, 0, MAC, 1, new JsonLinesTraceSink(traceOut))) {
             GuestLaunch launch = kit.launch().machine(GuestLaunch.Machine.Q35).scenario("e810-probe").memoryMiB(512)
-                    .kernelArgument("irdma_emu.rdma=none")
+                    .kernelArgument("irdma_emu.rdma=" + rdma)
                     .vfioUser(VfioUserDevice.socket(socket).id("e810").messageTimeout(Duration.ofSeconds(20)).build());
             try (QemuProcess qemu = QemuProcess.start(launch, console)) {
                 result = qemu.awaitResult(RESULT_TIMEOUT);
                 qemu.awaitExit(Duration.ofSeconds(30));
             }
-            log = Files.readString(console, StandardCharsets.UTF_8);
-            LOG.info("ice on the model: {} after {} ms; vfio-user {}", result, result.afterStart().toMillis(),
+            LOG.info("{} on the model: {} after {} ms; vfio-user {}", name, result, result.afterStart().toMillis(),
                     host.server().counters().summary());
+            qps = host.loop().call(() -> host.pf().rdma().qps().liveCount(), Duration.ofSeconds(10));
+            cqs = host.loop().call(() -> host.pf().rdma().cqs().liveCount(), Duration.ofSeconds(10));
         }
+        return new Run(result, Files.readString(console, StandardCharsets.UTF_8), console,
+                Files.readString(tracePath, StandardCharsets.UTF_8), qps, cqs);
+    }
+
+    @Test
+    void iceProbesTheEmulatedE810() throws Exception {
+        Run run = boot("ice-probe", "none");
+        GuestResult result = run.result();
+        String log = run.log();
+        Path console = run.console();
         assertEquals("e810-probe", result.scenario());
         assertTrue(result.ok(), () -> result + "; console in " + console);
         assertTrue(log.contains("0000:01:00.0 [0200]: [8086:1592]"), () -> "the guest lists the E810 function; console in " + console);
@@ -81,10 +95,47 @@ class IceProbeOnTheModelBootTest {
         assertTrue(log.contains("driver ice") && log.contains("fw.app.name ICE OS Default Package"),
                 "devlink dev info reports the running package");
         assertTrue(log.contains("serial_number 02-00-5e-ff-ff-10-00-01"), "the DSN derived from the MAC");
-        String trace = Files.readString(tracePath, StandardCharsets.UTF_8);
+        String trace = run.trace();
         for (String op : List.of("get_ver", "list_func_caps", "get_dflt_topo", "download_pkg", "get_pkg_info_list",
                 "add_vsi", "add_sched_elems", "driver_ver")) {
             assertTrue(trace.contains("\"op\":\"" + op + "\""), "the trace holds ice's " + op);
         }
+    }
+
+    /**
+     * Then the stock irdma.ko on top, in iWARP mode (devlink enable_iwarp, as the guest recipe of the fact sheet
+     * does): it probes the model's RDMA block through ice (MSI-X vectors, the RDMA qset through the admin queue),
+     * brings it up with the gen2 CQP sequence and registers irdma0 with transport iWARP; at the guest's poweroff it
+     * tears everything down again, and the model holds no QP and no CQ afterwards.
+     */
+    @Test
+    void irdmaRegistersAnIwarpDeviceOnTheEmulatedE810AndTearsDownAtPoweroff() throws Exception {
+        Run run = boot("irdma-probe", "iwarp");
+        GuestResult result = run.result();
+        assertTrue(result.ok(), () -> result + "; console in " + run.console());
+        assertEquals("loaded", result.field("irdma"), result::toString);
+        assertEquals("iwarp", result.field("rdma_mode"));
+        assertEquals("1", result.field("rdma_links"), "rdma link lists irdma0");
+        assertEquals("iWARP", result.field("transport"), "ibv_devinfo: transport iWARP");
+        assertTrue(run.log().contains("hca_id:\tirdma0"), "ibv_devinfo names irdma0");
+        assertTrue(run.log().contains("link irdma0/1") && run.log().contains("netdev eth0"),
+                "irdma0 sits on ice's netdev");
+        assertFalse(run.log().contains("BUG:") || run.log().contains("Oops"), "no kernel oops");
+        assertTrue(run.trace().contains("\"op\":\"add_rdma_qset\""), "ice asked the firmware for irdma's qset");
+        // irdma's gen2 bring-up, in the kernel's order (icrdma_probe -> irdma_ctrl_init_hw, irdma_rt_init_hw)
+        List<String> expected = List.of("QUERY_RDMA_FEATURES", "QUERY_FPM_VAL", "COMMIT_FPM_VAL", "UPDATE_PE_SDS",
+                "SHMC_PAGES_ALLOCATED", "CREATE_CQ", "CREATE_CEQ", "CREATE_AEQ", "CREATE_CQ", "WORK_SCHED_NODE",
+                "CREATE_QP", "CREATE_CQ", "CREATE_QP");
+        int at = 0;
+        for (String op : expected) {
+            int found = run.trace().indexOf("\"op\":\"" + op + "\"", at);
+            assertTrue(found >= 0, "CQP op " + op + " after the ones before it");
+            at = found;
+        }
+        for (String op : List.of("DESTROY_QP", "DESTROY_CQ", "DESTROY_AEQ", "DESTROY_CEQ")) {
+            assertTrue(run.trace().indexOf("\"op\":\"" + op + "\"", at) > 0, "teardown's " + op);
+        }
+        assertEquals(0, run.liveQps(), "no QP left on the model after irdma's teardown");
+        assertEquals(0, run.liveCqs(), "no CQ left on the model after irdma's teardown");
     }
 }
