@@ -6,20 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.irdmaemu.bridge.kit.GuestKit;
-import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.GuestResult;
 import dev.irdmaemu.bridge.kit.MissingGuestKitException;
-import dev.irdmaemu.bridge.kit.QemuProcess;
-import dev.irdmaemu.bridge.kit.VfioUserDevice;
-import dev.irdmaemu.model.trace.JsonLinesTraceSink;
-import java.io.BufferedWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,10 +27,6 @@ import org.slf4j.LoggerFactory;
 class IceProbeOnTheModelBootTest {
     private static final Logger LOG = LoggerFactory.getLogger(IceProbeOnTheModelBootTest.class);
     private static final Duration RESULT_TIMEOUT = Duration.ofSeconds(300);
-    private static final long MAC = 0x02_00_5E_10_00_01L;
-
-    @TempDir
-    Path tmp;
 
     /** What one boot left: the guest's result and console, the model's trace, and what the model still held. */
     private record Run(GuestResult result, String log, Path console, String trace, int liveQps, int liveCqs) {
@@ -49,30 +39,12 @@ class IceProbeOnTheModelBootTest {
         } catch (MissingGuestKitException e) {
             return fail(e.getMessage());
         }
-        Path dir = Path.of("target", "guest-boot");
-        Files.createDirectories(dir);
-        Path console = dir.resolve(name + "-console.log");
-        Path tracePath = dir.resolve(name + "-trace.jsonl");
-        Path socket = tmp.resolve("e810.sock");
-        GuestResult result;
-        int qps;
-        int cqs;
-        try (BufferedWriter traceOut = Files.newBufferedWriter(tracePath, StandardCharsets.UTF_8);
-             E810Host host = E810Host.start(socket, 0, MAC, 1, new JsonLinesTraceSink(traceOut))) {
-            GuestLaunch launch = kit.launch().machine(GuestLaunch.Machine.Q35).scenario("e810-probe").memoryMiB(512)
-                    .kernelArgument("irdma_emu.rdma=" + rdma)
-                    .vfioUser(VfioUserDevice.socket(socket).id("e810").messageTimeout(Duration.ofSeconds(20)).build());
-            try (QemuProcess qemu = QemuProcess.start(launch, console)) {
-                result = qemu.awaitResult(RESULT_TIMEOUT);
-                qemu.awaitExit(Duration.ofSeconds(30));
-            }
-            LOG.info("{} on the model: {} after {} ms; vfio-user {}", name, result, result.afterStart().toMillis(),
-                    host.server().counters().summary());
-            qps = host.loop().call(() -> host.pf().rdma().qps().liveCount(), Duration.ofSeconds(10));
-            cqs = host.loop().call(() -> host.pf().rdma().cqs().liveCount(), Duration.ofSeconds(10));
-        }
-        return new Run(result, Files.readString(console, StandardCharsets.UTF_8), console,
-                Files.readString(tracePath, StandardCharsets.UTF_8), qps, cqs);
+        E810ProbeRun.Outcome o = E810ProbeRun.run(kit, Path.of("target", "guest-boot", name), rdma, RESULT_TIMEOUT,
+                s -> LOG.info("{}: {}", name, s));
+        LOG.info("{} on the model: {} after {} ms; {}", name, o.result(), o.result().afterStart().toMillis(),
+                o.vfioUser());
+        return new Run(o.result(), Files.readString(o.console(), StandardCharsets.UTF_8), o.console(),
+                Files.readString(o.trace(), StandardCharsets.UTF_8), o.liveQps(), o.liveCqs());
     }
 
     @Test

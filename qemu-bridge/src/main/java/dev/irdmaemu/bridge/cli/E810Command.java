@@ -1,0 +1,98 @@
+package dev.irdmaemu.bridge.cli;
+
+import dev.irdmaemu.bridge.boot.BootOptions;
+import dev.irdmaemu.bridge.e810.E810ProbeRun;
+import dev.irdmaemu.bridge.kit.GuestBootException;
+import dev.irdmaemu.bridge.kit.GuestKit;
+import dev.irdmaemu.bridge.kit.GuestResult;
+import dev.irdmaemu.bridge.kit.MissingGuestKitException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeoutException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code irdma-emu e810}: boots Linux 7.3 (the kit's e810 flavour) with the emulated E810 as a PCI function over
+ * vfio-user and shows how far the stock drivers get: ice's probe (DDP package, netdev, devlink) and, with
+ * {@code --rdma iwarp}, irdma's (an iWARP device registered). Prints the guest's verdict and where the console and
+ * the model's trace are.
+ */
+@Command(name = "e810", mixinStandardHelpOptions = true,
+        description = {"Boots Linux 7.3 with the emulated E810 attached over vfio-user: the stock ice.ko probes it "
+                + "(DDP package, netdev, devlink) and, with --rdma iwarp, the stock irdma.ko registers an iWARP device "
+                + "on it.",
+            "Writes the guest's console and the model's trace (every register access, admin queue command, CQP "
+                + "op and interrupt, as JSON lines) to the run folder."})
+final class E810Command implements Callable<Integer> {
+    @Mixin
+    Verbosity verbosity;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--rdma", paramLabel = "MODE", defaultValue = "iwarp",
+            description = "iwarp (devlink enable_iwarp, then irdma), roce, or none (ice only) (default: ${DEFAULT-VALUE}).")
+    String rdma;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "The run folder (default: target/e810/<date-time>).")
+    Path out;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "300",
+            description = "How long to wait for the guest's result (default: ${DEFAULT-VALUE}).")
+    long timeoutSeconds;
+
+    @Override
+    public Integer call() throws CliFailure {
+        if (!rdma.equals("iwarp") && !rdma.equals("roce") && !rdma.equals("none")) {
+            throw new CliFailure(ExitCodes.USAGE, "e810: --rdma takes iwarp, roce or none, not " + rdma, null);
+        }
+        if (timeoutSeconds < 10) {
+            throw new CliFailure(ExitCodes.USAGE, "e810: --timeout is at least 10 seconds", null);
+        }
+        PrintWriter pw = spec.commandLine().getOut();
+        GuestKit kit;
+        try {
+            kit = GuestKit.locate().e810();
+        } catch (MissingGuestKitException e) {
+            throw new CliFailure(ExitCodes.NO_INPUT, "e810: " + e.getMessage(), e);
+        }
+        Path dir = out != null ? out : BootOptions.newRunDir(Path.of("target", "e810"));
+        E810ProbeRun.Outcome o;
+        try {
+            o = E810ProbeRun.run(kit, dir, rdma, Duration.ofSeconds(timeoutSeconds), s -> {
+                pw.println("e810: " + s);
+                pw.flush();
+            });
+        } catch (IOException e) {
+            throw new CliFailure(ExitCodes.IO_ERROR, "e810: " + e.getMessage(), e);
+        } catch (TimeoutException e) {
+            throw new CliFailure(ExitCodes.FAILED, "e810: the model did not answer: " + e.getMessage(), e);
+        } catch (GuestBootException e) {
+            throw new CliFailure(ExitCodes.FAILED, "e810: " + e.getMessage() + "; console in "
+                    + dir.resolve("console.log"), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliFailure(ExitCodes.FAILED, "e810: interrupted", e);
+        }
+        GuestResult r = o.result();
+        pw.printf("guest: %s after %.1f s (Linux %s)%n", r.ok() ? "ok" : "FAILED at step " + r.field("step")
+                + " (" + r.field("reason") + ")", r.afterStart().toMillis() / 1000.0, r.field("kernel"));
+        pw.printf("  ice: %s, E810 function %s, DDP package %s%n", r.field("ice"), r.field("e810"),
+                r.field("ddp_target"));
+        if (!rdma.equals("none")) {
+            pw.printf("  irdma: %s, mode %s, rdma links %s, transport %s%n", r.field("irdma"), r.field("rdma_mode"),
+                    r.field("rdma_links"), r.field("transport"));
+        }
+        pw.printf("model: %s; afterwards %d QPs and %d CQs held%n", o.vfioUser(), o.liveQps(), o.liveCqs());
+        pw.printf("console: %s%ntrace:   %s%n", o.console(), o.trace());
+        pw.flush();
+        return r.ok() ? ExitCodes.OK : ExitCodes.FAILED;
+    }
+}
