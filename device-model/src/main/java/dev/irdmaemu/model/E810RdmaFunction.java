@@ -54,30 +54,37 @@ public final class E810RdmaFunction implements Mmio {
     private final HostMemory memory;
     private final Trace trace;
     private final LatencyTable latency;
-    private final RegisterFile regs;
-    private final InterruptController irq;
-    private final HmcFunction hmc;
+    private final int hmcFunctionId;
+    /** Where the MSI-X messages go: the constructor's sink, or the PCI function's ({@link #routeInterrupts}). */
+    private InterruptSink interrupts;
+    /** Whatever {@link #attach} connected the port to: the link port frames go out on after a reset too. */
+    private LinkPort linkPort;
+    // Everything below is the function's state: built at power-on by build() and built anew by reset().
+    private RegisterFile regs;
+    private InterruptController irq;
+    private HmcFunction hmc;
     private final CompletionEventQueue[] ceqs = new CompletionEventQueue[HmcLimits.MAX_CEQS];
-    private final AsyncEventQueue aeq;
-    private final CqTable cqs;
-    private final QpTable qps;
-    private final MemoryRegionTable stags;
-    private final QuadHashTable qhash;
-    private final Apbvt apbvt = new Apbvt();
-    private final ArpTable arp;
-    private final WorkSchedulerTree workScheduler = new WorkSchedulerTree();
-    private final AddressHandleTable addressHandles = new AddressHandleTable();
-    private final CqpEngine cqp;
-    private final EthernetPort port;
-    private final PudaQueues puda;
-    private final IwarpDataPath iwarp;
-    private final int[] wqeAllocQueue;
-    private final boolean[] wqeAllocPending;
+    private AsyncEventQueue aeq;
+    private CqTable cqs;
+    private QpTable qps;
+    private MemoryRegionTable stags;
+    private QuadHashTable qhash;
+    private Apbvt apbvt;
+    private ArpTable arp;
+    private WorkSchedulerTree workScheduler;
+    private AddressHandleTable addressHandles;
+    private CqpEngine cqp;
+    private EthernetPort port;
+    private PudaQueues puda;
+    private IwarpDataPath iwarp;
+    private int[] wqeAllocQueue;
+    private boolean[] wqeAllocPending;
     private int wqeAllocHead;
     private int wqeAllocCount;
-    private final SimTimer wqeAllocTimer;
+    private SimTimer wqeAllocTimer;
     private long wqeAllocIgnored;
     private long doorbellPageReads;
+    private long resets;
 
     /** The E810 function with HMC function id 0 (the PF's), latencies from {@code latency}. */
     public E810RdmaFunction(SimScheduler scheduler, HostMemory memory, InterruptSink interrupts, Trace trace,
@@ -92,13 +99,35 @@ public final class E810RdmaFunction implements Mmio {
         this.memory = memory;
         this.trace = trace;
         this.latency = latency;
+        this.hmcFunctionId = hmcFunctionId;
+        this.interrupts = interrupts == null ? InterruptSink.NONE : interrupts;
+        build();
+    }
+
+    /**
+     * The power-on state: every table, queue and engine new. The timers made here belong to this function on the
+     * scheduler ({@link SimScheduler#ownTimersFor}), so that {@link #reset} can disarm them; the per-QP engines'
+     * timers go with their engines ({@link IwarpDataPath#releaseAll}).
+     */
+    private void build() {
+        Object previousOwner = scheduler.ownTimersFor(this);
+        try {
+            buildState();
+        } finally {
+            scheduler.endOwnership(previousOwner);
+        }
+    }
+
+    private void buildState() {
         this.regs = new RegisterFile(trace);
-        this.irq = new InterruptController(scheduler, trace, interrupts, latency.interruptNanos);
+        this.irq = new InterruptController(scheduler, trace, this::deliverMsix, latency.interruptNanos);
         this.hmc = new HmcFunction(memory, trace);
         for (int i = 0; i < ceqs.length; i++) {
             ceqs[i] = new CompletionEventQueue(i, memory, trace, irq);
         }
         this.aeq = new AsyncEventQueue(memory, trace, irq);
+        AsyncEventQueue aeq = this.aeq;
+        CompletionEventQueue[] ceqs = this.ceqs;
         CompletionQueue.CqEvents cqEvents = new CompletionQueue.CqEvents() {
             @Override
             public void cqNotify(int ceqId, int cqId) {
@@ -129,7 +158,10 @@ public final class E810RdmaFunction implements Mmio {
         this.qps = new QpTable(CqpOperations.qpTableCapacity());
         this.stags = new MemoryRegionTable(memory, hmc, trace, (int) HmcLimits.maxCount(HmcObjectType.MR));
         this.qhash = new QuadHashTable(1 << 16);
+        this.apbvt = new Apbvt();
         this.arp = new ArpTable((int) HmcLimits.maxCount(HmcObjectType.ARP));
+        this.workScheduler = new WorkSchedulerTree();
+        this.addressHandles = new AddressHandleTable();
         this.port = new EthernetPort(scheduler, trace, latency, new ReceiveClassifier(qhash, apbvt), qps, aeq);
         this.puda = new PudaQueues(memory, cqs, qps, scheduler, trace, port::transmit, aeq);
         port.attachPuda(puda);
@@ -142,8 +174,68 @@ public final class E810RdmaFunction implements Mmio {
         this.cqp = new CqpEngine(memory, scheduler, trace, latency, cqs, ops);
         this.wqeAllocQueue = new int[qps.capacity()];
         this.wqeAllocPending = new boolean[qps.capacity()];
+        this.wqeAllocHead = 0;
+        this.wqeAllocCount = 0;
+        this.wqeAllocIgnored = 0;
+        this.doorbellPageReads = 0;
         this.wqeAllocTimer = scheduler.newTimer("wqe-alloc", this::serviceWqeAlloc);
         defineRegisters();
+    }
+
+    /**
+     * Returns the whole RDMA block to its power-on state, as a function-level reset of the E810 does (PCIe FLR, the
+     * vfio-user DEVICE_RESET, ice's PF reset with irdma on top): the CQP engine, the HMC, every CQ, QP, STag,
+     * quad-hash, APBVT, ARP, work-scheduler and address-handle entry, the CEQs and the AEQ, the interrupt routing
+     * and GLINT_DYN_CTL, the PUDA queues, the iWARP engines with their offloaded TCP connections, and the timers
+     * they had armed on the scheduler; GLPE_CPUSTATUS0..2 read 0x80 again (ctrl.c irdma_wait_pe_ready). What the
+     * host owns stays: host memory (the function's DMA simply stops), the link the port is attached to (with its
+     * tap and LAN sink) and the MSI-X sink. Modelled as a rebuild of the whole state, so that no table can keep a
+     * leftover a per-table clear forgot.
+     */
+    public void reset() {
+        // The engines first: their timers are not the function's own (they are made as QPs come up).
+        int engines = iwarp.liveEngines();
+        iwarp.releaseAll();
+        int cancelled = scheduler.cancelOwnedBy(this);
+        int liveQps = qps.liveCount();
+        int liveCqs = cqs.liveCount();
+        EthernetPort old = port;
+        build();
+        port.setTransmitter(old.transmitter());
+        port.setTap(old.tap());
+        port.setLanSink(old.lanSink());
+        resets++;
+        TraceEvent t = trace.start(TraceKind.FUNCTION_RESET);
+        if (t != null) {
+            t.text("block", "rdma").num("qps", liveQps).num("cqs", liveCqs).num("engines", engines)
+                    .num("timers_cancelled", cancelled).emit();
+        }
+    }
+
+    /** Function resets so far ({@link #reset}). */
+    public long resets() {
+        return resets;
+    }
+
+    /**
+     * Sends the function's MSI-X messages to {@code sink} from now on (the PCI function takes them over, gating
+     * them on the MSI-X capability's enable bit).
+     */
+    public void routeInterrupts(InterruptSink sink) {
+        this.interrupts = sink == null ? InterruptSink.NONE : sink;
+    }
+
+    private void deliverMsix(int vector) {
+        interrupts.raise(vector);
+    }
+
+    /**
+     * A cause on an MSI-X vector from another block of the PF (ice's OICR and queue vectors), through the one
+     * GLINT_DYN_CTL array this function's {@link InterruptController} keeps: the vector fires when armed, else it
+     * stays pending until INTENA is written. Hand this to the ice block as its {@link InterruptSink}.
+     */
+    public InterruptSink vectorCauses() {
+        return vector -> irq.vectorCause(vector);
     }
 
     // --- the register table
@@ -381,9 +473,20 @@ public final class E810RdmaFunction implements Mmio {
      * link delivers go to the port's receive path. Answers the port's end of the link.
      */
     public LinkPort attach(Link link, long mac, FaultProfile outbound) {
-        LinkPort lp = link.attach(mac, outbound, port::receive);
+        LinkPort lp = link.attach(mac, outbound, this::receiveFromWire);
         port.setTransmitter(lp::transmit);
+        this.linkPort = lp;
         return lp;
+    }
+
+    /** The wire's receiver: whatever port the function has now (a reset builds a new one). */
+    private void receiveFromWire(net.openhft.chronicle.bytes.BytesStore<?, ?> store, long offset, int length) {
+        port.receive(store, offset, length);
+    }
+
+    /** The link port {@link #attach} connected, or null. */
+    public LinkPort linkPort() {
+        return linkPort;
     }
 
     /** The Ethernet port: {@code port()::receive} is the wire's FrameReceiver. */

@@ -7,8 +7,9 @@
  * memory registration), {@code port} (quad hash, APBVT, ARP, classifier, Ethernet port), {@code puda} (ILQ / IEQ),
  * {@code ws} (the work-scheduler tree of Work scheduler node), {@code tcp} (an offloaded QP's TCP), {@code ice} (the PF's
  * ice register block, admin queue engine and the firmware's probe commands, as ice.ko sees them), {@code iwarp} (the
- * offloaded QPs' data path: MPA, DDP, RDMAP over that TCP, placing through {@code mr}'s memory registration) and
- * {@code trace}. Every action is an event on the one {@link dev.irdmaemu.fw.sim.SimScheduler}, costed by the {@link
+ * offloaded QPs' data path: MPA, DDP, RDMAP over that TCP, placing through {@code mr}'s memory registration),
+ * {@code pci} (the PF as a PCI Express function: configuration space, the BAR0 dispatch between the ice and RDMA
+ * blocks, MSI-X, FLR) and {@code trace}. Every action is an event on the one {@link dev.irdmaemu.fw.sim.SimScheduler}, costed by the {@link
  * dev.irdmaemu.model.LatencyTable}; the model has no threads and never reads the wall clock ({@link
  * dev.irdmaemu.model.WallClockPacer} is the adapter for a live guest).
  *
@@ -17,7 +18,8 @@
  * FPM, Update PE SDs and Static HMC pages allocated (completions polled through PFPE_CQPTAIL), Create CQ 0 (the CCQ;
  * from then on completions arrive there), CEQ 0 and the AEQ (routed with GLINT_CEQCTL / PFINT_AEQCTL, armed with
  * GLINT_DYN_CTL), the ILQ (CQ 1, UDA QP 1) and IEQ (CQ 2, UDA QP 2, after ws.c's Work scheduler nodes for its
- * qs_handle), then APBVT and quad-hash entries.
+ * qs_handle), then APBVT and quad-hash entries. {@link dev.irdmaemu.model.E810RdmaFunction#reset()} (FLR, the
+ * transport's device reset) returns all of it to power-on state, and the driver starts over.
  *
  * <p>Layering (checked by qemu-bridge's LayeringTest and the enforcer): depends only on {@code dev.irdmaemu.fw}, never
  * on {@code dev.irdmaemu.cm} or the bridge.

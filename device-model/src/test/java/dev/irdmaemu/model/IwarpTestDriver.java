@@ -91,6 +91,19 @@ public final class IwarpTestDriver implements AutoCloseable {
     }
 
     /**
+     * Brings the function up again after a function reset ({@link E810RdmaFunction#reset}), on the same device,
+     * host memory and link: the driver's own state starts over as irdma's re-probe does.
+     */
+    public void bringUpAgainAfterReset() {
+        d.afterFunctionReset();
+        aeHead = 0;
+        aePolarity = true;
+        nextStagIndex = 1;
+        pbles = null;
+        ilq = BringUpTest.bringUp(d, COUNTS);
+    }
+
+    /**
      * The TCP payload of the next segment the ILQ received (what the CM would read with
      * irdma_puda_get_tcpip_info), reposting its buffer; null when none.
      */

@@ -97,6 +97,23 @@ final class TestDriver implements AutoCloseable {
         ram = new HostRam(memory, RAM_BASE, ramSize);
     }
 
+    /**
+     * Forgets the driver-side state of the last bring-up (CQP and CCQ ring positions, the HMC layout, the IEQ), as
+     * irdma does when the function was reset under it: the next bring-up starts from scratch on the same device.
+     */
+    void afterFunctionReset() {
+        head = 0;
+        polarity = false;
+        lastIndex = 0;
+        ccqHead = 0;
+        ccqPolarity = true;
+        ccqLive = false;
+        committedCount.clear();
+        committedBase.clear();
+        ieq = null;
+        interrupts.clear();
+    }
+
     BytesStore<?, ?> store() {
         return ram.store();
     }

@@ -93,6 +93,20 @@ public final class InterruptController {
         cause((int) (aeqCtl & Gen2Registers.PFINT_AEQCTL_MSIX_INDX));
     }
 
+    /**
+     * A cause on MSI-X vector {@code vector} from another block of the function (ice's OICR, its LAN queues): it
+     * goes through the same GLINT_DYN_CTL gating as the CEQs' and the AEQ's, since the E810 has one DYN_CTL array
+     * per PF for every vector (ice_hw_autogen.h GLINT_DYN_CTL, icrdma_hw.h the same offset). A vector outside the
+     * array is ignored (answers false).
+     */
+    public boolean vectorCause(int vector) {
+        if (vector < 0 || vector >= VECTORS) {
+            return false;
+        }
+        cause(vector);
+        return true;
+    }
+
     private void cause(int vector) {
         if ((dynCtl[vector] & Gen2Registers.GLINT_DYN_CTL_INTENA) == 0) {
             pending[vector] = true;

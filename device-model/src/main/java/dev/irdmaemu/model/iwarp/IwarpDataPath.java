@@ -251,6 +251,18 @@ public final class IwarpDataPath {
     }
 
     /**
+     * Every engine released, as at a function reset: their timers cancelled, their TCP connections dropped without
+     * a segment (the function is gone from the wire), their off-heap buffers freed.
+     */
+    public void releaseAll() {
+        for (int i = 0; i < engines.length; i++) {
+            if (engines[i] != null) {
+                release(i);
+            }
+        }
+    }
+
+    /**
      * Flush WQEs / Generate AE (CQP opcode 0x22, ctrl.c irdma_sc_qp_flush_wqes / irdma_sc_gen_ae). Answers the
      * completion's minor code (see the class comment), or -1 for Flush No WQE Pending.
      */

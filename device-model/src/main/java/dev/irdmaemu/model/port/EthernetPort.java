@@ -98,6 +98,19 @@ public final class EthernetPort {
         this.lan = s == null ? LanSink.NONE : s;
     }
 
+    /** Where transmitted frames go (kept across a function reset). */
+    public FrameTransmitter transmitter() {
+        return transmitter;
+    }
+
+    public FrameTap tap() {
+        return tap;
+    }
+
+    public LanSink lanSink() {
+        return lan;
+    }
+
     /** Link speed in bits per second (used for serialisation time). */
     public void setLinkSpeed(long bitsPerSecond) {
         if (bitsPerSecond <= 0) {

@@ -54,7 +54,16 @@ public enum TraceKind {
      * An E810 admin queue command answered or event posted (model.ice.AdminQueue): queue, opcode and its name, the
      * retval's name, datalen; ring-level faults (CRIT/OVFL) too.
      */
-    AQ("aq");
+    AQ("aq"),
+    /** A guest write to the PCI function's configuration space, by field name, with the value it left (model.pci). */
+    PCI_CONFIG("pci_config"),
+    /**
+     * A BAR access the PCI function refused or answered without a register (a size or alignment it does not take,
+     * an offset beyond the BAR) and MSI-X messages dropped while MSI-X is disabled (model.pci).
+     */
+    PCI_BAR("pci_bar"),
+    /** A function reset (FLR, the transport's device reset) and what it returned to power-on state. */
+    FUNCTION_RESET("function_reset");
 
     private final String wireName;
 

@@ -37,6 +37,8 @@ public final class SimScheduler {
     private long armSequence;
     private long eventsRun;
     private SimEventFifo[] fifos = new SimEventFifo[0];
+    /** Stamped on every timer created while it is set ({@link #ownTimersFor}); null: timers have no owner. */
+    private Object creatingOwner;
 
     public SimScheduler(long seed) {
         this.seed = seed;
@@ -56,7 +58,43 @@ public final class SimScheduler {
     }
 
     public SimTimer newTimer(String name, Runnable action) {
-        return new SimTimer(this, name, action);
+        return new SimTimer(this, name, action, creatingOwner);
+    }
+
+    /**
+     * Timers created from now until {@link #endOwnership} belong to {@code owner}, so that {@link #cancelOwnedBy}
+     * can disarm them all at once (a device's function reset drops what its engines had armed while other nodes on
+     * the same scheduler keep theirs). Answers the previous owner, to hand back to {@link #endOwnership}. Nothing
+     * is inherited: a timer created later, by an event, has no owner unless that code opens ownership itself.
+     */
+    public Object ownTimersFor(Object owner) {
+        Object previous = creatingOwner;
+        creatingOwner = owner;
+        return previous;
+    }
+
+    /** Ends an {@link #ownTimersFor} scope, restoring the owner it answered. */
+    public void endOwnership(Object previous) {
+        creatingOwner = previous;
+    }
+
+    /** Disarms every pending timer that belongs to {@code owner}; answers how many were pending. */
+    public int cancelOwnedBy(Object owner) {
+        if (owner == null) {
+            return 0;
+        }
+        SimTimer[] victims = new SimTimer[size];
+        int n = 0;
+        for (int i = 0; i < size; i++) {
+            SimTimer t = slotTimer[heapSlot[i]];
+            if (t.owner == owner) {
+                victims[n++] = t;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            disarm(victims[i]);
+        }
+        return n;
     }
 
     /** Events armed and not yet run or cancelled: pending timers and the events queued in FIFOs. */

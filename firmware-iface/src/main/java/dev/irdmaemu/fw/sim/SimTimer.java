@@ -9,14 +9,17 @@ public final class SimTimer {
     final SimScheduler scheduler;
     final Runnable action;
     final String name;
+    /** Whose timer this is ({@link SimScheduler#ownTimersFor}), or null. */
+    final Object owner;
     long deadline;
     /** The scheduler's slot while pending, -1 when idle. */
     int slot = -1;
 
-    SimTimer(SimScheduler scheduler, String name, Runnable action) {
+    SimTimer(SimScheduler scheduler, String name, Runnable action, Object owner) {
         this.scheduler = scheduler;
         this.name = name;
         this.action = action;
+        this.owner = owner;
     }
 
     /** Arms the timer to fire {@code delayNanos} after now (0 fires at the current instant, after what is due). */

@@ -166,4 +166,34 @@ class SimSchedulerTest {
     void sameSeedSameRandomStream() {
         assertEquals(new SimScheduler(42).random(3).nextLong(), new SimScheduler(42).random(3).nextLong());
     }
+
+    /** A function reset disarms what its own engines armed and nothing of another node's on the same scheduler. */
+    @Test
+    void cancelOwnedByDisarmsOnlyTheOwnersTimersAndOwnershipIsNotInherited() {
+        SimScheduler s = new SimScheduler(1);
+        Object nodeA = new Object();
+        Object nodeB = new Object();
+        List<String> ran = new ArrayList<>();
+        Object previous = s.ownTimersFor(nodeA);
+        SimTimer a1 = s.newTimer("a1", () -> ran.add("a1"));
+        Object inner = s.ownTimersFor(nodeB);
+        SimTimer b1 = s.newTimer("b1", () -> ran.add("b1"));
+        s.endOwnership(inner);
+        SimTimer a2 = s.newTimer("a2", () -> ran.add("a2"));
+        s.endOwnership(previous);
+        SimTimer[] late = new SimTimer[1];
+        SimTimer free = s.newTimer("free", () -> late[0] = s.newTimer("late", () -> ran.add("late")));
+        a1.scheduleIn(10);
+        a2.scheduleIn(20);
+        b1.scheduleIn(15);
+        free.scheduleIn(1);
+        s.runNext();
+        late[0].scheduleIn(5);
+        assertEquals(2, s.cancelOwnedBy(nodeA));
+        assertEquals(0, s.cancelOwnedBy(nodeA));
+        assertEquals(0, s.cancelOwnedBy(null));
+        assertFalse(a1.isPending());
+        assertTrue(s.runUntilIdle(1_000));
+        assertEquals(List.of("late", "b1"), ran, "B's timer and the unowned one still ran");
+    }
 }
