@@ -152,7 +152,9 @@ public final class TxPath {
             long address = ring.base + (long) at * TxDescriptor.SIZE;
             if (!memory.copyOut(address, descBuf, 0, TxDescriptor.SIZE)) {
                 // the ring itself is not in guest memory: nothing can be completed; drop the rest
-                fault(MDD_DESCRIPTOR);
+                counters.txDropped++;
+                owner.mddTx(q, MDD_DESCRIPTOR);
+                event(q, "drop_ring_unmapped", at);
                 return end;
             }
             desc.wrap(descBuf, 0);
@@ -185,8 +187,9 @@ public final class TxPath {
             }
         }
         if (eop < 0) {
-            fault(MDD_NO_EOP);
+            // the chain runs into the tail without EOP: ice never rings such a tail; drop it, consume the ring
             counters.txDropped++;
+            owner.mddTx(q, fault != 0 ? fault : MDD_NO_EOP);
             event(q, "drop_no_eop", start);
             return end;
         }
