@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Provisions the guest kit the end-to-end tests boot: QEMU from Debian trixie-backports (unpacked, never
 # installed), Debian 12's kernel and a subset of its modules, siw.ko built from Debian 12's linux-source, and an
-# initramfs of Debian 12 userspace (busybox-static, rdma-core's tools and the siw provider, iproute2's rdma).
+# initramfs of Debian 12 userspace (busybox-static, rdma-core's tools with the siw and irdma providers, iproute2's
+# rdma and devlink).
+# The same kit holds the "e810" flavour (folder e810/, keys e810.* in kit.properties): Linux 7.3 from
+# trixie-backports (its own vmlinuz and the closure of the modules ice.ko, irdma.ko, the RDMA core and virtio need,
+# unpacked from the .debs), the E810 DDP package from trixie's firmware-intel-misc (non-free-firmware) at
+# /lib/firmware/intel/ice/ddp/, and a second initramfs: the same userspace, init and scenarios, with those modules.
 #
 #   provision-kit.sh [--cache DIR] [--refresh]
 #
 #   --cache DIR   the project cache folder (default: the repository's .cache); the kit goes to DIR/kit/NAME/
 #                 and DIR/kit/current points at it
 #   --refresh     ask the archive for newer versions even when a complete kit is there
+#   --prune       remove the other kit folders in DIR/kit (kept otherwise: other worktrees may boot them)
 #
 # Idempotent: a complete kit (kit.properties with complete=true and this recipe's digest) is reused without
 # touching the network; a half-made kit is removed and rebuilt. Downloaded .debs stay in DIR/kit/debs, so a
@@ -22,11 +28,13 @@ HERE="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)"
 ROOT="$(cd "$HERE/../../../.." && pwd)"
 CACHE="$ROOT/.cache"
 REFRESH=0
+PRUNE=0
 while (($# > 0)); do
     case "$1" in
         --cache) CACHE="$2"; shift 2 ;;
         --refresh) REFRESH=1; shift ;;
-        -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --prune) PRUNE=1; shift ;;
+        -h | --help) sed -n '2,/^set -e/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "provision-kit: unknown argument: $1" >&2; exit 64 ;;
     esac
 done
@@ -44,7 +52,17 @@ RECIPE="$(cat "$HERE/provision-kit.sh" "$HERE/guest/init" "$HERE"/guest/scenario
 # Debian 12 userspace for the initramfs, and the programs (with their shared libraries) taken from it.
 USER_PACKAGES=(busybox-static rdmacm-utils ibverbs-providers ibverbs-utils libibverbs1 librdmacm1 iproute2)
 USER_PROGRAMS=(usr/bin/rping usr/bin/ucmatose usr/bin/ibv_devices usr/bin/ibv_devinfo usr/bin/rdma_server
-    usr/bin/rdma_client usr/bin/rdma bin/ip)
+    usr/bin/rdma_client usr/bin/rdma bin/ip sbin/devlink)
+# The e810 flavour: Linux 7.3 from trixie-backports (the newest linux-image-7.3.*-amd64 there). Init loads
+# E810_BOOT_MODULES (virtio and the RDMA core); the e810 scenarios load ice and irdma with modprobe, from the
+# modules.dep written here. Every module comes with the closure of its "depends=" entries.
+E810_KERNEL_SERIES=7.3
+E810_BOOT_MODULES=(virtio_pci virtio_net ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm)
+E810_MODPROBE_MODULES=(ice irdma)
+# ice's DDP package (ice_main.c ICE_DDP_PKG_FILE: request_firmware of "intel/ice/ddp/ice.pkg", after an
+# "ice-<DSN>.pkg" of the same folder) and the package holding it
+E810_DDP_DIR=intel/ice/ddp
+E810_FIRMWARE_PACKAGE=firmware-intel-misc
 # The kernel modules the guest loads, with what they need (from modules.dep); siw.ko comes on top.
 GUEST_MODULES=(virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci failover net_failover
     virtio_net crc32c_generic libcrc32c ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm dummy)
@@ -168,7 +186,8 @@ unpack_all() { # DEST DEB-FILES...
     done
 }
 
-TRIXIE_SOURCES="deb $MIRROR trixie main
+# non-free-firmware: firmware-intel-misc (the E810 DDP package) of the e810 flavour
+TRIXIE_SOURCES="deb $MIRROR trixie main non-free-firmware
 deb $MIRROR trixie-backports main"
 BOOKWORM_SOURCES="deb $MIRROR bookworm main
 deb $MIRROR bookworm-updates main${SECURITY:+
@@ -187,9 +206,23 @@ KVER="${KERNEL_PACKAGE#linux-image-}"        # e.g. 6.1.0-41-amd64
 KABI="${KVER%-amd64}"                         # e.g. 6.1.0-41
 [[ $KVER =~ ^6\.1\.[0-9]+-[0-9]+-amd64$ ]] || die "unexpected Debian 12 kernel package: '$KERNEL_PACKAGE'"
 KERNEL_VERSION="$(candidate bookworm "$KERNEL_PACKAGE")"
-say "versions: qemu-system-x86 $QEMU_VERSION (trixie-backports), $KERNEL_PACKAGE $KERNEL_VERSION (bookworm)"
+# the e810 flavour's kernel: the newest linux-image-7.3.N[+debX]-amd64 of trixie-backports (not -dbg, -rt, -cloud)
+apt_opts trixie
+E810_KERNEL_PACKAGE="$(apt-cache "${APT_O[@]}" pkgnames "linux-image-$E810_KERNEL_SERIES." |
+    grep -E "^linux-image-${E810_KERNEL_SERIES//./\\.}\.[0-9]+(\+deb[0-9]+)?-amd64\$" | sort -V | tail -n 1 || true)"
+[[ -n $E810_KERNEL_PACKAGE ]] || die "no linux-image-$E810_KERNEL_SERIES.*-amd64 in trixie-backports (the e810 flavour's kernel)"
+E810_KVER="${E810_KERNEL_PACKAGE#linux-image-}" # e.g. 7.3.4+deb13-amd64
+E810_KERNEL_VERSION="$(candidate trixie "$E810_KERNEL_PACKAGE" trixie-backports)"
+# Debian's 7.x linux-image-* is a metapackage: the image, its modules and its config come in linux-binary-,
+# linux-modules- and linux-base- packages of the same release (an older monolithic package has none of them)
+mapfile -t E810_KERNEL_PARTS < <(apt-cache "${APT_O[@]}" depends "$E810_KERNEL_PACKAGE" |
+    awk -v k="$E810_KVER" '$1 == "Depends:" && ($2 == "linux-binary-" k || $2 == "linux-modules-" k || $2 == "linux-base-" k) {print $2}' | sort -u)
+E810_FIRMWARE_VERSION="$(candidate trixie "$E810_FIRMWARE_PACKAGE" trixie)"
+[[ -n $E810_FIRMWARE_VERSION && $E810_FIRMWARE_VERSION != "(none)" ]] || die "no $E810_FIRMWARE_PACKAGE in trixie non-free-firmware"
+say "versions: qemu-system-x86 $QEMU_VERSION (trixie-backports), $KERNEL_PACKAGE $KERNEL_VERSION (bookworm);" \
+    "e810: $E810_KERNEL_PACKAGE $E810_KERNEL_VERSION (${E810_KERNEL_PARTS[*]:-monolithic}), $E810_FIRMWARE_PACKAGE $E810_FIRMWARE_VERSION"
 
-NAME="qemu-${QEMU_VERSION#*:}_linux-${KVER}_r${RECIPE}"
+NAME="qemu-${QEMU_VERSION#*:}_linux-${KVER}_e810-${E810_KVER}_r${RECIPE}"
 KIT="$KITS/$NAME"
 if complete_kit "$KIT"; then
     ln -sfn "$NAME" "$KITS/current"
@@ -320,15 +353,17 @@ for p in "${USER_PROGRAMS[@]}"; do
     copy_with_libs "$U/$p" "$IRD/sbin/$b"
     FOUND+=("$b")
 done
-for b in rping ucmatose ibv_devices rdma; do
+for b in rping ucmatose ibv_devices ibv_devinfo rdma devlink; do
     [[ -e $IRD/sbin/$b ]] || die "$b is not in the guest userspace packages"
 done
-# the siw provider, dlopened by libibverbs: its driver file and its library
+# the siw and irdma providers, dlopened by libibverbs: their driver files and their libraries
 mkdir -p "$IRD/etc/libibverbs.d" "$IRD/usr/lib/x86_64-linux-gnu/libibverbs"
-cp "$U/etc/libibverbs.d/siw.driver" "$IRD/etc/libibverbs.d/"
-PROVIDER="$(ls "$U"/usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav*.so | head -n 1)"
-[[ -n $PROVIDER ]] || die "no siw provider in ibverbs-providers"
-copy_with_libs "$PROVIDER" "$IRD/usr/lib/x86_64-linux-gnu/libibverbs/$(basename "$PROVIDER")"
+for provider in siw irdma; do
+    cp "$U/etc/libibverbs.d/$provider.driver" "$IRD/etc/libibverbs.d/" || die "no $provider.driver in ibverbs-providers"
+    PROVIDER="$(ls "$U"/usr/lib/x86_64-linux-gnu/libibverbs/lib$provider-rdmav*.so 2>/dev/null | head -n 1 || true)"
+    [[ -n $PROVIDER ]] || die "no $provider provider in ibverbs-providers"
+    copy_with_libs "$PROVIDER" "$IRD/usr/lib/x86_64-linux-gnu/libibverbs/$(basename "$PROVIDER")"
+done
 cp -L "$LOADER" "$IRD/lib64/ld-linux-x86-64.so.2"
 # glibc dlopens libgcc_s for pthread_exit and cancellation (rping's threads end so): no ELF entry names it
 copy_lib "$(ls "$U"/lib/x86_64-linux-gnu/libgcc_s.so.1 "$U"/usr/lib/x86_64-linux-gnu/libgcc_s.so.1 2>/dev/null | head -n 1)"
@@ -337,14 +372,24 @@ printf 'root:x:0:\n' >"$IRD/etc/group"
 
 # The module subset, in load order: each module after everything it depends on (the "depends=" entry of its
 # .modinfo section; the package ships no modules.dep, depmod writes that at install time).
-MODSRC="$STAGE/kernel/lib/modules/$KVER"
-[[ -d $MODSRC/kernel ]] || die "no modules in $KERNEL_PACKAGE"
-declare -A PATHOF DONE
-while IFS= read -r path; do
-    name="$(basename "$path")"
-    name="${name%%.ko*}"
-    PATHOF[${name//-/_}]="$path"
-done < <(find "$MODSRC/kernel" -name '*.ko' -o -name '*.ko.xz')
+declare -A PATHOF DONE DEPS
+MODPKG=""
+index_modules() { # MODULES-DIR PACKAGE: PATHOF maps each module name (- as _) to its file; ORDER, BUILTIN emptied
+    MODSRC="$1"
+    MODPKG="$2"
+    [[ -d $MODSRC/kernel ]] || die "no modules in $MODPKG"
+    PATHOF=()
+    DONE=()
+    DEPS=()
+    ORDER=()
+    BUILTIN=()
+    local path name
+    while IFS= read -r path; do
+        name="${path##*/}"
+        name="${name%%.ko*}"
+        PATHOF[${name//-/_}]="$path"
+    done < <(find "$MODSRC/kernel" -name '*.ko' -o -name '*.ko.xz')
+}
 module_depends() { # NAME: the modules NAME needs, from its .modinfo strings
     local src="${PATHOF[$1]}"
     case "$src" in
@@ -357,21 +402,26 @@ visit() {
     local m="$1"
     [[ -n ${DONE[$m]:-} ]] && return 0
     DONE[$m]=1
-    [[ -n ${PATHOF[$m]:-} ]] || die "module $m is not in $KERNEL_PACKAGE"
+    [[ -n ${PATHOF[$m]:-} ]] || die "module $m is not in $MODPKG"
     local d
-    for d in $(module_depends "$m"); do visit "${d//-/_}"; done
+    DEPS[$m]="$(module_depends "$m")"
+    for d in ${DEPS[$m]}; do visit "${d//-/_}"; done
     ORDER+=("$m")
 }
-BUILTIN=()
-for m in "${GUEST_MODULES[@]}"; do
-    if [[ -n ${PATHOF[$m]:-} ]]; then
-        visit "$m"
-    elif grep -q "/${m//_/[_-]}\.ko\$" "$MODSRC/modules.builtin" 2>/dev/null; then
-        BUILTIN+=("$m")
-    else
-        die "module $m is neither a module nor built into $KVER"
-    fi
-done
+resolve_modules() { # MODULES...: ORDER gets them and their closure in load order, BUILTIN the built-in ones
+    local m
+    for m in "$@"; do
+        if [[ -n ${PATHOF[$m]:-} ]]; then
+            visit "$m"
+        elif grep -q "/${m//_/[_-]}\.ko\$" "$MODSRC/modules.builtin" 2>/dev/null; then
+            BUILTIN+=("$m")
+        else
+            die "module $m is neither a module nor built into $MODPKG"
+        fi
+    done
+}
+index_modules "$STAGE/kernel/lib/modules/$KVER" "$KERNEL_PACKAGE"
+resolve_modules "${GUEST_MODULES[@]}"
 # siw after what it needs (ib_core; crc32c through the crypto API, hence crc32c_generic and libcrc32c above)
 for d in $(tr '\0' '\n' <"$PART/siw.ko" | sed -n 's/^depends=//p' | tr ',' ' '); do visit "${d//-/_}"; done
 mkdir -p "$PART/modules"
@@ -386,6 +436,8 @@ for m in "${ORDER[@]}"; do
     printf '%s\n' "$m" >>"$IRD/etc/modules.order"
 done
 printf '%s\n' siw >>"$IRD/etc/modules.order" # after ib_core, crc32c_generic and libcrc32c (its dependencies)
+SIW_ORDER=("${ORDER[@]}" siw)
+SIW_BUILTIN=("${BUILTIN[@]}")
 cp "$PART"/modules/*.ko "$PART/siw.ko" "$PART/siw-p2p.ko" "$IRD/usr/lib/modules/"
 
 # the guest's init and scenarios, and what the result line reports
@@ -398,13 +450,129 @@ cp "$HERE"/guest/scenarios/*.sh "$IRD/scenarios/"
 } >"$IRD/etc/irdma-emu-kit"
 
 # a newc archive, written by the guest's own (static) busybox: the host needs no cpio
-(cd "$IRD" && find . -mindepth 1 | LC_ALL=C sort | "$IRD/bin/busybox" cpio -o -H newc 2>/dev/null) | gzip -6 >"$PART/initramfs.cpio.gz"
-[[ -s $PART/initramfs.cpio.gz ]] || die "the initramfs is empty"
+write_initramfs() { # TREE ARCHIVE
+    (cd "$1" && find . -mindepth 1 | LC_ALL=C sort | "$IRD/bin/busybox" cpio -o -H newc 2>/dev/null) | gzip -6 >"$2"
+    [[ -s $2 ]] || die "the initramfs $2 is empty"
+}
+# the e810 flavour starts from a copy of this tree (userspace, init, scenarios), its modules replaced
+E810_IRD="$STAGE/initramfs-e810"
+cp -a "$IRD" "$E810_IRD"
+write_initramfs "$IRD" "$PART/initramfs.cpio.gz"
+
+# ---- the e810 flavour: Linux 7.3, ice.ko, irdma.ko, the DDP package ----------------------------------------
+
+E810_STARTED=$SECONDS
+say "downloading $E810_KERNEL_PACKAGE ${E810_KERNEL_PARTS[*]} (trixie-backports) and $E810_FIRMWARE_PACKAGE (trixie)"
+mapfile -t E810_DEBS < <(download_only trixie "$E810_KERNEL_PACKAGE" "${E810_KERNEL_PARTS[@]}" "$E810_FIRMWARE_PACKAGE")
+E810_K="$STAGE/kernel-e810"
+unpack_all "$E810_K" "${E810_DEBS[@]}"
+# usr-merged (usr/lib/modules/R/vmlinuz, .../config) or the older layout (boot/vmlinuz-R, boot/config-R)
+E810_IMAGE="" E810_CONFIG="" E810_MODSRC=""
+for d in "$E810_K/usr/lib/modules/$E810_KVER" "$E810_K/lib/modules/$E810_KVER"; do
+    [[ -z $E810_MODSRC && -d $d/kernel ]] && E810_MODSRC="$d"
+    [[ -z $E810_IMAGE && -f $d/vmlinuz ]] && E810_IMAGE="$d/vmlinuz"
+    [[ -z $E810_CONFIG && -f $d/config ]] && E810_CONFIG="$d/config"
+done
+[[ -n $E810_IMAGE ]] || E810_IMAGE="$E810_K/boot/vmlinuz-$E810_KVER"
+[[ -n $E810_CONFIG ]] || E810_CONFIG="$E810_K/boot/config-$E810_KVER"
+[[ -f $E810_IMAGE ]] || die "no kernel image in $E810_KERNEL_PACKAGE ${E810_KERNEL_PARTS[*]}"
+[[ -f $E810_CONFIG ]] || die "no kernel config in $E810_KERNEL_PACKAGE ${E810_KERNEL_PARTS[*]}"
+[[ -n $E810_MODSRC ]] || die "no modules in $E810_KERNEL_PACKAGE ${E810_KERNEL_PARTS[*]}"
+config_on() { grep -qx "CONFIG_$1=[ym]" "$E810_CONFIG"; }
+config_on ICE || die "$E810_KVER is built without ice (CONFIG_ICE)"
+config_on INFINIBAND_IRDMA || die "$E810_KVER is built without irdma (CONFIG_INFINIBAND_IRDMA)"
+mkdir -p "$PART/e810"
+cp "$E810_IMAGE" "$PART/e810/vmlinuz"
+
+say "resolving the e810 modules: ${E810_BOOT_MODULES[*]}, then ${E810_MODPROBE_MODULES[*]} (with what they depend on)"
+index_modules "$E810_MODSRC" "$E810_KERNEL_PACKAGE ${E810_KERNEL_PARTS[*]}"
+resolve_modules "${E810_BOOT_MODULES[@]}"
+E810_BOOT_ORDER=("${ORDER[@]}")
+resolve_modules "${E810_MODPROBE_MODULES[@]}"
+E810_ORDER=("${ORDER[@]}")
+E810_BUILTIN=("${BUILTIN[@]}")
+# busybox modprobe reads /lib/modules/$(uname -r)/modules.dep ("NAME.ko: DEP.ko ...", the whole closure, a
+# dependency after what needs it: modprobe loads the list from its end); init insmods the boot set in order
+E810_MODDIR="$E810_IRD/usr/lib/modules/$E810_KVER"
+rm -rf "$E810_IRD/usr/lib/modules"/*
+mkdir -p "$E810_MODDIR"
+for m in "${E810_ORDER[@]}"; do
+    src="${PATHOF[$m]}"
+    case "$src" in
+        *.ko) cp "$src" "$E810_MODDIR/$m.ko" ;;
+        *.ko.xz) xz -dc "$src" >"$E810_MODDIR/$m.ko" ;;
+        *) die "unexpected module file $src" ;;
+    esac
+done
+closure_of() { # NAME: NAME's dependencies (transitively), each after every module that needs it
+    local -A seen=()
+    local -a out=() post=()
+    walk() {
+        local x="$1" y
+        [[ -n ${seen[$x]:-} ]] && return 0
+        seen[$x]=1
+        for y in ${DEPS[$x]}; do walk "${y//-/_}"; done
+        post+=("$x")
+    }
+    walk "$1"
+    # post is in load order, the module itself last: reversed, without the module, deps before their deps
+    local i
+    for ((i = ${#post[@]} - 2; i >= 0; i--)); do out+=("${post[$i]}.ko"); done
+    printf '%s' "${out[*]}"
+}
+: >"$E810_MODDIR/modules.dep"
+for m in "${E810_ORDER[@]}"; do
+    printf '%s.ko: %s\n' "$m" "$(closure_of "$m")" | sed 's/ $//' >>"$E810_MODDIR/modules.dep"
+done
+: >"$E810_MODDIR/modules.alias"
+: >"$E810_MODDIR/modules.symbols"
+printf '%s\n' "${E810_BOOT_ORDER[@]}" >"$E810_IRD/etc/modules.order"
+
+# ice's DDP package: ice-1.3.*.pkg and the ice.pkg link naming it. With CONFIG_FW_LOADER_COMPRESS the kernel
+# tries NAME, then NAME.xz / NAME.zst (drivers/base/firmware_loader/main.c fw_get_filesystem_firmware): a plain
+# file is always found; a compressed one only with the matching CONFIG_FW_LOADER_COMPRESS_* on.
+FW_SRC=""
+for d in "$E810_K/usr/lib/firmware" "$E810_K/lib/firmware"; do
+    [[ -z $FW_SRC && -d $d ]] && FW_SRC="$d"
+done
+[[ -n $FW_SRC && -d $FW_SRC/$E810_DDP_DIR ]] || die "no $E810_DDP_DIR in $E810_FIRMWARE_PACKAGE"
+E810_DDP_FILE="$(cd "$FW_SRC/$E810_DDP_DIR" && ls ice-1.3.*.pkg ice-1.3.*.pkg.xz ice-1.3.*.pkg.zst 2>/dev/null | sort -V | tail -n 1 || true)"
+[[ -n $E810_DDP_FILE ]] || die "no $E810_DDP_DIR/ice-1.3.*.pkg in $E810_FIRMWARE_PACKAGE"
+FW_DEST="$E810_IRD/usr/lib/firmware/$E810_DDP_DIR"
+mkdir -p "$FW_DEST"
+E810_FW_COMPRESS="none"
+config_on FW_LOADER_COMPRESS_XZ && E810_FW_COMPRESS="xz"
+config_on FW_LOADER_COMPRESS_ZSTD && E810_FW_COMPRESS="$E810_FW_COMPRESS,zstd"
+case "$E810_DDP_FILE" in
+    *.pkg) cp "$FW_SRC/$E810_DDP_DIR/$E810_DDP_FILE" "$FW_DEST/" ;;
+    *.pkg.xz)
+        if config_on FW_LOADER_COMPRESS_XZ; then
+            cp "$FW_SRC/$E810_DDP_DIR/$E810_DDP_FILE" "$FW_DEST/"
+        else
+            xz -dc "$FW_SRC/$E810_DDP_DIR/$E810_DDP_FILE" >"$FW_DEST/${E810_DDP_FILE%.xz}"
+            E810_DDP_FILE="${E810_DDP_FILE%.xz}"
+        fi ;;
+    *.pkg.zst) config_on FW_LOADER_COMPRESS_ZSTD || die "$E810_DDP_FILE is zstd-compressed and $E810_KVER cannot load that"
+        cp "$FW_SRC/$E810_DDP_DIR/$E810_DDP_FILE" "$FW_DEST/" ;;
+esac
+E810_DDP_LINK="ice.pkg${E810_DDP_FILE#ice-1.3.*.pkg}" # ice.pkg, or ice.pkg.xz next to a compressed file
+ln -sfn "$E810_DDP_FILE" "$FW_DEST/$E810_DDP_LINK"
+
+{
+    printf 'KVER=%s\n' "$E810_KVER"
+    printf 'RECIPE=%s\n' "$RECIPE"
+    printf 'FLAVOUR=e810\n'
+    printf 'E810_DDP=%s\n' "$E810_DDP_DIR/$E810_DDP_LINK"
+} >"$E810_IRD/etc/irdma-emu-kit"
+say "assembling the e810 initramfs (${#E810_ORDER[@]} modules, $E810_DDP_DIR/$E810_DDP_FILE)"
+write_initramfs "$E810_IRD" "$PART/e810/initramfs.cpio.gz"
+E810_DOWNLOADED="$(du -sck "${E810_DEBS[@]}" | awk 'END {print $1 * 1024}')"
+E810_SECONDS=$((SECONDS - E810_STARTED))
 
 # ---- manifest ---------------------------------------------------------------------------------------------
 
 size_of() { du -sk "$1" | awk '{print $1 * 1024}'; }
-DOWNLOADED="$(du -sck "${QEMU_DEBS[@]}" "${KDEBS[@]}" "${UDEBS[@]}" | awk 'END {print $1 * 1024}')"
+DOWNLOADED="$(du -sck "${QEMU_DEBS[@]}" "${KDEBS[@]}" "${UDEBS[@]}" "${E810_DEBS[@]}" | awk 'END {print $1 * 1024}')"
 {
     printf '# irdma-emu guest kit, written by qemu-bridge/src/main/kit/provision-kit.sh\n'
     printf 'recipe=%s\n' "$RECIPE"
@@ -424,11 +592,30 @@ DOWNLOADED="$(du -sck "${QEMU_DEBS[@]}" "${KDEBS[@]}" "${UDEBS[@]}" | awk 'END {
     printf 'siw.module=siw.ko\n'
     printf 'siw.p2p.module=siw-p2p.ko\n'
     printf 'siw.vermagic=%s\n' "$SIW_VERMAGIC"
-    printf 'modules=%s\n' "${ORDER[*]} siw"
-    printf 'modules.builtin=%s\n' "${BUILTIN[*]}"
+    printf 'modules=%s\n' "${SIW_ORDER[*]}"
+    printf 'modules.builtin=%s\n' "${SIW_BUILTIN[*]}"
     printf 'initramfs=initramfs.cpio.gz\n'
     printf 'initramfs.programs=%s\n' "${FOUND[*]}"
     printf 'initramfs.size=%s\n' "$(stat -c %s "$PART/initramfs.cpio.gz")"
+    printf 'e810.kernel.package=%s\n' "$E810_KERNEL_PACKAGE"
+    printf 'e810.kernel.parts=%s\n' "${E810_KERNEL_PARTS[*]}"
+    printf 'e810.kernel.version=%s\n' "$E810_KERNEL_VERSION"
+    printf 'e810.kernel.release=%s\n' "$E810_KVER"
+    printf 'e810.kernel.image=e810/vmlinuz\n'
+    printf 'e810.initramfs=e810/initramfs.cpio.gz\n'
+    printf 'e810.initramfs.size=%s\n' "$(stat -c %s "$PART/e810/initramfs.cpio.gz")"
+    printf 'e810.modules.boot=%s\n' "${E810_BOOT_ORDER[*]}"
+    printf 'e810.modules.modprobe=%s\n' "${E810_MODPROBE_MODULES[*]}"
+    printf 'e810.modules=%s\n' "${E810_ORDER[*]}"
+    printf 'e810.modules.builtin=%s\n' "${E810_BUILTIN[*]}"
+    printf 'e810.firmware.package=%s\n' "$E810_FIRMWARE_PACKAGE"
+    printf 'e810.firmware.version=%s\n' "$E810_FIRMWARE_VERSION"
+    printf 'e810.firmware.ddp=%s\n' "$E810_DDP_DIR/$E810_DDP_FILE"
+    printf 'e810.firmware.ddp.link=%s\n' "$E810_DDP_DIR/$E810_DDP_LINK"
+    printf 'e810.firmware.ddp.size=%s\n' "$(stat -c %s "$FW_DEST/$E810_DDP_FILE")"
+    printf 'e810.firmware.loader.compress=%s\n' "$E810_FW_COMPRESS"
+    printf 'e810.download.size=%s\n' "$E810_DOWNLOADED"
+    printf 'e810.provisioned.seconds=%s\n' "$E810_SECONDS"
     printf 'download.size=%s\n' "$DOWNLOADED"
     printf 'kit.size=%s\n' "$(size_of "$PART")"
     printf 'archive=%s\n' "$MIRROR"
@@ -438,9 +625,17 @@ DOWNLOADED="$(du -sck "${QEMU_DEBS[@]}" "${KDEBS[@]}" "${UDEBS[@]}" | awk 'END {
 mv "$PART/kit.properties.tmp" "$PART/kit.properties"
 mv "$PART" "$KIT"
 ln -sfn "$NAME" "$KITS/current"
-# older kits of other versions or recipes are dropped (the .debs stay for reuse)
+# Kits of other versions or recipes stay: another worktree sharing this folder may be booting one (--prune
+# removes them; the .debs stay for reuse either way)
 for old in "$KITS"/qemu-*; do
-    [[ $old == "$KIT" ]] || rm -rf "$old"
+    [[ $old == "$KIT" || ! -d $old ]] && continue
+    if [[ $old == *.partial ]]; then
+        rm -rf "$old" # a provisioner that died half-way left it (a live one would hold the lock)
+    elif ((PRUNE == 1)); then
+        rm -rf "$old"
+    else
+        say "an older kit stays: $old (--prune removes it)"
+    fi
 done
 say "kit ready in $KIT ($(du -sh "$KIT" | cut -f1), downloads $((DOWNLOADED / 1048576)) MB)"
 printf '%s\n' "$KIT"

@@ -5,7 +5,8 @@ import java.util.List;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
- * Everything the CM needs from the device, in the terms a driver has: the ILQ to send frames on, the quad hash
+ * Everything the CM needs from the device, in the terms a driver has: address handles and the ILQ to send CM
+ * segments through them, the quad hash
  * and the accelerated-port table to steer what arrives, neighbour resolution, and the QP hooks that take a
  * connection over. No threads: everything happens on {@link #scheduler()}'s thread. The device delivers received
  * frames and QP events to the {@link Receiver} the CM attaches.
@@ -41,8 +42,22 @@ public interface CmHardwarePort {
     /** The MAC of the next hop for {@code remote} (ARP/ND), or -1 when it does not resolve. */
     long resolveNeighbour(boolean ipv4, long remoteHi, long remoteLo);
 
-    /** Sends one frame on the ILQ; the port copies it before returning. {@code loopback}: irdma's do_lpb. */
-    void transmit(BytesStore<?, ?> frame, long offset, int length, boolean loopback);
+    /**
+     * cm.c irdma_cm_create_ah (uda.c irdma_sc_access_ah, CREATE_ADDR_HANDLE, waited for): an address handle for a
+     * CM node's frames. Answers its index, or -1 when the device refuses it (irdma_connect / irdma_handle_syn_pkt
+     * then fail the node).
+     */
+    int createAh(AhInfo info);
+
+    /** cm.c irdma_cm_free_ah (DESTROY_ADDR_HANDLE, not waited for). */
+    void destroyAh(int ah);
+
+    /**
+     * Sends one CM segment on the ILQ through address handle {@code ah} (puda.c irdma_puda_send, gen2): the bytes
+     * begin at the TCP header ({@code tcpHeaderLength} bytes with options) and hold the payload after it; the
+     * device adds Ethernet, VLAN and IP and the checksums. The port copies them before returning.
+     */
+    void transmit(int ah, BytesStore<?, ?> segment, long offset, int length, int tcpHeaderLength);
 
     /** irdma_manage_qhash ADD; false when the device refuses. */
     boolean addQhash(Qhash entry);

@@ -44,7 +44,6 @@ public final class CmNode {
     long locAck;
     long remAck;
     long rcvNxt;
-    int ipId;
     long sndWnd;
     long maxSndWnd;
     long rcvWnd;
@@ -77,6 +76,9 @@ public final class CmNode {
     // the send entry of cm.c irdma_schedule_cm_timer: one frame kept for retransmission
     final BytesStore<?, ?> sendFrame;
     int sendLength;
+    int sendHeaderLength;
+    /** The node's address handle (cm.c cm_node->ah), -1 when it has none. */
+    int ah = -1;
     boolean sendEntry;
     boolean sendRetransmits;
     boolean closeWhenComplete;

@@ -3,7 +3,6 @@ package dev.irdmaemu.cm;
 import dev.irdmaemu.cm.mpa.MpaRejection;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;
-import dev.irdmaemu.fw.frame.TcpPacketBuilder;
 import dev.irdmaemu.fw.iwarp.MpaFrame;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import java.util.ArrayDeque;
@@ -75,8 +74,6 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     public static final int DEFAULT_RCV_WND_SCALE = 2;
     /** cm.h IRDMA_DEFAULT_TTL; the AH of the ILQ uses the same hop limit (cm.c irdma_cm_create_ah). */
     public static final int DEFAULT_TTL = 0x40;
-    /** cm.h IRDMA_CM_DEFAULT_LOCAL_ID: the first IPv4 identification is one above it. */
-    static final int DEFAULT_LOCAL_ID = 0x3b47;
     /** defs.h IRDMA_MTU_TO_MSS_IPV4 / _IPV6 and IRDMA_MIN_MTU_IPV4 / _IPV6. */
     static final int MTU_TO_MSS_IPV4 = 40;
     static final int MTU_TO_MSS_IPV6 = 60;
@@ -106,7 +103,9 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
 
     private final TcpPacket rx = new TcpPacket();
     private final MpaFrame rxMpa = new MpaFrame();
-    private final TcpPacketBuilder tx = new TcpPacketBuilder();
+    private final TcpHeader.Builder txTcp = new TcpHeader.Builder();
+    /** The TCP header length (with options) of the segment {@link #buildFrame} built last. */
+    private int builtHeaderLength;
     private final MpaFrame.Builder txMpa = new MpaFrame.Builder();
     private final BytesStore<?, ?> scratch = BytesStore.wrap(new byte[CmNode.FRAME_CAPACITY]);
     private final boolean[] rejectFlag = new boolean[1];
@@ -117,6 +116,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     private long backlogDrops;
     private long framesRefused;
     private long connectErrors;
+    private long framesWithoutAh;
     private long passiveErrors;
     private long accepts;
     private long rejects;
@@ -286,6 +286,12 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             byte[] pd = params.privateData();
             System.arraycopy(pd, 0, n.privateData, 0, pd.length);
             n.privateDataLength = pd.length;
+            // cm.c irdma_connect: irdma_cm_create_ah (waited for), then the connection's qhash entry
+            if (!createAh(n)) {
+                connectErrors++;
+                release(n);
+                throw new IllegalStateException("device refused the address handle for " + n);
+            }
             n.connectionQhash = connectionQhash(n);
             if (!port.addQhash(n.connectionQhash)) {
                 connectErrors++;
@@ -355,6 +361,8 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             byte[] lsmm = new byte[lsmmLength];
             scratch.read(0, lsmm, 0, lsmmLength);
             n.consumerQpn = qpn;
+            // cm.c irdma_accept: qhash_set cleared and the AH freed before irdma_modify_qp to RTS
+            freeAh(n);
             int offloaded = port.offload(tcpContext(n), new MpaOutcome(n.mpaRevision, n.irdOrd.ird(),
                     n.irdOrd.ord(), n.irdOrd.rdma0(), false, lsmm), qpn);
             if (offloaded < 0) {
@@ -625,6 +633,11 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         return rejects;
     }
 
+    /** CM segments not sent because the node had no AH (cm.c irdma_form_ah_cm_frame: "AH invalid"). */
+    public long framesWithoutAh() {
+        return framesWithoutAh;
+    }
+
     public long connectErrors() {
         return connectErrors;
     }
@@ -733,11 +746,16 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                     passiveOpenError(n, true, CmReason.PROTOCOL_ERROR, null);
                     return;
                 }
+                // cm.c irdma_handle_syn_pkt: irdma_cm_create_ah, whose completion (irdma_ilq_ah_cb) adds the
+                // established qhash entry (irdma_add_conn_est_qh), whose completion sends the SYN-ACK
+                if (!createAh(n)) {
+                    passiveOpenError(n, false, CmReason.LOCAL_ABORT, null);
+                    return;
+                }
                 n.rcvNxt = tcp.sequenceNumber() + 1 & 0xffff_ffffL;
                 n.acceptPending = true;
                 l.pendingAccepts++;
                 n.state = CmState.SYN_RCVD;
-                // cm.c irdma_cm_create_ah -> irdma_add_conn_est_qh: the SYN-ACK goes out once the entry is in
                 n.connectionQhash = connectionQhash(n);
                 if (!port.addQhash(n.connectionQhash)) {
                     passiveOpenError(n, false, CmReason.LOCAL_ABORT, null);
@@ -1116,26 +1134,18 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     // Sending (cm.c irdma_form_ah_cm_frame, irdma_send_syn/ack/fin/reset)
 
     /**
-     * Builds one CM segment for {@code n} into {@code out} at 0 and advances the node's send sequence the way cm.c
-     * does: SYN and FIN count one, data its length; ACK carries rcv_nxt. Returns the frame length.
+     * Builds one CM segment for {@code n} into {@code out} at 0 (cm.c irdma_form_ah_cm_frame: TCP header, options,
+     * MPA frame; the device adds the rest and the checksums) and advances the node's send sequence the way cm.c
+     * does: SYN and FIN count one, data its length; ACK carries rcv_nxt. Returns the segment length; the header
+     * length is left in {@link #builtHeaderLength}.
      */
     private int buildFrame(CmNode n, BytesStore<?, ?> out, int flags, boolean mpa, boolean request, boolean reject,
                            BytesStore<?, ?> pd, int pdLength) {
-        tx.reset().ethernet(n.remoteMac, n.localMac);
-        if (n.vlanId < 4096) {
-            tx.vlan(n.userPriority, false, n.vlanId);
-        }
-        tx.addresses(n.key.localHi, n.key.localLo, n.key.remoteHi, n.key.remoteLo)
-                .tos(n.tos).ttl(DEFAULT_TTL).dontFragment(true);
-        if (n.ipv4) {
-            n.ipId = n.ipId + 1 & 0xffff;
-            tx.identification(n.ipId);
-        }
         int payload = 0;
         if (mpa) {
             payload = MpaFrame.HEADER_SIZE + (n.mpaRevision == 2 ? MpaFrame.RTR_SIZE : 0) + pdLength;
         }
-        TcpHeader.Builder t = tx.tcp().reset().ports(n.key.localPort, n.key.remotePort)
+        TcpHeader.Builder t = txTcp.reset().ports(n.key.localPort, n.key.remotePort)
                 .sequenceNumber(n.locSeq).window((int) Math.min(0xffff, n.rcvWnd));
         if ((flags & TcpHeader.ACK) != 0) {
             n.locAck = n.rcvNxt;
@@ -1152,11 +1162,44 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             n.locSeq = n.locSeq + 1 & 0xffff_ffffL;
         }
         t.flags(flags);
-        long at = tx.begin(out, 0, payload);
+        int header = t.write(out, 0);
+        builtHeaderLength = header;
         if (mpa) {
-            buildMpaFrame(n, out, at, request, reject, pd, pdLength);
+            buildMpaFrame(n, out, header, request, reject, pd, pdLength);
         }
-        return tx.finish();
+        return header + payload;
+    }
+
+    /**
+     * Sends a built segment through the node's AH. Without one (freed at RTS, or never created) cm.c
+     * irdma_form_ah_cm_frame answers "AH invalid" and nothing goes out.
+     */
+    private void transmit(CmNode n, BytesStore<?, ?> segment, int length, int headerLength) {
+        if (n.ah < 0) {
+            framesWithoutAh++;
+            LOG.debug("no AH for {}: segment not sent", n);
+            return;
+        }
+        port.transmit(n.ah, segment, 0, length, headerLength);
+    }
+
+    /** cm.c irdma_cm_create_ah for node {@code n}; false when the device refused it. */
+    private boolean createAh(CmNode n) {
+        int ah = port.createAh(new AhInfo(n.ipv4, n.key.localHi, n.key.localLo, n.key.remoteHi, n.key.remoteLo,
+                n.localMac, n.remoteMac, n.tos, DEFAULT_TTL, n.vlanId, n.userPriority, n.loopback));
+        if (ah < 0) {
+            return false;
+        }
+        n.ah = ah;
+        return true;
+    }
+
+    /** cm.c irdma_cm_free_ah: once per AH. */
+    private void freeAh(CmNode n) {
+        if (n.ah >= 0) {
+            port.destroyAh(n.ah);
+            n.ah = -1;
+        }
     }
 
     private void sendSyn(CmNode n, boolean withAck) {
@@ -1167,7 +1210,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
 
     private void sendAck(CmNode n) {
         int len = buildFrame(n, scratch, TcpHeader.ACK, false, false, false, null, 0);
-        port.transmit(scratch, 0, len, n.loopback);
+        transmit(n, scratch, len, builtHeaderLength);
     }
 
     private void sendFin(CmNode n) {
@@ -1181,7 +1224,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
      */
     private void sendReset(CmNode n) {
         int len = buildFrame(n, scratch, TcpHeader.RST | TcpHeader.ACK, false, false, false, null, 0);
-        port.transmit(scratch, 0, len, n.loopback);
+        transmit(n, scratch, len, builtHeaderLength);
         release(n);
     }
 
@@ -1194,11 +1237,12 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         retain(n);
         n.sendEntry = true;
         n.sendLength = length;
+        n.sendHeaderLength = builtHeaderLength;
         n.sendRetransmits = retransmit;
         n.closeWhenComplete = closeWhenComplete;
         n.retransLeft = DEFAULT_RETRANS;
         n.retriesLeft = DEFAULT_RETRYS;
-        port.transmit(n.sendFrame, 0, length, n.loopback);
+        transmit(n, n.sendFrame, length, n.sendHeaderLength);
         if (!retransmit) {
             clearSendEntry(n);
             if (closeWhenComplete) {
@@ -1235,7 +1279,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 n.state = CmState.CLOSED;
             } else {
                 if (!n.ackReceived) {
-                    port.transmit(n.sendFrame, 0, n.sendLength, n.loopback);
+                    transmit(n, n.sendFrame, n.sendLength, n.sendHeaderLength);
                     retransmissions++;
                 }
                 if (n.sendRetransmits) {
@@ -1570,6 +1614,8 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         n.qhashSet = false;
         byQp.put(qpn, n);
         n.accelerated = true;
+        // cm.c irdma_cm_event_connected: the AH goes once the QP is in RTS (the device owns the four-tuple)
+        freeAh(n);
         if (port.reportsEstablished()) {
             awaitEstablished(n);
             return;
@@ -1661,7 +1707,6 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         n.mpaRevision = defaultMpaRevision;
         n.irdOrd.set(port.maxIrd(), port.maxOrd());
         n.localMac = port.macAddress();
-        n.ipId = DEFAULT_LOCAL_ID;
         n.rcvWscale = DEFAULT_RCV_WND_SCALE;
         n.rcvWnd = DEFAULT_RCV_WND_SCALED >> n.rcvWscale;
         // secure_tcp_seq: an unpredictable initial sequence number per connection
@@ -1726,6 +1771,8 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             byQp.remove(n.qpn);
             port.destroyQp(n.qpn);
         }
+        // cm.c irdma_rem_ref_cm_node ends with cm_free_ah
+        freeAh(n);
         if (n.state != CmState.OFFLOADED) {
             n.state = CmState.CLOSED;
         }

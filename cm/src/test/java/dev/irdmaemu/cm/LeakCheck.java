@@ -64,6 +64,8 @@ final class LeakCheck {
         assertEquals(0, device.qpCount(), () -> "QPs left on " + name);
         assertEquals(0, device.acceleratedPortsInUse(), () -> "accelerated ports left on " + name);
         assertEquals(0, device.steeringEntries(), () -> "steering entries left on " + name);
+        assertEquals(0, device.addressHandles(), () -> "address handles left on " + name);
+        assertEquals(0, device.sendsWithoutAh(), () -> "ILQ sends through an AH that did not exist on " + name);
     }
 
     static String describe(ConnectionManager cm) {

@@ -163,12 +163,13 @@ public final class E810RdmaFunction implements Mmio {
         this.workScheduler = new WorkSchedulerTree();
         this.addressHandles = new AddressHandleTable();
         this.port = new EthernetPort(scheduler, trace, latency, new ReceiveClassifier(qhash, apbvt), qps, aeq);
-        this.puda = new PudaQueues(memory, cqs, qps, scheduler, trace, port::transmit, aeq);
+        this.puda = new PudaQueues(memory, cqs, qps, scheduler, trace, port, aeq, addressHandles, arp);
         port.attachPuda(puda);
         this.iwarp = new IwarpDataPath(scheduler, memory, trace, latency, cqs, qps, aeq, arp, stags,
                 port::transmit);
-        iwarp.attachPuda(puda);
         port.attachDataPath(iwarp);
+        // one set of PE counters for the function (Gather Stats): the port's packets, the data path's messages
+        port.attachCounters(iwarp.counters());
         CqpOperations ops = new CqpOperations(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp,
                 hmcFunctionId, iwarp, workScheduler, addressHandles);
         this.cqp = new CqpEngine(memory, scheduler, trace, latency, cqs, ops);
@@ -536,8 +537,8 @@ public final class E810RdmaFunction implements Mmio {
         sb.append(String.format("port rx %d (puda %d, qp %d, ieq %d, lan %d, bad qp %d, dropped %d), tx %d%n",
                 port.rxFrames(), port.rxPuda(), port.rxQp(), port.rxIeq(), port.rxLan(), port.rxBadQp(),
                 port.rxDropped(), port.txFrames()));
-        sb.append(String.format("PUDA received %d (IEQ %d, %d for no IEQ), transmitted %d, drops %d (last: %s)%n",
-                puda.received(), puda.ieqReceived(), puda.ieqNoQueue(), puda.transmitted(), puda.totalDrops(),
+        sb.append(String.format("PUDA received %d, transmitted %d (%d looped back, %d errors), drops %d (last: %s)%n",
+                puda.received(), puda.transmitted(), puda.loopedBack(), puda.transmitErrors(), puda.totalDrops(),
                 puda.lastDrop()));
         sb.append(iwarp.summary());
         sb.append(String.format("registers: %d unknown offsets seen%n", regs.unknownOffsets()));

@@ -110,9 +110,11 @@ class CompletionLossTest {
     private int sendFrame() {
         int len = new TcpPacketBuilder().reset().ethernet(BringUpTest.MAC_LOCAL, BringUpTest.MAC_REMOTE)
                 .ipv4(BringUpTest.LOCAL, BringUpTest.REMOTE).build(frame, 0, payload, 0, 0);
-        long buf = d.alloc(2048);
-        d.store().write(d.off(buf), frame, 0, len);
-        return d.pudaSend(ilq, buf, len, 20);
+        if (d.dev.addressHandles().get(0) == null) {
+            d.ilqAh(0, BringUpTest.MAC_REMOTE, BringUpTest.LOCAL, BringUpTest.MAC_LOCAL, BringUpTest.REMOTE, 0);
+        }
+        long buf = d.tcpSegmentOf(frame, len);
+        return d.pudaSend(ilq, buf, len - 34, 20, 0);
     }
 
     @Test

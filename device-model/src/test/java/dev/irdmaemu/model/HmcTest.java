@@ -46,7 +46,7 @@ class HmcTest {
         assertEquals(FpmCheck.ACCEPTED, b.validate());
         assertEquals(HmcLimits.MAX_PE_SDS, b.maxPeSds());
         assertEquals(0, b.firstPeSdIndex());
-        assertEquals(16384, b.maxCount(HmcObjectType.QP));
+        assertEquals(4096, b.maxCount(HmcObjectType.QP));
         assertEquals(512, b.objectSize(HmcObjectType.QP));
         assertEquals(32768, b.maxCount(HmcObjectType.CQ));
         assertEquals(HmcLimits.XF_BLOCK_SIZE, b.blockSize(HmcObjectType.XFFL));
@@ -78,7 +78,7 @@ class HmcTest {
     @Test
     void aCountAboveTheMaximumIsRefusedAndNothingIsCommitted() {
         Map<HmcObjectType, Long> big = new EnumMap<>(TestDriver.SMALL);
-        big.put(HmcObjectType.QP, 16385L);
+        big.put(HmcObjectType.QP, HmcLimits.maxCount(HmcObjectType.QP) + 1);
         TestDriver.Completion c = d.queryAndCommit(big);
         assertTrue(c.error());
         assertEquals(CqpFault.INDEX_OUT_OF_RANGE.minor(), c.minor());

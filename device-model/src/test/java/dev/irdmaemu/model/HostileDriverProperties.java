@@ -110,6 +110,68 @@ class HostileDriverProperties {
         }
     }
 
+    /**
+     * Gen2 PUDA sends with a random AH index (the one that exists, one that does not, any 25-bit value), a random
+     * L4LEN, length and buffer (a valid SYN with one byte flipped, or noise): each WQE completes exactly once, an
+     * error completion puts nothing on the wire, and a frame that does go out has both checksums right.
+     */
+    @Property(tries = 60)
+    void randomPudaSendsCompleteOnceAndOnlyWellFormedFramesLeave(@ForAll @Size(min = 0, max = 300) byte[] noise,
+                                                                 @ForAll @IntRange(min = 0, max = 3) int ahKind,
+                                                                 @ForAll @IntRange(min = 0, max = 0x1ff_ffff) int ahAny,
+                                                                 @ForAll @IntRange(min = 0, max = 15) int l4Words,
+                                                                 @ForAll boolean l4OfTheHeader,
+                                                                 @ForAll @IntRange(min = 0, max = 400) int flip,
+                                                                 @ForAll boolean mutate) {
+        try (TestDriver d = new TestDriver(SMALL_RAM)) {
+            TestDriver.Puda ilq = BringUpTest.bringUp(d);
+            d.ilqAh(0, BringUpTest.MAC_REMOTE, BringUpTest.REMOTE, BringUpTest.MAC_LOCAL, BringUpTest.LOCAL, 0);
+            d.trace.off();
+            List<Integer> wire = new java.util.ArrayList<>();
+            List<Boolean> good = new java.util.ArrayList<>();
+            dev.irdmaemu.fw.frame.TcpPacket check = new dev.irdmaemu.fw.frame.TcpPacket();
+            d.dev.port().setTransmitter((s, o, l) -> {
+                wire.add(l);
+                good.add(check.wrap(s, o, l).validate().accepted());
+            });
+            BytesStore<?, Void> f = BytesStore.nativeStoreWithFixedCapacity(2048);
+            try {
+                int len;
+                if (mutate) {
+                    TcpPacketBuilder b = new TcpPacketBuilder().ethernet(BringUpTest.MAC_LOCAL, BringUpTest.MAC_REMOTE)
+                            .ipv4(BringUpTest.REMOTE, BringUpTest.LOCAL);
+                    b.tcp().ports(20000, 40000).sequenceNumber(1).flags(TcpHeader.SYN).window(9).mss(1460);
+                    len = b.build(f, 0);
+                    int at = 34 + flip % (len - 34);
+                    f.writeByte(at, (byte) (f.readByte(at) ^ (noise.length > 0 ? noise[0] | 1 : 0x55)));
+                } else {
+                    for (int i = 0; i < noise.length; i++) {
+                        f.writeByte(34 + i, noise[i]);
+                    }
+                    len = 34 + noise.length;
+                }
+                long buf = d.tcpSegmentOf(f, len);
+                // mostly the AH that exists and the L4LEN of the buffer's own header, so that sends do go out
+                int ah = ahKind <= 1 ? 0 : ahKind == 2 ? 7 : ahAny;
+                int l4 = l4OfTheHeader ? (f.readUnsignedByte(34 + 12) >>> 4) * 4 : l4Words * 4;
+                d.pudaSend(ilq, buf, len - 34, l4, ah);
+                d.run();
+                dev.irdmaemu.fw.queue.Cqe c = d.pollPuda(ilq);
+                assertNotNull(c, "every send completes");
+                assertEquals(true, c.sq());
+                assertEquals(null, d.pollPuda(ilq), "exactly once");
+                net.jqwik.api.statistics.Statistics.collect(c.error() ? "refused" : "sent");
+                assertEquals(c.error() ? 0 : 1, wire.size());
+                if (!c.error()) {
+                    assertEquals(true, good.get(0), "a frame that leaves verifies");
+                }
+                assertEquals(1, d.dev.puda().transmitted() + d.dev.puda().transmitErrors());
+            } finally {
+                f.releaseLast();
+            }
+        }
+    }
+
     @Provide
     Arbitrary<Long> offsets() {
         Arbitrary<Long> known = Arbitraries.of(Gen2Register.values()).filter(Gen2Register::isRegister)

@@ -12,6 +12,7 @@ import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.frame.EthernetFrame;
 import dev.irdmaemu.fw.frame.TcpHeader;
+import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.frame.TcpPacketBuilder;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.Aeqe;
@@ -207,22 +208,6 @@ class PortPudaTest {
     }
 
     /** Puts one FPDU of {@code total} bytes (a multiple of 4) at the start of the payload: length, ULPDU, CRC. */
-    /** An IEQ CQE and its buffer: the segment of connection 40005 -> 20000 at {@code seq}, an FPDU's first bytes. */
-    private void assertIeqView(Cqe cqe, long buf, long seq, int dataLen, int ulpduLength) {
-        assertNotNull(cqe);
-        assertFalse(cqe.error());
-        assertEquals(Cqe.QTYPE_RQ, cqe.queueType());
-        assertTrue(cqe.ipv4());
-        long mem = d.off(buf);
-        int tcph = PudaLayout.tcpHeaderLength(d.store(), mem);
-        long tcp = mem + PudaLayout.TCP_OFFSET;
-        assertEquals(40005, NetworkOrder.u16(d.store(), tcp));
-        assertEquals(20000, NetworkOrder.u16(d.store(), tcp + 2));
-        assertEquals(seq, NetworkOrder.u32(d.store(), tcp + 4));
-        assertEquals(dataLen, cqe.payloadLength() - PudaLayout.TCP_OFFSET - tcph);
-        assertEquals(ulpduLength, NetworkOrder.u16(d.store(), tcp + tcph), "the MPA length field the IEQ reads");
-    }
-
     private void fpdu(int total, int ulpduLength) {
         payload.writeByte(0, (byte) (ulpduLength >>> 8));
         payload.writeByte(1, (byte) ulpduLength);
@@ -230,25 +215,27 @@ class PortPudaTest {
     }
 
     @Test
-    void segmentsOfAnOffloadedConnectionGoToItsQpsEngineAndOutOfOrderOrPartialOnesAlsoToTheIeq() {
+    void segmentsOfAnOffloadedConnectionGoToItsQpsEngineAndOutOfOrderOrPartialOnesAreCountedNotCopiedToTheIeq() {
         assertFalse(d.createCq(10, 16, 0, true).error());
         TestDriver.Conn conn = new TestDriver.Conn(LOCAL, 20000, REMOTE, 40005, 100, 5000, -1);
         assertFalse(d.createQp(10, 1, 1, false, ctx -> d.writeIwarpContext(ctx, 10, 10, conn)).error());
         long ctx = d.alloc(256);
         d.writeIwarpContext(ctx, 10, 10, conn);
-        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40005, -1, 10).error());
-        // Before RTS the QP takes nothing.
+        // The CM's entry steers the four-tuple to the ILQ until RTS (cm.c irdma_connect).
+        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40005, -1, 1).error());
         fpdu(52, 46);
         deliver(v4(40005, 20000, TcpHeader.ACK, 5000, 52, -1));
-        assertEquals(1, d.dev.port().rxQpNotReady());
-        // The context's ARP index 0 names the peer's MAC (Manage ARP entry); RTS starts the QP's engine.
+        assertNotNull(d.pollPuda(ilq), "before RTS the connection's segments reach the ILQ");
+        assertEquals(0, d.dev.port().rxQp());
+        // The context's ARP index 0 names the peer's MAC (Manage ARP entry); RTS starts the QP's engine and takes
+        // the four-tuple over with no qhash op from the driver.
         d.post((o, v) -> CqpWriters.addArp(d, o, 0, BringUpTest.MAC_REMOTE, v));
         assertFalse(d.completion().error());
         assertFalse(d.modifyQp(10, 1, QpState.RTS.code(), true, ctx).error());
         QueuePair qp = d.dev.qps().get(10);
         assertNotNull(d.dev.iwarp().engine(10));
-        // In order, half an FPDU (ULPDU length 100 in a 40-byte segment): the engine keeps it for the rest; the
-        // IEQ counts it (the E810 hands such segments to the IEQ, puda.c).
+        // In order, half an FPDU (ULPDU length 100 in a 40-byte segment): the engine keeps it for the rest and
+        // counts it as an IEQ exception (the E810 hands such segments to the IEQ, puda.c).
         fpdu(40, 100);
         d.dev.port().receive(frame, 0, v4(40005, 20000, TcpHeader.ACK, 5000, 40, -1));
         d.scheduler.runFor(1_000_000);
@@ -256,21 +243,16 @@ class PortPudaTest {
         assertEquals(40, qp.bytesSteered());
         assertEquals(5040, d.dev.iwarp().engine(10).tcp().rcvNxt());
         assertEquals(1, d.dev.iwarp().ieqPartial());
-        // ... and the IEQ (the context's exception LAN queue, QP 2) gets the segment as the ILQ would.
-        Cqe partial = d.pollPuda(d.ieq);
-        assertNotNull(partial, "the partial segment reaches the IEQ's CQ");
-        assertEquals(2, partial.qpId());
-        assertIeqView(partial, d.ieq.buffers[0], 5000, 40, 100);
-        // A segment from the future: TCP reassembles it, and the IEQ gets a copy too.
+        // A segment from the future: TCP reassembles it and counts it.
         fpdu(40, 100);
         d.dev.port().receive(frame, 0, v4(40005, 20000, TcpHeader.ACK, 9000, 40, -1));
         d.scheduler.runFor(1_000_000);
         assertEquals(1, d.dev.iwarp().ieqOutOfOrder());
         assertEquals(2, d.dev.port().rxIeq());
-        assertEquals(2, d.dev.puda().ieqReceived());
-        assertIeqView(d.pollPuda(d.ieq), d.ieq.buffers[1], 9000, 40, 100);
+        // The IEQ contract (model.puda): no copy reaches the IEQ, the QP's TCP is the one truth.
         assertNull(d.pollPuda(d.ieq));
-        assertEquals(2, d.sink.of(TraceKind.PUDA_RX).stream().filter(e -> "IEQ".equals(e.get("queue"))).count());
+        assertEquals(0, d.sink.of(TraceKind.PUDA_RX).stream().filter(e -> "IEQ".equals(e.get("queue"))).count());
+        assertNull(d.pollPuda(ilq), "after RTS nothing of the four-tuple reaches the ILQ");
         // Other connections on the port still reach the ILQ.
         d.dev.port().receive(frame, 0, v4(40006, 20000, TcpHeader.SYN, 1, 0, -1));
         d.scheduler.runFor(1_000_000);
@@ -283,7 +265,6 @@ class PortPudaTest {
         assertFalse(d.createQp(id, 1, 1, false, ctx -> d.writeIwarpContext(ctx, id, id, conn, ieqQp)).error());
         long ctx = d.alloc(256);
         d.writeIwarpContext(ctx, id, id, conn, ieqQp);
-        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, conn.remotePort(), -1, id).error());
         d.post((o, v) -> CqpWriters.addArp(d, o, 0, BringUpTest.MAC_REMOTE, v));
         assertFalse(d.completion().error());
         assertFalse(d.modifyQp(id, 1, QpState.RTS.code(), true, ctx).error());
@@ -291,41 +272,31 @@ class PortPudaTest {
     }
 
     @Test
-    void exceptionSegmentsForNoIeqOrAnIeqWithoutBuffersAreDroppedAndCountedWhileTheQpReassembles() {
-        // QP 10 names QP 7 as its exception LAN queue: there is no IEQ there.
+    void exceptionSegmentsAreReassembledByTheQpWhateverItsContextNamesAsIeq() {
+        // QP 10 names QP 7 as its exception LAN queue: there is no IEQ there, and none is needed.
         offloadedQp(10, new TestDriver.Conn(LOCAL, 20000, REMOTE, 40005, 100, 5000, -1), 7);
         fpdu(40, 100);
         d.dev.port().receive(frame, 0, v4(40005, 20000, TcpHeader.ACK, 5040, 40, -1));
         d.scheduler.runFor(1_000_000);
         assertEquals(1, d.dev.iwarp().ieqOutOfOrder());
-        assertEquals(1, d.dev.puda().ieqNoQueue());
-        assertEquals(0, d.dev.puda().ieqReceived());
-        assertNull(d.pollPuda(d.ieq));
-        assertTrue(d.sink.of(TraceKind.PUDA_DROP).stream().anyMatch(e -> "NO_IEQ_QP".equals(e.get("reason"))
-                && "7".equals(String.valueOf(e.get("qp")))));
         // The gap filled, the QP has both segments in order (80 bytes of a 108-byte FPDU).
         d.dev.port().receive(frame, 0, v4(40005, 20000, TcpHeader.ACK, 5000, 40, -1));
         d.scheduler.runFor(1_000_000);
         assertEquals(5080, d.dev.iwarp().engine(10).tcp().rcvNxt());
-        // Both deliveries end inside the FPDU; the frame that filled the gap is offered to the (missing) IEQ once.
         assertEquals(2, d.dev.iwarp().ieqPartial());
-        assertEquals(2, d.dev.puda().ieqNoQueue());
 
-        // QP 11 names the IEQ, whose 16 buffers the driver does not repost: the 17th copy finds none.
+        // QP 11 names the IEQ: 17 out-of-order segments leave the IEQ's 16 buffers as the driver posted them.
         offloadedQp(11, new TestDriver.Conn(LOCAL, 20000, REMOTE, 40006, 100, 5000, -1), 2);
-        long before = d.dev.puda().drops(PudaQueues.Drop.NO_BUFFER);
+        long before = d.dev.puda().totalDrops();
         for (int i = 1; i <= 17; i++) {
             d.dev.port().receive(frame, 0, v4(40006, 20000, TcpHeader.ACK, 5000 + 80L * i, 40, -1));
         }
         d.scheduler.runFor(1_000_000);
-        assertEquals(16, d.dev.puda().ieqReceived());
-        assertEquals(before + 1, d.dev.puda().drops(PudaQueues.Drop.NO_BUFFER));
-        for (int i = 0; i < 16; i++) {
-            assertNotNull(d.pollPuda(d.ieq), "IEQ completion " + i);
-        }
+        assertEquals(before, d.dev.puda().totalDrops());
         assertNull(d.pollPuda(d.ieq));
         assertEquals(5000, d.dev.iwarp().engine(11).tcp().rcvNxt());
-        // The ILQ is untouched by the IEQ's shortage.
+        assertEquals(18, d.dev.iwarp().ieqOutOfOrder());
+        // The ILQ still takes what is meant for it.
         d.dev.port().receive(frame, 0, v4(40010, 20000, TcpHeader.SYN, 1, 0, -1));
         d.scheduler.runFor(1_000_000);
         assertNotNull(d.pollPuda(ilq));
@@ -341,7 +312,8 @@ class PortPudaTest {
         assertFalse(d.completion().error());
         assertFalse(d.createQp(11, 1, 1, false, c -> d.writeIwarpContext(c, 10, 10, conn)).error());
         assertFalse(d.modifyQp(11, 1, QpState.RTS.code(), true, ctx).error());
-        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40007, -1, 11).error());
+        // RTS installed the QP's established entry itself: the driver's add finds it there.
+        assertTrue(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40007, -1, 11).error());
         d.dev.port().receive(frame, 0, v4(40007, 20000, TcpHeader.ACK | TcpHeader.FIN, 700, 0, -1));
         d.scheduler.runFor(1_000_000);
         // RFC 5961 §3.2: an RST is taken only at exactly RCV.NXT, which the FIN moved to 701.
@@ -445,14 +417,19 @@ class PortPudaTest {
         assertEquals(0, d.pollPuda(ilq).wqeIndex());
     }
 
+    /** The device's AH 0 for sends to the peer this test's frames come from (MAC_LOCAL / LOCAL), via ARP 0. */
+    private void ah0() {
+        d.ilqAh(0, BringUpTest.MAC_REMOTE, REMOTE, BringUpTest.MAC_LOCAL, LOCAL, 0);
+    }
+
     @Test
     void theSendCompletionWaitsForSerialisationAtTheLinkSpeed() {
         d.dev.port().setLinkSpeed(1_000_000_000L);
+        ah0();
         int len = v4(20000, 40000, TcpHeader.ACK, 1, 1000, -1);
-        long buf = d.alloc(2048);
-        d.store().write(d.off(buf), frame, 0, len);
+        long buf = d.tcpSegmentOf(frame, len);
         long t0 = d.scheduler.now();
-        d.pudaSend(ilq, buf, len, 20);
+        d.pudaSend(ilq, buf, len - 34, 20, 0);
         d.run();
         assertNotNull(d.pollPuda(ilq));
         // doorbell + PUDA WQE fetch, then the frame's serialisation at 1 Gb/s (preamble, FCS and gap included)
@@ -462,7 +439,7 @@ class PortPudaTest {
     }
 
     @Test
-    void ilqSendPutsTheDriversFrameOnTheWireAndCompletes() {
+    void ilqSendPutsTheDriversSegmentOnTheWireBehindTheAhsHeadersAndCompletes() {
         List<byte[]> wire = new ArrayList<>();
         d.dev.port().setTransmitter((s, o, l) -> {
             byte[] bytes = new byte[l];
@@ -471,32 +448,41 @@ class PortPudaTest {
             }
             wire.add(bytes);
         });
+        ah0();
         int len = v4(20000, 40000, TcpHeader.SYN | TcpHeader.ACK, 1, 0, -1);
-        long buf = d.alloc(2048);
-        d.store().write(d.off(buf), frame, 0, len);
-        int idx = d.pudaSend(ilq, buf, len, 28);
+        long buf = d.tcpSegmentOf(frame, len);
+        int idx = d.pudaSend(ilq, buf, len - 34, 28, 0);
         d.run();
         assertEquals(1, wire.size());
-        byte[] expected = new byte[len];
+        // Ethernet, IP addresses, TTL 64, DF and the whole TCP segment are what a host stack would have sent; the
+        // device numbers its IPv4 identification itself, so only that and the header checksum may differ.
+        byte[] sent = wire.get(0);
+        assertEquals(len, sent.length);
         for (int i = 0; i < len; i++) {
-            expected[i] = frame.readByte(i);
+            if (i < 18 || i > 19 && i < 24 || i > 25) {
+                assertEquals(frame.readByte(i), sent[i], "byte " + i);
+            }
         }
-        assertArrayEquals(expected, wire.get(0));
+        TcpPacket p = new TcpPacket().wrap(BytesStore.wrap(sent), 0, sent.length);
+        assertEquals(TcpPacket.Status.ACCEPTED, p.validate(), "both checksums verify");
+        assertTrue(p.ipv4().dontFragment());
         Cqe cqe = d.pollPuda(ilq);
         assertNotNull(cqe);
         assertTrue(cqe.sq());
+        assertFalse(cqe.error());
         assertEquals(idx, cqe.wqeIndex());
         assertEquals(1, cqe.qpId());
         assertEquals(1, d.dev.port().txFrames());
         // A send whose buffer is outside memory completes with an error, nothing on the wire.
-        d.pudaSend(ilq, TestDriver.UNMAPPED, 100, 20);
+        d.pudaSend(ilq, TestDriver.UNMAPPED, 100, 20, 0);
         d.run();
         assertEquals(1, wire.size());
         cqe = d.pollPuda(ilq);
         assertTrue(cqe.error());
+        assertEquals(PudaQueues.TxError.DMA_FAULT.minor(), cqe.minorError());
         // A send WQE with a stray header bit: AE WQE_INVALID_PARAMETER, error completion, nothing sent.
         int bad = ilq.sqHead;
-        d.pudaSend(ilq, buf, len, 28);
+        d.pudaSend(ilq, buf, len - 34, 28, 0);
         long hdrAt = d.off(ilq.sq + bad * 32L) + 24;
         d.store().writeLong(hdrAt, d.store().readLong(hdrAt) | 1L << 50);
         d.write(Gen2Register.WQEALLOC, 1);

@@ -5,11 +5,14 @@ import dev.irdmaemu.fw.bus.HostRam;
 import dev.irdmaemu.fw.cqp.CqOpFields;
 import dev.irdmaemu.fw.cqp.CqpCompletion;
 import dev.irdmaemu.fw.cqp.CqpHostContext;
+import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.cqp.EqOpFields;
 import dev.irdmaemu.fw.cqp.QhashFields;
 import dev.irdmaemu.fw.cqp.QpOpFields;
+import dev.irdmaemu.fw.frame.EthernetFrame;
+import dev.irdmaemu.fw.frame.Ipv4Header;
 import dev.irdmaemu.fw.hmc.FpmCommitBuffer;
 import dev.irdmaemu.fw.hmc.FpmQueryBuffer;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
@@ -482,10 +485,23 @@ final class TestDriver implements AutoCloseable {
     }
 
     Completion destroyQp(int id, int type) {
+        return destroyQp(id, type, false);
+    }
+
+    /** Destroy QP; {@code removeHash}: IRDMA_CQPSQ_QP_REMOVEHASHENTRY, which irdma always sets. */
+    Completion destroyQp(int id, int type, boolean removeHash) {
         qpf.clear();
         qpf.qpId = id;
         qpf.qpType = type;
+        qpf.removeHashEntry = removeHash;
         post((o, v) -> CqpWqeWriter.destroyQp(store(), o, qpf, v));
+        return completion();
+    }
+
+    Completion destroyCq(int id) {
+        cqf.clear();
+        cqf.cqId = id;
+        post((o, v) -> CqpWqeWriter.destroyCq(store(), o, cqf, v));
         return completion();
     }
 
@@ -567,16 +583,57 @@ final class TestDriver implements AutoCloseable {
         w[3] = (int) lo;
     }
 
+    /**
+     * CREATE_ADDR_HANDLE (uda.c irdma_sc_access_ah) as cm.c irdma_cm_create_ah fills it: own MAC {@code mac}, TTL
+     * {@code hopLimit}, the VLAN TCI {@code vlanTag} inserted when {@code insertVlan}, ARP index {@code arp}.
+     */
+    Completion createAh(int index, long mac, int tos, int vlanTag, boolean insertVlan, int arp, int flowLabel,
+                        int hopLimit, boolean ipv4, boolean loopback, int[] dest, int[] src) {
+        post((o, v) -> CqpWqeWriter.addressHandle(store(), o, CqpOpcode.CREATE_ADDR_HANDLE,
+                index, mac, 0, tos, vlanTag, insertVlan, arp, flowLabel, hopLimit, ipv4, loopback, dest, src, v));
+        return completion();
+    }
+
+    /**
+     * An IPv4 AH for ILQ sends as cm.c sets one up: ARP entry {@code arp} = {@code dstMac} (MANAGE_ARP), then
+     * CREATE_ADDR_HANDLE {@code index} from {@code ownMac} / {@code srcIp} to {@code dstIp}, TTL 64, no VLAN.
+     */
+    void ilqAh(int index, long ownMac, int srcIp, long dstMac, int dstIp, int arp) {
+        post((o, v) -> CqpWriters.addArp(this, o, arp, dstMac, v));
+        if (completion().error()) {
+            throw new IllegalStateException("MANAGE_ARP refused");
+        }
+        if (createAh(index, ownMac, 0, 0, false, arp, 0, 64, true, false, new int[] {dstIp}, new int[] {srcIp})
+                .error()) {
+            throw new IllegalStateException("CREATE_ADDR_HANDLE refused");
+        }
+    }
+
+    /**
+     * Copies the TCP segment of the untagged IPv4 frame {@code len} bytes at {@code frame} 0 into fresh host memory
+     * (what cm.c irdma_form_ah_cm_frame leaves in an ILQ buffer); answers its address.
+     */
+    long tcpSegmentOf(BytesStore<?, ?> frame, int len) {
+        long buf = alloc(2048);
+        int at = EthernetFrame.HEADER_LENGTH
+                + Ipv4Header.MIN_HEADER_LENGTH;
+        store().write(off(buf), frame, at, len - at);
+        return buf;
+    }
+
     /** Reposts RQ slot {@code i} of a PUDA QP (irdma_puda_post_recvbuf with initial false). */
     void repost(Puda p, int i) {
         new RqWqe().wrap(store(), off(p.rq + i * 32L), 32).writePuda(p.buffers[i], p.bufSize, false);
     }
 
-    /** Posts a PUDA send of {@code len} bytes already in {@code buf} (irdma_puda_send) and rings WQEALLOC. */
-    int pudaSend(Puda p, long buf, int len, int tcpHeaderBytes) {
+    /**
+     * Posts a gen2 PUDA send (irdma_puda_send) of {@code len} bytes already in {@code buf}, which begin at the TCP
+     * header of {@code tcpHeaderBytes}, through address handle {@code ahId}, and rings WQEALLOC.
+     */
+    int pudaSend(Puda p, long buf, int len, int tcpHeaderBytes, int ahId) {
         int idx = p.sqHead;
         new SqWqe().wrap(store(), off(p.sq + idx * 32L), 32)
-                .writePudaSend(p.sqPolarity, buf, len, tcpHeaderBytes, 0);
+                .writePudaSend(p.sqPolarity, buf, len, tcpHeaderBytes, ahId);
         p.sqHead++;
         if (p.sqHead == p.sqSize) {
             p.sqHead = 0;

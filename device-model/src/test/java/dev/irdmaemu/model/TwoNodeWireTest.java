@@ -34,11 +34,12 @@ class TwoNodeWireTest {
                     .ipv4(BringUpTest.REMOTE, BringUpTest.LOCAL);
             pb.tcp().ports(45000, 20000).sequenceNumber(0xabcdef01L).flags(TcpHeader.SYN).window(1000).mss(1460);
             int len = pb.build(f, 0);
-            long buf = a.alloc(2048);
-            a.store().write(a.off(buf), f, 0, len);
+            // gen2: the buffer begins at the TCP header; A's device adds Ethernet and IPv4 from the AH
+            a.ilqAh(0, BringUpTest.MAC_REMOTE, BringUpTest.REMOTE, BringUpTest.MAC_LOCAL, BringUpTest.LOCAL, 0);
+            long buf = a.tcpSegmentOf(f, len);
             f.releaseLast();
             long t0 = sched.now();
-            a.pudaSend(ilqA, buf, len, 24);
+            a.pudaSend(ilqA, buf, len - 34, 24, 0);
             a.run();
             Cqe sent = a.pollPuda(ilqA);
             assertNotNull(sent);

@@ -13,7 +13,12 @@ public final class CqpException extends RuntimeException {
         /** GLPE_CPUSTATUS never reached 0x80 (irdma_wait_pe_ready). */
         PE_NOT_READY,
         /** Query RDMA features answered fewer than two entries (irdma_get_rdma_features' -EINVAL). */
-        BAD_FEATURES
+        BAD_FEATURES,
+        /**
+         * Query FPM values answered what irdma_cfg_fpm_val refuses (a free list without its block size, objects that
+         * do not fit max_pe_sds), or Commit FPM placed the objects beyond the SDs the query offered.
+         */
+        BAD_FPM
     }
 
     private final Kind kind;

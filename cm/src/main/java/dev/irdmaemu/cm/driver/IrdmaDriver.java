@@ -6,6 +6,7 @@ import dev.irdmaemu.fw.bus.Mmio;
 import dev.irdmaemu.fw.cqp.CqOpFields;
 import dev.irdmaemu.fw.cqp.CqpCompletion;
 import dev.irdmaemu.fw.cqp.CqpHostContext;
+import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.cqp.EqOpFields;
@@ -17,8 +18,6 @@ import dev.irdmaemu.fw.cqp.StagFields;
 import dev.irdmaemu.fw.hmc.FpmCommitBuffer;
 import dev.irdmaemu.fw.hmc.FpmQueryBuffer;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
-import dev.irdmaemu.fw.hmc.PageDescriptor;
-import dev.irdmaemu.fw.hmc.SegmentDescriptor;
 import dev.irdmaemu.fw.qp.QpContext;
 import dev.irdmaemu.fw.qp.QpResources;
 import dev.irdmaemu.fw.queue.Aeqe;
@@ -107,34 +106,6 @@ public final class IrdmaDriver {
     public static final int PUDA_RQ = 64;
     public static final int PUDA_BUF = 2048;
 
-    /** Object counts the driver commits (hmc.c irdma_cfg_fpm_val picks them from the query; ours are small). */
-    static final Map<HmcObjectType, Long> COUNTS = new EnumMap<>(HmcObjectType.class);
-
-    static {
-        // enough for ucmatose's 100 connections at once on a hosted node (each its own QP and two CQs), besides
-        // the PUDA queues: irdma commits tens of thousands; 256 QP contexts are 128 KiB of the FPM
-        COUNTS.put(HmcObjectType.QP, 256L);
-        COUNTS.put(HmcObjectType.CQ, 512L);
-        COUNTS.put(HmcObjectType.HTE, 1024L);
-        COUNTS.put(HmcObjectType.ARP, 32L);
-        COUNTS.put(HmcObjectType.MR, 256L);
-        COUNTS.put(HmcObjectType.XF, 64L);
-        COUNTS.put(HmcObjectType.XFFL, 1L);
-        COUNTS.put(HmcObjectType.Q1, 128L);
-        COUNTS.put(HmcObjectType.Q1FL, 2L);
-        COUNTS.put(HmcObjectType.TIMER, 32L);
-        COUNTS.put(HmcObjectType.FSIMC, 16L);
-        COUNTS.put(HmcObjectType.FSIAV, 16L);
-        // 128 KiB of PBLEs: memory regions of up to 16384 pages (pble.c backs the object on demand; see hmcSetup)
-        COUNTS.put(HmcObjectType.PBLE, 16384L);
-        COUNTS.put(HmcObjectType.RRF, 64L);
-        COUNTS.put(HmcObjectType.RRFFL, 1L);
-        COUNTS.put(HmcObjectType.HDR, 64L);
-        COUNTS.put(HmcObjectType.MD, 64L);
-        COUNTS.put(HmcObjectType.OOISC, 16L);
-        COUNTS.put(HmcObjectType.OOISCFFL, 1L);
-    }
-
     /** What the driver hands up from the ILQ and the AEQ (the CM side of irdma_receive_ilq / irdma_process_aeq). */
     public interface Upcalls {
         /** An ILQ receive: the frame is valid only during the call; the buffer is reposted after it returns. */
@@ -200,8 +171,10 @@ public final class IrdmaDriver {
     private Puda ieq;
     private DeviceEvents deviceEvents;
     private final AsyncEvent asyncEvent = new AsyncEvent();
-    // the host pages backing the HMC, one per 4 KiB of FPM space (hmcSetup backs all of it up front)
-    private long[] hmcPages = new long[0];
+    // hmc_info->sd_table and the PBLE object's backed chunk (hmcSetup, initPble)
+    private HmcBacking hmc;
+    private FpmSizing sizing;
+    private long pbleBacked;
     private int lastCompletionMinor;
     /**
      * Completions polled for an op other than the one being waited for: an op posted while another waited (a timer
@@ -232,6 +205,7 @@ public final class IrdmaDriver {
     private long localMac;
     private long ilqRefused;
     private final SimTimer irqTimer;
+    private final HwStatistics statistics;
     private boolean postIlqBuffers = true;
     private int featureCount;
     /** dev->feature_info[]: each feature entry the device reported, by type (IRDMA_MAX_FEATURES of them). */
@@ -253,6 +227,10 @@ public final class IrdmaDriver {
     private long ieqReceived;
     private long ieqRefused;
     private long ilqSendsCompleted;
+    /** The AH bitmap (rf->allocated_ahs) and the next index to try (rf->next_ah). */
+    private final boolean[] ahInUse = new boolean[4096];
+    private int nextAh;
+    private final AhFields[] ahFields = new AhFields[4096];
     private long interruptsHandled;
 
     /**
@@ -272,6 +250,7 @@ public final class IrdmaDriver {
         this.nopWriter = (o, v) -> CqpWqeWriter.nop(store, o, v);
         this.qhashWriter = (o, v) -> CqpWqeWriter.manageQhash(store, o, qhf, v);
         this.irqTimer = scheduler.newTimer("irdma-driver-irq", this::handleInterrupt);
+        this.statistics = new HwStatistics(this, ram);
     }
 
     /** Binds the driver to the device's BAR0 (once, before {@link #bringUp()}). */
@@ -348,14 +327,57 @@ public final class IrdmaDriver {
      * offset in it), or -1 outside the HMC space the driver backed.
      */
     public long hmcAddress(long fpmAddress) {
-        if (fpmAddress < 0) {
-            return -1;
-        }
-        long page = fpmAddress / HostRam.PAGE_SIZE;
-        if (page >= hmcPages.length || hmcPages[(int) page] == 0) {
-            return -1;
-        }
-        return hmcPages[(int) page] + fpmAddress % HostRam.PAGE_SIZE;
+        return hmc == null ? -1 : hmc.hostAddress(fpmAddress);
+    }
+
+    /**
+     * PBLE indexes (from the PBLE object's base) that the first chunk pble.c backs covers: the verbs allocate PBLEs
+     * below this.
+     */
+    public long pbleBackedCount() {
+        return pbleBacked;
+    }
+
+    /**
+     * The PF's hardware statistics (Gather Stats). irdma starts their 60 s timer in irdma_vsi_stats_init; this
+     * driver gathers on demand ({@link HwStatistics#gather()}) and runs the timer only once started
+     * ({@link HwStatistics#startTimer()}).
+     */
+    public HwStatistics statistics() {
+        return statistics;
+    }
+
+    /** The HMC sizing this driver committed (the port of irdma_cfg_fpm_val), null before bring-up. */
+    public FpmSizing fpmSizing() {
+        return sizing;
+    }
+
+    /** SDs of the HMC (sd_cnt), the direct ones among them and the host bytes behind them; -1 before bring-up. */
+    public int hmcSdCount() {
+        return hmc == null ? -1 : hmc.sdCount();
+    }
+
+    public boolean hmcSdDirect(int sd) {
+        return hmc != null && hmc.sdDirect(sd);
+    }
+
+    public boolean hmcSdValid(int sd) {
+        return hmc != null && hmc.sdValid(sd);
+    }
+
+    /** The host address a valid SD names (2 MiB page or PD page); -1 if not valid. */
+    public long hmcSdAddress(int sd) {
+        return hmc == null ? -1 : hmc.sdAddress(sd);
+    }
+
+    /** Host memory the HMC backing took (direct SDs, PBLE chunk, PD pages, the CQP's SD buffer). */
+    public long hmcBytesAllocated() {
+        return hmc == null ? 0 : hmc.bytesAllocated();
+    }
+
+    /** The CQP WQE index of the WQE at store offset {@code storeOffset} (for the per-WQE SD buffer slot). */
+    int cqpWqeIndexAt(long storeOffset) {
+        return (int) ((storeOffset - off(cqpSq)) / CqpWqe.SIZE);
     }
 
     public SimScheduler scheduler() {
@@ -435,6 +457,8 @@ public final class IrdmaDriver {
         hmcSetup();
         createCcq();
         setupCeq0();
+        // hw.c irdma_ctrl_init_hw: the PBLE object's first chunk after the CEQs, before the AEQ
+        initPble();
         setupAeq();
         ilq = createPuda(ILQ_QP);
         ieq = createPuda(IEQ_QP);
@@ -555,54 +579,54 @@ public final class IrdmaDriver {
         return (featureFlags() & RdmaFeatureBuffer.FLAG_ATOMICS_ALLOWED) != 0;
     }
 
-    /** hw.c irdma_hmc_setup: Query FPM, Commit FPM with our counts, back the HMC with paged SDs (Update PE SDs). */
+    /**
+     * hw.c irdma_hmc_setup: Query FPM values, size as ctrl.c irdma_cfg_fpm_val does ({@link FpmSizing}), Commit FPM
+     * values, then irdma_create_hmc_objs: direct SDs for every object but PBLE ({@link HmcBacking}) and Static HMC
+     * pages allocated.
+     */
     private void hmcSetup() {
         long q = ram.allocate(FpmQueryBuffer.SIZE);
         op("QUERY_FPM_VAL", (o, v) -> CqpWqeWriter.queryFpm(store, o, HMC_FN_ID, q, v));
         FpmQueryBuffer query = new FpmQueryBuffer().wrap(store, off(q));
+        sizing = FpmSizing.gen2(query);
+        if (!sizing.ok()) {
+            LOG.warn("HMC sizing refused the Query FPM answer: {} ({})", sizing.outcome(), sizing.check().describe());
+            throw new CqpException(CqpException.Kind.BAD_FPM, "QUERY_FPM_VAL", 0, 0);
+        }
         long b = ram.allocate(FpmCommitBuffer.SIZE);
+        long[] sizes = new long[HmcObjectType.values().length];
         for (HmcObjectType t : HmcObjectType.values()) {
-            long want = COUNTS.getOrDefault(t, 0L);
-            long max = query.maxCount(t);
-            // hmc.c irdma_cfg_fpm_val: never ask for more than the device's maximum.
-            FpmCommitBuffer.writeRequest(store, off(b), t, max > 0 ? Math.min(want, max) : want);
-            objectSize.put(t, query.objectSize(t));
+            FpmCommitBuffer.writeRequest(store, off(b), t, sizing.commitCount(t));
+            sizes[t.ordinal()] = sizing.objectSize(t);
+            objectSize.put(t, sizes[t.ordinal()]);
         }
         op("COMMIT_FPM_VAL", (o, v) -> CqpWqeWriter.commitFpm(store, o, HMC_FN_ID, b, false, v));
         FpmCommitBuffer cb = new FpmCommitBuffer().wrap(store, off(b));
-        long bytes = 0;
         for (HmcObjectType t : HmcObjectType.values()) {
             committedCount.put(t, cb.committedCount(t));
             committedBase.put(t, cb.base(t));
-            if (cb.committedCount(t) > 0) {
-                bytes = Math.max(bytes, cb.base(t) + cb.committedCount(t) * objectSize.get(t));
+        }
+        int sdCount = HmcBacking.sdCountOf(cb, sizes);
+        if (sdCount > sizing.maxSds()) {
+            // not a kernel check (irdma backs whatever sd_cnt the commit answer implies): this driver backs no more
+            // SDs than the query offered, so a device answer cannot make it allocate without bound
+            LOG.warn("Commit FPM placed the objects over {} SDs, max_pe_sds is {}", sdCount, sizing.maxSds());
+            throw new CqpException(CqpException.Kind.BAD_FPM, "COMMIT_FPM_VAL", 0, 0);
+        }
+        hmc = new HmcBacking(this, ram, sdCount, v -> write(Gen2Register.PFHMC_PDINV, v));
+        for (HmcObjectType t : HmcBacking.CREATE_ORDER) {
+            if (t != HmcObjectType.PBLE) {
+                hmc.createObject(t, cb.base(t), cb.committedCount(t), sizes[t.ordinal()]);
             }
         }
-        // hmc.c irdma_create_hmc_obj_type / irdma_add_sd_table_entry / irdma_add_pd_table_entry: one paged SD per
-        // 2 MB, a PD page per 4 KB, then one Update PE SDs op carrying every SD command.
-        // The whole FPM space is backed here, the PBLE object included: pble.c adds PBLE backing on demand
-        // (add_pble_prm), this driver does it up front, which the device cannot tell apart.
-        int sds = (int) FpmCommitBuffer.sdCount(bytes);
-        long[] cmds = new long[sds];
-        long[] data = new long[sds];
-        hmcPages = new long[(int) ((bytes + HostRam.PAGE_SIZE - 1) / HostRam.PAGE_SIZE)];
-        for (int sd = 0; sd < sds; sd++) {
-            long pdPage = ram.allocate(HostRam.PAGE_SIZE);
-            long inSd = Math.min(SegmentDescriptor.DIRECT_BP_SIZE, bytes - sd * SegmentDescriptor.DIRECT_BP_SIZE);
-            int pds = (int) ((inSd + HostRam.PAGE_SIZE - 1) / HostRam.PAGE_SIZE);
-            for (int pd = 0; pd < pds; pd++) {
-                long page = ram.allocate(HostRam.PAGE_SIZE);
-                PageDescriptor.write(store, off(pdPage), pd, PageDescriptor.encode(page));
-                hmcPages[sd * PageDescriptor.PDS_PER_SD + pd] = page;
-            }
-            cmds[sd] = SegmentDescriptor.command(sd);
-            data[sd] = SegmentDescriptor.setData(pdPage, false);
-        }
-        long sdBuf = ram.allocate(HostRam.PAGE_SIZE);
-        op("UPDATE_PE_SDS", (o, v) -> CqpWqeWriter.updatePeSds(store, o, HMC_FN_ID, cmds, data, sds, sdBuf, store,
-                off(sdBuf), v));
         // hw.c irdma_create_hmc_objs: once every object type has its SDs, tell the device the pages are there
         op("SHMC_PAGES_ALLOCATED", (o, v) -> CqpWqeWriter.staticHmcPagesAllocated(store, o, HMC_FN_ID, v));
+        LOG.debug("HMC: {}, {} direct SDs, {} bytes", sizing, hmc.directSds(), hmc.bytesAllocated());
+    }
+
+    /** pble.c irdma_hmc_init_pble: back the PBLE object's first chunk. */
+    private void initPble() {
+        pbleBacked = hmc.initPble(committedBase(HmcObjectType.PBLE), committedCount(HmcObjectType.PBLE));
     }
 
     /** hw.c irdma_create_ccq: CQ 0 on CEQ 0; its own completion is the first one read from it. */
@@ -1004,11 +1028,13 @@ public final class IrdmaDriver {
     }
 
     /**
-     * puda.c irdma_puda_send: copy the frame into a free ILQ send buffer, write the send WQE, ring WQEALLOC.
-     * Answers false when every send buffer is still in flight (irdma_puda_get_bufpool empty).
+     * puda.c irdma_puda_send (gen2): copy the CM segment (TCP header with {@code tcpHeaderLength} bytes of header
+     * and options, then the payload; cm.c irdma_form_ah_cm_frame) into a free ILQ send buffer, write the send WQE
+     * naming address handle {@code ahId} with L4LEN = the header length in words, ring WQEALLOC. Answers false when
+     * every send buffer is still in flight (irdma_puda_get_bufpool empty) or the segment does not fit.
      */
-    public boolean ilqSend(BytesStore<?, ?> frame, long offset, int length) {
-        if (ilq == null || length <= 0 || length > PUDA_BUF) {
+    public boolean ilqSend(int ahId, BytesStore<?, ?> segment, long offset, int length, int tcpHeaderLength) {
+        if (ilq == null || length <= 0 || length > PUDA_BUF || tcpHeaderLength > length) {
             return false;
         }
         Puda p = ilq;
@@ -1017,10 +1043,9 @@ public final class IrdmaDriver {
             return false;
         }
         long buf = p.txBuffers[idx];
-        store.write(off(buf), frame, offset, length);
+        store.write(off(buf), segment, offset, length);
         p.txBusy[idx] = true;
-        // tcpHeaderBytes 0: the ILQ send carries a whole frame (the CM builds L2..L4 itself).
-        sqWqe.wrap(store, off(p.sq + idx * 32L), 32).writePudaSend(p.sqPolarity, buf, length, 0, 0);
+        sqWqe.wrap(store, off(p.sq + idx * 32L), 32).writePudaSend(p.sqPolarity, buf, length, tcpHeaderLength, ahId);
         p.sqHead++;
         if (p.sqHead == PUDA_SQ) {
             p.sqHead = 0;
@@ -1028,6 +1053,84 @@ public final class IrdmaDriver {
         }
         write(Gen2Register.WQEALLOC, Gen2Registers.wqeAllocDoorbell(p.qpId));
         return true;
+    }
+
+    // ------------------------------------------------------------------ address handles
+
+    /**
+     * utils.c irdma_puda_create_ah: an index from the AH bitmap below rf->max_ah (the committed FSIAV count,
+     * irdma_alloc_rsrc), then CREATE_ADDR_HANDLE (uda.c irdma_sc_access_ah) with the caller's fields, waited for.
+     * {@code dest} / {@code src}: irdma_ah_info.dest_ip_addr / src_ip_addr (IPv4 in word 0). Answers the index.
+     *
+     * @throws CqpException when no index is free or the device refuses the op (the index is freed again)
+     */
+    public int createAddressHandle(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex,
+                                   int hopLimit, boolean ipv4, boolean loopback, int[] dest, int[] src) {
+        int max = (int) Math.min(committedCount(HmcObjectType.FSIAV), ahInUse.length);
+        int index = -1;
+        for (int n = 0; n < max; n++) {
+            int i = (nextAh + n) % max;
+            if (!ahInUse[i]) {
+                index = i;
+                break;
+            }
+        }
+        if (index < 0) {
+            throw new CqpException(CqpException.Kind.OP_ERROR, "CREATE_ADDR_HANDLE", 0, 0);
+        }
+        int ah = index;
+        ahInUse[ah] = true;
+        nextAh = (ah + 1) % max;
+        AhFields f = new AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4, loopback,
+                dest.clone(), src.clone());
+        try {
+            accessAh(CqpOpcode.CREATE_ADDR_HANDLE, ah, f);
+        } catch (CqpException e) {
+            ahInUse[ah] = false;
+            throw e;
+        }
+        ahFields[ah] = f;
+        return ah;
+    }
+
+    /**
+     * utils.c irdma_puda_free_ah: DESTROY_ADDR_HANDLE for a valid AH (irdma_sc_access_ah repeats its fields; only
+     * the index counts), and the index back to the bitmap. A refused destroy is logged, as irdma does not wait.
+     */
+    public void destroyAddressHandle(int ah) {
+        if (ah < 0 || ah >= ahInUse.length || !ahInUse[ah]) {
+            return;
+        }
+        ahInUse[ah] = false;
+        AhFields f = ahFields[ah];
+        ahFields[ah] = null;
+        try {
+            accessAh(CqpOpcode.DESTROY_ADDR_HANDLE, ah, f);
+        } catch (CqpException e) {
+            LOG.debug("AH {} destroy refused: {}", ah, e.getMessage());
+        }
+    }
+
+    /** struct irdma_ah_info as the driver keeps it for the AH's lifetime (irdma_sc_ah.ah_info). */
+    private record AhFields(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex, int hopLimit,
+                            boolean ipv4, boolean loopback, int[] dest, int[] src) {
+    }
+
+    /** uda.c irdma_sc_access_ah: every op carries the whole ah_info (PD 0: the CM's AHs have none). */
+    private void accessAh(CqpOpcode op, int ah, AhFields f) {
+        op(op.name(), (o, v) -> CqpWqeWriter.addressHandle(store, o, op, ah, f.mac(), 0, f.tcTos(), f.vlanTag(),
+                f.insertVlanTag(), f.arpIndex(), 0, f.hopLimit(), f.ipv4(), f.loopback(), f.dest(), f.src(), v));
+    }
+
+    /** Address handles the driver holds. */
+    public int addressHandlesInUse() {
+        int n = 0;
+        for (boolean b : ahInUse) {
+            if (b) {
+                n++;
+            }
+        }
+        return n;
     }
 
     // ------------------------------------------------------------------ interrupts

@@ -1,8 +1,7 @@
 package dev.irdmaemu.cm.driver;
 
+import dev.irdmaemu.cm.AhInfo;
 import dev.irdmaemu.cm.CmHardwarePort;
-import dev.irdmaemu.cm.CmNode;
-import dev.irdmaemu.cm.FourTuple;
 import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.cm.LocalAddress;
 import dev.irdmaemu.cm.MpaOutcome;
@@ -36,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * quad-hash / APBVT / ARP changes are CQP ops, and {@link #offload} hands the connection to a verbs QP as irdma's
  * cm.c does: the consumer's QP named by the connect / accept parameters, or one of the port's own (one PD, one CQ)
  * for callers that name none. The passive side's MPA reply goes into SQ[0] as the LSMM from a physically registered
- * buffer, the active side's RTR likewise, then the RTS-AE WQEs; the context gets the TCP connection; the quad-hash
- * entry is pointed at the QP; Modify QP moves it to RTS, and the device sends those WQEs itself.
+ * buffer, the active side's RTR likewise, then the RTS-AE WQEs; the context gets the TCP connection; Modify QP
+ * moves it to RTS, the device takes the connection's four-tuple over from the CM's quad-hash entry and sends those
+ * WQEs itself. CM segments go out as gen2 ILQ sends through the node's address handle (CREATE_ADDR_HANDLE).
  *
  * <p>The QP's asynchronous events reach the CM as {@link QpEvent}s (the RTS AE as {@link QpEvent#ESTABLISHED}),
  * decided by the verbs QP as hw.c irdma_process_aeq and cm.c irdma_cm_disconn_true do. A graceful close is Modify
@@ -64,8 +64,6 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
     private int nextArpIndex;
     private Receiver cm;
 
-    /** The CM's connection entries (to the ILQ) by four-tuple; an offload takes its entry over. */
-    private final HashMap<FourTuple, Qhash> cmConnectionEntries = new HashMap<>();
     private final int[] apbvtUse = new int[65536];
     /** The connections the port handed to a QP, by QP number. */
     private final HashMap<Integer, Binding> bindings = new HashMap<>();
@@ -174,10 +172,33 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         return neighbours.resolve(ipv4, remoteHi, remoteLo);
     }
 
+    /**
+     * cm.c irdma_cm_create_ah: the neighbour's ARP index first (utils.c irdma_add_arp / irdma_arp_table, a
+     * MANAGE_ARP add the first time the MAC is seen), then CREATE_ADDR_HANDLE through the driver.
+     */
     @Override
-    public void transmit(BytesStore<?, ?> frame, long offset, int length, boolean loopback) {
-        // loopback frames go out too: the link hands a frame to this MAC back to this port
-        if (!driver.ilqSend(frame, offset, length)) {
+    public int createAh(AhInfo info) {
+        try {
+            int arp = arpIndexFor(info.remoteMac());
+            words(info.ipv4(), info.localHi(), info.localLo(), localWords);
+            words(info.ipv4(), info.remoteHi(), info.remoteLo(), remoteWords);
+            return driver.createAddressHandle(mac, info.tos(), info.vlanTag(), info.insertVlanTag(), arp,
+                    info.hopLimit(), info.ipv4(), info.loopback(), remoteWords, localWords);
+        } catch (CqpException x) {
+            cqpFailures++;
+            LOG.debug("AH create refused: {}", x.getMessage());
+            return -1;
+        }
+    }
+
+    @Override
+    public void destroyAh(int ah) {
+        driver.destroyAddressHandle(ah);
+    }
+
+    @Override
+    public void transmit(int ah, BytesStore<?, ?> segment, long offset, int length, int tcpHeaderLength) {
+        if (!driver.ilqSend(ah, segment, offset, length, tcpHeaderLength)) {
             transmitDrops++;
             LOG.debug("ILQ send refused ({} bytes): every send buffer in flight", length);
         }
@@ -185,7 +206,6 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
 
     @Override
     public boolean addQhash(Qhash e) {
-        boolean conn = e.kind() == Qhash.Kind.CONNECTION;
         try {
             qhashOp(CqpWqe.QHASH_MANAGE_ADD, e, IrdmaDriver.ILQ_QP);
         } catch (CqpException x) {
@@ -193,17 +213,11 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
             LOG.debug("qhash add {} refused: {}", e, x.getMessage());
             return false;
         }
-        if (conn) {
-            cmConnectionEntries.put(quadOf(e), e);
-        }
         return true;
     }
 
     @Override
     public void deleteQhash(Qhash e) {
-        if (e.kind() == Qhash.Kind.CONNECTION && cmConnectionEntries.remove(quadOf(e)) == null) {
-            return; // taken over by a QP (and removed with it)
-        }
         try {
             qhashOp(CqpWqe.QHASH_MANAGE_DELETE, e, IrdmaDriver.ILQ_QP);
         } catch (CqpException x) {
@@ -287,15 +301,9 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
                 IwarpConnection.writeRtr(qp, mpa.rtrType());
             }
             IwarpConnection.writeContext(qp, tcp, mpa, arp);
-            // the four-tuple belongs to the QP from now on: the CM's connection entry (if any) is re-pointed, else
-            // one is added; before RTS, so nothing the QP's first WQEs draw from the peer reaches the ILQ
-            FourTuple k = new FourTuple().set(tcp.localHi(), tcp.localLo(), tcp.localPort(), tcp.remoteHi(), tcp.remoteLo(),
-                    tcp.remotePort(), tcp.insertVlanTag() ? tcp.vlanId() : CmNode.NO_VLAN);
-            Qhash mine = cmConnectionEntries.remove(k);
-            Qhash entry = mine != null ? mine : new Qhash(Qhash.Kind.CONNECTION, tcp.ipv4(), tcp.localHi(),
-                    tcp.localLo(), tcp.localPort(), tcp.remoteHi(), tcp.remoteLo(), tcp.remotePort(),
-                    tcp.insertVlanTag() ? tcp.vlanId() : CmNode.NO_VLAN, tcp.userPriority());
-            qhashOp(mine != null ? CqpWqe.QHASH_MANAGE_MODIFY : CqpWqe.QHASH_MANAGE_ADD, entry, qp.id());
+            // No qhash op: Modify QP to RTS with the TCP context makes the device take the four-tuple over from
+            // the CM's ILQ entry (verbs.c irdma_modify_qp sets hte_added; cm.c clears qhash_set so the entry is
+            // never deleted by the driver), and Destroy QP's REMOVEHASHENTRY drops it.
             // bound before RTS: the device may send the connection WQEs and raise the RTS AE at once
             bindings.put(qp.id(), new Binding(qp, own));
             IwarpConnection.moveToRts(qp, this::connectionEvent);
@@ -488,10 +496,7 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         w[3] = (int) lo;
     }
 
-    private static FourTuple quadOf(Qhash e) {
-        return new FourTuple().set(e.localHi(), e.localLo(), e.localPort(), e.remoteHi(), e.remoteLo(), e.remotePort(),
-                e.vlanId());
-    }
+
 
 
 }

@@ -1,5 +1,6 @@
 package dev.irdmaemu.cm.hw;
 
+import dev.irdmaemu.cm.AhInfo;
 import dev.irdmaemu.cm.CmHardwarePort;
 import dev.irdmaemu.cm.CmNode;
 import dev.irdmaemu.cm.FourTuple;
@@ -47,6 +48,10 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
     private Receiver cm;
 
     private final Set<Qhash> qhash = new HashSet<>();
+    private final HashMap<Integer, AhInfo> ahs = new HashMap<>();
+    private int nextAh;
+    private int ipIdentification;
+    private long sendsWithoutAh;
     private final HashMap<FourTuple, Qhash> connectionEntries = new HashMap<>();
     private final HashMap<FourTuple, Qhash> listenerEntries = new HashMap<>();
     private final HashMap<FourTuple, OffloadedConnection> qpByQuad = new HashMap<>();
@@ -188,12 +193,57 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
     }
 
     @Override
-    public void transmit(BytesStore<?, ?> frame, long offset, int length, boolean loopback) {
+    public int createAh(AhInfo info) {
+        int index = nextAh++;
+        ahs.put(index, info);
+        record("ah create " + index);
+        return index;
+    }
+
+    @Override
+    public void destroyAh(int ah) {
+        if (ahs.remove(ah) != null) {
+            record("ah destroy " + ah);
+        }
+    }
+
+    /**
+     * The device's part of a gen2 ILQ send: Ethernet, VLAN and IP from the AH, the TCP checksum, then the link.
+     * Loopback frames travel the link too (back to this MAC), so they show in the capture. A send through an AH
+     * that does not exist is refused and counted.
+     */
+    @Override
+    public void transmit(int ah, BytesStore<?, ?> segment, long offset, int length, int tcpHeaderLength) {
         if (wire == null) {
             throw new IllegalStateException("port " + Long.toHexString(mac) + " is not plugged into a link");
         }
-        // loopback frames travel the link too (back to this MAC), so they show in the capture
-        wire.transmit(frame, offset, length);
+        AhInfo a = ahs.get(ah);
+        if (a == null) {
+            sendsWithoutAh++;
+            return;
+        }
+        tx.reset().ethernet(a.remoteMac(), a.localMac());
+        if (a.insertVlanTag()) {
+            tx.vlan(a.userPriority() & 7, false, a.vlanId());
+        }
+        tx.addresses(a.localHi(), a.localLo(), a.remoteHi(), a.remoteLo()).tos(a.tos()).ttl(a.hopLimit())
+                .dontFragment(true);
+        if (a.ipv4()) {
+            ipIdentification = ipIdentification + 1 & 0xffff;
+            tx.identification(ipIdentification);
+        }
+        int len = tx.encapsulate(txBuffer, 0, segment, offset, length);
+        wire.transmit(txBuffer, 0, len);
+    }
+
+    /** Address handles that exist. */
+    public int addressHandles() {
+        return ahs.size();
+    }
+
+    /** ILQ sends naming an AH that does not exist. */
+    public long sendsWithoutAh() {
+        return sendsWithoutAh;
     }
 
     @Override

@@ -80,7 +80,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         this.pbles = new PbleResource(driver.store(), fpm -> {
             long pa = driver.hmcAddress(fpm);
             return pa < 0 ? -1 : driver.offsetOf(pa);
-        }, driver.committedBase(HmcObjectType.PBLE), driver.committedCount(HmcObjectType.PBLE));
+        }, driver.committedBase(HmcObjectType.PBLE), driver.pbleBackedCount());
         this.stagRandom = driver.scheduler().random(0x57a6L);
         driver.attachEvents(this);
     }

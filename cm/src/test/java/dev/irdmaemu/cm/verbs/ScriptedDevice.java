@@ -68,6 +68,14 @@ final class ScriptedDevice implements Mmio {
     private boolean ceqPolarity = true;
     private int high;
     final List<Op> ops = new ArrayList<>();
+    /** PFHMC_PDINV values written, in order. */
+    final List<Integer> pdInvalidations = new ArrayList<>();
+    /** Whether PD invalidations had been written when the last Update PE SDs arrived. */
+    boolean pdInvalidationsBeforeLastSdUpdate;
+    private long pbleMax = 1 << 18;
+    private boolean pbleSdAligned;
+    private boolean zeroQ1Block;
+    private long farBase;
     /** PFPE_WQEALLOC / PFPE_CQARM writes: how many, and the last value (counters: the data path allocates nothing). */
     int sqDoorbells;
     int lastSqDoorbell = -1;
@@ -83,6 +91,25 @@ final class ScriptedDevice implements Mmio {
 
     void interrupts(InterruptSink sink) {
         this.irq = sink;
+    }
+
+    /**
+     * Answer {@code max} PBLEs and place the PBLE object after every other one, at the start of an SD of its own
+     * (pble.c's new-SD cases).
+     */
+    void pbleAtSdBoundary(long max) {
+        pbleMax = max;
+        pbleSdAligned = true;
+    }
+
+    /** Answer Query FPM without a Q1 block size (irdma_sc_parse_fpm_query_buf's -EINVAL). */
+    void zeroQ1BlockSize() {
+        zeroQ1Block = true;
+    }
+
+    /** Answer Commit FPM with the last object type placed at {@code base}, far beyond the SDs the query offered. */
+    void commitLastObjectAt(long base) {
+        farBase = base;
     }
 
     /** The next {@code times} ops of {@code op} fail with {@code major} / {@code minor}. */
@@ -145,6 +172,8 @@ final class ScriptedDevice implements Mmio {
         } else if (offset == Gen2Register.CQARM.offset()) {
             cqArms++;
             lastCqArm = value;
+        } else if (offset == Gen2Register.PFHMC_PDINV.offset()) {
+            pdInvalidations.add(value);
         }
     }
 
@@ -154,6 +183,9 @@ final class ScriptedDevice implements Mmio {
         store.read(o, b, 0, CqpWqe.SIZE);
         CqpOpcode op = CqpOpcode.of((int) (store.readLong(o + CqpWqe.OFF_HEADER) >>> 32 & 0x3f));
         ops.add(new Op(op, b));
+        if (op == CqpOpcode.UPDATE_PE_SDS) {
+            pdInvalidationsBeforeLastSdUpdate = !pdInvalidations.isEmpty();
+        }
         CqpWqe w = new CqpWqe().wrap(store, o);
         int[] f = failures.get(op);
         if (f != null && f[0] > 0) {
@@ -200,18 +232,50 @@ final class ScriptedDevice implements Mmio {
         }
     }
 
+    /**
+     * A small device: 1024 QPs, objects sized so that irdma_cfg_fpm_val's arithmetic commits in one round within 12
+     * SDs, of which the driver backs about 8 (16 MiB of the rig's 32 MiB) with direct SDs.
+     */
+    static final int MAX_PE_SDS = 12;
+
+    private long maxCount(HmcObjectType t) {
+        return switch (t) {
+            case QP -> 1024;
+            case SRQ -> 0;
+            case XF, Q1 -> 1 << 18;
+            case RRF, OOISC -> 1 << 15;
+            case XFFL, Q1FL -> 1 << 12;
+            case RRFFL, OOISCFFL -> 1 << 9;
+            case PBLE -> pbleMax;
+            case FSIMC, FSIAV, TIMER -> 256;
+            default -> 8192;
+        };
+    }
+
+    /** log2 of each object's size (the free lists, PBLE and APBVT have the driver's fixed sizes). */
+    private static int sizeLog2(HmcObjectType t) {
+        return switch (t) {
+            case QP -> 9;
+            case XF, Q1 -> 3;
+            case XFFL, Q1FL, RRFFL, OOISCFFL -> 2;
+            case RRF, OOISC -> 4;
+            case PBLE -> 3;
+            case APBVT_ENTRY -> 13;
+            default -> 6;
+        };
+    }
+
     private void queryFpm(long buffer) {
         long o = ram.offsetOf(buffer);
         FpmQueryBuffer.clear(store, o);
-        FpmQueryBuffer.writeSdInfo(store, o, 0, 64);
+        FpmQueryBuffer.writeSdInfo(store, o, 0, MAX_PE_SDS);
         for (HmcObjectType t : HmcObjectType.values()) {
-            long size = switch (t) {
-                case QP -> 9;
-                case PBLE -> 0;
-                case XFFL, Q1FL, RRFFL, OOISCFFL -> 64;
-                default -> 6;
+            long sizeOrBlock = switch (t.queryEncoding()) {
+                case FREE_LIST -> t == HmcObjectType.Q1FL && zeroQ1Block ? 0 : 64;
+                case COUNT_AND_LOG2_SIZE -> sizeLog2(t);
+                default -> 0;
             };
-            FpmQueryBuffer.writeObject(store, o, t, 1 << 20, size);
+            FpmQueryBuffer.writeObject(store, o, t, maxCount(t), sizeOrBlock);
         }
         FpmQueryBuffer.writeMisc(store, o, 16, 4, 16, 0);
     }
@@ -229,19 +293,23 @@ final class ScriptedDevice implements Mmio {
         long base = 0;
         long[] want = new long[HmcObjectType.values().length];
         for (HmcObjectType t : HmcObjectType.values()) {
-            want[t.ordinal()] = store.readLong(o + t.commitOffset());
+            want[t.ordinal()] = t == HmcObjectType.APBVT_ENTRY ? 1 : store.readLong(o + t.commitOffset());
         }
         for (HmcObjectType t : HmcObjectType.values()) {
             long count = want[t.ordinal()];
-            long objSize = switch (t) {
-                case QP -> 512;
-                case PBLE -> 8;
-                case XFFL, Q1FL, RRFFL, OOISCFFL -> 4;
-                case APBVT_ENTRY -> 8192;
-                default -> 64;
-            };
-            FpmCommitBuffer.writeCommitted(store, o, t, count, base);
-            base += (count * objSize + 511) / 512 * 512;
+            if (t == HmcObjectType.PBLE && pbleSdAligned) {
+                continue;
+            }
+            if (t == HmcObjectType.OOISCFFL && farBase != 0) {
+                base = farBase;
+            }
+            FpmCommitBuffer.writeCommitted(store, o, t, t == HmcObjectType.APBVT_ENTRY ? 0 : count, base);
+            base += (count * (1L << sizeLog2(t)) + 511) / 512 * 512;
+        }
+        if (pbleSdAligned) {
+            // PBLE last, alone from the start of an SD: no other object shares its SD
+            base = (base + FpmCommitBuffer.SD_SPAN - 1) / FpmCommitBuffer.SD_SPAN * FpmCommitBuffer.SD_SPAN;
+            FpmCommitBuffer.writeCommitted(store, o, HmcObjectType.PBLE, want[HmcObjectType.PBLE.ordinal()], base);
         }
     }
 

@@ -63,7 +63,10 @@ public final class AddressHandle {
         return index;
     }
 
-    /** The next-hop MAC, first octet most significant (ether_addr_to_u64). */
+    /**
+     * The source MAC, first octet most significant (ether_addr_to_u64 of irdma_ah_info.mac_addr: cm.c
+     * irdma_cm_create_ah copies the netdev's own address; the next hop's comes from {@link #arpIndex()}).
+     */
     public long mac() {
         return mac;
     }

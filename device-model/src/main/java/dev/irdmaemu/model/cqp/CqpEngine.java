@@ -335,7 +335,7 @@ public final class CqpEngine {
         switch (fetchedOp) {
             case CREATE_QP, MODIFY_QP, DESTROY_QP -> t.num("qp", wqe.qpId()).num("qp_type", wqe.qpType())
                     .num("next_state", wqe.qpNextIwarpState()).hex("ctx", wqe.qpHostContextAddress())
-                    .flag("tcp_ctx", wqe.qpTcpContextValid());
+                    .flag("tcp_ctx", wqe.qpTcpContextValid()).flag("rm_hash", wqe.qpRemoveHashEntry());
             case CREATE_CQ, MODIFY_CQ, DESTROY_CQ -> t.num("cq", wqe.cqId()).num("size", wqe.cqSize())
                     .num("ceq", wqe.cqCeqId()).hex("ring", wqe.cqAddress());
             case CREATE_CEQ, DESTROY_CEQ -> t.num("ceq", wqe.eqId()).num("elements", wqe.eqElementCount())

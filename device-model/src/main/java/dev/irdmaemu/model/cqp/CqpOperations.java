@@ -3,6 +3,7 @@ package dev.irdmaemu.model.cqp;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.cqp.GatherStatsBuffer;
 import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
 import dev.irdmaemu.fw.frame.IpAddress;
@@ -133,6 +134,7 @@ public final class CqpOperations implements CqpOpHandler {
             case QUERY_RDMA_FEATURES -> queryRdmaFeatures(w, r);
             case SHMC_PAGES_ALLOCATED -> staticHmcPagesAllocated(w, r);
             case WORK_SCHED_NODE -> workSchedNode(w, r);
+            case GATHER_STATS -> gatherStats(w, r);
             case CREATE_ADDR_HANDLE, MODIFY_ADDR_HANDLE, DESTROY_ADDR_HANDLE -> addressHandle(op, w, r);
             default -> r.fail(CqpFault.UNSUPPORTED_OPCODE, "op not modelled");
         }
@@ -205,6 +207,30 @@ public final class CqpOperations implements CqpOpHandler {
      */
     private void staticHmcPagesAllocated(CqpWqe w, CqpResult r) {
         ownFunction(w.shmcHmcFnId(), r);
+    }
+
+    /**
+     * Gather stats (ctrl.c irdma_sc_gather_stats, sent every 60 s by utils.c irdma_hw_stats_timeout): the
+     * function's counters into the 1024-byte buffer at quadword 4 in the gen2 layout (icrdma_hw_stat_map). The gen2
+     * PF gathers its own function's counters: it sets neither USE_HMC_FCN_INDEX nor USE_INST (hw.c
+     * irdma_rt_init_hw leaves alloc_stats_inst off). An index naming another function, a statistics instance (the
+     * model has no Manage Stats) or a buffer outside host memory is refused with an error completion.
+     */
+    private void gatherStats(CqpWqe w, CqpResult r) {
+        if (w.statsUseHmcFnIndex() && !ownFunction(w.statsHmcFnIndex(), r)) {
+            return;
+        }
+        if (w.statsUseInstance()) {
+            r.fail(CqpFault.INVALID_FIELD, "statistics instances are not modelled (no Manage Stats)");
+            return;
+        }
+        long pa = w.statsBufferAddress();
+        int region = memory.find(pa, GatherStatsBuffer.SIZE);
+        if (region < 0) {
+            r.fail(CqpFault.DMA_FAULT, "stats buffer outside mapped memory");
+            return;
+        }
+        dataPath.counters().gather(memory.store(region), memory.offset(region, pa), dataPath.retransmittedSegments());
     }
 
     private void updateSds(CqpWqe w, CqpResult r) {
@@ -444,6 +470,10 @@ public final class CqpOperations implements CqpOpHandler {
             return;
         }
         QueuePair qp = qps.create(id, type, obj, w.qpShadowAreaAddress(), qpContext, withTcp, next);
+        if (type == QueuePair.TYPE_IWARP && next == QpState.RTS && withTcp && !takeOverHashEntry(qp, r)) {
+            qps.destroy(qp);
+            return;
+        }
         traceState(qp, QpState.INVALID, next);
         dataPath.stateChanged(qp, QpState.INVALID, next, withTcp ? qpContext : null, 0, false);
     }
@@ -479,6 +509,9 @@ public final class CqpOperations implements CqpOpHandler {
         if (w.qpRemoveHashEntry()) {
             removeHashEntry(qp);
         }
+        if (qp.type() == QueuePair.TYPE_IWARP && next == QpState.RTS && withTcp && !takeOverHashEntry(qp, r)) {
+            return;
+        }
         QpState was = qp.state();
         qps.setState(qp, next);
         traceState(qp, was, next);
@@ -495,25 +528,68 @@ public final class CqpOperations implements CqpOpHandler {
         return false;
     }
 
-    /** IRDMA_CQPSQ_QP_REMOVEHASHENTRY: drop the established entry of the QP's own 4-tuple. */
+    /**
+     * IRDMA_CQPSQ_QP_REMOVEHASHENTRY (ctrl.c irdma_sc_qp_destroy: irdma always sets it, verbs.c irdma_destroy_qp;
+     * irdma_sc_qp_modify with the terminate path's hte flag): drop the established entry of the QP's own 4-tuple.
+     */
     private void removeHashEntry(QueuePair qp) {
-        long lh;
-        long ll;
-        long rh;
-        long rl;
-        if (qp.ipv4()) {
-            lh = IpAddress.IPV4_MAPPED_HI;
-            ll = IpAddress.mappedLo(qp.localIp(3));
-            rh = IpAddress.IPV4_MAPPED_HI;
-            rl = IpAddress.mappedLo(qp.remoteIp(3));
-        } else {
-            lh = (long) qp.localIp(0) << 32 | (qp.localIp(1) & 0xffff_ffffL);
-            ll = (long) qp.localIp(2) << 32 | (qp.localIp(3) & 0xffff_ffffL);
-            rh = (long) qp.remoteIp(0) << 32 | (qp.remoteIp(1) & 0xffff_ffffL);
-            rl = (long) qp.remoteIp(2) << 32 | (qp.remoteIp(3) & 0xffff_ffffL);
+        hashKey(qp);
+        QuadHashTable.Change c = qhash.remove(QuadHashTable.TYPE_ESTABLISHED, keyLh, keyLl, qp.localPort(), keyRh,
+                keyRl, qp.remotePort(), keyVlan);
+        traceHashEntry(qp, "remove", c);
+    }
+
+    /**
+     * The hash takeover at RTS (verbs.c irdma_modify_qp to IB_QPS_RTS sets tcp_ctx_valid and hte_added; cm.c
+     * irdma_accept / irdma_cm_event_connected clear the CM node's qhash_set, so the driver never deletes the
+     * ILQ-pointing established entry it added): the device installs the established entry of the QP's 4-tuple,
+     * or re-points the existing one, to the QP, so the classifier steers the connection to it from now on. A full
+     * table fails the op (TABLE_FULL) before the QP changes state. False when it failed.
+     */
+    private boolean takeOverHashEntry(QueuePair qp, CqpResult r) {
+        hashKey(qp);
+        QuadHashTable.Change c = qhash.put(QuadHashTable.TYPE_ESTABLISHED, keyLh, keyLl, qp.localPort(), keyRh,
+                keyRl, qp.remotePort(), keyVlan, qp.id(), false);
+        if (c == QuadHashTable.Change.EXISTS) {
+            c = qhash.put(QuadHashTable.TYPE_ESTABLISHED, keyLh, keyLl, qp.localPort(), keyRh, keyRl,
+                    qp.remotePort(), keyVlan, qp.id(), true);
         }
-        int vlan = qp.insertVlan() ? qp.vlanTag() & 0xfff : -1;
-        qhash.remove(QuadHashTable.TYPE_ESTABLISHED, lh, ll, qp.localPort(), rh, rl, qp.remotePort(), vlan);
+        traceHashEntry(qp, "take_over", c);
+        if (c != QuadHashTable.Change.OK) {
+            r.fail(CqpFault.TABLE_FULL, "no room for the QP's established hash entry");
+            return false;
+        }
+        return true;
+    }
+
+    private long keyLh;
+    private long keyLl;
+    private long keyRh;
+    private long keyRl;
+    private int keyVlan;
+
+    /** The QP's 4-tuple and VLAN in the quad-hash table's form (IPv4 in address word 3, IPv4-mapped). */
+    private void hashKey(QueuePair qp) {
+        if (qp.ipv4()) {
+            keyLh = IpAddress.IPV4_MAPPED_HI;
+            keyLl = IpAddress.mappedLo(qp.localIp(3));
+            keyRh = IpAddress.IPV4_MAPPED_HI;
+            keyRl = IpAddress.mappedLo(qp.remoteIp(3));
+        } else {
+            keyLh = (long) qp.localIp(0) << 32 | (qp.localIp(1) & 0xffff_ffffL);
+            keyLl = (long) qp.localIp(2) << 32 | (qp.localIp(3) & 0xffff_ffffL);
+            keyRh = (long) qp.remoteIp(0) << 32 | (qp.remoteIp(1) & 0xffff_ffffL);
+            keyRl = (long) qp.remoteIp(2) << 32 | (qp.remoteIp(3) & 0xffff_ffffL);
+        }
+        keyVlan = qp.insertVlan() ? qp.vlanTag() & 0xfff : -1;
+    }
+
+    private void traceHashEntry(QueuePair qp, String what, QuadHashTable.Change c) {
+        TraceEvent t = trace.start(TraceKind.QHASH);
+        if (t != null) {
+            t.text("op", what).text("by", "qp").num("qp", qp.id()).num("local_port", qp.localPort())
+                    .num("remote_port", qp.remotePort()).num("vlan", keyVlan).text("result", c.name()).emit();
+        }
     }
 
     private void destroyQp(CqpWqe w, CqpResult r) {

@@ -14,12 +14,12 @@ import dev.irdmaemu.model.eq.AsyncEventQueue;
 import dev.irdmaemu.model.mr.MemoryRegions;
 import dev.irdmaemu.model.port.ArpTable;
 import dev.irdmaemu.model.port.FrameTransmitter;
-import dev.irdmaemu.model.puda.PudaQueues;
 import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.qp.QpTable;
 import dev.irdmaemu.model.qp.QueuePair;
 import dev.irdmaemu.model.tcp.TcpConnectionParams;
+import dev.irdmaemu.model.stats.FunctionCounters;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -65,11 +65,13 @@ public final class IwarpDataPath {
     private final CompletionWriter completions;
     private final IwarpQp[] engines;
     private final IdleQueues idle;
-    private PudaQueues puda;
     private long started;
     private long released;
     private long ieqOutOfOrder;
     private long ieqPartial;
+    private FunctionCounters counters = new FunctionCounters();
+    /** TCP retransmissions of the connections already released (the live ones count in their OffloadedTcp). */
+    private long retiredRetransmits;
 
     public IwarpDataPath(SimScheduler scheduler, HostMemory memory, Trace trace, LatencyTable latency, CqTable cqs,
                          QpTable qps, AsyncEventQueue aeq, ArpTable arp, MemoryRegions regions,
@@ -89,9 +91,24 @@ public final class IwarpDataPath {
         this.idle = new IdleQueues(memory, completions);
     }
 
-    /** Where the IEQ statistics go (segments TCP reassembled for a QP rather than placed as they came). */
-    public void attachPuda(PudaQueues queues) {
-        this.puda = queues;
+    /** The function's statistics counters the QPs count their RDMA messages into (Gather Stats). */
+    public void attachCounters(FunctionCounters functionCounters) {
+        this.counters = functionCounters;
+    }
+
+    public FunctionCounters counters() {
+        return counters;
+    }
+
+    /** TCP segments the offloaded connections retransmitted, released ones included (TCPRTXSEG). */
+    public long retransmittedSegments() {
+        long n = retiredRetransmits;
+        for (IwarpQp e : engines) {
+            if (e != null) {
+                n += e.tcp().retransmittedSegments();
+            }
+        }
+        return n;
     }
 
     SimScheduler scheduler() {
@@ -137,17 +154,15 @@ public final class IwarpDataPath {
     }
 
     /**
-     * An offloaded QP's exception segment (out of order, or ending inside an FPDU): counted, and {@code frame} (when
-     * not null: the whole Ethernet frame, not yet handed up) received into IEQ QP {@code ieqQp}'s next buffer.
+     * An offloaded QP's exception segment (out of order, or ending inside an FPDU), which the E810 would copy to
+     * IEQ QP {@code ieqQp} (the context's IRDMAQPC_EXCEPTION_LAN_QUEUE): counted only, the QP's TCP reassembles it
+     * (the IEQ contract of {@link dev.irdmaemu.model.puda}).
      */
-    void ieqSegment(boolean partial, int ieqQp, TcpPacket frame) {
+    void ieqSegment(boolean partial, int ieqQp) {
         if (partial) {
             ieqPartial++;
         } else {
             ieqOutOfOrder++;
-        }
-        if (puda != null && frame != null) {
-            puda.ieqReceive(ieqQp, frame);
         }
     }
 
@@ -245,6 +260,7 @@ public final class IwarpDataPath {
         if (e == null) {
             return;
         }
+        retiredRetransmits += e.tcp().retransmittedSegments();
         e.release();
         engines[qpId] = null;
         released++;

@@ -19,6 +19,7 @@ import dev.irdmaemu.model.tcp.TcpConnectionParams;
 import dev.irdmaemu.model.tcp.TcpEvent;
 import dev.irdmaemu.model.tcp.TcpReceiver;
 import dev.irdmaemu.model.tcp.TcpState;
+import dev.irdmaemu.model.stats.FunctionCounters;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -72,14 +73,6 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
     private boolean waitingForSpace;
     /** The IEQ QP named by the context (IRDMAQPC_EXCEPTION_LAN_QUEUE) that gets this QP's exception segments. */
     private final int ieqQp;
-    /**
-     * The frame TCP is processing while {@code receiving}, and whether the IEQ has had it already. The reference is
-     * stored only when it changes (the port hands every frame in the same flyweight): a store per frame would run
-     * the collector's write barrier on the per-packet path.
-     */
-    private TcpPacket arriving;
-    private boolean receiving;
-    private boolean arrivingHanded;
 
     IwarpQp(IwarpDataPath dp, QueuePair qp, TcpConnectionParams conn, Settings s) {
         this.dp = dp;
@@ -260,6 +253,11 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         if (t != null) {
             t.num("qp", qp.id()).text("op", "LSMM").num("len", n).emit();
         }
+    }
+
+    /** The function's counters (Gather Stats). */
+    FunctionCounters functionCounters() {
+        return dp.counters();
     }
 
     IwarpCounters counters() {
@@ -486,30 +484,16 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         if (released) {
             return;
         }
-        if (arriving != frame) {
-            arriving = frame;
-        }
-        receiving = true;
-        arrivingHanded = false;
-        try {
-            tcp.receiveValidated(frame);
-        } finally {
-            receiving = false;
-        }
+        tcp.receiveValidated(frame);
     }
 
     /**
-     * Hands the frame being processed to the IEQ, once per frame: the E810 gives the driver's IEQ a copy of an
-     * offloaded QP's segment it cannot place as it came (puda.c irdma_ieq_handle_exception). A partial FPDU that
-     * reassembly completes later is handed with the frame that completed it.
+     * An exception segment (out of order, or ending inside an FPDU): the E810 would hand it to the IEQ named by the
+     * context (puda.c irdma_ieq_handle_exception); the model's TCP reassembles it itself and only counts it (the IEQ
+     * contract, {@link dev.irdmaemu.model.puda}).
      */
     private void toIeq(boolean partial) {
-        if (receiving && !arrivingHanded) {
-            arrivingHanded = true;
-            dp.ieqSegment(partial, ieqQp, arriving);
-        } else {
-            dp.ieqSegment(partial, ieqQp, null);
-        }
+        dp.ieqSegment(partial, ieqQp);
     }
 
     @Override
@@ -531,8 +515,8 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
 
     @Override
     public void outOfOrder(long sequence, BytesStore<?, ?> store, long offset, int length) {
-        // The E810 hands segments it cannot place in order to the IEQ (puda.c); here TCP reassembles them as
-        // well, and the IEQ gets a copy for the driver.
+        // The E810 hands segments it cannot place in order to the IEQ (puda.c); here TCP reassembles them and
+        // the IEQ gets nothing (one truth, see the model.puda package documentation).
         toIeq(false);
     }
 

@@ -1,6 +1,7 @@
 package dev.irdmaemu.model.iwarp;
 
 import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.cqp.GatherStatsBuffer.Stat;
 import dev.irdmaemu.fw.iwarp.DdpCheck;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
 import dev.irdmaemu.fw.iwarp.Fpdu;
@@ -133,6 +134,9 @@ final class ReceivePath implements FpduAssembler.Sink {
         int n = ulpdu - ddp.headerLength();
         if (op.tagged()) {
             if (op == RdmapOpcode.RDMA_WRITE) {
+                if (ddp.last()) {
+                    q.functionCounters().increment(Stat.RDMARXWRS);
+                }
                 write(payload, n);
             } else {
                 readResponse(payload, n);
@@ -144,8 +148,12 @@ final class ReceivePath implements FpduAssembler.Sink {
             return;
         }
         if (op == RdmapOpcode.RDMA_READ_REQUEST) {
+            q.functionCounters().increment(Stat.RDMARXRDS);
             readRequest(payload, n);
         } else {
+            if (ddp.last()) {
+                q.functionCounters().increment(Stat.RDMARXSNDS);
+            }
             send(op, payload, n, first);
         }
     }

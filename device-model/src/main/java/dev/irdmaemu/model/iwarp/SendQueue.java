@@ -1,6 +1,7 @@
 package dev.irdmaemu.model.iwarp;
 
 import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.cqp.GatherStatsBuffer.Stat;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
 import dev.irdmaemu.fw.iwarp.Fpdu;
 import dev.irdmaemu.fw.iwarp.IwarpFrame;
@@ -239,6 +240,7 @@ final class SendQueue {
                     return startStream(firstWqe && index == 0, index, slot, cost);
                 }
                 begin(KIND_SEND, index, slot);
+                q.functionCounters().increment(Stat.RDMATXSNDS);
                 curRdmapOpcode = switch (op) {
                     case RDMA_SEND_INV -> RdmapOpcode.CODE_SEND_WITH_INVALIDATE;
                     case RDMA_SEND_SOL_EVENT -> RdmapOpcode.CODE_SEND_WITH_SE;
@@ -251,6 +253,7 @@ final class SendQueue {
             case RDMA_WRITE, RDMA_WRITE_SOL -> {
                 // RDMAP has no Write-with-SE (RFC 5040 §4.2): both are an RDMA Write on the wire.
                 begin(KIND_WRITE, index, slot);
+                q.functionCounters().increment(Stat.RDMATXWRS);
                 curRdmapOpcode = RdmapOpcode.CODE_RDMA_WRITE;
                 curRemoteStag = wqe.remoteStag();
                 curRemoteTo = wqe.remoteTaggedOffset();
@@ -261,6 +264,7 @@ final class SendQueue {
                     return -1;
                 }
                 begin(KIND_READ, index, slot);
+                q.functionCounters().increment(Stat.RDMATXRDS);
                 curRemoteStag = wqe.remoteStag();
                 curRemoteTo = wqe.remoteTaggedOffset();
                 if (op == SqOpcode.RDMA_READ_LOC_INV) {

@@ -12,6 +12,7 @@ import dev.irdmaemu.model.iwarp.IwarpDataPath;
 import dev.irdmaemu.model.puda.PudaQueues;
 import dev.irdmaemu.model.qp.QpTable;
 import dev.irdmaemu.model.qp.QueuePair;
+import dev.irdmaemu.model.stats.FunctionCounters;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -28,9 +29,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  *   <li>everything else to the LAN sink.</li>
  * </ul>
  * Transmit ({@link #transmit}) taps and hands the frame to the {@link FrameTransmitter} (e.g. the wire's
- * LinkPort). Allocation-free per frame.
+ * LinkPort); a PUDA send through a loopback AH ({@link #loopback}) enters the receive FIFO as if it had come from
+ * the wire, and is not transmitted. Allocation-free per frame.
  */
-public final class EthernetPort {
+public final class EthernetPort implements PudaQueues.Wire {
     private final SimScheduler scheduler;
     private final Trace trace;
     private final LatencyTable latency;
@@ -38,6 +40,9 @@ public final class EthernetPort {
     private final QpTable qps;
     private final AsyncEventQueue aeq;
     private final TcpPacket packet = new TcpPacket();
+    /** The transmit side's view of a frame, for the counters (never the receive side's flyweight). */
+    private final TcpPacket txPacket = new TcpPacket();
+    private FunctionCounters counters = new FunctionCounters();
     private PudaQueues puda;
     private IwarpDataPath dataPath;
     private FrameTransmitter transmitter = FrameTransmitter.NONE;
@@ -65,6 +70,7 @@ public final class EthernetPort {
     private long lastDue;
     private final SimTimer rxTimer;
     private long txBytes;
+    private long loopedBack;
 
     public EthernetPort(SimScheduler scheduler, Trace trace, LatencyTable latency, ReceiveClassifier classifier,
                         QpTable qps, AsyncEventQueue aeq) {
@@ -82,6 +88,11 @@ public final class EthernetPort {
     }
 
     /** The offloaded QPs' data path: frames classified to an iWARP QP with a running engine go there. */
+    /** The function's statistics counters this port counts the RDMA block's packets into (Gather Stats). */
+    public void attachCounters(FunctionCounters functionCounters) {
+        this.counters = functionCounters;
+    }
+
     public void attachDataPath(IwarpDataPath path) {
         this.dataPath = path;
     }
@@ -225,6 +236,7 @@ public final class EthernetPort {
         // reassembled (and copied to the IEQ), FIN / RST / retransmission limits raised as the LLP AEs.
         if (dataPath != null && dataPath.receive(qp, packet)) {
             rxQp++;
+            counters.received(packet);
             qp.steered(packet.tcpPayloadLength());
             return;
         }
@@ -244,6 +256,7 @@ public final class EthernetPort {
         }
         if (puda.receive(qp, packet)) {
             rxPuda++;
+            counters.received(packet);
         } else {
             rxDropped++;
         }
@@ -258,10 +271,30 @@ public final class EthernetPort {
         lan.frame(store, offset, length);
     }
 
+    @Override
+    public long send(BytesStore<?, ?> store, long offset, int length) {
+        return transmit(store, offset, length);
+    }
+
+    /** A PUDA frame through an AH with the loopback bit: into the own receive path, never onto the wire. */
+    @Override
+    public void loopback(BytesStore<?, ?> store, long offset, int length) {
+        loopedBack++;
+        receive(store, offset, length);
+    }
+
+    /** Frames a loopback AH sent back into the receive path. */
+    public long loopedBack() {
+        return loopedBack;
+    }
+
     /** Puts a frame on the wire; answers its serialisation time in nanoseconds. */
     public long transmit(BytesStore<?, ?> store, long offset, int length) {
         txFrames++;
         txBytes += length;
+        if (txPacket.wrap(store, offset, length).validateStructure().accepted()) {
+            counters.transmitted(txPacket);
+        }
         tap.frame(scheduler.now(), store, offset, length);
         TraceEvent t = trace.start(TraceKind.FRAME_TX);
         if (t != null) {

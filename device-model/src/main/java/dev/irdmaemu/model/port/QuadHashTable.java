@@ -7,7 +7,9 @@ package dev.irdmaemu.model.port;
  *   <li>TCP established: local address and port, remote address and port, VLAN: one connection;</li>
  *   <li>TCP SYN (listen): local address and port, VLAN: every segment to a listener.</li>
  * </ul>
- * Addresses in the {@code (hi, lo)} form of {@link dev.irdmaemu.fw.frame.IpAddress} (IPv4 mapped); VLAN -1 for
+ * Entries come from the CQP op, and from the device itself: Modify / Create QP to RTS with a TCP context installs
+ * (or re-points) the established entry of the QP's four-tuple, and REMOVEHASHENTRY drops it
+ * ({@link dev.irdmaemu.model.cqp.CqpOperations}). Addresses in the {@code (hi, lo)} form of {@link dev.irdmaemu.fw.frame.IpAddress} (IPv4 mapped); VLAN -1 for
  * untagged. Open addressing with linear probing and tombstones over fixed arrays: lookups allocate nothing.
  */
 public final class QuadHashTable {

@@ -2,6 +2,7 @@ package dev.irdmaemu.model.puda;
 
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.frame.EthernetFrame;
+import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
@@ -13,8 +14,12 @@ import dev.irdmaemu.fw.queue.SqWqe;
 import dev.irdmaemu.fw.queue.WqeCheck;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.sim.SimTimer;
+import dev.irdmaemu.model.ah.AddressHandle;
+import dev.irdmaemu.model.ah.AddressHandleTable;
+import dev.irdmaemu.model.ah.AhFrameBuilder;
 import dev.irdmaemu.model.eq.AsyncEventQueue;
 import dev.irdmaemu.model.eq.RingCursor;
+import dev.irdmaemu.model.port.ArpTable;
 import dev.irdmaemu.model.qp.CompletionQueue;
 import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.qp.QpTable;
@@ -28,20 +33,63 @@ import net.openhft.chronicle.bytes.BytesStore;
  * The PUDA data path of the ILQ and IEQ (puda.c): receive places a frame into the next posted RQ buffer the way
  * irdma_puda_get_tcpip_info reads it back ({@link PudaLayout}: Ethernet header stripped, TCP header at 40) and
  * writes an extended CQE (payload length, QP id, WQE index, IPv4 bit; VLAN TCI and source MAC in the extension,
- * irdma_puda_poll_info); transmit takes the driver's send WQEs (irdma_puda_send) from the SQ and puts each buffer on
- * the wire as one Ethernet frame, then writes the SQ completion once the frame is serialised at the link speed. No
- * posted buffer, a full CQ or a frame larger than the buffer: the frame is dropped, counted and traced; the RQ
- * buffer is left for the next frame. A completion whose CQ is missing or whose CQE slot is unmapped also raises the
- * CQ's AE ({@link CqTable#lost}). All
- * flyweights and the transmit buffer are allocated once.
+ * irdma_puda_poll_info). Transmit is gen2's (puda.c irdma_puda_send, hw_rev >= IRDMA_GEN_2): each SQ WQE names an
+ * address handle (IRDMAQPSQ_AHID, header bits 24:0) and the TCP header length in words (IRDMA_UDA_QPSQ_L4LEN), and
+ * its buffer begins at the TCP header (cm.c irdma_form_ah_cm_frame); the device adds Ethernet, VLAN and IP headers
+ * from the AH and the ARP entry it names, and the TCP checksum ({@link AhFrameBuilder}), then puts the frame on the
+ * wire, or with the AH's loopback bit (IRDMA_UDA_CQPSQ_MAV_DOLOOPBACKK) into its own receive path; the SQ
+ * completion is written once the frame is serialised at the link speed. Gen2 has no whole-frame PUDA send (the
+ * gen1 form, with MACLEN/IPLEN in the WQE, is not modelled). A send naming no AH, an L4LEN beyond the buffer or not
+ * the header's own length, a buffer that is no valid TCP header, or an AH whose ARP entry is not valid completes
+ * with an error CQE ({@link TxError}: error bit, major and minor in quadword 3, which irdma_puda_poll_info reads
+ * back as compl_error = major &lt;&lt; 16 | minor) and one trace line. No posted buffer, a full CQ or a frame
+ * larger than the buffer on receive: the frame is dropped, counted and traced; the RQ buffer is left for the next
+ * frame. A completion whose CQ is missing or whose CQE slot is unmapped also raises the CQ's AE
+ * ({@link CqTable#lost}). All flyweights and the transmit buffers are allocated once.
  */
 public final class PudaQueues {
     /** What PUDA transmit hands frames to (the Ethernet port). */
-    @FunctionalInterface
     public interface Wire {
         /** Sends one frame; answers its serialisation time in nanoseconds. */
         long send(BytesStore<?, ?> store, long offset, int length);
+
+        /** Hands one frame to the port's own receive path (an AH with the loopback bit); the bytes are copied. */
+        void loopback(BytesStore<?, ?> store, long offset, int length);
     }
+
+    /**
+     * Why a PUDA send completed with an error. The E810's codes for these are not in the kernel sources (irdma only
+     * logs compl_error): major {@link #TX_ERROR_MAJOR} is the model's, each minor names one cause.
+     */
+    public enum TxError {
+        NONE(0, "sent"),
+        MALFORMED_WQE(0x9001, "the SQ WQE is malformed"),
+        INVALID_AH(0x9002, "the WQE names no valid address handle"),
+        BAD_L4LEN(0x9003, "L4LEN is below the TCP header or beyond the buffer"),
+        DMA_FAULT(0x9004, "the fragment is empty, outside mapped host memory or longer than a frame"),
+        BAD_TCP_HEADER(0x9005, "the buffer does not begin with a valid TCP header of L4LEN bytes"),
+        NO_ARP_ENTRY(0x9006, "the AH's ARP entry is not valid"),
+        BAD_AH_ADDRESSES(0x9007, "the AH's addresses are not of its family");
+
+        private final int minor;
+        private final String text;
+
+        TxError(int minor, String text) {
+            this.minor = minor;
+            this.text = text;
+        }
+
+        public int minor() {
+            return minor;
+        }
+
+        public String describe() {
+            return text;
+        }
+    }
+
+    /** The major code of every PUDA send error (model-defined, see {@link TxError}). */
+    public static final int TX_ERROR_MAJOR = 0xffff;
 
     /** Why a received frame was not delivered. */
     public enum Drop {
@@ -76,14 +124,18 @@ public final class PudaQueues {
     private final Cqe cqe = new Cqe();
     private final CqeExtension ext = new CqeExtension();
     private final BytesStore<?, Void> txBuffer = BytesStore.nativeStoreWithFixedCapacity(MAX_FRAME);
+    private final BytesStore<?, Void> segment = BytesStore.nativeStoreWithFixedCapacity(MAX_FRAME);
+    private final TcpHeader segmentHeader = new TcpHeader();
+    private final AddressHandleTable ahs;
+    private final AhFrameBuilder frames;
+    private final long[] txErrors = new long[TxError.values().length];
+    private long loopedBack;
     private final long[] drops = new long[Drop.values().length];
     private long received;
     private long transmitted;
     private long transmitErrors;
     private long sendCompletionsLost;
     private long txDiscarded;
-    private long ieqReceived;
-    private long ieqNoQueue;
     private Drop lastDrop;
 
     private final AsyncEventQueue aeq;
@@ -94,14 +146,16 @@ public final class PudaQueues {
     private static final int TX_PENDING = 4096;
     private final int[] txQp = new int[TX_PENDING];
     private final int[] txWqe = new int[TX_PENDING];
-    private final boolean[] txOk = new boolean[TX_PENDING];
+    private final TxError[] txResult = new TxError[TX_PENDING];
     private final long[] txDue = new long[TX_PENDING];
     private int txHead;
     private int txCount;
     private long txLastDue;
 
     public PudaQueues(HostMemory memory, CqTable cqs, QpTable qps, SimScheduler scheduler, Trace trace, Wire wire,
-                      AsyncEventQueue aeq) {
+                      AsyncEventQueue aeq, AddressHandleTable ahs, ArpTable arp) {
+        this.ahs = ahs;
+        this.frames = new AhFrameBuilder(arp);
         this.aeq = aeq;
         this.qps = qps;
         this.scheduler = scheduler;
@@ -198,7 +252,8 @@ public final class PudaQueues {
 
     /**
      * WQEALLOC for a PUDA QP: sends every WQE posted at the device's SQ position (valid bit at the ring polarity),
-     * at most one ring's worth, and writes a signalled SQ completion for each. Answers the number sent.
+     * at most one ring's worth, and writes a signalled SQ completion for each (an error completion for a send that
+     * could not go out). Answers the number of WQEs consumed.
      */
     public int transmit(QueuePair qp) {
         RingCursor sq = qp.sqCursor();
@@ -214,49 +269,92 @@ public final class PudaQueues {
             if (check == WqeCheck.NOT_POSTED) {
                 break;
             }
-            long paddr = sqWqe.fragmentAddress(0);
-            long len = sqWqe.fragmentLength(0);
             int wqeIndex = sq.index();
             long serialisation = 0;
+            TxError result;
             if (!check.accepted()) {
                 // A malformed send: the AE the codec names for it (uk.c layouts), and an error completion.
                 AeCode ae = check.suggestedAe();
                 if (ae != null && aeq != null) {
                     aeq.post(qp.completionContext(), qp.id(), ae.code(), AeSource.SQ, qp.state().code(), 0, wqeIndex);
                 }
+                result = TxError.MALFORMED_WQE;
+            } else {
+                result = buildFrame();
             }
-            boolean ok = check.accepted() && len > 0 && len <= MAX_FRAME && memory.copyOut(paddr, txBuffer, 0, len);
-            if (ok) {
+            if (result == TxError.NONE) {
+                AddressHandle ah = ahs.get(sqWqe.ahId());
                 TraceEvent t = trace.start(TraceKind.PUDA_TX);
                 if (t != null) {
-                    t.text("queue", qp.role().name()).num("qp", qp.id()).num("wqe", wqeIndex).hex("buf", paddr)
-                            .num("len", len).emit();
+                    t.text("queue", qp.role().name()).num("qp", qp.id()).num("wqe", wqeIndex)
+                            .hex("buf", sqWqe.fragmentAddress(0)).num("ah", ah.index()).num("len", frames.length())
+                            .flag("loopback", ah.loopback()).emit();
                 }
-                serialisation = wire.send(txBuffer, 0, (int) len);
+                if (ah.loopback()) {
+                    wire.loopback(txBuffer, 0, frames.length());
+                    loopedBack++;
+                } else {
+                    serialisation = wire.send(txBuffer, 0, frames.length());
+                }
                 transmitted++;
             } else {
                 transmitErrors++;
+                txErrors[result.ordinal()]++;
+                TraceEvent t = trace.start(TraceKind.PUDA_DROP);
+                if (t != null) {
+                    t.text("queue", "SQ").num("qp", qp.id()).num("wqe", wqeIndex).num("ah", sqWqe.ahId())
+                            .text("reason", result.name()).emit();
+                }
             }
             sq.advance();
             sent++;
-            if (sqWqe.signaled() || !ok) {
-                deferSendCompletion(qp, wqeIndex, ok, serialisation);
+            if (sqWqe.signaled() || result != TxError.NONE) {
+                deferSendCompletion(qp, wqeIndex, result, serialisation);
             }
         }
         return sent;
     }
 
+    /**
+     * Checks the accepted WQE's AH, L4LEN and buffer, and builds its frame in {@link #txBuffer}: the guest's bytes
+     * are copied first and checked in the copy.
+     */
+    private TxError buildFrame() {
+        AddressHandle ah = ahs.get(sqWqe.ahId());
+        if (ah == null) {
+            return TxError.INVALID_AH;
+        }
+        long paddr = sqWqe.fragmentAddress(0);
+        long len = sqWqe.fragmentLength(0);
+        if (len <= 0 || len > MAX_FRAME || !memory.copyOut(paddr, segment, 0, len)) {
+            return TxError.DMA_FAULT;
+        }
+        int l4 = sqWqe.l4LengthWords() * 4;
+        if (l4 < TcpHeader.MIN_HEADER_LENGTH || l4 > len) {
+            return TxError.BAD_L4LEN;
+        }
+        if (!segmentHeader.wrap(segment, 0, len).validate().accepted() || segmentHeader.headerLength() != l4) {
+            return TxError.BAD_TCP_HEADER;
+        }
+        return switch (frames.build(ah, segment, 0, (int) len, txBuffer, MAX_FRAME)) {
+            case OK -> TxError.NONE;
+            case NO_ARP_ENTRY -> TxError.NO_ARP_ENTRY;
+            case BAD_ADDRESSES -> TxError.BAD_AH_ADDRESSES;
+            case TOO_LONG -> TxError.DMA_FAULT;
+        };
+    }
+
     /** The SQ completion is written once the frame has been serialised onto the wire. */
-    private void deferSendCompletion(QueuePair qp, int wqeIndex, boolean ok, long serialisation) {
+    private void deferSendCompletion(QueuePair qp, int wqeIndex, TxError result, long serialisation) {
         if (txCount == TX_PENDING) {
-            completeSend(qp, wqeIndex, ok);
+            completeSend(qp, wqeIndex, result);
             return;
         }
         long due = Math.max(scheduler.now() + serialisation, txLastDue);
         int slot = (txHead + txCount) % TX_PENDING;
         txQp[slot] = qp.id();
         txWqe[slot] = wqeIndex;
-        txOk[slot] = ok;
+        txResult[slot] = result;
         txDue[slot] = due;
         txLastDue = due;
         txCount++;
@@ -272,7 +370,7 @@ public final class PudaQueues {
             txCount--;
             QueuePair qp = qps.get(txQp[slot]);
             if (qp != null) {
-                completeSend(qp, txWqe[slot], txOk[slot]);
+                completeSend(qp, txWqe[slot], txResult[slot]);
             } else {
                 // Destroy QP discarded the QP's outstanding work: nothing to report, but not silently.
                 txDiscarded++;
@@ -288,7 +386,7 @@ public final class PudaQueues {
         }
     }
 
-    private void completeSend(QueuePair qp, int wqeIndex, boolean ok) {
+    private void completeSend(QueuePair qp, int wqeIndex, TxError result) {
         CompletionQueue cq = cqs.get(qp.txCq());
         if (cq == null) {
             sendCompletionsLost++;
@@ -309,55 +407,19 @@ public final class PudaQueues {
         }
         cqe.wrap(memory.store(r), memory.offset(r, gpa), Cqe.SIZE).clear().completionContext(qp.completionContext())
                 .qpId(qp.id()).wqeIndex(wqeIndex).sq(true);
-        if (!ok) {
-            // Model-defined codes: the WQE was malformed, or its fragment outside mapped host memory or longer
-            // than a frame.
-            cqe.error(TX_DMA_FAULT_MAJOR, TX_DMA_FAULT_MINOR);
+        if (result != TxError.NONE) {
+            cqe.error(TX_ERROR_MAJOR, result.minor());
         }
         cqe.valid(cq.polarity(0));
         cq.produced(1, false);
     }
 
     /** The error a PUDA send with an unreadable buffer completes with (model-defined codes). */
-    public static final int TX_DMA_FAULT_MAJOR = 0xffff;
+    public static final int TX_DMA_FAULT_MAJOR = TX_ERROR_MAJOR;
     public static final int TX_DMA_FAULT_MINOR = 0x9004;
 
     public long received() {
         return received;
-    }
-
-    /**
-     * An offloaded QP's exception segment (out of order, or ending inside an FPDU) that the hardware hands to the
-     * IEQ (puda.c irdma_ieq_handle_exception): {@code frame}, the whole Ethernet frame, is received into the next
-     * buffer of IEQ QP {@code ieqQp} (the context's IRDMAQPC_EXCEPTION_LAN_QUEUE) with the CQE the ILQ's frames
-     * get. The model's offloaded TCP also reassembles the segment itself, so the driver's IEQ only has to account
-     * for it. A context naming no live IEQ: the copy is dropped, counted and traced. True when a CQE was written.
-     */
-    public boolean ieqReceive(int ieqQp, TcpPacket frame) {
-        QueuePair ieq = qps.get(ieqQp);
-        if (ieq == null || ieq.role() != QueuePair.Role.IEQ) {
-            ieqNoQueue++;
-            TraceEvent t = trace.start(TraceKind.PUDA_DROP);
-            if (t != null) {
-                t.text("queue", "IEQ").num("qp", ieqQp).text("reason", "NO_IEQ_QP").emit();
-            }
-            return false;
-        }
-        if (receive(ieq, frame)) {
-            ieqReceived++;
-            return true;
-        }
-        return false;
-    }
-
-    /** Exception segments written to an IEQ's receive buffers. */
-    public long ieqReceived() {
-        return ieqReceived;
-    }
-
-    /** Exception segments whose QP context named no live IEQ QP. */
-    public long ieqNoQueue() {
-        return ieqNoQueue;
     }
 
     public long transmitted() {
@@ -366,6 +428,16 @@ public final class PudaQueues {
 
     public long transmitErrors() {
         return transmitErrors;
+    }
+
+    /** Sends that completed with {@code why}. */
+    public long transmitErrors(TxError why) {
+        return txErrors[why.ordinal()];
+    }
+
+    /** Sends through a loopback AH, handed to the own receive path. */
+    public long loopedBack() {
+        return loopedBack;
     }
 
     /** Send completions not written: the SQ's CQ missing, full or its CQE slot unmapped (each raised an AE). */

@@ -33,6 +33,8 @@ public final class AqOpcode {
     public static final int GET_VLAN_MODE_PARAMETERS = 0x020D;
     public static final int ADD_VSI = 0x0210;
     public static final int UPDATE_VSI = 0x0211;
+    /** ice_adminq_cmd.h names it only in a comment ("Get VSI (indirect 0x0212)"); the firmware answers it. */
+    public static final int GET_VSI = 0x0212;
     public static final int FREE_VSI = 0x0213;
     public static final int ADD_RECIPE = 0x0290;
     public static final int RECIPE_TO_PROFILE = 0x0291;

@@ -51,7 +51,7 @@ public enum CqpOpcode {
     SHMC_PAGES_ALLOCATED(0x2b, true),
     WORK_SCHED_NODE(0x2c, true),
     MANAGE_STATS(0x2d, false),
-    GATHER_STATS(0x2e, false),
+    GATHER_STATS(0x2e, true),
     UP_MAP(0x2f, false);
 
     /** IRDMA_CQP_OP_GEN_AE shares 0x22 with FLUSH_WQES. */

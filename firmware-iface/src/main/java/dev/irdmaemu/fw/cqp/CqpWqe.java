@@ -300,8 +300,8 @@ public final class CqpWqe extends QuadwordView {
             used(op, AH_MAC, AH_PDINDEXLO | AH_TC | AH_VLANTAG, AH_ARPINDEX | AH_HOPLIMIT | AH_PDINDEXHI
                     | AH_FLOWLABEL, ahHdr, ALL, ALL, ALL, ALL);
         }
-        // GATHER_STATS: fields and getters below, but no used-bit mask until the model executes the op (validate
-        // answers UNSUPPORTED_OPCODE for it, as CqpOpcode.modelled() says)
+        used(CqpOpcode.GATHER_STATS, 0, 0, 0, HDR | STATS_USE_INST | STATS_INST_INDEX | STATS_USE_HMC_FCN_INDEX, ALL,
+                STATS_HMC_FCN_INDEX, 0, 0);
     }
 
     private static void used(CqpOpcode op, long... masks) {

@@ -182,6 +182,19 @@ public final class TcpPacketBuilder {
         }
         NetworkOrder.requireRange(out, offset, (long) headers + payloadLength);
 
+        long at = writeLinkAndIp(out, offset, ipPayload);
+        this.tcpOffset = (int) (at - offset);
+        at += tcp.write(out, at);
+        if (this.out != out) {
+            this.out = out; // a reference store runs the GC's write barrier: skipped when it is the same buffer
+        }
+        this.frameOffset = offset;
+        this.segmentLength = ipPayload;
+        return at;
+    }
+
+    /** Ethernet (with the tag if set) and the IPv4 or IPv6 header for an IP payload of {@code ipPayload} bytes. */
+    private long writeLinkAndIp(BytesStore<?, ?> out, long offset, int ipPayload) {
         long at = offset;
         int etherType = ipv6 ? EthernetFrame.ETHERTYPE_IPV6 : EthernetFrame.ETHERTYPE_IPV4;
         at += vlan
@@ -199,14 +212,34 @@ public final class TcpPacketBuilder {
                     dontFragment, ttl, InternetChecksum.PROTOCOL_TCP, src, dst);
             pseudoHeaderSum = InternetChecksum.ipv4PseudoHeaderSum(src, dst, InternetChecksum.PROTOCOL_TCP, ipPayload);
         }
-        this.tcpOffset = (int) (at - offset);
-        at += tcp.write(out, at);
-        if (this.out != out) {
-            this.out = out; // a reference store runs the GC's write barrier: skipped when it is the same buffer
-        }
-        this.frameOffset = offset;
-        this.segmentLength = ipPayload;
         return at;
+    }
+
+    /** Bytes of the Ethernet and IP headers alone (what {@link #encapsulate} puts before the segment). */
+    public int linkAndIpLength() {
+        return (vlan ? EthernetFrame.TAGGED_HEADER_LENGTH : EthernetFrame.HEADER_LENGTH)
+                + (ipv6 ? Ipv6Header.HEADER_LENGTH : Ipv4Header.MIN_HEADER_LENGTH);
+    }
+
+    /**
+     * Puts the caller's whole TCP segment ({@code segmentLength} bytes at {@code segmentOffset}: header, options
+     * and payload, checksum field ignored) behind the Ethernet and IP headers of this builder's fields and fills
+     * in the TCP checksum: what a device does with a buffer that begins at the TCP header (the gen2 PUDA send,
+     * irdma puda.c irdma_puda_send). The builder's own TCP header is not used. Answers the frame length. The
+     * segment must have passed {@link TcpHeader#validate()} (at least the 20-byte header).
+     */
+    public int encapsulate(BytesStore<?, ?> out, long offset, BytesStore<?, ?> segment, long segmentOffset,
+                           int segmentLength) {
+        int ipLimit = ipv6 ? 0xffff : 0xffff - Ipv4Header.MIN_HEADER_LENGTH;
+        if (segmentLength < TcpHeader.MIN_HEADER_LENGTH || segmentLength > ipLimit) {
+            throw new IllegalArgumentException("TCP segment of " + segmentLength + " bytes");
+        }
+        NetworkOrder.requireRange(segment, segmentOffset, segmentLength);
+        NetworkOrder.requireRange(out, offset, (long) linkAndIpLength() + segmentLength);
+        long at = writeLinkAndIp(out, offset, segmentLength);
+        out.write(at, segment, segmentOffset, segmentLength);
+        TcpHeader.writeChecksum(out, at, segmentLength, pseudoHeaderSum);
+        return (int) (at - offset) + segmentLength;
     }
 
     /** Compute the TCP checksum over the headers and the payload now in place; answers the frame length. */

@@ -637,7 +637,9 @@ public final class SqWqe extends QuadView {
 
     /**
      * The PUDA (ILQ/IEQ) transmit descriptor (irdma_puda_send, gen2): one fragment of {@code len} bytes at
-     * {@code paddr} (the whole Ethernet frame), L4LEN = {@code tcpHeaderBytes} / 4, the AH id, always signaled.
+     * {@code paddr} that begins at the TCP header (cm.c irdma_form_ah_cm_frame; the device adds Ethernet and IP from
+     * the AH), L4LEN = {@code tcpHeaderBytes} / 4 (IRDMA_UDA_QPSQ_L4LEN), the AH id (IRDMAQPSQ_AHID), always
+     * signaled.
      */
     public int writePudaSend(boolean polarity, long paddr, int len, int tcpHeaderBytes, int ahId) {
         requireRoom(QUANTUM, "PUDA SQ WQE");

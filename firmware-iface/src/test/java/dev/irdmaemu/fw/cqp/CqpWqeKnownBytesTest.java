@@ -530,13 +530,15 @@ class CqpWqeKnownBytesTest {
         CqpWqeWriter.gatherStats(s, AT, 0x1234_5000L, 0x2a, true, true, 0x55, true);
         assertQwords(new long[] {0, 0, 0, 1L << 61 | 1L << 60 | 0x55 | op(0x2e) | VALID, 0x1234_5000L, 0x2a, 0, 0},
                 s, AT);
-        // not executed by the model yet, so not accepted; the getters read the fields all the same
-        assertEquals(CqpWqeCheck.UNSUPPORTED_OPCODE, w.wrap(s, AT).validate());
+        accepted();
         assertEquals(0x1234_5000L, w.statsBufferAddress());
         assertEquals(0x2a, w.statsHmcFnIndex());
         assertTrue(w.statsUseHmcFnIndex());
         assertTrue(w.statsUseInstance());
         assertEquals(0x55, w.statsInstanceIndex());
+        // quadword 5 carries only the 16-bit function index; bits above it are reserved
+        s.writeLong(AT + 40, 1L << 16 | 0x2a);
+        assertEquals(CqpWqeCheck.RESERVED_BITS_SET, w.wrap(s, AT).validate());
     }
 
     /** irdma_get_rdma_features: IRDMA_FEATURE_CNT 47:32 of entry 0, IRDMA_FEATURE_TYPE 63:48 of each entry. */

@@ -12,8 +12,31 @@ import java.util.Properties;
  * A provisioned guest kit: QEMU (Debian trixie-backports, unpacked, run through its own loader), Debian 12's kernel,
  * siw.ko and an initramfs with the guest's init and scenarios. Described by the {@code kit.properties} that
  * {@code provision-kit.sh} writes last (its {@code complete=true} line marks a finished kit). Immutable.
+ *
+ * <p>The same kit holds a second flavour, {@link Flavour#E810} ({@link #e810()}): the same QEMU booting Linux 7.3
+ * (Debian trixie-backports) with its ice.ko and irdma.ko and the E810 DDP package, from its own kernel image and
+ * initramfs (the {@code e810.*} entries of the manifest).
  */
 public final class GuestKit {
+    /** What a launch of the kit boots. */
+    public enum Flavour {
+        /** Debian 12's 6.1 kernel with siw.ko: the siw scenarios. */
+        SIW(""),
+        /** Linux 7.3 with ice.ko, irdma.ko and the E810 DDP package: the guest of the emulated E810. */
+        E810("e810.");
+
+        private final String prefix;
+
+        Flavour(String prefix) {
+            this.prefix = prefix;
+        }
+
+        /** The prefix of the flavour's manifest entries (kernel.image, initramfs, kernel.release). */
+        String prefix() {
+            return prefix;
+        }
+    }
+
     /** The system property naming a kit folder (a folder holding kit.properties), before any search. */
     public static final String KIT_PROPERTY = "irdmaemu.kit";
     /** The environment variable naming a kit folder, when the system property is not set. */
@@ -24,6 +47,7 @@ public final class GuestKit {
 
     private final Path dir;
     private final Properties manifest;
+    private final Flavour flavour;
     private final Path loader;
     private final Path libraryPath;
     private final Path qemu;
@@ -33,24 +57,26 @@ public final class GuestKit {
     private final Path siwPeerToPeer;
 
     private GuestKit(Path dir, Properties manifest) throws MissingGuestKitException {
-        this(dir, manifest, true);
+        this(dir, manifest, true, Flavour.SIW);
     }
 
     /** {@code check}: the files must be there (false for a kit somewhere this JVM cannot look, e.g. in an image). */
-    private GuestKit(Path dir, Properties manifest, boolean check) throws MissingGuestKitException {
+    private GuestKit(Path dir, Properties manifest, boolean check, Flavour flavour) throws MissingGuestKitException {
         this.dir = dir;
         this.manifest = manifest;
+        this.flavour = flavour;
+        String p = flavour.prefix();
         this.loader = check ? file("qemu.loader") : named("qemu.loader");
         this.libraryPath = check ? folder("qemu.library.path") : named("qemu.library.path");
         this.qemu = check ? file("qemu.binary") : named("qemu.binary");
-        this.kernel = check ? file("kernel.image") : named("kernel.image");
-        this.initramfs = check ? file("initramfs") : named("initramfs");
+        this.kernel = check ? file(p + "kernel.image") : named(p + "kernel.image");
+        this.initramfs = check ? file(p + "initramfs") : named(p + "initramfs");
         this.siw = check ? file("siw.module") : named("siw.module");
         this.siwPeerToPeer = check ? file("siw.p2p.module") : named("siw.p2p.module");
         if (check && !Files.isExecutable(loader)) {
             throw new MissingGuestKitException("the kit's loader " + loader + " is not executable");
         }
-        for (String key : List.of("qemu.version", "kernel.release", "recipe")) {
+        for (String key : List.of("qemu.version", "kernel.release", p + "kernel.release", "recipe")) {
             if (manifest.getProperty(key, "").isBlank()) {
                 throw new MissingGuestKitException(dir.resolve(MANIFEST) + " lacks " + key);
             }
@@ -77,6 +103,21 @@ public final class GuestKit {
             }
         }
         throw new MissingGuestKitException("no irdma-emu repository above " + start + " to find .cache/kit in");
+    }
+
+    /**
+     * This kit's {@link Flavour#E810} flavour: the same QEMU and manifest, Linux 7.3's image and the e810 initramfs.
+     * Fails, naming {@code ./irdma-emu kit}, when the kit was provisioned without it or lacks one of its files.
+     */
+    public GuestKit e810() throws MissingGuestKitException {
+        if (flavour == Flavour.E810) {
+            return this;
+        }
+        if (property(Flavour.E810.prefix() + "kernel.image").isBlank()) {
+            throw new MissingGuestKitException("the guest kit in " + dir + " has no e810 flavour (Linux 7.3, ice, irdma;"
+                    + " its kit.properties lacks e810.kernel.image: an older kit)");
+        }
+        return new GuestKit(dir, manifest, true, Flavour.E810);
     }
 
     /** The kit in {@code dir}, validated: a complete manifest and every file it names present. */
@@ -146,9 +187,17 @@ public final class GuestKit {
         return property("qemu.version");
     }
 
-    /** The guest kernel's release, e.g. "6.1.0-57-amd64" (what {@code uname -r} says in the guest). */
+    /**
+     * The guest kernel's release (what {@code uname -r} says in the guest): "6.1.0-57-amd64" for the siw flavour,
+     * e.g. "7.3.4+deb13-amd64" for the e810 flavour.
+     */
     public String kernelRelease() {
-        return property("kernel.release");
+        return property(flavour.prefix() + "kernel.release");
+    }
+
+    /** What a launch of this kit boots. */
+    public Flavour flavour() {
+        return flavour;
     }
 
     /** The digest of the provisioning recipe (script, init, scenarios) the kit was made from. */
@@ -195,7 +244,7 @@ public final class GuestKit {
             throw new IllegalArgumentException("the kit's new root must be absolute: " + root);
         }
         try {
-            return new GuestKit(root.normalize(), manifest, false);
+            return new GuestKit(root.normalize(), manifest, false, flavour);
         } catch (MissingGuestKitException e) {
             // the manifest was checked when this kit was opened: its entries resolve anywhere
             throw new IllegalStateException(e.getMessage(), e);
@@ -209,6 +258,7 @@ public final class GuestKit {
 
     @Override
     public String toString() {
-        return "GuestKit[" + dir + ", qemu " + qemuVersion() + ", linux " + kernelRelease() + "]";
+        return "GuestKit[" + dir + ", qemu " + qemuVersion() + ", linux " + kernelRelease()
+                + (flavour == Flavour.SIW ? "" : ", " + flavour.name().toLowerCase(java.util.Locale.ROOT)) + "]";
     }
 }

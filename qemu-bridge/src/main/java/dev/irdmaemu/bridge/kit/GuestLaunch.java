@@ -2,16 +2,30 @@ package dev.irdmaemu.bridge.kit;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * One guest launch: the scenario, the memory and optionally a virtio-net NIC served by a vhost-user backend on a
- * UNIX socket. {@link #command()} gives QEMU's argument list. The guest gets no other network device: QEMU adds
- * its default user-mode NIC unless told not to, and {@code -nodefaults} does.
+ * One guest launch: the scenario, the memory, optionally a virtio-net NIC served by a vhost-user backend on a
+ * UNIX socket, and PCI functions served by vfio-user servers ({@link #vfioUser(VfioUserDevice)}).
+ * {@link #command()} gives QEMU's argument list. The guest gets no other network device: QEMU adds its default
+ * user-mode NIC unless told not to, and {@code -nodefaults} does.
  */
 public final class GuestLaunch {
+    /** The emulated machine. */
+    public enum Machine {
+        /** QEMU's default i440FX PC: the guest memory as NUMA node 0's memdev (what the siw scenarios boot). */
+        PC,
+        /**
+         * q35 with the guest memory as its {@code memory-backend}: PCI Express, so a vfio-user function sits behind
+         * a pcie-root-port as an Endpoint with its link registers and extended capabilities (vfio-user-facts.md §3).
+         */
+        Q35
+    }
+
     /** The kernel command line word the guest's init reads the scenario from. */
     public static final String SCENARIO_PARAMETER = "irdma_emu.scenario";
     /** The kernel command line word the guest's init reads the siw build from. */
@@ -41,6 +55,8 @@ public final class GuestLaunch {
     }
     private static final Pattern SCENARIO = Pattern.compile("[a-z0-9][a-z0-9_-]{0,63}");
     private static final Pattern MAC = Pattern.compile("([0-9a-f]{2}:){5}[0-9a-f]{2}");
+    /** Root ports (chassis and slot numbers 1..N): plenty for a few NICs. */
+    public static final int MAX_ROOT_PORTS = 16;
     /** memory-backend-memfd and the guest's needs: at least this much (the kernel and a 4 MB initramfs). */
     public static final int MIN_MEMORY_MIB = 128;
     public static final int MAX_MEMORY_MIB = 16384;
@@ -53,6 +69,9 @@ public final class GuestLaunch {
     private Path kernel;
     private Path initramfs;
     private String mac;
+    private Machine machine;
+    /** Each element one pcie-root-port: its functions, function 0 first. */
+    private final List<List<VfioUserDevice>> vfioUserPorts = new ArrayList<>();
     private final List<String> kernelArguments = new ArrayList<>();
 
     GuestLaunch(GuestKit kit) {
@@ -105,6 +124,70 @@ public final class GuestLaunch {
         this.vhostUserSocket = socket.toAbsolutePath();
         this.mac = m;
         return this;
+    }
+
+    /**
+     * The machine to emulate. Unset, it is {@link Machine#Q35} when a vfio-user function is attached and
+     * {@link Machine#PC} otherwise; PC with a vfio-user function is refused (it has no PCIe root port).
+     */
+    public GuestLaunch machine(Machine m) {
+        Objects.requireNonNull(m, "m");
+        if (m == Machine.PC && !vfioUserPorts.isEmpty()) {
+            throw new IllegalStateException("vfio-user functions need a PCIe root port: q35, not pc");
+        }
+        this.machine = m;
+        return this;
+    }
+
+    /** The machine QEMU emulates (see {@link #machine(Machine)}). */
+    public Machine machine() {
+        if (machine != null) {
+            return machine;
+        }
+        return vfioUserPorts.isEmpty() ? Machine.PC : Machine.Q35;
+    }
+
+    /** A vfio-user PCI function behind its own pcie-root-port (one NIC: the guest sees it at 0000:NN:00.0). */
+    public GuestLaunch vfioUser(VfioUserDevice device) {
+        return vfioUserFunctions(List.of(Objects.requireNonNull(device, "device")));
+    }
+
+    /**
+     * The functions of one multi-function device (up to 8, function 0 first) behind one pcie-root-port, each
+     * served on its own socket: {@code addr} 0.0 .. 0.7, {@code multifunction} on function 0.
+     */
+    public GuestLaunch vfioUserFunctions(List<VfioUserDevice> functions) {
+        List<VfioUserDevice> f = List.copyOf(Objects.requireNonNull(functions, "functions"));
+        if (f.isEmpty() || f.size() > 8) {
+            throw new IllegalArgumentException("a PCI device has 1 to 8 functions: " + f.size());
+        }
+        if (machine == Machine.PC) {
+            throw new IllegalStateException("vfio-user functions need a PCIe root port: q35, not pc");
+        }
+        if (vfioUserPorts.size() == MAX_ROOT_PORTS) {
+            throw new IllegalStateException("at most " + MAX_ROOT_PORTS + " vfio-user devices");
+        }
+        Set<Path> sockets = new HashSet<>();
+        Set<String> ids = new HashSet<>();
+        for (VfioUserDevice d : vfioUserDevices()) {
+            sockets.add(d.socketPath());
+            ids.add(d.id());
+        }
+        for (VfioUserDevice d : f) {
+            if (!sockets.add(d.socketPath())) {
+                throw new IllegalArgumentException("two vfio-user functions on one socket: " + d.socketPath());
+            }
+            if (!d.id().isEmpty() && !ids.add(d.id())) {
+                throw new IllegalArgumentException("two vfio-user functions with the id " + d.id());
+            }
+        }
+        vfioUserPorts.add(f);
+        return this;
+    }
+
+    /** The vfio-user functions attached, port by port, function 0 first. */
+    public List<VfioUserDevice> vfioUserDevices() {
+        return vfioUserPorts.stream().flatMap(List::stream).toList();
     }
 
     /** An extra kernel command line word (e.g. a scenario's parameter, "irdma_emu.peer=198.51.100.2"). */
@@ -170,9 +253,14 @@ public final class GuestLaunch {
         List<String> c = new ArrayList<>(kit.qemuCommand());
         // TCG only: KVM guests hang on the machines this runs on (issue 6)
         c.addAll(List.of("-accel", "tcg", "-smp", "1", "-m", memoryMiB + "M"));
-        // all guest memory in one memfd that a vhost-user backend can map (share=on), as NUMA node 0
-        c.addAll(List.of("-object", "memory-backend-memfd,id=mem,size=" + memoryMiB + "M,share=on",
-                "-numa", "node,memdev=mem"));
+        // all guest memory in one memfd that a vhost-user backend and a vfio-user server can map (share=on): as
+        // NUMA node 0 of the PC, as q35's own memory backend (-m equal to its size)
+        c.addAll(List.of("-object", "memory-backend-memfd,id=mem,size=" + memoryMiB + "M,share=on"));
+        if (machine() == Machine.Q35) {
+            c.addAll(List.of("-machine", "q35,memory-backend=mem"));
+        } else {
+            c.addAll(List.of("-numa", "node,memdev=mem"));
+        }
         if (vhostUserSocket != null) {
             c.addAll(List.of("-chardev", "socket,id=chr0,path=" + optionValue(vhostUserSocket.toString()),
                     "-netdev", "vhost-user,id=net0,chardev=chr0",
@@ -180,6 +268,26 @@ public final class GuestLaunch {
                     // The offloads the backend does (VirtioNet.OFFERED_FEATURES) are on, the others off: QEMU
                     // masks what the device line leaves off, whatever the backend offers.
                     "-device", "virtio-net-pci,netdev=net0,mac=" + mac + ",romfile=," + VIRTIO_NET_OFFLOADS));
+        }
+        Set<String> ids = new HashSet<>();
+        vfioUserDevices().forEach(d -> ids.add(d.id()));
+        int named = 0;
+        for (int port = 0; port < vfioUserPorts.size(); port++) {
+            List<VfioUserDevice> functions = vfioUserPorts.get(port);
+            int n = port + 1;
+            String bus = "rp" + n;
+            c.addAll(List.of("-device", "pcie-root-port,id=" + bus + ",chassis=" + n + ",slot=" + n));
+            for (int fn = 0; fn < functions.size(); fn++) {
+                VfioUserDevice d = functions.get(fn);
+                String id = d.id();
+                while (id.isEmpty() && ids.contains("e810-" + named)) {
+                    named++;
+                }
+                if (id.isEmpty()) {
+                    id = "e810-" + named++;
+                }
+                c.addAll(List.of("-device", d.deviceJson(id, bus, "0." + fn, fn == 0 && functions.size() > 1)));
+            }
         }
         c.addAll(List.of("-kernel", kernel().toString(), "-initrd", initramfs().toString(),
                 "-append", kernelCommandLine()));

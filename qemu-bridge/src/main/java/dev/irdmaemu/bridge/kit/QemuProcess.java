@@ -54,9 +54,37 @@ public final class QemuProcess implements AutoCloseable {
         this.reader.setDaemon(true);
     }
 
-    /** Starts the launch's QEMU, its console going to {@code consoleLog} (replaced) and to SLF4J. */
+    /**
+     * Starts the launch's QEMU, its console going to {@code consoleLog} (replaced) and to SLF4J. Each vfio-user
+     * function's server must already listen: QEMU connects while it realizes the device and exits when nobody
+     * answers, so a missing socket is reported here, by name, instead of as QEMU's exit.
+     */
     public static QemuProcess start(GuestLaunch launch, Path consoleLog) throws GuestBootException {
+        for (VfioUserDevice d : launch.vfioUserDevices()) {
+            requireListeningSocket(d);
+        }
         return start(launch.command(), consoleLog);
+    }
+
+    /** S_IFMT and S_IFSOCK of stat(2)'s st_mode. */
+    private static final int FILE_TYPE_MASK = 0170000;
+    private static final int SOCKET_TYPE = 0140000;
+
+    private static void requireListeningSocket(VfioUserDevice d) throws GuestBootException {
+        Path socket = d.socketPath();
+        int mode;
+        try {
+            mode = (Integer) Files.getAttribute(socket, "unix:mode");
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new GuestBootException("no vfio-user server socket at " + socket + " for " + d
+                    + ": start the server first (QEMU connects once, when it starts)");
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            throw new GuestBootException("cannot look at the vfio-user socket " + socket + ": " + e.getMessage(), e);
+        }
+        if ((mode & FILE_TYPE_MASK) != SOCKET_TYPE) {
+            throw new GuestBootException(socket + " is not a UNIX socket (mode " + Integer.toOctalString(mode)
+                    + ") for " + d);
+        }
     }
 
     /** Starts {@code command} (a QEMU argument list), its console going to {@code consoleLog} and to SLF4J. */

@@ -96,17 +96,15 @@ class BulkTransferIntegrationTest {
     }
 
     /**
-     * The receiving node's out-of-order segments went to its IEQ as well: the driver received each copy the model
-     * wrote (or the model counted it as dropped for want of a buffer), and refused none.
+     * The receiving node's out-of-order segments were reassembled by the model's TCP and counted as IEQ exceptions,
+     * and none was copied to the IEQ (the IEQ contract of model.puda: one truth), so the driver's IEQ received and
+     * refused nothing.
      */
     private static void assertIeqAccountedFor(ModelNode node) {
-        var puda = node.device.puda();
         long outOfOrder = node.device.iwarp().ieqOutOfOrder();
         assertTrue(outOfOrder > 10, "out-of-order segments " + outOfOrder);
-        assertTrue(node.driver.ieqReceived() > 10, "IEQ receives " + node.driver.ieqReceived());
-        assertEquals(puda.ieqReceived(), node.driver.ieqReceived(), "every IEQ CQE the model wrote was polled");
+        assertEquals(0, node.driver.ieqReceived(), "no copies on the IEQ");
         assertEquals(0, node.driver.ieqRefused());
-        assertEquals(0, puda.ieqNoQueue(), "the verbs' QP contexts name the IEQ");
     }
 
     @Test

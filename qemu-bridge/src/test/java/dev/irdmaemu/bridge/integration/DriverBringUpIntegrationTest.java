@@ -10,11 +10,14 @@ import dev.irdmaemu.cm.LocalAddress;
 import dev.irdmaemu.cm.driver.CqpException;
 import dev.irdmaemu.cm.driver.IrdmaDriver;
 import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
+import dev.irdmaemu.fw.hmc.HmcObjectType;
+import dev.irdmaemu.fw.hmc.SegmentDescriptor;
 import dev.irdmaemu.fw.qp.QpContext;
 import dev.irdmaemu.fw.reg.Bits;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.Link;
+import dev.irdmaemu.model.hmc.HmcLimits;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -50,9 +53,15 @@ class DriverBringUpIntegrationTest {
             assertEquals(IrdmaDriver.CQP_ENTRIES, Integer.parseInt(create.get(0).get("sq_size")));
             var ops = sink.of(TraceKind.CQP_OP);
             assertEquals(0, sink.of(TraceKind.CQP_ERROR).size(), "no op failed");
-            List<String> expected = List.of(
-                    "QUERY_RDMA_FEATURES len=272",
-                    "QUERY_FPM_VAL hmc_fn=0", "COMMIT_FPM_VAL hmc_fn=0", "UPDATE_PE_SDS hmc_fn=0",
+            // hw.c irdma_create_hmc_objs: per object type, its new direct SDs, 11 per Update PE SDs
+            int sdOps = expectedSdUpdates(n);
+            assertTrue(sdOps >= 2, "the HMC needs more than 11 SDs, so more than one op: " + sdOps);
+            List<String> expected = new java.util.ArrayList<>(List.of(
+                    "QUERY_RDMA_FEATURES len=272", "QUERY_FPM_VAL hmc_fn=0", "COMMIT_FPM_VAL hmc_fn=0"));
+            for (int i = 0; i < sdOps; i++) {
+                expected.add("UPDATE_PE_SDS hmc_fn=0");
+            }
+            expected.addAll(List.of(
                     "SHMC_PAGES_ALLOCATED hmc_fn=0",
                     "CREATE_CQ cq=0", "CREATE_CEQ ceq=0", "CREATE_AEQ",
                     "CREATE_CQ cq=1",
@@ -60,7 +69,7 @@ class DriverBringUpIntegrationTest {
                     "WORK_SCHED_NODE op=0 node=1 parent=0 leaf=false enable=true tc=0 vsi=0 weight=1",
                     "WORK_SCHED_NODE op=0 node=2 parent=1 leaf=true enable=false tc=0 vsi=0 weight=100",
                     "WORK_SCHED_NODE op=1 node=2 parent=1 leaf=true enable=true tc=0 vsi=0 weight=100",
-                    "CREATE_QP qp=1", "CREATE_CQ cq=2", "CREATE_QP qp=2");
+                    "CREATE_QP qp=1", "CREATE_CQ cq=2", "CREATE_QP qp=2"));
             List<String> actual = ops.stream().map(DriverBringUpIntegrationTest::describe).toList();
             assertEquals(expected, actual);
             // the CQP create precedes every op; each op's WQE index follows the previous one
@@ -69,16 +78,56 @@ class DriverBringUpIntegrationTest {
                 assertEquals(i, Integer.parseInt(ops.get(i).get("wqe")), "WQE index of op " + i);
             }
             // PUDA QPs are UDA QPs (type 2) created RTS (puda.c irdma_puda_qp_create)
-            var qp1 = ops.get(13);
+            var qp1 = ops.get(12 + sdOps);
             assertEquals("2", qp1.get("qp_type"));
             assertEquals("2", qp1.get("next_state"));
-            assertEquals(16, n.driver.opsPosted());
-            assertEquals(16, n.device.cqp().completedOps());
+            assertEquals(15 + sdOps, n.driver.opsPosted());
+            assertEquals(15 + sdOps, n.device.cqp().completedOps());
             // the leaf's add answered its qs_handle in op_ret_val; the driver keeps it as vsi->qos[0].qs_handle
-            assertEquals(String.valueOf(n.driver.qsHandle()), ops.get(11).get("ret"));
+            assertEquals(String.valueOf(n.driver.qsHandle()), ops.get(10 + sdOps).get("ret"));
             assertTrue(n.device.hmc().count(dev.irdmaemu.fw.hmc.HmcObjectType.QP) >= 3);
             // the interrupts are routed and armed: CEQ 0 and the AEQ exist
             assertTrue(n.device.ceq(0).live());
+        }
+    }
+
+    @Test
+    void theHmcIsBackedByDirectTwoMebibyteSdsAndCommitsThousandsOfQps() {
+        RecordingTraceSink sink = new RecordingTraceSink();
+        try (ModelNode n = node(sink)) {
+            // irdma_cfg_fpm_val's own arithmetic, the model's answer: 4096 QPs, 8192 CQs, in one round
+            var sizing = n.driver.fpmSizing();
+            assertTrue(sizing.ok(), sizing.toString());
+            assertEquals(4096, n.driver.committedCount(HmcObjectType.QP));
+            assertEquals(8192, n.driver.committedCount(HmcObjectType.CQ));
+            assertEquals(4096, n.device.hmc().count(HmcObjectType.QP));
+            assertEquals(1, sizing.loops());
+            for (HmcObjectType t : HmcObjectType.values()) {
+                assertEquals(sizing.commitCount(t) == 0 && t == HmcObjectType.APBVT_ENTRY ? 1
+                        : sizing.commitCount(t), n.device.hmc().count(t) == 0 && t == HmcObjectType.APBVT_ENTRY
+                        ? 1 : n.device.hmc().count(t), "committed " + t);
+            }
+            // every SD the model was given is direct and 2 MiB aligned, and programmed once
+            var sds = sink.of(TraceKind.HMC).stream().filter(e -> "sd_set".equals(e.get("action"))).toList();
+            assertTrue(sds.size() > 11, "more SDs than one op carries: " + sds.size());
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            for (var e : sds) {
+                assertEquals("true", e.get("direct"), "SD " + e.get("sd"));
+                long addr = Long.parseLong(e.get("addr").replace("0x", ""), 16);
+                assertEquals(0, addr % SegmentDescriptor.DIRECT_BP_SIZE, "SD " + e.get("sd") + " at " + e.get("addr"));
+                assertTrue(seen.add(e.get("sd")), "SD " + e.get("sd") + " programmed twice");
+                assertEquals(addr, n.driver.hmcSdAddress(Integer.parseInt(e.get("sd"))));
+            }
+            // the PBLE object's first chunk is backed (pble.c add_pble_prm) and resolves on the model's side
+            assertTrue(n.driver.pbleBackedCount() >= 512, "PBLEs backed: " + n.driver.pbleBackedCount());
+            long pbleFpm = n.device.hmc().base(HmcObjectType.PBLE) + 8 * (n.driver.pbleBackedCount() - 1);
+            assertEquals(n.driver.hmcAddress(pbleFpm),
+                    n.device.hmc().resolve(HmcObjectType.PBLE, n.driver.pbleBackedCount() - 1));
+            // the host memory a node's HMC takes: every SD of the objects, 2 MiB each, fits the node's RAM
+            long hmcBytes = n.driver.hmcBytesAllocated();
+            assertTrue(hmcBytes >= sds.size() * SegmentDescriptor.DIRECT_BP_SIZE);
+            assertTrue(hmcBytes <= ModelNode.RAM_SIZE / 2, "HMC takes " + (hmcBytes >> 20) + " MiB");
+            System.out.println("HMC backing: " + sds.size() + " direct SDs, " + (hmcBytes >> 20) + " MiB; " + sizing);
         }
     }
 
@@ -150,6 +199,50 @@ class DriverBringUpIntegrationTest {
             assertEquals(0, ws.liveCount());
             assertEquals(0, ws.qsHandlesInUse());
         }
+    }
+
+    /** hw.c iw_hmc_obj_types: the order irdma_create_hmc_objs walks the object types in. */
+    private static final HmcObjectType[] CREATE_ORDER = {
+        HmcObjectType.QP, HmcObjectType.CQ, HmcObjectType.SRQ, HmcObjectType.HTE, HmcObjectType.ARP,
+        HmcObjectType.APBVT_ENTRY, HmcObjectType.MR, HmcObjectType.XF, HmcObjectType.XFFL, HmcObjectType.Q1,
+        HmcObjectType.Q1FL, HmcObjectType.PBLE, HmcObjectType.TIMER, HmcObjectType.FSIMC, HmcObjectType.FSIAV,
+        HmcObjectType.RRF, HmcObjectType.RRFFL, HmcObjectType.HDR, HmcObjectType.MD, HmcObjectType.OOISC,
+        HmcObjectType.OOISCFFL,
+    };
+
+    /**
+     * The Update PE SDs ops irdma_create_hmc_objs issues for the model's committed layout, computed from the model's
+     * side (hmc.c irdma_sc_create_hmc_obj: one new direct SD per SD of the type's range not yet valid; then
+     * irdma_hmc_sd_grp: IRDMA_MAX_SD_ENTRIES = 11 per op). Also checks the model holds exactly those SDs, direct.
+     */
+    private static int expectedSdUpdates(ModelNode n) {
+        var hmc = n.device.hmc();
+        boolean[] valid = new boolean[HmcLimits.MAX_PE_SDS];
+        int ops = 0;
+        for (HmcObjectType t : CREATE_ORDER) {
+            long count = hmc.count(t);
+            if (t == HmcObjectType.PBLE || count == 0) {
+                continue;
+            }
+            long from = hmc.base(t) / SegmentDescriptor.DIRECT_BP_SIZE;
+            long to = (hmc.base(t) + count * hmc.objectSize(t) + SegmentDescriptor.DIRECT_BP_SIZE - 1)
+                    / SegmentDescriptor.DIRECT_BP_SIZE;
+            int added = 0;
+            for (long sd = from; sd < to; sd++) {
+                if (!valid[(int) sd]) {
+                    valid[(int) sd] = true;
+                    added++;
+                }
+            }
+            ops += (added + 10) / 11;
+        }
+        for (int sd = 0; sd < HmcLimits.MAX_PE_SDS; sd++) {
+            assertEquals(n.driver.hmcSdValid(sd), hmc.sdValid(sd), "driver and model agree on SD " + sd);
+            if (valid[sd]) {
+                assertTrue(hmc.sdValid(sd) && n.driver.hmcSdDirect(sd), "SD " + sd + " is a direct SD");
+            }
+        }
+        return ops;
     }
 
     private static String describe(RecordingTraceSink.Recorded e) {

@@ -2,6 +2,7 @@ package dev.irdmaemu.bridge.kit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -32,6 +34,12 @@ class GuestKitTest {
             "siw.p2p.module=siw-p2p.ko",
             "modules=virtio_ring virtio siw",
             "complete=true", "");
+    /** The e810 flavour's entries, as provision-kit.sh writes them. */
+    private static final String E810_ENTRIES = String.join("\n",
+            "e810.kernel.release=7.3.4+deb13-amd64",
+            "e810.kernel.image=e810/vmlinuz",
+            "e810.initramfs=e810/initramfs.cpio.gz",
+            "e810.firmware.ddp.link=intel/ice/ddp/ice.pkg", "");
 
     private Path fakeKit(String manifest) throws IOException {
         Files.createDirectories(dir.resolve("qemu/usr/bin"));
@@ -39,7 +47,8 @@ class GuestKitTest {
         Path loader = Files.writeString(dir.resolve("qemu/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"), "");
         Files.setPosixFilePermissions(loader, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.writeString(dir.resolve("qemu/usr/bin/qemu-system-x86_64"), "");
-        for (String f : List.of("vmlinuz", "initramfs.cpio.gz", "siw.ko", "siw-p2p.ko")) {
+        Files.createDirectories(dir.resolve("e810"));
+        for (String f : List.of("vmlinuz", "initramfs.cpio.gz", "siw.ko", "siw-p2p.ko", "e810/vmlinuz", "e810/initramfs.cpio.gz")) {
             Files.writeString(dir.resolve(f), "");
         }
         Files.writeString(dir.resolve("kit.properties"), manifest);
@@ -173,6 +182,131 @@ class GuestKitTest {
         assertThrows(IllegalArgumentException.class, () -> l.kernelArgument("two words"));
         assertThrows(IllegalArgumentException.class, () -> l.kernelArgument("quote\"d"));
         assertEquals("smoke", l.scenario(), "a refused setting changes nothing");
+    }
+
+    @Test
+    void theE810FlavourBootsLinux73FromItsOwnImageAndInitramfsWithTheSameQemu() throws Exception {
+        GuestKit k = GuestKit.open(fakeKit(MANIFEST + E810_ENTRIES));
+        GuestKit e810 = k.e810();
+        assertEquals(GuestKit.Flavour.SIW, k.flavour());
+        assertEquals(GuestKit.Flavour.E810, e810.flavour());
+        assertEquals("7.3.4+deb13-amd64", e810.kernelRelease());
+        assertEquals("6.1.0-57-amd64", k.kernelRelease(), "the siw flavour is unchanged");
+        assertEquals(k.dir().resolve("e810/vmlinuz"), e810.kernel());
+        assertEquals(k.dir().resolve("e810/initramfs.cpio.gz"), e810.initramfs());
+        assertEquals(k.qemuCommand(), e810.qemuCommand());
+        assertEquals(k.recipe(), e810.recipe());
+        assertSame(e810, e810.e810(), "the e810 flavour of the e810 flavour is itself");
+        List<String> c = e810.launch().scenario("e810-probe").command();
+        assertFollows(c, "-kernel", k.dir().resolve("e810/vmlinuz").toString());
+        assertFollows(c, "-initrd", k.dir().resolve("e810/initramfs.cpio.gz").toString());
+        GuestKit moved = e810.relocatedTo(Path.of("/kit"));
+        assertEquals(Path.of("/kit/e810/vmlinuz"), moved.kernel(), "relocation keeps the flavour");
+        assertEquals("7.3.4+deb13-amd64", moved.kernelRelease());
+    }
+
+    @Test
+    void aKitWithoutTheE810FlavourSaysToProvisionIt() throws Exception {
+        GuestKit k = kit();
+        MissingGuestKitException e = assertThrows(MissingGuestKitException.class, k::e810);
+        assertTrue(e.getMessage().contains("no e810 flavour"), e.getMessage());
+        assertTrue(e.getMessage().endsWith(": run ./irdma-emu kit"), e.getMessage());
+        GuestKit half = GuestKit.open(fakeKit(MANIFEST + E810_ENTRIES));
+        Files.delete(dir.resolve("e810/initramfs.cpio.gz"));
+        MissingGuestKitException lacking = assertThrows(MissingGuestKitException.class, half::e810);
+        assertTrue(lacking.getMessage().contains("e810.initramfs"), lacking.getMessage());
+    }
+
+    @Test
+    void aVfioUserFunctionIsAQ35MemfdMachineARootPortAndAJsonDevice() throws Exception {
+        VfioUserDevice nic = VfioUserDevice.socket(Path.of("/run/irdma-emu/e810.sock")).id("e810").build();
+        List<String> c = kit().launch().memoryMiB(1024).vfioUser(nic).command();
+        assertEquals(GuestLaunch.Machine.Q35, kit().launch().vfioUser(nic).machine(), "q35 when a function is attached");
+        assertFollows(c, "-m", "1024M");
+        assertFollows(c, "-object", "memory-backend-memfd,id=mem,size=1024M,share=on");
+        assertFollows(c, "-machine", "q35,memory-backend=mem");
+        assertFalse(c.contains("-numa"), "q35's memory is its backend, not a NUMA node's");
+        int port = c.indexOf("pcie-root-port,id=rp1,chassis=1,slot=1");
+        assertTrue(port > 0 && "-device".equals(c.get(port - 1)), c.toString());
+        assertEquals("-device", c.get(port + 1));
+        assertEquals("{\"driver\":\"vfio-user-pci\",\"id\":\"e810\",\"bus\":\"rp1\",\"addr\":\"0.0\",\"rombar\":0,"
+                + "\"socket\":{\"type\":\"unix\",\"path\":\"/run/irdma-emu/e810.sock\"},\"x-msg-timeout\":10000}", c.get(port + 2));
+        assertTrue(c.indexOf("-kernel") > port, "the devices before the kernel");
+    }
+
+    @Test
+    void twoNicsGetTwoRootPortsAndTheFunctionsOfOneShareItsPort() throws Exception {
+        VfioUserDevice a = VfioUserDevice.socket(Path.of("/tmp/a.sock")).build();
+        VfioUserDevice pf0 = VfioUserDevice.socket(Path.of("/tmp/pf0.sock")).id("nic1-pf0")
+                .messageTimeout(Duration.ofMillis(2500)).noPostedWrites().build();
+        VfioUserDevice pf1 = VfioUserDevice.socket(Path.of("/tmp/pf1.sock")).id("nic1-pf1").build();
+        GuestLaunch l = kit().launch().vfioUser(a).vfioUserFunctions(List.of(pf0, pf1));
+        List<String> c = l.command();
+        assertEquals(List.of(a, pf0, pf1), l.vfioUserDevices());
+        List<String> devices = new java.util.ArrayList<>();
+        for (int i = 0; i < c.size() - 1; i++) {
+            if ("-device".equals(c.get(i))) {
+                devices.add(c.get(i + 1));
+            }
+        }
+        assertEquals(List.of("pcie-root-port,id=rp1,chassis=1,slot=1",
+                "{\"driver\":\"vfio-user-pci\",\"id\":\"e810-0\",\"bus\":\"rp1\",\"addr\":\"0.0\",\"rombar\":0,"
+                        + "\"socket\":{\"type\":\"unix\",\"path\":\"/tmp/a.sock\"},\"x-msg-timeout\":10000}",
+                "pcie-root-port,id=rp2,chassis=2,slot=2",
+                "{\"driver\":\"vfio-user-pci\",\"id\":\"nic1-pf0\",\"bus\":\"rp2\",\"addr\":\"0.0\",\"multifunction\":true,"
+                        + "\"rombar\":0,\"socket\":{\"type\":\"unix\",\"path\":\"/tmp/pf0.sock\"},\"x-msg-timeout\":2500,"
+                        + "\"x-no-posted-writes\":true}",
+                "{\"driver\":\"vfio-user-pci\",\"id\":\"nic1-pf1\",\"bus\":\"rp2\",\"addr\":\"0.1\",\"rombar\":0,"
+                        + "\"socket\":{\"type\":\"unix\",\"path\":\"/tmp/pf1.sock\"},\"x-msg-timeout\":10000}"), devices);
+    }
+
+    @Test
+    void aSocketPathIsAJsonStringWhateverItHolds() {
+        VfioUserDevice d = VfioUserDevice.socket(Path.of("/tmp/we\"ird\\dir,x/s.sock")).id("x").build();
+        String json = d.deviceJson("x", "rp1", "0.0", false);
+        assertTrue(json.contains("\"path\":\"/tmp/we\\\"ird\\\\dir,x/s.sock\"}"), json);
+        assertEquals("\"a\\u0001b\"", VfioUserDevice.string("a\u0001b"));
+    }
+
+    @Test
+    void badVfioUserSettingsAreRefused() throws Exception {
+        Path longPath = Path.of("/tmp/" + "d".repeat(100) + "/e810.sock");
+        assertThrows(IllegalArgumentException.class, () -> VfioUserDevice.socket(longPath), "longer than sun_path");
+        assertThrows(IllegalArgumentException.class, () -> VfioUserDevice.socket(Path.of("/tmp/a\nb")));
+        VfioUserDevice.Builder b = VfioUserDevice.socket(Path.of("/tmp/s.sock"));
+        for (String id : List.of("", "0abc", "a b", "a\"b", "a,b", "x".repeat(33))) {
+            assertThrows(IllegalArgumentException.class, () -> b.id(id), id);
+        }
+        assertThrows(IllegalArgumentException.class, () -> b.messageTimeout(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> b.messageTimeout(Duration.ofHours(1)));
+        assertEquals(VfioUserDevice.DEFAULT_MESSAGE_TIMEOUT, b.build().messageTimeout(), "refused settings change nothing");
+        VfioUserDevice one = VfioUserDevice.socket(Path.of("/tmp/one.sock")).id("one").build();
+        VfioUserDevice sameSocket = VfioUserDevice.socket(Path.of("/tmp/one.sock")).id("two").build();
+        VfioUserDevice sameId = VfioUserDevice.socket(Path.of("/tmp/two.sock")).id("one").build();
+        GuestLaunch l = kit().launch().vfioUser(one);
+        assertThrows(IllegalArgumentException.class, () -> l.vfioUser(sameSocket));
+        assertThrows(IllegalArgumentException.class, () -> l.vfioUser(sameId));
+        assertThrows(IllegalArgumentException.class, () -> l.vfioUserFunctions(List.of()));
+        assertThrows(IllegalStateException.class, () -> l.machine(GuestLaunch.Machine.PC), "pc has no PCIe root port");
+        assertThrows(IllegalStateException.class, () -> kit().launch().machine(GuestLaunch.Machine.PC).vfioUser(sameId));
+        assertEquals(List.of(one), l.vfioUserDevices(), "refused functions are not attached");
+        List<String> pc = kit().launch().command();
+        assertFalse(pc.contains("-machine") || pc.contains("pcie-root-port,id=rp1,chassis=1,slot=1"), "no function, no q35");
+        assertFollows(kit().launch().machine(GuestLaunch.Machine.Q35).command(), "-machine", "q35,memory-backend=mem");
+    }
+
+    @Test
+    void aLaunchWhoseVfioUserServerIsNotListeningDoesNotStartQemu() throws Exception {
+        GuestKit k = kit();
+        Path absent = dir.resolve("absent.sock");
+        GuestBootException e = assertThrows(GuestBootException.class, () -> QemuProcess.start(
+                k.launch().vfioUser(VfioUserDevice.socket(absent).build()), dir.resolve("console.log")));
+        assertTrue(e.getMessage().contains("no vfio-user server socket at " + absent), e.getMessage());
+        Path plain = Files.writeString(dir.resolve("plain.sock"), "");
+        GuestBootException notSocket = assertThrows(GuestBootException.class, () -> QemuProcess.start(
+                k.launch().vfioUser(VfioUserDevice.socket(plain).build()), dir.resolve("console.log")));
+        assertTrue(notSocket.getMessage().contains("is not a UNIX socket"), notSocket.getMessage());
+        assertFalse(Files.exists(dir.resolve("console.log")), "QEMU was not started");
     }
 
     private static void assertFollows(List<String> c, String option, String value) {

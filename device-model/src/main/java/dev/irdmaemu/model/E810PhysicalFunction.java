@@ -1,0 +1,109 @@
+package dev.irdmaemu.model;
+
+import dev.irdmaemu.fw.aq.AqError;
+import dev.irdmaemu.fw.aq.AqOpcode;
+import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.bus.InterruptSink;
+import dev.irdmaemu.fw.sim.SimScheduler;
+import dev.irdmaemu.model.ice.AqCommandHandler;
+import dev.irdmaemu.model.ice.IceFirmware;
+import dev.irdmaemu.model.ice.IceSwitchAndScheduler;
+import dev.irdmaemu.model.pci.E810PciFunction;
+import dev.irdmaemu.model.pci.FunctionBlock;
+import dev.irdmaemu.model.trace.Trace;
+
+/**
+ * One E810 physical function as a guest's ice.ko and irdma.ko see it: the PCI Express function ({@link
+ * E810PciFunction}: configuration space, BAR0, MSI-X in BAR3, FLR) over the two blocks behind BAR0, the firmware
+ * and registers ice drives ({@link IceFirmware} with the switch, scheduler, VSI, DDP and queue commands of {@link
+ * IceSwitchAndScheduler}) and the RDMA block irdma drives ({@link E810RdmaFunction}). This class only wires them,
+ * the way the silicon ties them together:
+ * <ul>
+ *   <li>one GLINT_DYN_CTL array: the ice block raises its causes (admin queue events, OICR) through the RDMA
+ *       block's interrupt controller, so both drivers' vectors are gated alike;</li>
+ *   <li>a PF software reset (PFGEN_CTRL.PFSWR, which ice writes at probe and irdma asks for through ice after a
+ *       CQP timeout) resets the PF's switch and scheduler state and the RDMA block (gap sheet T4; ice_common.c
+ *       ice_reset / ice_check_reset wait for GLNVM_ULD with PE_DONE afterwards);</li>
+ *   <li>a finished DDP download marks the global configuration lock "done", which the next probe of the same
+ *       function (a reload of ice) takes as "package already loaded" (ice_ddp.c ice_acquire_global_cfg_lock);</li>
+ *   <li>FLR and the transport's device reset return everything to power-on ({@link E810PciFunction#reset()}).</li>
+ * </ul>
+ * Like the rest of the model it has no threads: every call comes on the scheduler's owner thread.
+ */
+public final class E810PhysicalFunction {
+    private final E810RdmaFunction rdma;
+    private final IceFirmware ice;
+    private final IceSwitchAndScheduler switchAndScheduler;
+    private final E810PciFunction pci;
+
+    /**
+     * PF {@code pfId} with permanent MAC {@code mac} (low 48 bits, first octet most significant), doing DMA in
+     * {@code memory} and raising MSI-X messages on {@code msix} (the transport: a vfio-user client's eventfds, or a
+     * test). The Device Serial Number derives from the MAC, so two NICs with different MACs never share one (ice
+     * keys its adapter structure by it: ice_adapter.c).
+     */
+    public E810PhysicalFunction(SimScheduler scheduler, HostMemory memory, Trace trace, LatencyTable latency,
+                                int pfId, long mac, InterruptSink msix) {
+        this.rdma = new E810RdmaFunction(scheduler, memory, InterruptSink.NONE, trace, latency, pfId);
+        this.ice = new IceFirmware(pfId, memory, rdma.vectorCauses(), trace, E810PciFunction.MSIX_VECTORS, mac);
+        this.switchAndScheduler = new IceSwitchAndScheduler(pfId, pfId);
+        switchAndScheduler.install(this::register);
+        ice.onPfReset(this::pfSoftwareReset);
+        this.pci = new E810PciFunction(rdma, new IceBlock(), E810PciFunction.serialNumberFromMac(mac), msix);
+    }
+
+    /** Installs {@code handler}; the package download also completes the global configuration lock. */
+    private void register(int opcode, AqCommandHandler handler) {
+        if (opcode == AqOpcode.DOWNLOAD_PKG) {
+            ice.register(opcode, (desc, buf) -> {
+                int retval = handler.handle(desc, buf);
+                if (retval == AqError.OK && switchAndScheduler.ddp().packageDownloaded()) {
+                    ice.locks().globalConfigDone();
+                }
+                return retval;
+            });
+        } else {
+            ice.register(opcode, handler);
+        }
+    }
+
+    private void pfSoftwareReset() {
+        switchAndScheduler.resetPf();
+        rdma.reset();
+    }
+
+    public E810PciFunction pci() {
+        return pci;
+    }
+
+    public E810RdmaFunction rdma() {
+        return rdma;
+    }
+
+    public IceFirmware ice() {
+        return ice;
+    }
+
+    public IceSwitchAndScheduler switchAndScheduler() {
+        return switchAndScheduler;
+    }
+
+    /** The ice side of BAR0 as the PCI function sees it: every offset the RDMA block does not define. */
+    private final class IceBlock implements FunctionBlock {
+        @Override
+        public int read32(long offset) {
+            return ice.read32(offset);
+        }
+
+        @Override
+        public void write32(long offset, int value) {
+            ice.write32(offset, value);
+        }
+
+        @Override
+        public void reset() {
+            ice.reset();
+            switchAndScheduler.powerOn();
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package dev.irdmaemu.model.ice;
+
+import java.util.function.BiConsumer;
+
+/**
+ * The E810 firmware's switch, Tx scheduler, VSI, DDP package, Tx queue and RDMA qset commands for one PF, as one
+ * unit the AQ engine installs: {@link SwitchRules} (ice_switch.c, ice_vlan_mode.c), {@link VsiTable} (VSIs and RSS,
+ * ice_lib.c), {@link TxScheduler} (ice_sched.c), {@link TxQueues} (ice_common.c Tx queues and RDMA qsets, ice_idc.c)
+ * and {@link DdpPackageLoader} (ice_ddp.c). {@link #resetPf()} is what a PF software reset (PFGEN_CTRL.PFSWR) does
+ * to them.
+ */
+public final class IceSwitchAndScheduler {
+    private final VsiTable vsis;
+    private final SwitchRules switchRules;
+    private final TxScheduler scheduler;
+    private final TxQueues txQueues;
+    private final DdpPackageLoader ddp;
+
+    /** PF {@code pfId} on logical port {@code lport}; its switch id is the PF number. */
+    public IceSwitchAndScheduler(int pfId, int lport) {
+        this.vsis = new VsiTable();
+        this.switchRules = new SwitchRules(pfId, lport, pfId, vsis);
+        this.scheduler = new TxScheduler(lport);
+        this.txQueues = new TxQueues(scheduler);
+        this.ddp = new DdpPackageLoader();
+    }
+
+    public void install(BiConsumer<Integer, AqCommandHandler> register) {
+        switchRules.install(register);
+        vsis.install(register);
+        scheduler.install(register);
+        txQueues.install(register);
+        ddp.install(register);
+    }
+
+    /** PF reset: VSIs, rules, the scheduler tree (back to its default), queues and qsets; the DDP package stays. */
+    public void resetPf() {
+        vsis.reset();
+        switchRules.reset();
+        txQueues.reset();
+        scheduler.reset();
+        ddp.reset();
+    }
+
+    /** Power-on (and FLR of the whole device): a PF reset, and the NVM's DDP package again. */
+    public void powerOn() {
+        resetPf();
+        ddp.powerOn();
+    }
+
+    public VsiTable vsis() {
+        return vsis;
+    }
+
+    public SwitchRules switchRules() {
+        return switchRules;
+    }
+
+    public TxScheduler scheduler() {
+        return scheduler;
+    }
+
+    public TxQueues txQueues() {
+        return txQueues;
+    }
+
+    public DdpPackageLoader ddp() {
+        return ddp;
+    }
+}

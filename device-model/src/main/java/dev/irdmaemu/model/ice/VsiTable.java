@@ -1,0 +1,294 @@
+package dev.irdmaemu.model.ice;
+
+import dev.irdmaemu.fw.aq.AqDescriptor;
+import dev.irdmaemu.fw.aq.AqError;
+import dev.irdmaemu.fw.aq.AqOpcode;
+import dev.irdmaemu.fw.aq.RssCommand;
+import dev.irdmaemu.fw.aq.VsiCommand;
+import java.util.BitSet;
+import java.util.function.BiConsumer;
+import net.openhft.chronicle.bytes.Bytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The firmware's VSI table and each VSI's RSS key and lookup table: add/update/get/free VSI
+ * (0x0210/0x0211/0x0212/0x0213) and set/get RSS key and LUT (0x0B02/0x0B04, 0x0B03/0x0B05).
+ *
+ * <p>ice_switch.c ice_aq_add_vsi either asks for a number (vsi_num with ICE_AQ_VSI_IS_VALID) or lets the firmware
+ * pick one from its pool; the reply carries the number and the pool counts (vsi_used, vsi_free), which ice keeps
+ * as vsis_allocd / vsis_unallocated. The 128-byte VSI context (struct ice_aqc_vsi_props) is kept as sent; the reply
+ * buffer is the driver's context, unchanged (ice copies it back over its own); get VSI answers the kept one. VSI numbers are 10 bits (ICE_AQ_VSI_NUM_M); the pool is {@link #DEFAULT_CAPACITY}
+ * (ICE_MAX_VSI). RSS state needs the VSI to exist (ICE_AQC_RSS_VSI_VALID names it in vsi_id).
+ */
+public final class VsiTable {
+    private static final Logger LOG = LoggerFactory.getLogger(VsiTable.class);
+
+    /** ice_type.h ICE_MAX_VSI. */
+    public static final int DEFAULT_CAPACITY = 768;
+    /** The VSI number space: 10 bits. */
+    public static final int VSI_SPACE = VsiCommand.VSI_NUM_MASK + 1;
+
+    private final int capacity;
+    private final BitSet used = new BitSet(VSI_SPACE);
+    private final byte[][] props = new byte[VSI_SPACE][];
+    private final int[] type = new int[VSI_SPACE];
+    private final byte[][] rssKey = new byte[VSI_SPACE][];
+    private final byte[][] rssLut = new byte[VSI_SPACE][];
+    private final VsiCommand vsi = new VsiCommand();
+
+    public VsiTable() {
+        this(DEFAULT_CAPACITY);
+    }
+
+    public VsiTable(int capacity) {
+        if (capacity < 1 || capacity > VSI_SPACE) {
+            throw new IllegalArgumentException("VSI capacity " + capacity);
+        }
+        this.capacity = capacity;
+    }
+
+    public void reset() {
+        used.clear();
+        for (int i = 0; i < VSI_SPACE; i++) {
+            props[i] = null;
+            rssKey[i] = null;
+            rssLut[i] = null;
+        }
+    }
+
+    public void install(BiConsumer<Integer, AqCommandHandler> register) {
+        register.accept(AqOpcode.ADD_VSI, this::add);
+        register.accept(AqOpcode.UPDATE_VSI, this::update);
+        register.accept(AqOpcode.GET_VSI, this::get);
+        register.accept(AqOpcode.FREE_VSI, this::free);
+        register.accept(AqOpcode.SET_RSS_KEY, this::setRssKey);
+        register.accept(AqOpcode.GET_RSS_KEY, this::getRssKey);
+        register.accept(AqOpcode.SET_RSS_LUT, this::setRssLut);
+        register.accept(AqOpcode.GET_RSS_LUT, this::getRssLut);
+    }
+
+    public boolean exists(int vsiNum) {
+        return vsiNum >= 0 && vsiNum < capacity && used.get(vsiNum);
+    }
+
+    public int allocated() {
+        return used.cardinality();
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    /** The VSI's type as add_vsi gave it (vsi_flags bits 1:0). */
+    public int type(int vsiNum) {
+        return exists(vsiNum) ? type[vsiNum] : -1;
+    }
+
+    /** A copy of the VSI's 128-byte context, or null. */
+    public byte[] context(int vsiNum) {
+        return exists(vsiNum) ? props[vsiNum].clone() : null;
+    }
+
+    /** A copy of the VSI's RSS LUT as last set, or null. */
+    public byte[] rssLut(int vsiNum) {
+        return exists(vsiNum) && rssLut[vsiNum] != null ? rssLut[vsiNum].clone() : null;
+    }
+
+    public byte[] rssKey(int vsiNum) {
+        return exists(vsiNum) && rssKey[vsiNum] != null ? rssKey[vsiNum].clone() : null;
+    }
+
+    // ---- 0x0210
+
+    private int add(AqDescriptor desc, Bytes<?> buf) {
+        if (!wrapProps(desc, buf)) {
+            return reject("add_vsi", "VSI context shorter than " + VsiCommand.PROPS_SIZE + " bytes", AqError.EINVAL);
+        }
+        int req = desc.paramU16(VsiCommand.PARAM_VSI_NUM);
+        int num;
+        if ((req & VsiCommand.VSI_IS_VALID) != 0) {
+            num = req & VsiCommand.VSI_NUM_MASK;
+            if (num >= capacity) {
+                return reject("add_vsi", "VSI " + num + " beyond the pool of " + capacity, AqError.EINVAL);
+            }
+            if (used.get(num)) {
+                return reject("add_vsi", "VSI " + num + " is in use", AqError.EEXIST);
+            }
+        } else {
+            num = used.nextClearBit(0);
+            if (num >= capacity) {
+                return reject("add_vsi", "no free VSI", AqError.ENOSPC);
+            }
+        }
+        used.set(num);
+        props[num] = new byte[VsiCommand.PROPS_SIZE];
+        vsi.readProps(props[num]);
+        type[num] = desc.paramU16(VsiCommand.PARAM_VSI_FLAGS) & 0x3;
+        rssKey[num] = null;
+        rssLut[num] = null;
+        reply(desc, num);
+        return AqError.OK;
+    }
+
+    // ---- 0x0211: the context ice sends is the whole of vsi->info with the sections it changes flagged in
+    // valid_sections (ice_lib.c builds it from the VSI's current info), so the model keeps the sent bytes and the
+    // union of the valid flags. The buffer goes back as the driver sent it: ice copies the reply over its ctxt->info.
+
+    private int update(AqDescriptor desc, Bytes<?> buf) {
+        int num = desc.paramU16(VsiCommand.PARAM_VSI_NUM) & VsiCommand.VSI_NUM_MASK;
+        if (!exists(num)) {
+            return reject("update_vsi", "VSI " + num + " does not exist", AqError.ENOENT);
+        }
+        if (!wrapProps(desc, buf)) {
+            return reject("update_vsi", "VSI context shorter than " + VsiCommand.PROPS_SIZE + " bytes",
+                    AqError.EINVAL);
+        }
+        byte[] mine = props[num];
+        int merged = ((mine[0] & 0xFF) | (mine[1] & 0xFF) << 8) | vsi.validSections();
+        vsi.readProps(mine);
+        mine[0] = (byte) merged;
+        mine[1] = (byte) (merged >>> 8);
+        reply(desc, num);
+        return AqError.OK;
+    }
+
+    // ---- 0x0212
+
+    private int get(AqDescriptor desc, Bytes<?> buf) {
+        int num = desc.paramU16(VsiCommand.PARAM_VSI_NUM) & VsiCommand.VSI_NUM_MASK;
+        if (!exists(num)) {
+            return reject("get_vsi_params", "VSI " + num + " does not exist", AqError.ENOENT);
+        }
+        if (!wrapProps(desc, buf)) {
+            return reject("get_vsi_params", "reply buffer shorter than the VSI context", AqError.ENOMEM);
+        }
+        vsi.writeProps(props[num]);
+        reply(desc, num);
+        return AqError.OK;
+    }
+
+    // ---- 0x0213
+
+    private int free(AqDescriptor desc, Bytes<?> buf) {
+        int num = desc.paramU16(VsiCommand.PARAM_VSI_NUM) & VsiCommand.VSI_NUM_MASK;
+        if (!exists(num)) {
+            return reject("free_vsi", "VSI " + num + " does not exist", AqError.ENOENT);
+        }
+        used.clear(num);
+        props[num] = null;
+        rssKey[num] = null;
+        rssLut[num] = null;
+        desc.paramU16(VsiCommand.RESP_VSI_NUM, num);
+        desc.paramU16(VsiCommand.RESP_EXT_STATUS, 0);
+        desc.paramU16(VsiCommand.RESP_VSI_USED, used.cardinality());
+        desc.paramU16(VsiCommand.RESP_VSI_FREE, capacity - used.cardinality());
+        if (buf != null) {
+            desc.datalen(0);
+        }
+        return AqError.OK;
+    }
+
+    // ---- RSS
+
+    private int setRssKey(AqDescriptor desc, Bytes<?> buf) {
+        int num = rssVsi(desc);
+        if (num < 0) {
+            return reject("set_rss_key", "vsi_id names no VSI", AqError.ENOENT);
+        }
+        long len = CommandBuffer.length(desc, buf);
+        if (len != RssCommand.STANDARD_KEY_SIZE && len != RssCommand.EXTENDED_KEY_SIZE) {
+            return reject("set_rss_key", "key of " + len + " bytes", AqError.EINVAL);
+        }
+        byte[] key = new byte[RssCommand.EXTENDED_KEY_SIZE];
+        long at = CommandBuffer.start(buf);
+        for (int i = 0; i < len; i++) {
+            key[i] = buf.readByte(at + i);
+        }
+        rssKey[num] = key;
+        return AqError.OK;
+    }
+
+    private int getRssKey(AqDescriptor desc, Bytes<?> buf) {
+        int num = rssVsi(desc);
+        if (num < 0) {
+            return reject("get_rss_key", "vsi_id names no VSI", AqError.ENOENT);
+        }
+        long len = CommandBuffer.length(desc, buf);
+        if (len < RssCommand.EXTENDED_KEY_SIZE) {
+            return reject("get_rss_key", "reply buffer of " + len + " bytes", AqError.ENOMEM);
+        }
+        byte[] key = rssKey[num] != null ? rssKey[num] : new byte[RssCommand.EXTENDED_KEY_SIZE];
+        long at = CommandBuffer.start(buf);
+        for (int i = 0; i < key.length; i++) {
+            buf.writeByte(at + i, key[i]);
+        }
+        desc.datalen(RssCommand.EXTENDED_KEY_SIZE);
+        return AqError.OK;
+    }
+
+    private int setRssLut(AqDescriptor desc, Bytes<?> buf) {
+        int num = rssVsi(desc);
+        if (num < 0) {
+            return reject("set_rss_lut", "vsi_id names no VSI", AqError.ENOENT);
+        }
+        int size = RssCommand.lutSize(desc.paramU16(RssCommand.PARAM_LUT_FLAGS));
+        long len = CommandBuffer.length(desc, buf);
+        boolean fits = len == size || size == RssCommand.LUT_VSI_SIZE && len == 2 * RssCommand.LUT_VSI_SIZE;
+        if (!fits) {
+            return reject("set_rss_lut", "LUT of " + len + " bytes for a " + size + "-entry table", AqError.EINVAL);
+        }
+        byte[] lut = new byte[(int) len];
+        long at = CommandBuffer.start(buf);
+        for (int i = 0; i < len; i++) {
+            lut[i] = buf.readByte(at + i);
+        }
+        rssLut[num] = lut;
+        return AqError.OK;
+    }
+
+    private int getRssLut(AqDescriptor desc, Bytes<?> buf) {
+        int num = rssVsi(desc);
+        if (num < 0) {
+            return reject("get_rss_lut", "vsi_id names no VSI", AqError.ENOENT);
+        }
+        byte[] lut = rssLut[num] != null ? rssLut[num]
+                : new byte[RssCommand.lutSize(desc.paramU16(RssCommand.PARAM_LUT_FLAGS))];
+        long len = CommandBuffer.length(desc, buf);
+        if (len < lut.length) {
+            return reject("get_rss_lut", "reply buffer of " + len + " bytes for " + lut.length, AqError.ENOMEM);
+        }
+        long at = CommandBuffer.start(buf);
+        for (int i = 0; i < lut.length; i++) {
+            buf.writeByte(at + i, lut[i]);
+        }
+        desc.datalen(lut.length);
+        return AqError.OK;
+    }
+
+    // ---- plumbing
+
+    private boolean wrapProps(AqDescriptor desc, Bytes<?> buf) {
+        vsi.wrap(buf, CommandBuffer.start(buf), CommandBuffer.length(desc, buf));
+        return buf != null && vsi.complete();
+    }
+
+    private int rssVsi(AqDescriptor desc) {
+        int id = desc.paramU16(RssCommand.PARAM_VSI_ID);
+        int num = id & RssCommand.VSI_MASK;
+        return (id & RssCommand.VSI_VALID) != 0 && exists(num) ? num : -1;
+    }
+
+    private void reply(AqDescriptor desc, int num) {
+        desc.paramU16(VsiCommand.RESP_VSI_NUM, num);
+        desc.paramU16(VsiCommand.RESP_EXT_STATUS, 0);
+        desc.paramU16(VsiCommand.RESP_VSI_USED, used.cardinality());
+        desc.paramU16(VsiCommand.RESP_VSI_FREE, capacity - used.cardinality());
+        desc.datalen(VsiCommand.PROPS_SIZE);
+    }
+
+    private static int reject(String op, String why, int code) {
+        LOG.debug("AQ {}: {} (retval {})", op, why, code);
+        return code;
+    }
+}

@@ -1,0 +1,115 @@
+package dev.irdmaemu.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.frame.IpAddress;
+import dev.irdmaemu.fw.frame.TcpHeader;
+import dev.irdmaemu.fw.frame.TcpPacketBuilder;
+import dev.irdmaemu.model.qp.QpState;
+import dev.irdmaemu.model.trace.TraceKind;
+import net.openhft.chronicle.bytes.BytesStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The hash takeover at RTS (verbs.c irdma_modify_qp to RTS with tcp_ctx_valid sets hte_added; cm.c irdma_accept /
+ * irdma_cm_event_connected clear qhash_set, so irdma never deletes the ILQ-pointing established entry): from Modify
+ * QP (or Create QP) to RTS with a TCP context the device steers the QP's four-tuple to the QP with no qhash op from
+ * the driver, and Destroy QP with REMOVEHASHENTRY (irdma always sets it) drops the entry.
+ */
+class HashTakeoverTest {
+    private static final int LOCAL = BringUpTest.LOCAL;
+    private static final int REMOTE = BringUpTest.REMOTE;
+
+    private final TestDriver d = new TestDriver();
+    private final BytesStore<?, Void> frame = BytesStore.nativeStoreWithFixedCapacity(2048);
+    private TestDriver.Puda ilq;
+    private LeakCheck.Held baseline;
+
+    @BeforeEach
+    void up() {
+        ilq = BringUpTest.bringUp(d);
+        d.post((o, v) -> CqpWriters.addArp(d, o, 0, BringUpTest.MAC_REMOTE, v));
+        assertFalse(d.completion().error());
+        baseline = LeakCheck.snapshot(d.dev);
+    }
+
+    @AfterEach
+    void close() {
+        frame.releaseLast();
+        d.close();
+    }
+
+    private int owner(int remotePort) {
+        return d.dev.quadHash().lookupEstablished(IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(LOCAL), 20000,
+                IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(REMOTE), remotePort, -1);
+    }
+
+    /** An ACK of the connection from the peer, arriving at the port. */
+    private void fromPeer(int remotePort, long seq) {
+        TcpPacketBuilder b = new TcpPacketBuilder().ethernet(BringUpTest.MAC_LOCAL, BringUpTest.MAC_REMOTE)
+                .ipv4(REMOTE, LOCAL);
+        b.tcp().ports(remotePort, 20000).sequenceNumber(seq).acknowledgmentNumber(100).flags(TcpHeader.ACK)
+                .window(29200);
+        int len = b.build(frame, 0);
+        d.dev.port().receive(frame, 0, len);
+        d.run();
+    }
+
+    @Test
+    void modifyToRtsTakesTheFourTupleFromTheIlqAndDestroyDropsIt() {
+        TestDriver.Conn conn = new TestDriver.Conn(LOCAL, 20000, REMOTE, 40001, 100, 5000, -1);
+        assertFalse(d.createCq(10, 16, 0, true).error());
+        assertFalse(d.createQp(10, 1, QpState.IDLE.code(), false, c -> d.writeIwarpContext(c, 10, 10, conn)).error());
+        // cm.c irdma_connect: the CM's established entry points at the ILQ
+        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40001, -1, 1).error());
+        assertEquals(1, owner(40001));
+        fromPeer(40001, 5000);
+        assertNotNull(d.pollPuda(ilq), "before RTS the ILQ gets the connection's segments");
+        int qhashOps = d.sink.of(TraceKind.QHASH).size();
+        long ctx = d.alloc(256);
+        d.writeIwarpContext(ctx, 10, 10, conn);
+        assertFalse(d.modifyQp(10, 1, QpState.RTS.code(), true, ctx).error());
+        assertEquals(10, owner(40001), "RTS with the TCP context re-points the entry to the QP");
+        assertEquals(baseline.qhashEstablished() + 1, d.dev.quadHash().establishedCount(), "replaced, not added");
+        long toQp = d.dev.port().rxQp();
+        fromPeer(40001, 5000);
+        assertEquals(toQp + 1, d.dev.port().rxQp(), "steered to the QP");
+        assertNull(d.pollPuda(ilq), "not to the ILQ");
+        assertEquals(qhashOps + 1, d.sink.of(TraceKind.QHASH).size(), "the device's own change, traced once");
+        assertEquals("take_over", d.sink.of(TraceKind.QHASH).get(qhashOps).get("op"));
+        // Destroy QP with REMOVEHASHENTRY (verbs.c irdma_destroy_qp -> ctrl.c irdma_sc_qp_destroy)
+        assertFalse(d.destroyQp(10, 1, true).error());
+        assertEquals(-1, owner(40001));
+        assertFalse(d.destroyCq(10).error());
+        LeakCheck.assertNoLeak(baseline, d.dev, "takeover and destroy");
+    }
+
+    @Test
+    void createInRtsWithATcpContextInstallsTheEntryAndAQpWithoutTcpDoesNot() {
+        TestDriver.Conn conn = new TestDriver.Conn(LOCAL, 20000, REMOTE, 40002, 100, 5000, -1);
+        assertFalse(d.createCq(11, 16, 0, true).error());
+        assertFalse(d.createQp(11, 1, QpState.RTS.code(), true, c -> d.writeIwarpContext(c, 11, 11, conn)).error());
+        assertEquals(11, owner(40002), "no ILQ entry before: the device adds one for the QP");
+        long toQp = d.dev.port().rxQp();
+        fromPeer(40002, 5000);
+        assertEquals(toQp + 1, d.dev.port().rxQp());
+        // without REMOVEHASHENTRY the entry stays (the driver then owns its deletion)
+        assertFalse(d.destroyQp(11, 1, false).error());
+        assertEquals(11, owner(40002));
+        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_DELETE, LOCAL, 20000, REMOTE, 40002, -1, 11).error());
+        // a QP moved to RTS without a TCP context takes nothing over
+        TestDriver.Conn other = new TestDriver.Conn(LOCAL, 20000, REMOTE, 40003, 100, 5000, -1);
+        assertFalse(d.createQp(12, 1, QpState.IDLE.code(), false, c -> d.writeIwarpContext(c, 11, 11, other)).error());
+        assertFalse(d.modifyQp(12, 1, QpState.RTS.code(), false, 0).error());
+        assertEquals(-1, owner(40003));
+        assertFalse(d.destroyQp(12, 1, true).error());
+        assertFalse(d.destroyCq(11).error());
+        LeakCheck.assertNoLeak(baseline, d.dev, "create in RTS");
+    }
+}

@@ -1,0 +1,66 @@
+package dev.irdmaemu.fw.aq;
+
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * Add/update/get/free VSI (0x0210/0x0211/0x0212/0x0213). The descriptor params (ice_adminq_cmd.h struct
+ * ice_aqc_add_get_update_free_vsi): vsi_num le16 at 0 (number in bits 9:0, bit 15 ICE_AQ_VSI_IS_VALID), cmd_flags
+ * le16 at 2 (ICE_AQ_VSI_KEEP_ALLOC), vf_id u8 at 4, vsi_flags le16 at 6 (type in bits 1:0). The reply params
+ * (struct ice_aqc_add_update_free_vsi_resp): vsi_num at 0, ext_status at 2, vsi_used at 4, vsi_free at 6. The
+ * buffer is the 128-byte VSI context, struct ice_aqc_vsi_props; this flyweight reads the few fields the model uses.
+ */
+public final class VsiCommand extends LeView {
+    public static final int PROPS_SIZE = 128;
+    public static final int PARAM_VSI_NUM = 0;
+    public static final int PARAM_CMD_FLAGS = 2;
+    public static final int PARAM_VF_ID = 4;
+    public static final int PARAM_VSI_FLAGS = 6;
+    public static final int RESP_VSI_NUM = 0;
+    public static final int RESP_EXT_STATUS = 2;
+    public static final int RESP_VSI_USED = 4;
+    public static final int RESP_VSI_FREE = 6;
+    public static final int VSI_NUM_MASK = 0x3FF;
+    public static final int VSI_IS_VALID = 1 << 15;
+    public static final int KEEP_ALLOC = 0x1;
+    public static final int TYPE_VF = 0;
+    public static final int TYPE_VMDQ2 = 1;
+    public static final int TYPE_PF = 2;
+    public static final int TYPE_EMP_MNG = 3;
+    /** ICE_AQ_VSI_PROP_* bits of valid_sections. */
+    public static final int PROP_SW_VALID = 1;
+    public static final int PROP_Q_OPT_VALID = 1 << 7;
+    /** q_opt_flags ICE_AQ_VSI_Q_OPT_PE_FLTR_EN (irdma's filter, ice_rdma_update_vsi_filter). */
+    public static final int Q_OPT_PE_FLTR_EN = 1;
+    private static final int VALID_SECTIONS = 0;
+    private static final int SW_ID = 2;
+    private static final int Q_OPT_FLAGS = 82;
+
+    public VsiCommand wrap(BytesStore<?, ?> store, long offset, long length) {
+        attach(store, offset, length);
+        return this;
+    }
+
+    public boolean complete() {
+        return has(0, PROPS_SIZE);
+    }
+
+    public int validSections() {
+        return u16(VALID_SECTIONS);
+    }
+
+    public int switchId() {
+        return u8(SW_ID);
+    }
+
+    public int queueOptionFlags() {
+        return u8(Q_OPT_FLAGS);
+    }
+
+    public void readProps(byte[] dst) {
+        copyOut(0, dst, PROPS_SIZE);
+    }
+
+    public void writeProps(byte[] src) {
+        copyIn(0, src, PROPS_SIZE);
+    }
+}
