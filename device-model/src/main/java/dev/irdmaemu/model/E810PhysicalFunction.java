@@ -55,6 +55,7 @@ public final class E810PhysicalFunction {
         // ice's LAN rings: registers behind the ice block, Tx contexts from add_txqs, frames to and from the port
         this.lan = new LanQueues(pfId, memory, trace);
         lan.interrupts(rdma.vectorCauses());
+        lan.msixVectors(E810PciFunction.MSIX_VECTORS);
         lan.txContexts(new AddTxqsContexts(switchAndScheduler.txQueues(), lan.tx()));
         lan.wire((store, offset, length) -> rdma.port().transmit(store, offset, length));
         rdma.port().setLanSink(lan);

@@ -43,6 +43,8 @@ public final class LanQueues implements Mmio, LanSink {
     private final int pfMdetTx;
     private final int rdpc;
     private InterruptSink irq = InterruptSink.NONE;
+    private int msixVectors = 2048;
+    private long droppedVectors;
     private Runnable mddHook = () -> { };
 
     public LanQueues(int pfId, HostMemory memory, Trace trace) {
@@ -108,6 +110,18 @@ public final class LanQueues implements Mmio, LanSink {
     /** The interrupt sink (the PCI function's vector causes, gated by GLINT_DYN_CTL). */
     public void interrupts(InterruptSink sink) {
         this.irq = sink == null ? InterruptSink.NONE : sink;
+    }
+
+    /**
+     * The PCI function's MSI-X table size: a QINT_*QCTL naming a vector beyond it raises nothing (counted and traced,
+     * as the ice block does for its causes).
+     */
+    public void msixVectors(int n) {
+        this.msixVectors = Math.max(1, n);
+    }
+
+    public long droppedVectors() {
+        return droppedVectors;
     }
 
     /** Where Tx frames leave (the Ethernet port's transmit). */
@@ -180,6 +194,13 @@ public final class LanQueues implements Mmio, LanSink {
         }
         int vector = ctl & QINT_MSIX_INDX_M;
         TraceEvent t = trace.start(TraceKind.INTERRUPT);
+        if (vector >= msixVectors) {
+            droppedVectors++;
+            if (t != null) {
+                t.text("cause", cause).num("q", q).num("vector", vector).text("dropped", "beyond_msix_table").emit();
+            }
+            return false;
+        }
         if (t != null) {
             t.text("cause", cause).num("q", q).num("vector", vector).emit();
         }

@@ -128,7 +128,10 @@ public final class RxPath {
         bufferSize[q] = context.dataBufferBytes();
         rxMax[q] = Math.min(context.rxMax(), bufferSize[q] * RxQueueContext.MAX_CHAINED_BUFFERS);
         head[q] = context.head() < length[q] ? context.head() : 0;
-        tail[q] = 0;
+        // ice_vsi_cfg_rxq posts its buffers (ice_alloc_rx_bufs writes the tail) before it sets QENA_REQ: keep them
+        if (tail[q] >= length[q]) {
+            tail[q] = 0;
+        }
         enabled[q] = true;
         recomputeLowest();
         event(q, "rx_enable", length[q]);

@@ -110,6 +110,17 @@ class LanHostileDriverTest {
     }
 
     @Test
+    void aVectorBeyondTheMsixTableRaisesNothing() {
+        LanRig rig = new LanRig();
+        assertTrue(rig.driver.setupRx(0, 32, 2048, 2046));
+        rig.driver.postRx(4);
+        rig.deliver(LanRig.arpRequest());
+        assertEquals(1, rig.lan.counters().rxFrames());
+        assertEquals(0, rig.lan.counters().rxInterrupts());
+        assertEquals(1, rig.lan.droppedVectors());
+    }
+
+    @Test
     void anRxRingOutsideGuestMemoryDropsEveryFrame() {
         LanRig rig = new LanRig();
         assertTrue(rig.driver.programRx(0, goodRxContext(UNMAPPED), 1));

@@ -45,6 +45,34 @@ class LanQueuesTest {
     }
 
     @Test
+    void buffersPostedBeforeQenaReqAreKeptAsIceVsiCfgRxqPostsThem() {
+        // ice_vsi_cfg_rxq: context, tail 0, ice_alloc_rx_bufs (tail written), then ice_vsi_ctrl_one_rx_ring
+        BytesStore<?, ?> ctx = BytesStore.nativeStoreWithFixedCapacity(32);
+        ctx.zeroOut(0, 32);
+        d.rxq = RXQ;
+        d.rxCount = 64;
+        d.rxRing = rig.ram.allocate(64 * 32);
+        d.rxBufs = new long[64];
+        for (int i = 0; i < 64; i++) {
+            d.rxBufs[i] = rig.ram.allocate(2048);
+        }
+        new RxQueueContext().wrap(ctx, 0).ringBase(d.rxRing).queueLength(64).dataBufferBytes(2048)
+                .descriptor32(true).crcStrip(true).rxMax(9000);
+        for (int i = 0; i < QRX_CONTEXT_DWORDS; i++) {
+            rig.lan.write32(QRX_CONTEXT + (long) i * QRX_CONTEXT_DWORD_STRIDE, ctx.readInt(i * 4L));
+        }
+        rig.lan.write32(QRX_TAIL, 0);
+        d.postRx(63);
+        rig.lan.write32(QINT_RQCTL, RX_VECTOR | QINT_CAUSE_ENA_M);
+        rig.lan.write32(QRX_CTRL, QRX_CTRL_QENA_REQ_M);
+        assertEquals(QRX_CTRL_QENA_STAT_M | QRX_CTRL_QENA_REQ_M, rig.lan.read32(QRX_CTRL));
+        assertEquals(63, rig.lan.rx().posted(RXQ));
+        byte[] arp = LanRig.arpRequest();
+        rig.deliver(arp);
+        assertArrayEquals(arp, d.receive().bytes());
+    }
+
+    @Test
     void anArpFrameIsWrittenBackAsOneFlexDescriptorWithL2PtypeAndItsVectorRaised() {
         d.setupRx(RXQ, 64, 2048, RX_VECTOR);
         d.postRx(63);

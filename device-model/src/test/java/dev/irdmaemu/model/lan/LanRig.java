@@ -42,6 +42,7 @@ final class LanRig {
         driver = new IceLanDriver(ram, lan);
         lan.txContexts(driver.txContexts());
         lan.interrupts(v -> vectors[v]++);
+        lan.msixVectors(vectors.length);
         lan.onMdd(() -> mddHooks++);
         lan.wire((s, off, len) -> wire.add(bytes(s, off, len)));
     }
