@@ -3,6 +3,7 @@ package dev.irdmaemu.model;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
@@ -170,6 +171,94 @@ class HostileDriverProperties {
                 f.releaseLast();
             }
         }
+    }
+
+    /** A PBLE a hostile driver might write: a RAM page, an address outside RAM, any word, a small index. */
+    @Provide
+    Arbitrary<long[]> pbleWords() {
+        Arbitrary<Long> word = Arbitraries.oneOf(
+                Arbitraries.longs().between(0, SMALL_RAM / 4096 - 1).map(p -> TestDriver.RAM_BASE + p * 4096),
+                Arbitraries.longs().between(0, 1L << 40).map(p -> TestDriver.UNMAPPED + p),
+                Arbitraries.longs(),
+                Arbitraries.longs().between(0, 1100));
+        return word.array(long[].class).ofSize(12);
+    }
+
+    /**
+     * PBL chains for Create CQ / Create AEQ with VIRTMAP: random PBLE contents (pages in and outside memory, leaf
+     * indexes in and beyond the object), first indexes around the committed count, every LPBLSIZE code the queue
+     * ops accept, any ring size. Each op completes (a CQP error or success, never an exception); a ring that is
+     * accepted has every page inside host memory; after its destroy nothing is left.
+     */
+    @Property(tries = 200)
+    void hostilePblChainsForCqsAndTheAeqAreAnsweredAndLeaveNothing(
+            @ForAll("pbleWords") long[] pbles, @ForAll @IntRange(min = 0, max = 1100) int firstPble,
+            @ForAll @IntRange(min = 0, max = 2) int chunk, @ForAll @IntRange(min = 0, max = 40_000) int entries,
+            @ForAll boolean aeq) {
+        try (TestDriver d = new TestDriver(SMALL_RAM)) {
+            d.createCqp(64);
+            d.bringUpHmcAndCcq(64);
+            long base = d.committedBase.get(dev.irdmaemu.fw.hmc.HmcObjectType.PBLE);
+            long count = d.committedCount.get(dev.irdmaemu.fw.hmc.HmcObjectType.PBLE);
+            for (int i = 0; i < pbles.length; i++) {
+                long index = Math.min(count - 1, firstPble + i);
+                d.store().writeLong(d.off(d.hmcAddress(dev.irdmaemu.fw.hmc.PbleLayout.fpmAddress(base, index))),
+                        pbles[i]);
+            }
+            LeakCheck.Held held = LeakCheck.snapshot(d.dev);
+            TestDriver.Completion c;
+            dev.irdmaemu.model.hmc.RingPages ring;
+            if (aeq) {
+                d.eqf.clear();
+                d.eqf.elementCount = entries;
+                d.eqf.virtualMap = true;
+                d.eqf.pblChunkSize = chunk;
+                d.eqf.firstPmPblIndex = firstPble;
+                d.post((o, v) -> CqpWqeWriter.createAeq(d.store(), o, d.eqf, v));
+                c = d.completion();
+                ring = d.dev.aeq().ringPages();
+                assertEquals(!c.error(), d.dev.aeq().live());
+            } else {
+                d.cqf.clear();
+                d.cqf.cqId = 5;
+                d.cqf.cqSize = entries;
+                d.cqf.shadowAreaAddress = d.alloc(64);
+                d.cqf.virtualMap = true;
+                d.cqf.pblChunkSize = chunk;
+                d.cqf.firstPmPblIndex = firstPble;
+                d.post((o, v) -> CqpWqeWriter.createCq(d.store(), o, d.cqf, v));
+                c = d.completion();
+                ring = c.error() ? null : d.dev.cqs().get(5).ringPages();
+                assertEquals(!c.error(), d.dev.cqs().get(5) != null && d.dev.cqs().get(5).live());
+            }
+            net.jqwik.api.statistics.Statistics.collect(c.error() ? "refused" : "accepted");
+            if (!c.error()) {
+                assertTrue(chunk == 1 || chunk == 2);
+                for (int i = 0; i < ring.pageCount(); i++) {
+                    assertTrue(d.dev.memory().contains(ring.page(i), 1), "page " + i + " inside host memory");
+                }
+                if (aeq) {
+                    d.eqf.clear();
+                    d.post((o, v) -> CqpWqeWriter.destroyAeq(d.store(), o, d.eqf, v));
+                } else {
+                    d.cqf.clear();
+                    d.cqf.cqId = 5;
+                    d.post((o, v) -> CqpWqeWriter.destroyCq(d.store(), o, d.cqf, v));
+                }
+                assertFalse(d.completion().error());
+            } else {
+                assertTrue(c.minor() == CqpFault.INVALID_FIELD.minor() || c.minor() == CqpFault.DMA_FAULT.minor()
+                        || c.minor() == CqpFault.INDEX_OUT_OF_RANGE.minor()
+                        || c.minor() == CqpFault.HMC_NOT_READY.minor(), "minor 0x" + Integer.toHexString(c.minor()));
+            }
+            assertFalse(d.nop().error(), "the CQP keeps serving");
+            LeakCheck.assertNoLeak(held, d.dev, "a hostile PBL chain");
+        }
+        // both answers are exercised, not only refusals
+        net.jqwik.api.statistics.Statistics.coverage(cov -> {
+            cov.check("accepted").count(n -> n > 0);
+            cov.check("refused").count(n -> n > 0);
+        });
     }
 
     @Provide

@@ -382,16 +382,55 @@ public final class IwarpTestDriver implements AutoCloseable {
         return !cqp((o, v) -> CqpWqeWriter.addArpEntry(d.store(), o, index, 0, macOfPeer, true, v)).error();
     }
 
+    /**
+     * How this node maps the CQ and QP rings it creates from now on: 0 physically contiguous, 1 through a level-1
+     * PBL, 2 CQs through a two-level PBL (LPBLSIZE 2) and QPs through a level-1 one (the QP op has no chunk size).
+     * A mapped ring's pages are scattered: every other page of a block, in reverse order.
+     */
+    public int virtualRings;
+
+    /** {@code n} non-contiguous, descending 4 KiB pages (a user buffer as ib_umem pins it, page by page). */
+    public long[] scatteredPages(int n) {
+        long block = d.alloc((2L * n) * PAGE);
+        long[] p = new long[n];
+        for (int i = 0; i < n; i++) {
+            p[i] = block + (2L * (n - 1 - i)) * PAGE;
+        }
+        return p;
+    }
+
+    /** Guest address of byte {@code offset} of a ring at {@code base}, or on {@code pages} when mapped. */
+    static long ringAt(long base, long[] pages, long offset) {
+        return pages == null ? base + offset : pages[(int) (offset / PAGE)] + offset % PAGE;
+    }
+
+    /** Writes a page list as {@link #virtualRings} asks; answers its first PBLE index. */
+    public long pageList(long[] pages, boolean twoLevels) {
+        return twoLevels ? pbles().level2(pages) : pbles().level1(pages);
+    }
+
     public Cq createCq(int id, int entries) {
         Cq cq = new Cq();
         cq.id = id;
-        cq.ring = d.alloc((long) entries * Cqe.SIZE);
+        int ringPages = (int) (((long) entries * Cqe.SIZE + PAGE - 1) / PAGE);
+        if (virtualRings > 0) {
+            cq.pages = scatteredPages(ringPages);
+        } else {
+            cq.ring = d.alloc((long) entries * Cqe.SIZE);
+        }
         cq.shadow = d.alloc(64);
         cq.size = entries;
         d.cqf.clear();
         d.cqf.cqId = id;
         d.cqf.cqSize = entries;
         d.cqf.cqAddress = cq.ring;
+        if (cq.pages != null) {
+            // verbs.c irdma_create_cq for a user CQ of several pages: VIRTMAP, chunk size, first PBLE index
+            d.cqf.virtualMap = true;
+            d.cqf.pblChunkSize = virtualRings == 2 ? 2 : 1;
+            d.cqf.firstPmPblIndex = (int) pageList(cq.pages, virtualRings == 2);
+            cq.firstPble = d.cqf.firstPmPblIndex;
+        }
         d.cqf.shadowAreaAddress = cq.shadow;
         d.cqf.ceqId = 0;
         d.cqf.ceqIdValid = true;
@@ -494,6 +533,9 @@ public final class IwarpTestDriver implements AutoCloseable {
         public long sq;
         public long rq;
         public long q2;
+        /** The SQ's and RQ's pages when PBL-mapped (then {@link #sq} / {@link #rq} are PBLE indexes), else null. */
+        public long[] sqPages;
+        public long[] rqPages;
         public long completionContext;
         public long shadowArea;
         public int sqHead = SqWqe.CONNECTION_WQES;
@@ -528,9 +570,21 @@ public final class IwarpTestDriver implements AutoCloseable {
     /** Creates an iWARP QP in IDLE with its rings, Q2 and context (TCP half written, applied at RTS). */
     public Qp createQp(QpSpec s) {
         Qp qp = new Qp(s);
-        qp.sq = d.alloc((long) s.sqQuanta * 32);
         int rqWqeBytes = 32 << s.rqShift;
-        qp.rq = d.alloc((long) s.rqWqes * rqWqeBytes);
+        if (virtualRings > 0) {
+            // verbs.c irdma_handle_q_mem: one level-1 PBL, the SQ's pages then the RQ's; the context names the
+            // SQ's first PBLE and the RQ's (irdma_setup_virt_qp)
+            int sqPages = (int) (((long) s.sqQuanta * 32 + PAGE - 1) / PAGE);
+            int rqPages = (int) (((long) s.rqWqes * rqWqeBytes + PAGE - 1) / PAGE);
+            long[] all = scatteredPages(sqPages + rqPages);
+            qp.sqPages = java.util.Arrays.copyOfRange(all, 0, sqPages);
+            qp.rqPages = java.util.Arrays.copyOfRange(all, sqPages, sqPages + rqPages);
+            qp.sq = pbles().level1(all);
+            qp.rq = qp.sq + sqPages;
+        } else {
+            qp.sq = d.alloc((long) s.sqQuanta * 32);
+            qp.rq = d.alloc((long) s.rqWqes * rqWqeBytes);
+        }
         qp.q2 = s.q2 ? d.alloc(256) : 0;
         qp.completionContext = 0x0123_4567_0000_0000L | s.qpId;
         qp.context = d.alloc(QpContext.SIZE);
@@ -542,6 +596,7 @@ public final class IwarpTestDriver implements AutoCloseable {
         qp.shadowArea = s.shadowArea != 0 ? s.shadowArea : d.alloc(64);
         d.qpf.shadowAreaAddress = qp.shadowArea;
         d.qpf.cqNumValid = true;
+        d.qpf.virtualMap = qp.sqPages != null;
         d.qpf.nextIwarpState = QpState.IDLE.code();
         CqpDone c = cqp((o, v) -> CqpWqeWriter.createQp(d.store(), o, d.qpf, v));
         if (c.error()) {
@@ -638,8 +693,13 @@ public final class IwarpTestDriver implements AutoCloseable {
     }
 
     public boolean destroy(Qp qp) {
+        return destroyQp(qp.spec.qpId);
+    }
+
+    /** Destroy QP {@code id} (irdma_sc_qp_destroy). */
+    public boolean destroyQp(int id) {
         d.qpf.clear();
-        d.qpf.qpId = qp.spec.qpId;
+        d.qpf.qpId = id;
         d.qpf.qpType = 1;
         return !cqp((o, v) -> CqpWqeWriter.destroyQp(d.store(), o, d.qpf, v)).error();
     }
@@ -661,7 +721,7 @@ public final class IwarpTestDriver implements AutoCloseable {
     }
 
     private SqWqe sqWqe(Qp qp, int index) {
-        return qp.w.wrap(d.store(), d.off(qp.sq + index * 32L), 32);
+        return qp.w.wrap(d.store(), d.off(ringAt(qp.sq, qp.sqPages, index * 32L)), 32);
     }
 
     // ------------------------------------------------------------------ SQ / RQ posting (uk.c)
@@ -685,7 +745,7 @@ public final class IwarpTestDriver implements AutoCloseable {
     }
 
     public SqWqe wqeAt(Qp qp, int index, int quanta) {
-        return qp.w.wrap(d.store(), d.off(qp.sq + index * 32L), quanta * 32L);
+        return qp.w.wrap(d.store(), d.off(ringAt(qp.sq, qp.sqPages, index * 32L)), quanta * 32L);
     }
 
     /** uk.c irdma_uk_qp_post_wr: PFPE_WQEALLOC with the QP id. */
@@ -790,7 +850,8 @@ public final class IwarpTestDriver implements AutoCloseable {
             qp.rqPolarity = !qp.rqPolarity;
         }
         int mult = 1 << qp.spec.rqShift;
-        qp.r.wrap(d.store(), d.off(qp.rq + (long) idx * mult * 32), 32L * mult).write(qp.rqPolarity, sges);
+        qp.r.wrap(d.store(), d.off(ringAt(qp.rq, qp.rqPages, (long) idx * mult * 32)), 32L * mult)
+                .write(qp.rqPolarity, sges);
         qp.rqHead = (qp.rqHead + 1) % qp.spec.rqWqes;
         return idx * mult;
     }
@@ -800,6 +861,10 @@ public final class IwarpTestDriver implements AutoCloseable {
     public static final class Cq {
         public int id;
         long ring;
+        /** The ring's pages when PBL-mapped ({@link #virtualRings}), else null. */
+        long[] pages;
+        /** The first PBLE index of a PBL-mapped ring. */
+        public long firstPble = -1;
         long shadow;
         int size;
         int head;
@@ -812,7 +877,7 @@ public final class IwarpTestDriver implements AutoCloseable {
     }
 
     public Completion poll(Cq cq) {
-        Cqe c = new Cqe().wrap(d.store(), d.off(cq.ring + (long) cq.head * Cqe.SIZE), Cqe.SIZE);
+        Cqe c = new Cqe().wrap(d.store(), d.off(ringAt(cq.ring, cq.pages, (long) cq.head * Cqe.SIZE)), Cqe.SIZE);
         if (c.valid() != cq.polarity) {
             return null;
         }
@@ -835,7 +900,7 @@ public final class IwarpTestDriver implements AutoCloseable {
     public int consume(Cq cq) {
         int n = 0;
         while (true) {
-            long q3 = d.store().readLong(d.off(cq.ring + (long) cq.head * Cqe.SIZE) + Cqe.OFF_QW3);
+            long q3 = d.store().readLong(d.off(ringAt(cq.ring, cq.pages, (long) cq.head * Cqe.SIZE)) + Cqe.OFF_QW3);
             if ((q3 < 0) != cq.polarity) {
                 break;
             }
@@ -863,9 +928,92 @@ public final class IwarpTestDriver implements AutoCloseable {
                      int q2Data, long time) {
     }
 
+    /**
+     * Replaces the AEQ by one of {@code elements} on scattered pages through a level-1 PBL (LPBLSIZE 1) or a
+     * two-level one (2), as hw.c irdma_create_virt_aeq does when the coherent allocation fails. Answers the Create
+     * AEQ completion; the driver's AEQ head starts over.
+     */
+    public CqpDone recreateAeqVirtual(int elements, int chunkCode) {
+        d.eqf.clear();
+        CqpDone gone = cqp((o, v) -> CqpWqeWriter.destroyAeq(d.store(), o, d.eqf, v));
+        if (gone.error()) {
+            throw new AssertionError("Destroy AEQ: " + gone);
+        }
+        return createAeqVirtual(elements, chunkCode);
+    }
+
+    /** Create AEQ with VMAP on fresh scattered pages (no AEQ may exist). */
+    public CqpDone createAeqVirtual(int elements, int chunkCode) {
+        long[] pages = scatteredPages((int) (((long) elements * Aeqe.SIZE + PAGE - 1) / PAGE));
+        d.eqf.clear();
+        d.eqf.elementCount = elements;
+        d.eqf.virtualMap = true;
+        d.eqf.pblChunkSize = chunkCode;
+        d.eqf.firstPmPblIndex = (int) pageList(pages, chunkCode == 2);
+        aeHead = 0;
+        aePolarity = true;
+        return cqp((o, v) -> CqpWqeWriter.createAeq(d.store(), o, d.eqf, v));
+    }
+
+    /**
+     * Create CQ {@code id} of {@code entries} 32-byte CQEs as {@code tweak} leaves the fields (ring address, VIRTMAP,
+     * chunk size, first PBLE index): the hostile-driver tests' raw op. Answers the completion.
+     */
+    public CqpDone tryCreateCq(int id, int entries, Consumer<dev.irdmaemu.fw.cqp.CqOpFields> tweak) {
+        d.cqf.clear();
+        d.cqf.cqId = id;
+        d.cqf.cqSize = entries;
+        d.cqf.shadowAreaAddress = d.alloc(64);
+        d.cqf.ceqId = 0;
+        d.cqf.ceqIdValid = true;
+        tweak.accept(d.cqf);
+        return cqp((o, v) -> CqpWqeWriter.createCq(d.store(), o, d.cqf, v));
+    }
+
+    /** Resize CQ {@code id} (ctrl.c irdma_sc_cq_resize) as {@code tweak} leaves the fields. */
+    public CqpDone tryResizeCq(int id, int entries, Consumer<dev.irdmaemu.fw.cqp.CqOpFields> tweak) {
+        d.cqf.clear();
+        d.cqf.cqId = id;
+        d.cqf.cqSize = entries;
+        d.cqf.resize = true;
+        tweak.accept(d.cqf);
+        return cqp((o, v) -> CqpWqeWriter.modifyCq(d.store(), o, d.cqf, v));
+    }
+
+    /** Create QP with VQ whose context names {@code sqPble} and {@code rqPble} as the rings' first PBLE indexes. */
+    public CqpDone tryCreateVirtualQp(QpSpec s, long sqPble, long rqPble) {
+        Qp qp = new Qp(s);
+        qp.sq = sqPble;
+        qp.rq = rqPble;
+        qp.q2 = d.alloc(256);
+        qp.completionContext = 0x0123_4567_0000_0000L | s.qpId;
+        qp.context = d.alloc(QpContext.SIZE);
+        writeContext(qp, true);
+        d.qpf.clear();
+        d.qpf.qpId = s.qpId;
+        d.qpf.qpType = 1;
+        d.qpf.hostContextAddress = qp.context;
+        d.qpf.shadowAreaAddress = d.alloc(64);
+        d.qpf.cqNumValid = true;
+        d.qpf.virtualMap = true;
+        d.qpf.nextIwarpState = QpState.IDLE.code();
+        return cqp((o, v) -> CqpWqeWriter.createQp(d.store(), o, d.qpf, v));
+    }
+
+    /** A page list in the PBLE object as {@link #pageList}, for the hostile tests. */
+    public long committedPbles() {
+        return d.committedCount.get(HmcObjectType.PBLE);
+    }
+
+    /** Overwrites PBLE {@code index} (a guest changing its page list after the device cached it). */
+    public void writePble(long index, long value) {
+        pbles().write(index, value);
+    }
+
     public Ae pollAe() {
-        long ring = d.dev.aeq().ringAddress();
-        Aeqe a = new Aeqe().wrap(d.store(), d.off(ring + (long) aeHead * Aeqe.SIZE), Aeqe.SIZE);
+        // the AEQ's pages as the device resolved them (one buffer, or the PBL of a virtual AEQ)
+        long at = d.dev.aeq().ringPages().address((long) aeHead * Aeqe.SIZE);
+        Aeqe a = new Aeqe().wrap(d.store(), d.off(at), Aeqe.SIZE);
         if (a.valid() != aePolarity) {
             return null;
         }

@@ -18,6 +18,7 @@ import dev.irdmaemu.fw.cqp.StagFields;
 import dev.irdmaemu.fw.hmc.FpmCommitBuffer;
 import dev.irdmaemu.fw.hmc.FpmQueryBuffer;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
+import dev.irdmaemu.fw.hmc.PbleLayout;
 import dev.irdmaemu.fw.qp.QpContext;
 import dev.irdmaemu.fw.qp.QpResources;
 import dev.irdmaemu.fw.queue.Aeqe;
@@ -159,6 +160,11 @@ public final class IrdmaDriver {
     private int ceqHead;
     private boolean ceqPolarity = true;
     private long aeqRing;
+    /** A virtual AEQ's pages (hw.c irdma_create_virt_aeq), in ring order; null for a coherent ring. */
+    private long[] aeqPages;
+    private PbleResource.Allocation aeqPbl;
+    private boolean virtualAeq;
+    private PbleResource pbles;
     private int aeqEntries;
     private int aeqHead;
     private boolean aeqPolarity = true;
@@ -459,6 +465,7 @@ public final class IrdmaDriver {
         setupCeq0();
         // hw.c irdma_ctrl_init_hw: the PBLE object's first chunk after the CEQs, before the AEQ
         initPble();
+        initPbles();
         setupAeq();
         ilq = createPuda(ILQ_QP);
         ieq = createPuda(IEQ_QP);
@@ -667,6 +674,42 @@ public final class IrdmaDriver {
         op("CREATE_CEQ", (o, v) -> CqpWqeWriter.createCeq(store, o, eqf, v));
     }
 
+    /**
+     * pble.c irdma_hmc_init_pble, which hw.c irdma_ctrl_init_hw runs after CEQ 0 and before the AEQ: the PBLE
+     * resource over the committed PBLE object (its backing is already in place, see {@link #hmcSetup()}).
+     */
+    private void initPbles() {
+        pbles = new PbleResource(store, fpm -> {
+            long pa = hmcAddress(fpm);
+            return pa < 0 ? -1 : ram.offsetOf(pa);
+        }, committedBase(HmcObjectType.PBLE), pbleBacked);
+    }
+
+    /** The function's PBLE resource (rf-&gt;pble_rsrc), once brought up: the verbs register memory through it. */
+    public PbleResource pbles() {
+        return pbles;
+    }
+
+    /**
+     * Create the AEQ as hw.c irdma_create_aeq does when the coherent allocation fails (before {@link #bringUp()}):
+     * on single pages, through a level-1 PBL (irdma_create_virt_aeq), Create AEQ with VMAP and chunk size 1.
+     */
+    public IrdmaDriver withVirtualAeq() {
+        virtualAeq = true;
+        return this;
+    }
+
+    /** The AEQ is PBL-mapped; its first PBLE index, or -1. */
+    public int aeqFirstPbleIndex() {
+        return aeqPbl == null ? -1 : aeqPbl.first;
+    }
+
+    private long aeqeAddress(int index) {
+        long offset = (long) index * Aeqe.SIZE;
+        return aeqPages == null ? aeqRing + offset
+                : aeqPages[(int) (offset / HostRam.PAGE_SIZE)] + offset % HostRam.PAGE_SIZE;
+    }
+
     /** hw.c irdma_setup_aeq / ctrl.c irdma_cfg_aeq (PFINT_AEQCTL), arm the vector, then Create AEQ. */
     private void setupAeq() {
         write(Gen2Register.PFINT_AEQCTL, Gen2Registers.aeqCtl(true, AEQ_VECTOR));
@@ -675,10 +718,29 @@ public final class IrdmaDriver {
         // maximum (a burst of connections each raising LLP_CONNECTION_ESTABLISHED must not overflow it)
         aeqEntries = (int) Math.min(2 * committedCount(HmcObjectType.QP) + committedCount(HmcObjectType.CQ),
                 MAX_AEQ_ENTRIES);
-        aeqRing = ram.allocate((long) aeqEntries * Aeqe.SIZE);
         eqf.clear();
         eqf.elementCount = aeqEntries;
-        eqf.address = aeqRing;
+        if (virtualAeq) {
+            // hw.c irdma_create_virt_aeq: vmalloc'd pages (single pages, not contiguous), a level-1 PBL of them
+            int n = (int) (((long) aeqEntries * Aeqe.SIZE + HostRam.PAGE_SIZE - 1) / HostRam.PAGE_SIZE);
+            aeqPages = new long[n];
+            for (int i = 0; i < n; i++) {
+                aeqPages[n - 1 - i] = ram.allocate(HostRam.PAGE_SIZE);
+            }
+            aeqPbl = pbles.allocate(n, false);
+            if (aeqPbl == null) {
+                throw new IllegalStateException("no PBLEs for a virtual AEQ of " + n + " pages");
+            }
+            for (int i = 0; i < n; i++) {
+                pbles.writePage(aeqPbl, i, aeqPages[i]);
+            }
+            eqf.virtualMap = true;
+            eqf.pblChunkSize = PbleLayout.CHUNK_LEVEL_1;
+            eqf.firstPmPblIndex = aeqPbl.first;
+        } else {
+            aeqRing = ram.allocate((long) aeqEntries * Aeqe.SIZE);
+            eqf.address = aeqRing;
+        }
         op("CREATE_AEQ", (o, v) -> CqpWqeWriter.createAeq(store, o, eqf, v));
     }
 
@@ -1186,7 +1248,7 @@ public final class IrdmaDriver {
     private void drainAeq() {
         int consumed = 0;
         for (int n = 0; n < aeqEntries; n++) {
-            aeqe.wrap(store, off(aeqRing + (long) aeqHead * Aeqe.SIZE), Aeqe.SIZE);
+            aeqe.wrap(store, off(aeqeAddress(aeqHead)), Aeqe.SIZE);
             if (aeqe.valid() != aeqPolarity) {
                 break;
             }

@@ -2,7 +2,8 @@
  * The driver layer the CM runs on. {@link dev.irdmaemu.cm.driver.IrdmaDriver} brings an E810 RDMA function up as
  * irdma's probe does (GLPE_CPUSTATUS poll, CQP create through PFPE_CCQPHIGH / LOW / STATUS, Query FPM, the HMC
  * sized by {@link dev.irdmaemu.cm.driver.FpmSizing} (a port of irdma_cfg_fpm_val), Commit FPM, direct 2 MiB SDs by
- * Update PE SDs ({@link dev.irdmaemu.cm.driver.HmcBacking}), CCQ, CEQ 0, the PBLE object's first chunk, AEQ, ILQ
+ * Update PE SDs ({@link dev.irdmaemu.cm.driver.HmcBacking}), CCQ, CEQ 0, the PBLE object's first chunk and the PBLE resource ({@link dev.irdmaemu.cm.driver.PbleResource}), AEQ
+ * (PBL-mapped with {@link dev.irdmaemu.cm.driver.IrdmaDriver#withVirtualAeq()}), ILQ
  * CQ 1 / QP 1 and IEQ CQ 2 / QP 2 with posted receive buffers), gathers the PE statistics on request
  * ({@link dev.irdmaemu.cm.driver.HwStatistics}), and then
  * serves CQP ops synchronously (WQE + PFPE_CQPDB, completion from the CCQ; an error completion is a

@@ -22,6 +22,8 @@ public final class CompletionQueue {
     final long ringAddress;
     final long ringBytes;
     final long shadowAddress;
+    /** The pinned pages of a CQ created as a user-space one ({@link IrdmaVerbs#userModeRings}), else null. */
+    final PinnedRing pinned;
     private Consumer<CompletionQueue> handler;
     private boolean armed;
     private boolean lastNotifySolicited;
@@ -42,8 +44,39 @@ public final class CompletionQueue {
         this.ringAddress = ringAddress;
         this.ringBytes = ringBytes;
         this.shadowAddress = shadowAddress;
+        this.pinned = null;
         IrdmaDriver d = verbs.driver();
         this.ring = new CqRing(id, d.store(), d.offsetOf(ringAddress), entries, d.offsetOf(shadowAddress));
+    }
+
+    /** A CQ whose ring is {@code pinned} (its first page is {@link #ringAddress()}). */
+    CompletionQueue(IrdmaVerbs verbs, int id, int cqe, int entries, PinnedRing pinned, long shadowAddress) {
+        this.verbs = verbs;
+        this.id = id;
+        this.cqe = cqe;
+        this.ringAddress = pinned.pages[0];
+        this.ringBytes = 0;
+        this.shadowAddress = shadowAddress;
+        this.pinned = pinned;
+        IrdmaDriver d = verbs.driver();
+        this.ring = new CqRing(id, d.store(), pinned.memory(d, 0, pinned.pages.length), entries,
+                d.offsetOf(shadowAddress));
+    }
+
+    /** Created with VIRTMAP: the device reaches the ring through the PBL starting at {@link #firstPbleIndex()}. */
+    public boolean virtuallyMapped() {
+        return pinned != null && pinned.pbl != null;
+    }
+
+    /** The first PBLE index of a VIRTMAP CQ's ring, -1 otherwise. */
+    public int firstPbleIndex() {
+        return virtuallyMapped() ? pinned.pbl.first : -1;
+    }
+
+    /** Guest-physical address of CQE slot {@code index} (32-byte slots). */
+    public long slotAddress(int index) {
+        long offset = (long) index * dev.irdmaemu.fw.queue.Cqe.SIZE;
+        return pinned == null ? ringAddress + offset : pinned.address(0, offset);
     }
 
     public int id() {

@@ -35,7 +35,7 @@ final class CqRing {
 
     final int cqId;
     final BytesStore<?, ?> store;
-    final long ringBase;
+    final QueueMemory memory;
     final int size;
     final long shadowBase;
     int head;
@@ -45,15 +45,20 @@ final class CqRing {
 
     /** uk.c irdma_uk_cq_init: {@code ringBase} and {@code shadowBase} are store offsets; the polarity starts at 1. */
     CqRing(int cqId, BytesStore<?, ?> store, long ringBase, int size, long shadowBase) {
+        this(cqId, store, QueueMemory.contiguous(ringBase), size, shadowBase);
+    }
+
+    /** A ring on {@code memory}: one buffer, or pinned pages (a CQ created with VIRTMAP). */
+    CqRing(int cqId, BytesStore<?, ?> store, QueueMemory memory, int size, long shadowBase) {
         this.cqId = cqId;
         this.store = store;
-        this.ringBase = ringBase;
+        this.memory = memory;
         this.size = size;
         this.shadowBase = shadowBase;
     }
 
     private long slot(int index) {
-        return ringBase + (long) index * Cqe.SIZE;
+        return memory.at((long) index * Cqe.SIZE);
     }
 
     /** uk.c irdma_uk_cq_empty. */

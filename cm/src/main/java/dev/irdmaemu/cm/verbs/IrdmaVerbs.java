@@ -3,6 +3,7 @@ package dev.irdmaemu.cm.verbs;
 import dev.irdmaemu.cm.driver.AsyncEvent;
 import dev.irdmaemu.cm.driver.CqpException;
 import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.cm.driver.PbleResource;
 import dev.irdmaemu.fw.cqp.CqOpFields;
 import dev.irdmaemu.fw.cqp.QpOpFields;
 import dev.irdmaemu.fw.cqp.StagAccess;
@@ -53,6 +54,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
     private final QueuePair[] qps;
     private final MemoryRegion[] mrs;
     private final PbleResource pbles;
+    private boolean userModeRings;
     private final SplittableRandom stagRandom;
     private final CqOpFields cqf = new CqOpFields();
     private final QpOpFields qpf = new QpOpFields();
@@ -77,10 +79,8 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         this.cqs = new CompletionQueue[maxCq];
         this.qps = new QueuePair[maxQp];
         this.mrs = new MemoryRegion[maxMr];
-        this.pbles = new PbleResource(driver.store(), fpm -> {
-            long pa = driver.hmcAddress(fpm);
-            return pa < 0 ? -1 : driver.offsetOf(pa);
-        }, driver.committedBase(HmcObjectType.PBLE), driver.pbleBackedCount());
+        // the function's PBLE resource (pble.c, made at bring-up; a virtual AEQ may already hold PBLEs)
+        this.pbles = driver.pbles();
         this.stagRandom = driver.scheduler().random(0x57a6L);
         driver.attachEvents(this);
     }
@@ -142,6 +142,9 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
             ringEntries += 2;
         }
         long ringBytes = (((long) ringEntries * Cqe.SIZE + 255) / 256) * 256;
+        if (userModeRings) {
+            return createUserCq(id, cqe, ringEntries, ringBytes);
+        }
         long ring = -1;
         long shadow = -1;
         try {
@@ -175,6 +178,77 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         return cq;
     }
 
+    /**
+     * verbs.c irdma_create_cq for a user-space CQ: the ring pinned page by page (irdma_reg_user_mr_type_cq), a
+     * level-1 PBL when it spans more than one page and the pages are not contiguous, then Create CQ with VIRTMAP,
+     * chunk size 1 and the first PBLE index, or with the first page's address.
+     */
+    private CompletionQueue createUserCq(int id, int cqe, int ringEntries, long ringBytes) {
+        int n = PinnedRing.pagesFor(ringBytes);
+        PinnedRing pinned = PinnedRing.pin(driver, n);
+        long shadow = -1;
+        try {
+            shadow = pinned == null ? -1 : driver.allocate(64);
+        } catch (IllegalStateException e) {
+            shadow = -1;
+        }
+        if (pinned == null || shadow < 0) {
+            if (pinned != null) {
+                pinned.release(driver, pbles);
+            }
+            cqIds.free(id);
+            throw new VerbsException(VerbsException.Kind.NO_MEMORY, "CQ ring of " + n + " pages");
+        }
+        if (n > 1 && !pinned.contiguous(0, n) && !pinned.registerPbl(pbles)) {
+            pinned.release(driver, pbles);
+            freeMemory(shadow, 64);
+            cqIds.free(id);
+            throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no PBLEs for a CQ of " + n + " pages");
+        }
+        cqf.clear();
+        cqf.cqId = id;
+        cqf.cqSize = ringEntries;
+        cqf.shadowAreaAddress = shadow;
+        cqf.ceqId = 0;
+        cqf.ceqIdValid = true;
+        cqf.ceqeMask = true;
+        cqf.checkOverflow = true;
+        cqf.shadowReadThreshold = Math.min(ringEntries / 2, MAX_CQ_READ_THRESH);
+        cqRingFields(pinned);
+        try {
+            driver.createCq(cqf);
+        } catch (CqpException e) {
+            pinned.release(driver, pbles);
+            freeMemory(shadow, 64);
+            cqIds.free(id);
+            throw new VerbsException("create CQ " + id, e);
+        }
+        CompletionQueue cq = new CompletionQueue(this, id, cqe, ringEntries, pinned, shadow);
+        cqs[id] = cq;
+        return cq;
+    }
+
+    /** The ring fields of a user CQ's ops (ctrl.c irdma_sc_cq_create / _destroy write them from the same info). */
+    private void cqRingFields(PinnedRing pinned) {
+        if (pinned.pbl != null) {
+            cqf.virtualMap = true;
+            cqf.pblChunkSize = PbleLayout.CHUNK_LEVEL_1;
+            cqf.firstPmPblIndex = pinned.pbl.first;
+        } else {
+            cqf.cqAddress = pinned.pages[0];
+        }
+    }
+
+    /**
+     * From now on, create CQs and QPs as verbs.c creates a user-space consumer's (libirdma's): rings pinned page by
+     * page and, when they span more than one page (CQ) or two (SQ + RQ), reached through a PBL (VIRTMAP / VQ).
+     * Off by default: a kernel consumer's rings are coherent DMA buffers.
+     */
+    public IrdmaVerbs userModeRings(boolean on) {
+        userModeRings = on;
+        return this;
+    }
+
     /** verbs.c irdma_destroy_cq: refused while a QP still completes to it (ib core's usecnt). */
     void destroy(CompletionQueue cq) {
         if (cq.destroyed) {
@@ -191,6 +265,10 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         cqf.ceqId = 0;
         cqf.ceqIdValid = true;
         cqf.ceqeMask = true;
+        if (cq.pinned != null) {
+            cqRingFields(cq.pinned);
+            cqf.cqAddress = 0;
+        }
         CqpException failure = null;
         try {
             driver.destroyCq(cqf);
@@ -199,7 +277,11 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         }
         cqs[cq.id] = null;
         cqIds.free(cq.id);
-        freeMemory(cq.ringAddress, cq.ringBytes);
+        if (cq.pinned != null) {
+            cq.pinned.release(driver, pbles);
+        } else {
+            freeMemory(cq.ringAddress, cq.ringBytes);
+        }
         freeMemory(cq.shadowAddress, 64);
         if (failure != null) {
             throw new VerbsException("destroy CQ " + cq.id, failure);
@@ -244,16 +326,41 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         long ringBytes = ((sqDepth + rqDepth) * SqWqe.QUANTUM + 64 + 255) / 256 * 256;
         long ring = -1;
         long q2 = -1;
+        PinnedRing pinned = null;
+        // a user QP (irdma_reg_user_mr_type_qp): SQ pages, RQ pages and the shadow area's page, pinned
+        int sqPages = PinnedRing.pagesFor(sqDepth * SqWqe.QUANTUM);
+        int rqPages = PinnedRing.pagesFor(rqDepth * SqWqe.QUANTUM);
         try {
-            ring = driver.allocate(ringBytes);
+            if (userModeRings) {
+                pinned = PinnedRing.pin(driver, sqPages + rqPages + 1);
+                if (pinned == null) {
+                    throw new IllegalStateException("no pages to pin");
+                }
+            } else {
+                ring = driver.allocate(ringBytes);
+            }
             q2 = driver.allocate(Q2Buffer.SIZE + QpContext.SIZE);
         } catch (IllegalStateException e) {
             freeMemory(ring, ringBytes);
+            if (pinned != null) {
+                pinned.release(driver, pbles);
+            }
             qpIds.free(id);
             throw new VerbsException(VerbsException.Kind.NO_MEMORY, "QP rings of " + ringBytes + " bytes");
         }
-        QueuePair qp = new QueuePair(this, id, init, sqShift, (int) sqDepth, rqShift, (int) rqDepth, ring, ringBytes,
-                q2);
+        // irdma_handle_q_mem: PBLEs only when SQ + RQ span more than two pages and either is not contiguous
+        if (pinned != null && sqPages + rqPages > 2
+                && !(pinned.contiguous(0, sqPages) && pinned.contiguous(sqPages, rqPages))
+                && !pinned.registerPbl(pbles)) {
+            pinned.release(driver, pbles);
+            freeMemory(q2, Q2Buffer.SIZE + QpContext.SIZE);
+            qpIds.free(id);
+            throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no PBLEs for a QP of " + sqPages + " + "
+                    + rqPages + " pages");
+        }
+        QueuePair qp = pinned == null
+                ? new QueuePair(this, id, init, sqShift, (int) sqDepth, rqShift, (int) rqDepth, ring, ringBytes, q2)
+                : new QueuePair(this, id, init, sqShift, (int) sqDepth, rqShift, (int) rqDepth, pinned, sqPages, q2);
         qp.writeCreateContext();
         qpf.clear();
         qpf.qpId = id;
@@ -262,10 +369,14 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         qpf.shadowAreaAddress = qp.shadowAddress;
         qpf.macValid = true;
         qpf.cqNumValid = true;
+        qpf.virtualMap = qp.virtualMap;
         qpf.nextIwarpState = QueuePair.STATE_IDLE;
         try {
             driver.createQp(qpf);
         } catch (CqpException e) {
+            if (pinned != null) {
+                pinned.release(driver, pbles);
+            }
             freeMemory(ring, ringBytes);
             freeMemory(q2, Q2Buffer.SIZE + QpContext.SIZE);
             qpIds.free(id);
@@ -308,7 +419,11 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         if (qp.recvCq != qp.sendCq) {
             qp.recvCq.detach(qp);
         }
-        freeMemory(qp.ringAddress, qp.ringBytes);
+        if (qp.pinned != null) {
+            qp.pinned.release(driver, pbles);
+        } else {
+            freeMemory(qp.ringAddress, qp.ringBytes);
+        }
         freeMemory(qp.q2Address, Q2Buffer.SIZE + QpContext.SIZE);
         if (qp.lsmmBuffer != 0) {
             freeMemory(qp.lsmmBuffer, qp.lsmmBufferBytes);

@@ -1,5 +1,6 @@
 package dev.irdmaemu.cm.verbs;
 
+import dev.irdmaemu.cm.driver.PbleResource;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**

@@ -24,7 +24,7 @@ final class QpQueues {
     final long handle;
     final BytesStore<?, ?> store;
 
-    final long sqBase;
+    final QueueMemory sqMemory;
     final int sqSize;
     int sqHead;
     int sqTail;
@@ -36,7 +36,7 @@ final class QpQueues {
     boolean firstSqWq;
     int connWqes;
 
-    final long rqBase;
+    final QueueMemory rqMemory;
     final int rqSize;
     final int rqMultiplier;
     int rqHead;
@@ -60,16 +60,23 @@ final class QpQueues {
      */
     QpQueues(int qpId, long handle, BytesStore<?, ?> store, long sqBase, int sqSize, long rqBase, int rqSize,
              int rqMultiplier, int maxSqFrag, int maxRqFrag, int maxInline) {
+        this(qpId, handle, store, QueueMemory.contiguous(sqBase), sqSize, QueueMemory.contiguous(rqBase), rqSize,
+                rqMultiplier, maxSqFrag, maxRqFrag, maxInline);
+    }
+
+    /** As above, the rings on {@code sq} / {@code rq}: buffers, or pinned pages (a QP created with VQ). */
+    QpQueues(int qpId, long handle, BytesStore<?, ?> store, QueueMemory sq, int sqSize, QueueMemory rq, int rqSize,
+             int rqMultiplier, int maxSqFrag, int maxRqFrag, int maxInline) {
         this.qpId = qpId;
         this.handle = handle;
         this.store = store;
-        this.sqBase = sqBase;
+        this.sqMemory = sq;
         this.sqSize = sqSize;
         this.sqWrid = new long[sqSize];
         this.sqWrLen = new int[sqSize];
         this.sqQuanta = new byte[sqSize];
         this.sqSignaled = new boolean[sqSize];
-        this.rqBase = rqBase;
+        this.rqMemory = rq;
         this.rqSize = rqSize;
         this.rqMultiplier = rqMultiplier;
         this.rqWrid = new long[rqSize];
@@ -108,7 +115,7 @@ final class QpQueues {
 
     /** Store offset of SQ quantum {@code index}. */
     long sqWqe(int index) {
-        return sqBase + (long) index * SqWqe.QUANTUM;
+        return sqMemory.at((long) index * SqWqe.QUANTUM);
     }
 
     /**
@@ -163,6 +170,7 @@ final class QpQueues {
         }
         int at = (idx + CLEAR_AHEAD) % sqSize;
         boolean ones = at != 0 ? !swqePolarity : swqePolarity;
+        // 128 quanta are 4 KiB from a 4 KiB-aligned offset: one page of pinned pages, contiguous
         long from = sqWqe(at);
         long to = from + (long) CLEAR_AHEAD * SqWqe.QUANTUM;
         if (ones) {
@@ -224,7 +232,7 @@ final class QpQueues {
             rwqePolarity = !rwqePolarity;
         }
         rqWrid[idx] = wrId;
-        return rqBase + (long) idx * rqMultiplier * SqWqe.QUANTUM;
+        return rqMemory.at((long) idx * rqMultiplier * SqWqe.QUANTUM);
     }
 
     /** Bytes of one RQ WQE. */

@@ -90,6 +90,13 @@ public final class QueuePair {
     final long q2Address;
     final long hostContextAddress;
     final long shadowAddress;
+    /** A user-space QP's pinned pages (SQ, RQ, shadow area), else null; with a PBL the QP is created with VQ. */
+    final PinnedRing pinned;
+    final int sqPages;
+    final boolean virtualMap;
+    /** What the context's quadwords 1 and 2 name: the rings' addresses, or under VQ their first PBLE indexes. */
+    final long sqPa;
+    final long rqPa;
 
     // irdma_qp state (verbs.h): what the driver believes and what the device last said
     IbQpState ibState = IbQpState.RESET;
@@ -146,6 +153,20 @@ public final class QueuePair {
 
     QueuePair(IrdmaVerbs verbs, int id, QpInit init, int sqShift, int sqDepth, int rqShift, int rqDepth,
               long ringAddress, long ringBytes, long q2Address) {
+        this(verbs, id, init, sqShift, sqDepth, rqShift, rqDepth, ringAddress, ringBytes, q2Address, null, 0);
+    }
+
+    /**
+     * A user-space QP (verbs.c irdma_setup_virt_qp): SQ on {@code pinned} pages {@code [0, sqPages)}, RQ after it,
+     * the shadow area on the last page; VQ with the PBLE indexes when {@code pinned} has a PBL.
+     */
+    QueuePair(IrdmaVerbs verbs, int id, QpInit init, int sqShift, int sqDepth, int rqShift, int rqDepth,
+              PinnedRing pinned, int sqPages, long q2Address) {
+        this(verbs, id, init, sqShift, sqDepth, rqShift, rqDepth, pinned.pages[0], 0, q2Address, pinned, sqPages);
+    }
+
+    private QueuePair(IrdmaVerbs verbs, int id, QpInit init, int sqShift, int sqDepth, int rqShift, int rqDepth,
+                      long ringAddress, long ringBytes, long q2Address, PinnedRing pinned, int sqPages) {
         this.verbs = verbs;
         this.driver = verbs.driver();
         this.store = driver.store();
@@ -160,13 +181,28 @@ public final class QueuePair {
         this.ringBytes = ringBytes;
         this.q2Address = q2Address;
         this.hostContextAddress = q2Address + Q2Buffer.SIZE;
-        this.shadowAddress = ringAddress + (long) (sqDepth + rqDepth) * SqWqe.QUANTUM;
+        this.pinned = pinned;
+        this.sqPages = sqPages;
+        this.virtualMap = pinned != null && pinned.pbl != null;
+        int rqPages = pinned == null ? 0 : pinned.pages.length - 1 - sqPages;
+        if (pinned == null) {
+            this.shadowAddress = ringAddress + (long) (sqDepth + rqDepth) * SqWqe.QUANTUM;
+            this.sqPa = ringAddress;
+            this.rqPa = ringAddress + (long) sqDepth * SqWqe.QUANTUM;
+        } else {
+            // irdma_handle_q_mem: the shadow area is the page after the rings; the RQ's PBLEs follow the SQ's
+            this.shadowAddress = pinned.pages[sqPages + rqPages];
+            this.sqPa = virtualMap ? pinned.pbl.first : pinned.pages[0];
+            this.rqPa = virtualMap ? pinned.pbl.first + sqPages : pinned.pages[sqPages];
+        }
         // verbs.c irdma_setup_kmode_qp: what the consumer may post, the rest is the ring's reserve
         this.maxSendWr = (sqDepth - IrdmaVerbs.SQ_RSVD) >> sqShift;
         this.maxRecvWr = (rqDepth - IrdmaVerbs.RQ_RSVD) >> rqShift;
         long sqBase = driver.offsetOf(ringAddress);
-        long rqBase = sqBase + (long) sqDepth * SqWqe.QUANTUM;
-        this.queues = new QpQueues(id, IrdmaVerbs.qpHandle(id), store, sqBase, sqDepth, rqBase,
+        QueueMemory sqMemory = pinned == null ? QueueMemory.contiguous(sqBase) : pinned.memory(driver, 0, sqPages);
+        QueueMemory rqMemory = pinned == null ? QueueMemory.contiguous(sqBase + (long) sqDepth * SqWqe.QUANTUM)
+                : pinned.memory(driver, sqPages, rqPages);
+        this.queues = new QpQueues(id, IrdmaVerbs.qpHandle(id), store, sqMemory, sqDepth, rqMemory,
                 rqDepth >> rqShift, 1 << rqShift, init.maxSendSge(), init.maxRecvSge(), init.maxInlineData());
         this.terminateTimer = driver.scheduler().newTimer("qp-terminate", () -> terminateDone(true));
         this.flushTimer = driver.scheduler().newTimer("qp-flush", this::flushWorker);
@@ -255,7 +291,18 @@ public final class QueuePair {
 
     /** Guest-physical address of SQ quantum {@code index}. */
     public long sqWqeAddress(int index) {
-        return ringAddress + (long) index * SqWqe.QUANTUM;
+        long offset = (long) index * SqWqe.QUANTUM;
+        return pinned == null ? ringAddress + offset : pinned.address(0, offset);
+    }
+
+    /** Created with VQ: the context names the SQ's and RQ's first PBLE indexes. */
+    public boolean virtuallyMapped() {
+        return virtualMap;
+    }
+
+    /** The SQ's first PBLE index under VQ, else -1. */
+    public long sqPbleIndex() {
+        return virtualMap ? sqPa : -1;
     }
 
     /** The SQ ring's depth in quanta and the RQ's in WQEs. */
@@ -314,8 +361,7 @@ public final class QueuePair {
     }
 
     private void writeContext(boolean withTcp, int remEndpoint) {
-        var r = new QpResources(rqShift, false, false, false, false, QpResources.NO_PUSH_PAGE, ringAddress,
-                ringAddress + (long) queues.sqSize * SqWqe.QUANTUM, encodedSize(queues.rqSize << rqShift),
+        var r = new QpResources(rqShift, false, false, false, false, QpResources.NO_PUSH_PAGE, sqPa, rqPa, encodedSize(queues.rqSize << rqShift),
                 encodedSize(queues.sqSize), q2Address, 0, 0, driver.qsHandle(), IrdmaDriver.IEQ_QP);
         var info = new QpHostContextInfo(queues.handle, sendCq.id, recvCq.id, remEndpoint, 0, false, withTcp, true);
         context.wrap(store, driver.offsetOf(hostContextAddress), QpContext.SIZE)
@@ -364,6 +410,8 @@ public final class QueuePair {
         qpf.qpType = QP_TYPE_IWARP;
         qpf.hostContextAddress = hostContextAddress;
         qpf.shadowAreaAddress = shadowAddress;
+        // ctrl.c irdma_sc_qp_modify writes IRDMA_CQPSQ_QP_VQ from the QP (the destroy op has no such field)
+        qpf.virtualMap = virtualMap;
     }
 
     /**

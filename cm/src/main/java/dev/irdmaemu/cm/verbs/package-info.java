@@ -4,7 +4,9 @@
  * {@link dev.irdmaemu.cm.verbs.IrdmaVerbs} makes {@link dev.irdmaemu.cm.verbs.ProtectionDomain}s,
  * {@link dev.irdmaemu.cm.verbs.CompletionQueue}s, iWARP RC {@link dev.irdmaemu.cm.verbs.QueuePair}s and
  * {@link dev.irdmaemu.cm.verbs.MemoryRegion}s with the CQP ops irdma issues, in the driver's host RAM (PBLEs in the
- * HMC PBLE object, {@code PbleResource}). The data path posts WQEs and rings PFPE_WQEALLOC as uk.c does and polls
+ * HMC PBLE object, the driver's {@link dev.irdmaemu.cm.driver.PbleResource}); CQ and QP rings are coherent buffers,
+ * or with {@link dev.irdmaemu.cm.verbs.IrdmaVerbs#userModeRings} pinned pages behind a PBL as for a user-space
+ * consumer (VIRTMAP / VQ). The data path posts WQEs and rings PFPE_WQEALLOC as uk.c does and polls
  * CQEs into reusable {@link dev.irdmaemu.cm.verbs.WorkCompletion}s; it answers a
  * {@link dev.irdmaemu.cm.verbs.PostStatus} and allocates nothing. AEs of a QP are handled as hw.c
  * irdma_process_aeq does (terminate in Q2 by {@link dev.irdmaemu.cm.verbs.TerminateBuilder}, Modify QP to

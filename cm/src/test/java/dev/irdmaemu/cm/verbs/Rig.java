@@ -22,6 +22,8 @@ final class Rig implements AutoCloseable {
     final IrdmaVerbs verbs;
     /** The CM's port on the driver when built {@link #withPort()}, else null. */
     final ModelHardwarePort port;
+    /** The CQP ops of the bring-up (the device's list starts empty after it). */
+    final List<ScriptedDevice.Op> bringUpOps;
 
     Rig() {
         this(d -> { }, false);
@@ -52,6 +54,7 @@ final class Rig implements AutoCloseable {
             port = null;
             verbs = new IrdmaVerbs(driver);
         }
+        bringUpOps = List.copyOf(device.ops);
         device.ops.clear();
     }
 

@@ -21,7 +21,7 @@ public enum CqpFault {
     WQE_NOT_VALID(CqpErrorCode.MAJ_ERROR, 0x9009, "the WQE's valid bit is not the ring's current polarity"),
     TABLE_FULL(CqpErrorCode.MAJ_ERROR, 0x900a, "the device table is full"),
     BAD_DOORBELL(CqpErrorCode.MAJ_ERROR, 0x900b, "CQP doorbell beyond the SQ size"),
-    UNSUPPORTED_FIELD(CqpErrorCode.MAJ_ERROR, 0x900c, "a WQE option the model does not support (e.g. PBL-mapped rings)"),
+    UNSUPPORTED_FIELD(CqpErrorCode.MAJ_ERROR, 0x900c, "a WQE option the model does not support (e.g. a PBL-mapped CEQ)"),
     BAD_HOST_CONTEXT(CqpErrorCode.MAJ_ERROR, 0x900d, "the CQP host context is invalid"),
     INVALID_STATE(CqpErrorCode.Pair.INVALID_STATE.major(), CqpErrorCode.Pair.INVALID_STATE.minor(),
             "QP state transition not allowed"),

@@ -8,6 +8,7 @@ import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
 import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
+import dev.irdmaemu.fw.hmc.PbleLayout;
 import dev.irdmaemu.fw.hmc.SdCheck;
 import dev.irdmaemu.fw.hmc.SegmentDescriptor;
 import dev.irdmaemu.fw.qp.QpContext;
@@ -19,6 +20,8 @@ import dev.irdmaemu.model.eq.CompletionEventQueue;
 import dev.irdmaemu.model.hmc.HmcFault;
 import dev.irdmaemu.model.hmc.HmcFunction;
 import dev.irdmaemu.model.hmc.HmcLimits;
+import dev.irdmaemu.model.hmc.PbleWalker;
+import dev.irdmaemu.model.hmc.RingPages;
 import dev.irdmaemu.model.iwarp.IwarpDataPath;
 import dev.irdmaemu.model.mr.MemoryRegionTable;
 import dev.irdmaemu.model.mr.RegistrationFault;
@@ -41,10 +44,19 @@ import net.openhft.chronicle.bytes.BytesStore;
  * The CQP ops the model executes, one method per op, each checking every guest value before using it and answering
  * a {@link CqpFault} (never an exception). The WQE has passed {@link CqpWqe#validate()} (layout and reserved bits);
  * what is checked here is meaning: ids against the committed HMC counts and the device tables, addresses against
- * mapped host memory, object existence and QP state transitions. Rings mapped through PBLs (virtual_map) are not
- * modelled and answer {@link CqpFault#UNSUPPORTED_FIELD}.
+ * mapped host memory, object existence and QP state transitions. CQ, AEQ and iWARP SQ/RQ rings may be mapped
+ * through PBLs (VIRTMAP / VQ, {@link RingPages}): the page list is resolved and checked once, here; a PBL-mapped
+ * CEQ or PUDA QP (which irdma never creates) answers {@link CqpFault#UNSUPPORTED_FIELD}.
  */
 public final class CqpOperations implements CqpOpHandler {
+    /** LPBLSIZE 2 of the CQ / CEQ / AEQ ops: two PBL levels (the STag ops' code for two levels is 3). */
+    static final int QUEUE_CHUNK_LEVEL_2 = 2;
+    /**
+     * The ring pages the model keeps resolved at once, over all PBL-mapped rings (4 GiB of guest rings, 8 MiB of
+     * page addresses): the model's stand-in for the device's finite context memory; beyond it a create answers
+     * {@link CqpFault#TABLE_FULL}.
+     */
+    public static final long MAX_MAPPED_RING_PAGES = 1L << 20;
     /** user.h IRDMA_QP_CTX_SIZE. */
     public static final int QP_CONTEXT_SIZE = QpContext.SIZE;
     /**
@@ -80,6 +92,10 @@ public final class CqpOperations implements CqpOpHandler {
     private final IwarpDataPath dataPath;
     private final WorkSchedulerTree ws;
     private final AddressHandleTable ahs;
+    private final PbleWalker pbles;
+    /** Page lists being resolved by a create op, copied into the object once the op succeeds. */
+    private final RingPages ringScratch = new RingPages();
+    private final RingPages rqScratch = new RingPages();
     private final BytesStore<?, Void> qpCtxBuf = BytesStore.nativeStoreWithFixedCapacity(QP_CONTEXT_SIZE);
     private final QpContext qpContext = new QpContext();
     private final QpFlushFields flushFields = new QpFlushFields();
@@ -96,6 +112,7 @@ public final class CqpOperations implements CqpOpHandler {
         this.memory = memory;
         this.trace = trace;
         this.hmc = hmc;
+        this.pbles = new PbleWalker(memory, hmc);
         this.ceqs = ceqs;
         this.aeq = aeq;
         this.cqs = cqs;
@@ -305,10 +322,13 @@ public final class CqpOperations implements CqpOpHandler {
         int n = w.eqElementCount();
         if (aeq.live()) {
             r.fail(CqpFault.OBJECT_IN_USE, "AEQ exists");
-        } else if (w.eqVirtualMap()) {
-            r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-mapped AEQ");
         } else if (n <= 0) {
             r.fail(CqpFault.INVALID_FIELD, "AEQ of 0 elements");
+        } else if (w.eqVirtualMap()) {
+            // hw.c irdma_create_virt_aeq: the ring's pages in a level-1 PBL, chunk size 1
+            if (mapRing(ringScratch, w.pblChunkSize(), w.eqFirstPmPblIndex(), (long) n * Aeqe.SIZE, r)) {
+                aeq.create(ringScratch, n);
+            }
         } else if (!memory.contains(w.eqAddress(), (long) n * Aeqe.SIZE)) {
             r.fail(CqpFault.DMA_FAULT, "AEQ ring outside mapped memory");
         } else {
@@ -322,6 +342,63 @@ public final class CqpOperations implements CqpOpHandler {
         } else {
             aeq.destroy();
         }
+    }
+
+    // --- PBL-mapped rings
+
+    /**
+     * Resolves the page list of a ring of {@code bytes} whose PBL starts at PBLE {@code first} into {@code into}.
+     * {@code chunkCode} is the op's LPBLSIZE: 1 one level (the only code irdma writes for queues: verbs.c
+     * irdma_create_cq, hw.c irdma_create_aeq), 2 two levels (the queue ops' two-level code, see
+     * {@link CqpWqe#pblChunkSize()}); 0 with VIRTMAP names no PBL and is refused. False with the CQP error: a
+     * PBLE beyond the committed count is out of range, an unbacked PBLE an HMC fault, an unmapped page a DMA fault.
+     */
+    private boolean mapRing(RingPages into, int chunkCode, long first, long bytes, CqpResult r) {
+        if (chunkCode != PbleLayout.CHUNK_LEVEL_1 && chunkCode != QUEUE_CHUNK_LEVEL_2) {
+            r.fail(CqpFault.INVALID_FIELD, "VIRTMAP with an LPBLSIZE that names no PBL level");
+            return false;
+        }
+        long pages = (bytes + RingPages.PAGE_SIZE - 1) / RingPages.PAGE_SIZE;
+        if (pages > MAX_MAPPED_RING_PAGES - mappedRingPages()) {
+            // a two-level PBL may name one page many times: the page lists the model copies are bounded here
+            r.fail(CqpFault.TABLE_FULL, "the model's cache of ring page lists is full");
+            return false;
+        }
+        RingPages.Fault f = into.map(pbles, memory, chunkCode == QUEUE_CHUNK_LEVEL_2, first, bytes);
+        CqpFault c = switch (f) {
+            case NONE -> CqpFault.NONE;
+            case INDEX_OUT_OF_RANGE -> CqpFault.INDEX_OUT_OF_RANGE;
+            case PBLE_NOT_RESOLVED -> CqpFault.HMC_NOT_READY;
+            case PAGE_NOT_MAPPED -> CqpFault.DMA_FAULT;
+            case EMPTY_RING -> CqpFault.INVALID_FIELD;
+        };
+        if (c.isError()) {
+            r.fail(c, f.describe());
+            TraceEvent t = trace.start(TraceKind.HMC);
+            if (t != null) {
+                t.text("ring_fault", f.name()).num("first_pble", first).num("page", into.faultPage()).emit();
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /** Pages of the PBL-mapped rings the live CQs, QPs and the AEQ hold (allocation-free, CQP-op time only). */
+    public long mappedRingPages() {
+        long n = aeq.ringPages().pageCount();
+        for (int i = 0; i < cqs.capacity(); i++) {
+            CompletionQueue cq = cqs.get(i);
+            if (cq != null) {
+                n += cq.ringPages().pageCount();
+            }
+        }
+        for (int i = 0; i < qps.capacity(); i++) {
+            QueuePair qp = qps.get(i);
+            if (qp != null) {
+                n += qp.sqRing().pageCount() + qp.rqRing().pageCount();
+            }
+        }
+        return n;
     }
 
     // --- CQ
@@ -347,19 +424,22 @@ public final class CqpOperations implements CqpOpHandler {
             r.fail(CqpFault.INDEX_OUT_OF_RANGE, "CQ id beyond the model's table");
         } else if (cqs.get(id) != null) {
             r.fail(CqpFault.OBJECT_IN_USE, "CQ exists");
-        } else if (w.cqVirtualMap()) {
-            r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-mapped CQ");
         } else if (size < 2) {
             r.fail(CqpFault.INVALID_FIELD, "CQ of fewer than 2 entries");
         } else if (w.cqCeqIdValid() && w.cqCeqId() >= ceqs.length) {
             r.fail(CqpFault.INDEX_OUT_OF_RANGE, "CEQ id beyond max_ceqs");
-        } else if (!memory.contains(w.cqAddress(), size * stride)) {
+        } else if (!w.cqVirtualMap() && !memory.contains(w.cqAddress(), size * stride)) {
             r.fail(CqpFault.DMA_FAULT, "CQ ring outside mapped memory");
         } else if (!memory.contains(w.cqShadowAreaAddress(), CompletionQueue.SHADOW_AREA_SIZE)) {
             r.fail(CqpFault.DMA_FAULT, "CQ shadow area outside mapped memory");
-        } else {
-            cqs.create(id, w.cqAddress(), (int) size, w.cqShadowAreaAddress(), w.cqCeqId(), w.cqCeqIdValid(),
-                    w.cqCheckOverflow(), w.cqAvoidMemConflict());
+        } else if (!w.cqVirtualMap()
+                || mapRing(ringScratch, w.pblChunkSize(), w.cqFirstPmPblIndex(), size * stride, r)) {
+            // verbs.c irdma_create_cq (user CQ of more than one page): VIRTMAP, chunk size 1, first PBLE index
+            CompletionQueue cq = cqs.create(id, w.cqAddress(), (int) size, w.cqShadowAreaAddress(), w.cqCeqId(),
+                    w.cqCeqIdValid(), w.cqCheckOverflow(), w.cqAvoidMemConflict());
+            if (w.cqVirtualMap()) {
+                cqs.mapRing(cq, ringScratch);
+            }
         }
     }
 
@@ -371,14 +451,16 @@ public final class CqpOperations implements CqpOpHandler {
         }
         if (w.cqResize()) {
             long size = w.cqSize();
-            if (w.cqVirtualMap()) {
-                r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-mapped CQ");
-            } else if (size < 2) {
+            if (size < 2) {
                 r.fail(CqpFault.INVALID_FIELD, "CQ of fewer than 2 entries");
-            } else if (!memory.contains(w.cqAddress(), size * cq.stride())) {
+            } else if (!w.cqVirtualMap() && !memory.contains(w.cqAddress(), size * cq.stride())) {
                 r.fail(CqpFault.DMA_FAULT, "resized CQ ring outside mapped memory");
-            } else {
+            } else if (!w.cqVirtualMap()) {
                 cqs.modify(cq, (int) size, w.cqAddress());
+            } else if (mapRing(ringScratch, w.pblChunkSize(), w.cqFirstPmPblIndex(), size * cq.stride(), r)) {
+                // ctrl.c irdma_sc_cq_resize: the new ring by its first PBLE index
+                cqs.modify(cq, (int) size, 0);
+                cqs.mapRing(cq, ringScratch);
             }
         }
     }
@@ -431,8 +513,8 @@ public final class CqpOperations implements CqpOpHandler {
             r.fail(CqpFault.UNSUPPORTED_FIELD, "RoCE QP types are not modelled");
             return;
         }
-        if (w.qpVirtualMap()) {
-            r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-mapped QP");
+        if (w.qpVirtualMap() && type != QueuePair.TYPE_IWARP) {
+            r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-mapped PUDA QP (hw.c creates the ILQ/IEQ rings coherent)");
             return;
         }
         QpState next = QpState.of(w.qpNextIwarpState());
@@ -462,7 +544,15 @@ public final class CqpOperations implements CqpOpHandler {
         }
         long sqBytes = (long) QueuePair.QUANTUM * (4L << qpContext.sqSize());
         long rqBytes = (long) QueuePair.QUANTUM * (4L << qpContext.rqSize());
-        if (!memory.contains(qpContext.sqAddress(), sqBytes) || !memory.contains(qpContext.rqAddress(), rqBytes)) {
+        if (w.qpVirtualMap()) {
+            // verbs.c irdma_setup_virt_qp: context quadwords 1 and 2 carry the SQ's and RQ's first PBLE index
+            // (irdma_handle_q_mem: one level-1 PBL, the RQ's pages after the SQ's); the QP op has no chunk size
+            if (!mapRing(ringScratch, PbleLayout.CHUNK_LEVEL_1, qpContext.sqPbleIndex(), sqBytes, r)
+                    || !mapRing(rqScratch, PbleLayout.CHUNK_LEVEL_1, qpContext.rqPbleIndex(), rqBytes, r)) {
+                return;
+            }
+        } else if (!memory.contains(qpContext.sqAddress(), sqBytes)
+                || !memory.contains(qpContext.rqAddress(), rqBytes)) {
             r.fail(CqpFault.DMA_FAULT, "SQ or RQ outside mapped memory");
             return;
         }
@@ -470,6 +560,9 @@ public final class CqpOperations implements CqpOpHandler {
             return;
         }
         QueuePair qp = qps.create(id, type, obj, w.qpShadowAreaAddress(), qpContext, withTcp, next);
+        if (w.qpVirtualMap()) {
+            qps.mapRings(qp, ringScratch, rqScratch);
+        }
         if (type == QueuePair.TYPE_IWARP && next == QpState.RTS && withTcp && !takeOverHashEntry(qp, r)) {
             qps.destroy(qp);
             return;

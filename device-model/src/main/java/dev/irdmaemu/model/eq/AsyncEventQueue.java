@@ -2,6 +2,7 @@ package dev.irdmaemu.model.eq;
 
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.queue.Aeqe;
+import dev.irdmaemu.model.hmc.RingPages;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -18,7 +19,7 @@ public final class AsyncEventQueue {
     private final InterruptController irq;
     private final Aeqe aeqe = new Aeqe();
     private final RingCursor cursor = new RingCursor();
-    private long ringAddress;
+    private final RingPages ring = new RingPages();
     private boolean live;
     private long credit;
     private boolean overflowed;
@@ -32,7 +33,20 @@ public final class AsyncEventQueue {
     }
 
     public void create(long address, int elements) {
-        ringAddress = address;
+        ring.contiguous(address, (long) elements * Aeqe.SIZE);
+        start(elements);
+    }
+
+    /**
+     * Create AEQ with VMAP (hw.c irdma_create_virt_aeq, the fallback when the coherent allocation fails): the
+     * ring is the page list the CQP op resolved.
+     */
+    public void create(RingPages pages, int elements) {
+        ring.copyFrom(pages);
+        start(elements);
+    }
+
+    private void start(int elements) {
         cursor.reset(elements);
         credit = elements;
         live = true;
@@ -41,14 +55,20 @@ public final class AsyncEventQueue {
 
     public void destroy() {
         live = false;
+        ring.release();
     }
 
     public boolean live() {
         return live;
     }
 
+    /** The ring's first byte (its PA, or its first page when PBL-mapped). */
     public long ringAddress() {
-        return ringAddress;
+        return ring.address(0);
+    }
+
+    public RingPages ringPages() {
+        return ring;
     }
 
     public int size() {
@@ -89,7 +109,7 @@ public final class AsyncEventQueue {
             overflowed = true;
             return false;
         }
-        long gpa = ringAddress + (long) cursor.index() * Aeqe.SIZE;
+        long gpa = ring.address((long) cursor.index() * Aeqe.SIZE);
         int r = memory.find(gpa, Aeqe.SIZE);
         if (r < 0) {
             lost++;

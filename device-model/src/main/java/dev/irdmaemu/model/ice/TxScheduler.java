@@ -25,8 +25,10 @@ import org.slf4j.LoggerFactory;
  * <p>The tree has {@link #LAYERS} logical layers (ICE_AQC_TOPO_MAX_LEVEL_NUM; ice_sched.c ice_sched_get_qgrp_layer
  * and ice_sched_get_vsi_layer put the queue groups at layer 7 and the VSIs at 6 for 9 layers). At power-on and
  * after a PF reset it holds the default branch ice_sched_init_port reads: root (ROOT_PORT) at layer 0, a TC node at
- * 1, an SE_GENERIC at 2, the ENTRY_POINT at 3 (ice's sw_entry_point_layer), SE_GENERIC nodes down to 7 and a LEAF
- * at 8. ice then deletes the leaf and everything from the entry point down (ice_sched_rm_dflt_nodes) and builds its
+ * 1, the ENTRY_POINT at 2 (ice's sw_entry_point_layer), SE_GENERIC nodes down to 7 and a LEAF at 8. The entry point
+ * sits right below the TC because ice parents the first node it adds on the entry layer to the TC node itself
+ * (ice_sched.c ice_sched_add_vsi_support_nodes, ice_sched_add_agg_cfg start from the TC); with an SE_GENERIC
+ * between them the stock ice.ko of Linux 7.3 corrupted its own tree and crashed (found by booting it on the model). ice then deletes the leaf and everything from the entry point down (ice_sched_rm_dflt_nodes) and builds its
  * own VSI branches with add sched elems. Leaves (LAN queues, RDMA qsets) are added only by {@link TxQueues}.
  *
  * <p>Rules the model enforces: a node's parent exists and is not a leaf; a node sits one layer below its parent;
@@ -43,7 +45,7 @@ public final class TxScheduler {
     public static final int QGROUP_LAYER = LAYERS - 2;
     public static final int LEAF_LAYER = LAYERS - 1;
     /** The layer of the default ENTRY_POINT element (ice's sw_entry_point_layer). */
-    public static final int ENTRY_POINT_LAYER = 3;
+    public static final int ENTRY_POINT_LAYER = 2;
     /**
      * struct ice_aqc_layer_props max_sibl_grp_sz per layer: how many children a node of the layer above may
      * have (ice_sched_query_res_alloc). Layer 1 holds the 8 TCs; 8 queues per queue group.

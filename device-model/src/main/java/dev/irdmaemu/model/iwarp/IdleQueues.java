@@ -26,7 +26,7 @@ final class IdleQueues {
     boolean flushSq(QueuePair qp, int major, int minor) {
         RingCursor c = qp.sqCursor();
         for (int n = 0; n < c.size(); n++) {
-            long gpa = qp.sqAddress() + (long) c.index() * SqWqe.QUANTUM;
+            long gpa = qp.sqRing().address((long) c.index() * SqWqe.QUANTUM);
             int r = memory.find(gpa, SqWqe.QUANTUM);
             if (r < 0) {
                 return false;
@@ -50,7 +50,7 @@ final class IdleQueues {
 
     boolean flushRq(QueuePair qp, int major, int minor) {
         RingCursor c = qp.rqCursor();
-        long gpa = qp.rqAddress() + (long) c.index() * RqWqe.MIN_SIZE;
+        long gpa = qp.rqRing().address((long) c.index() * RqWqe.MIN_SIZE);
         int r = memory.find(gpa, RqWqe.MIN_SIZE);
         if (r < 0 || rq.wrap(memory.store(r), memory.offset(r, gpa), RqWqe.MIN_SIZE).valid() != c.polarity()) {
             return false;

@@ -88,9 +88,9 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         this.tx = BytesStore.nativeStoreWithFixedCapacity(Math.max(mulpdu + 16, SendQueue.LSMM_MAX));
         this.tcp = new OffloadedTcp(dp.scheduler(), conn, dp.wire(), this, this);
         this.txSeq = conn.sndNxt();
-        this.rx = new ReceivePath(this, dp.memory(), qp.rqCursor(), qp.rqAddress(), s.rqWqeBytes);
+        this.rx = new ReceivePath(this, dp.memory(), qp.rqCursor(), qp.rqRing(), s.rqWqeBytes);
         this.assembler = new FpduAssembler(rx, conn.rcvNxt());
-        this.sq = new SendQueue(this, dp.memory(), qp.sqCursor(), qp.sqAddress(), qp.sqQuanta(), s.ord);
+        this.sq = new SendQueue(this, dp.memory(), qp.sqCursor(), qp.sqRing(), qp.sqQuanta(), s.ord);
         this.responder = new ReadResponder(this, s.ird);
         this.q2 = new Q2Exchange(dp.memory(), s.q2Address, conn);
         this.service = dp.scheduler().newTimer("iwarp-qp", this::service);

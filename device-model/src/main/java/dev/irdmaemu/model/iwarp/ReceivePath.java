@@ -14,6 +14,7 @@ import dev.irdmaemu.fw.queue.RqWqe;
 import dev.irdmaemu.fw.queue.SgeList;
 import dev.irdmaemu.fw.queue.WqeCheck;
 import dev.irdmaemu.model.eq.RingCursor;
+import dev.irdmaemu.model.hmc.RingPages;
 import dev.irdmaemu.model.mr.MemoryRegions;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -56,7 +57,7 @@ final class ReceivePath implements FpduAssembler.Sink {
     private final IwarpQp q;
     private final HostMemory memory;
     private final RingCursor rq;
-    private final long rqAddress;
+    private final RingPages rqRing;
     private final int rqWqeBytes;
     private final int rqWqeQuanta;
     private final Fpdu fpdu = new Fpdu();
@@ -80,11 +81,11 @@ final class ReceivePath implements FpduAssembler.Sink {
     private int curLength;
     private long curSequence;
 
-    ReceivePath(IwarpQp q, HostMemory memory, RingCursor rq, long rqAddress, int rqWqeBytes) {
+    ReceivePath(IwarpQp q, HostMemory memory, RingCursor rq, RingPages rqRing, int rqWqeBytes) {
         this.q = q;
         this.memory = memory;
         this.rq = rq;
-        this.rqAddress = rqAddress;
+        this.rqRing = rqRing;
         this.rqWqeBytes = rqWqeBytes;
         this.rqWqeQuanta = Math.max(1, rqWqeBytes / RqWqe.MIN_SIZE);
     }
@@ -350,7 +351,7 @@ final class ReceivePath implements FpduAssembler.Sink {
             return 0;
         }
         int index = rq.index();
-        long gpa = rqAddress + (long) index * RqWqe.MIN_SIZE;
+        long gpa = rqRing.address((long) index * RqWqe.MIN_SIZE);
         int r = memory.find(gpa, rqWqeBytes);
         if (r < 0) {
             return 0;
@@ -450,7 +451,7 @@ final class ReceivePath implements FpduAssembler.Sink {
     }
 
     private boolean postedAtIndex() {
-        long gpa = rqAddress + (long) rq.index() * RqWqe.MIN_SIZE;
+        long gpa = rqRing.address((long) rq.index() * RqWqe.MIN_SIZE);
         int r = memory.find(gpa, RqWqe.MIN_SIZE);
         return r >= 0 && rqWqe.wrap(memory.store(r), memory.offset(r, gpa), RqWqe.MIN_SIZE).valid() == rq.polarity();
     }

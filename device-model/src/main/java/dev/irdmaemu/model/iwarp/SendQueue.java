@@ -15,6 +15,7 @@ import dev.irdmaemu.fw.queue.SqWqe;
 import dev.irdmaemu.fw.queue.WqeCheck;
 import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.model.eq.RingCursor;
+import dev.irdmaemu.model.hmc.RingPages;
 import dev.irdmaemu.model.mr.MemoryRegions;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -65,7 +66,7 @@ final class SendQueue {
     private final IwarpQp q;
     private final HostMemory memory;
     private final RingCursor cursor;
-    private final long ringAddress;
+    private final RingPages ring;
     private final int ringQuanta;
     private final SqWqe wqe = new SqWqe();
     private final BytesStore<?, Void> inline = BytesStore.nativeStoreWithFixedCapacity(SqWqe.MAX_QUANTA * 32L);
@@ -118,11 +119,11 @@ final class SendQueue {
     private boolean flushed;
     private boolean started;
 
-    SendQueue(IwarpQp q, HostMemory memory, RingCursor cursor, long ringAddress, int ringQuanta, int ord) {
+    SendQueue(IwarpQp q, HostMemory memory, RingCursor cursor, RingPages ring, int ringQuanta, int ord) {
         this.q = q;
         this.memory = memory;
         this.cursor = cursor;
-        this.ringAddress = ringAddress;
+        this.ring = ring;
         this.ringQuanta = ringQuanta;
         this.ord = ord;
         int n = Math.max(1, ringQuanta);
@@ -169,7 +170,7 @@ final class SendQueue {
 
     private long startNext() {
         int index = cursor.index();
-        long gpa = ringAddress + (long) index * SqWqe.QUANTUM;
+        long gpa = ring.address((long) index * SqWqe.QUANTUM);
         int r = memory.find(gpa, SqWqe.QUANTUM);
         if (r < 0) {
             return -1;
@@ -182,7 +183,9 @@ final class SendQueue {
         long bytes = (long) quanta * SqWqe.QUANTUM;
         // uk.c never lets a WQE cross the end of the ring (irdma_qp_get_next_send_wqe pads with NOPs). The whole
         // WQE must lie in region r, which holds its first quantum: checked against r's end, not searched again.
-        if (index + quanta > ringQuanta || bytes < 0 || bytes > memory.base(r) + memory.length(r) - gpa) {
+        // Nor does it cross a 256-byte chunk (max_hw_sq_chunk), so never a page of a PBL-mapped ring.
+        if (index + quanta > ringQuanta || bytes < 0 || bytes > memory.base(r) + memory.length(r) - gpa
+                || bytes > ring.span((long) index * SqWqe.QUANTUM)) {
             q.fail(AeCode.WQE_INVALID_PARAMETER.code(), AeSource.SQ, index);
             return -1;
         }
@@ -596,7 +599,7 @@ final class SendQueue {
             // Posted but not fetched (the QP stopped before reaching them).
             for (int n = 0; n < ringQuanta && index < 0; n++) {
                 int at = cursor.index();
-                long gpa = ringAddress + (long) at * SqWqe.QUANTUM;
+                long gpa = ring.address((long) at * SqWqe.QUANTUM);
                 int r = memory.find(gpa, SqWqe.QUANTUM);
                 if (r < 0) {
                     break;

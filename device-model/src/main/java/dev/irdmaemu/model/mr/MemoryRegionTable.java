@@ -11,6 +11,7 @@ import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.queue.SqOpcode;
 import dev.irdmaemu.fw.queue.SqWqe;
 import dev.irdmaemu.model.hmc.HmcFunction;
+import dev.irdmaemu.model.hmc.PbleWalker;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -125,7 +126,7 @@ public final class MemoryRegionTable implements MemoryRegions {
     // scratch of one call: the admitted entry and region offset, the last PBLE read, the last frame, the pieces
     private int hitIndex;
     private long hitOffset;
-    private final long[] word = new long[1];
+    private final PbleWalker pbles;
     private long frame;
     private AccessFault frameFault;
     private final int[] pieceRegion = new int[CACHED_PIECES];
@@ -139,6 +140,7 @@ public final class MemoryRegionTable implements MemoryRegions {
         this.memory = memory;
         this.hmc = hmc;
         this.trace = trace;
+        this.pbles = new PbleWalker(memory, hmc);
         state = new byte[capacity];
         window = new boolean[capacity];
         windowType2 = new boolean[capacity];
@@ -736,33 +738,15 @@ public final class MemoryRegionTable implements MemoryRegions {
      */
     private boolean frameOf(int chunkCode, long first, long frame0, int shift, long page) {
         long pageMask = (1L << shift) - 1;
-        switch (chunkCode) {
-            case CHUNK_NONE -> {
-                frame = frame0 + (page << shift);
-                return true;
-            }
-            case CHUNK_LEVEL_1 -> {
-                if (!readPble(first + page)) {
-                    return false;
-                }
-            }
-            default -> {
-                if (!readPble(first + page / PBLE_PER_PAGE) || !readPble(word[0] + page % PBLE_PER_PAGE)) {
-                    return false;
-                }
-            }
+        if (chunkCode == CHUNK_NONE) {
+            frame = frame0 + (page << shift);
+            return true;
         }
-        frame = word[0] & ~pageMask;
-        return true;
-    }
-
-    /** PBLE {@code index} into {@code word[0]}; false (PBLE_FAULT) when it does not resolve. */
-    private boolean readPble(long index) {
-        long at = index < 0 ? -1 : hmc.resolve(HmcObjectType.PBLE, index);
-        if (at < 0 || !memory.readLong(at, word, 0)) {
+        if (!pbles.page(chunkCode != CHUNK_LEVEL_1, first, page)) {
             frameFault = AccessFault.PBLE_FAULT;
             return false;
         }
+        frame = pbles.value() & ~pageMask;
         return true;
     }
 

@@ -3,6 +3,7 @@ package dev.irdmaemu.model.qp;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.model.eq.RingCursor;
+import dev.irdmaemu.model.hmc.RingPages;
 
 /**
  * One CQ as the device holds it after Create CQ (ctrl.c irdma_sc_cq_create): the CQE ring in host memory, the
@@ -20,7 +21,7 @@ public final class CompletionQueue {
     private final RingCursor cursor = new RingCursor();
     private final long[] scratch = new long[1];
     private boolean live;
-    private long ringAddress;
+    private final RingPages ring = new RingPages();
     private long shadowArea;
     private int stride;
     private int ceqId;
@@ -53,10 +54,10 @@ public final class CompletionQueue {
 
     void create(long ring, int entries, long shadow, int ceq, boolean ceqValid, boolean overflowCheck,
                 boolean avoidMemConflict) {
-        ringAddress = ring;
+        stride = avoidMemConflict ? 64 : 32;
+        this.ring.contiguous(ring, (long) entries * stride);
         cursor.reset(entries);
         shadowArea = shadow;
-        stride = avoidMemConflict ? 64 : 32;
         ceqId = ceq;
         ceqIdValid = ceqValid;
         checkOverflow = overflowCheck;
@@ -69,11 +70,17 @@ public final class CompletionQueue {
     void destroy() {
         live = false;
         armed = false;
+        ring.release();
     }
 
     void modify(int entries, long ring) {
-        ringAddress = ring;
+        this.ring.contiguous(ring, (long) entries * stride);
         cursor.reset(entries);
+    }
+
+    /** The ring is PBL-mapped (VIRTMAP): {@code pages}, resolved by the CQP op, replaces the ring address. */
+    void mapRing(RingPages pages) {
+        ring.copyFrom(pages);
     }
 
     public int id() {
@@ -92,8 +99,14 @@ public final class CompletionQueue {
         return stride;
     }
 
+    /** The ring's first byte (its PA, or its first page when PBL-mapped). */
     public long ringAddress() {
-        return ringAddress;
+        return ring.address(0);
+    }
+
+    /** Where the ring lies: one buffer, or the page list resolved at create (read-only for callers). */
+    public RingPages ringPages() {
+        return ring;
     }
 
     public int ceqId() {
@@ -115,7 +128,7 @@ public final class CompletionQueue {
 
     /** Guest address of the slot {@code ahead} entries after the next free one. */
     public long slotAddress(int ahead) {
-        return ringAddress + (long) cursor.ahead(ahead) * stride;
+        return ring.address((long) cursor.ahead(ahead) * stride);
     }
 
     public int slotIndex(int ahead) {

@@ -1,6 +1,7 @@
 package dev.irdmaemu.model.qp;
 
 import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.model.hmc.RingPages;
 
 /**
  * The CQs by id. CQ 0 is the control CQ (hw.c irdma_create_ccq leaves cq_id 0); the CQP engine completes into it
@@ -61,6 +62,11 @@ public final class CqTable {
         cq.create(ring, entries, shadow, ceq, ceqValid, overflowCheck, avoidMemConflict);
         live++;
         return cq;
+    }
+
+    /** Create / resize with VIRTMAP: the page list the CQP op resolved replaces the ring address. */
+    public void mapRing(CompletionQueue cq, RingPages pages) {
+        cq.mapRing(pages);
     }
 
     public void modify(CompletionQueue cq, int entries, long ring) {

@@ -1,6 +1,7 @@
 package dev.irdmaemu.model.qp;
 
 import dev.irdmaemu.fw.qp.QpContext;
+import dev.irdmaemu.model.hmc.RingPages;
 
 /** The QPs by id; ids are bounded by the committed HMC QP count, checked by the caller. */
 public final class QpTable {
@@ -50,12 +51,23 @@ public final class QpTable {
         qp.framesDropped = 0;
         qp.sqFlushed = false;
         qp.rqFlushed = false;
+        qp.virtualMap = false;
         qp.load(ctx, withTcp);
         qp.resetRings();
         qp.state = initial;
         qp.live = true;
         live++;
         return qp;
+    }
+
+    /**
+     * Create QP with VQ: the SQ and RQ page lists the CQP op resolved replace the context's addresses, for the
+     * QP's life (a Modify QP's context rewrite carries the same PBLE indexes; the device keeps what it cached).
+     */
+    public void mapRings(QueuePair qp, RingPages sq, RingPages rq) {
+        qp.sqRing.copyFrom(sq);
+        qp.rqRing.copyFrom(rq);
+        qp.virtualMap = true;
     }
 
     /** Re-reads the context after a Modify QP that carries one. */
@@ -69,6 +81,10 @@ public final class QpTable {
 
     public void destroy(QueuePair qp) {
         qp.live = false;
+        qp.sqRing.release();
+        qp.rqRing.release();
+        qp.virtualMap = false;
+
         qp.state = QpState.INVALID;
         live--;
     }

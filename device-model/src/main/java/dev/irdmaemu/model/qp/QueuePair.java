@@ -2,6 +2,7 @@ package dev.irdmaemu.model.qp;
 
 import dev.irdmaemu.fw.qp.QpContext;
 import dev.irdmaemu.model.eq.RingCursor;
+import dev.irdmaemu.model.hmc.RingPages;
 
 /**
  * One QP as the device holds it: its state, the fields of its HMC QP object the model acts on (decoded with
@@ -33,8 +34,11 @@ public final class QueuePair {
     /** Create QP quadword 5 (ctrl.c irdma_sc_qp_create): where the device writes its SQ tail. */
     long shadowArea;
     long completionContext;
-    long sqAddress;
-    long rqAddress;
+    /** Where the SQ and RQ lie: the context's PAs, or (VQ) the page lists resolved at Create QP. */
+    final RingPages sqRing = new RingPages();
+    final RingPages rqRing = new RingPages();
+    /** Create QP had IRDMA_CQPSQ_QP_VQ: context quadwords 1 and 2 are PBLE indexes, never re-read as addresses. */
+    boolean virtualMap;
     int sqQuanta;
     int rqQuanta;
     int txCq;
@@ -65,10 +69,12 @@ public final class QueuePair {
 
     /** Reads the fields the model uses from the QP object (the host context copied into HMC). */
     void load(QpContext c, boolean withTcp) {
-        sqAddress = c.sqAddress();
-        rqAddress = c.rqAddress();
         sqQuanta = 4 << c.sqSize();
         rqQuanta = 4 << c.rqSize();
+        if (!virtualMap) {
+            sqRing.contiguous(c.sqAddress(), (long) sqQuanta * QUANTUM);
+            rqRing.contiguous(c.rqAddress(), (long) rqQuanta * QUANTUM);
+        }
         txCq = c.txCqNum();
         rxCq = c.rxCqNum();
         completionContext = c.qpComplCtx();
@@ -135,12 +141,27 @@ public final class QueuePair {
         return completionContext;
     }
 
+    /** The SQ's first byte (its PA, or its first page under VQ). */
     public long sqAddress() {
-        return sqAddress;
+        return sqRing.address(0);
     }
 
+    /** Where the SQ lies, for address computation per WQE ({@link RingPages#address(long)}). */
+    public RingPages sqRing() {
+        return sqRing;
+    }
+
+    public RingPages rqRing() {
+        return rqRing;
+    }
+
+    public boolean virtualMap() {
+        return virtualMap;
+    }
+
+    /** The RQ's first byte (its PA, or its first page under VQ). */
     public long rqAddress() {
-        return rqAddress;
+        return rqRing.address(0);
     }
 
     public int sqQuanta() {

@@ -54,7 +54,10 @@ class IceProbeSequenceTest {
         assertEquals(0, e.number(), "lport");
         assertEquals(0, e.swid());
 
-        // #9 query_sched_res: 9 logical layers, every layer but the leaves can have children.
+        // #9 query_sched_res: 9 logical layers, every layer but the leaves can have children. ice sends
+        // sizeof(struct ice_aqc_query_txsched_res_resp): 32 generic bytes and 9 layers of 32 (a 24-byte layer once
+        // left the deep layers' sibling sizes zero, and the real ice.ko crashed in ice_sched_add_node)
+        assertEquals(32 + 9 * 32, SchedResources.SIZE);
         Bytes<?> res = AqBench.buffer(SchedResources.SIZE);
         assertEquals(AqError.OK, bench.send(AqOpcode.QUERY_SCHED_RES, res));
         SchedResources r = new SchedResources().wrap(res, 0, SchedResources.SIZE);
@@ -91,6 +94,8 @@ class IceProbeSequenceTest {
         assertEquals(SchedElement.TYPE_ROOT_PORT, (int) types.get(0));
         assertEquals(SchedElement.TYPE_TC, (int) types.get(1));
         assertEquals(TxScheduler.ENTRY_POINT_LAYER, entryLayer, "an ENTRY_POINT element sets sw_entry_point_layer");
+        // ice adds the entry layer's first node under the TC node itself (ice_sched_add_vsi_support_nodes)
+        assertEquals(SchedElement.TYPE_TC, (int) types.get(entryLayer - 1), "the entry point hangs off the TC");
         // #11 every default node after the root is queried by TEID (ice_sched_add_node), its parent known.
         for (int j = 1; j < numElems; j++) {
             Bytes<?> q = AqBench.buffer(SchedElement.SIZE);

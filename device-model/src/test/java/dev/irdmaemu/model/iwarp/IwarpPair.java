@@ -39,6 +39,8 @@ final class IwarpPair implements AutoCloseable {
     final IwarpTestDriver a;
     final IwarpTestDriver b;
     private int nextCq = 10;
+    /** Entries of the CQ each side of a connection gets. */
+    int cqEntries = 4096;
     private int nextPort = 0;
 
     IwarpPair(long ramBytes) {
@@ -96,8 +98,8 @@ final class IwarpPair implements AutoCloseable {
         nextPort++;
         long isnA = 0x1000_0000L + 0x1111L * qpA;
         long isnB = 0xfff0_0000L + 0x2222L * qpB; // B's sequence space wraps during long transfers
-        c.aCq = a.createCq(nextCq++, 4096);
-        c.bCq = b.createCq(nextCq++, 4096);
+        c.aCq = a.createCq(nextCq++, cqEntries);
+        c.bCq = b.createCq(nextCq++, cqEntries);
         QpSpec sa = QpSpec.connection(qpA, c.aCq, portA, IP_B, portB, isnA, isnB + MPA_REPLY.length, ARP_INDEX);
         tweakA.accept(sa);
         QpSpec sb = QpSpec.connection(qpB, c.bCq, portB, IP_A, portA, isnB, isnA, ARP_INDEX);

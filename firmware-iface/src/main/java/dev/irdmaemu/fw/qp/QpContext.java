@@ -286,6 +286,15 @@ public final class QpContext extends QuadView {
     public long sqAddress() { return qword(OFF_SQ_ADDR); }
     public long rqAddress() { return qword(OFF_RQ_ADDR); }
 
+    /**
+     * Quadword 1 of a QP created with IRDMA_CQPSQ_QP_VQ: the SQ's first PBLE index in place of its PA (verbs.c
+     * irdma_setup_virt_qp sets sq_pa = sq_pbl.idx; ctrl.c irdma_sc_qp_setctx writes it unchanged).
+     */
+    public long sqPbleIndex() { return qword(OFF_SQ_ADDR); }
+
+    /** Quadword 2 under VQ: the RQ's first PBLE index (the SQ's plus its page count, irdma_handle_q_mem). */
+    public long rqPbleIndex() { return qword(OFF_RQ_ADDR); }
+
     public int ttl() { return (int) f(OFF_QW3, 7, 0); }
     public int rqSize() { return (int) f(OFF_QW3, 11, 8); }
     public int sqSize() { return (int) f(OFF_QW3, 15, 12); }

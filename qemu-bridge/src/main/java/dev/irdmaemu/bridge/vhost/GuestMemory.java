@@ -1,17 +1,11 @@
 package dev.irdmaemu.bridge.vhost;
 
+import dev.irdmaemu.bridge.shm.SharedFileMapping;
 import dev.irdmaemu.fw.bus.HostMemory;
 import java.io.FileDescriptor;
 import java.io.IOException;
-import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import net.openhft.chronicle.bytes.BytesStore;
-import net.openhft.chronicle.core.io.IOTools;
-import org.newsclub.net.unix.FileDescriptorCast;
 
 /**
  * One SET_MEM_TABLE: the front-end's shared memory regions, each mapped from its file descriptor through
@@ -22,18 +16,18 @@ import org.newsclub.net.unix.FileDescriptorCast;
  * addresses (no VIRTIO_F_IOMMU_PLATFORM), SET_VRING_ADDR carries the front-end's user (virtual) addresses, and
  * each region starts at its mmap offset in its file. {@link #userToGpa} translates the second into the first.
  *
- * <p>A region longer than {@link #CHUNK} is mapped as several consecutive chunks ({@link FileChannel#map} is
+ * <p>A region longer than {@link #CHUNK} is mapped as several consecutive chunks ({@link SharedFileMapping}; a map is
  * limited to 2 GiB); a single buffer that straddles a chunk boundary is then refused like one outside memory.
  */
 final class GuestMemory implements AutoCloseable {
     /** The largest piece mapped at once: 1 GiB, so every chunk boundary is 1 GiB-aligned within its region. */
-    static final long CHUNK = 1L << 30;
+    static final long CHUNK = SharedFileMapping.CHUNK;
 
     private final HostMemory host = new HostMemory();
     private final long[] gpa;
     private final long[] size;
     private final long[] userAddr;
-    private final List<MappedByteBuffer> mappings = new ArrayList<>();
+    private final List<SharedFileMapping> mappings = new ArrayList<>();
     private boolean closed;
 
     private GuestMemory(int regions) {
@@ -83,33 +77,17 @@ final class GuestMemory implements AutoCloseable {
 
     private void mapRegion(int i, long regionGpa, long regionSize, long ua, long mmapOffset, FileDescriptor fd)
             throws VhostUserException {
-        int fdNumber;
+        SharedFileMapping mapping;
         try {
-            fdNumber = FileDescriptorCast.using(fd).as(Integer.class);
-        } catch (IOException | RuntimeException e) {
-            throw new VhostUserException(VhostUserFailure.MAP_FAILED, "region " + i + ": not a file descriptor: " + e);
+            mapping = SharedFileMapping.map(fd, mmapOffset, regionSize);
+        } catch (IOException e) {
+            throw new VhostUserException(VhostUserFailure.MAP_FAILED, "region " + i + ": " + e.getMessage());
         }
-        Path path = Path.of("/proc/self/fd/" + fdNumber);
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            long fileSize = channel.size();
-            // Mapping past the end of the file would fault (SIGBUS) on first touch: refuse it up front.
-            if (fileSize < mmapOffset + regionSize) {
-                throw new VhostUserException(VhostUserFailure.MAP_FAILED, "region " + i + ": file of " + fileSize
-                        + " bytes is shorter than offset 0x" + Long.toHexString(mmapOffset) + " + size 0x"
-                        + Long.toHexString(regionSize));
-            }
-            for (long done = 0; done < regionSize; done += CHUNK) {
-                long len = Math.min(CHUNK, regionSize - done);
-                MappedByteBuffer buffer = channel.map(FileChannel.MapMode.READ_WRITE, mmapOffset + done, len);
-                mappings.add(buffer);
-                BytesStore<?, ?> store = BytesStore.wrap(buffer);
-                if (!store.isDirectMemory()) {
-                    throw new VhostUserException(VhostUserFailure.MAP_FAILED, "mapping is not direct memory");
-                }
-                host.map(regionGpa + done, store, 0, len);
-            }
-        } catch (IOException | IllegalArgumentException e) {
-            throw new VhostUserException(VhostUserFailure.MAP_FAILED, "region " + i + " via " + path + ": " + e);
+        mappings.add(mapping);
+        try {
+            mapping.publish(host, regionGpa);
+        } catch (IllegalArgumentException e) {
+            throw new VhostUserException(VhostUserFailure.MAP_FAILED, "region " + i + ": " + e.getMessage());
         }
         gpa[i] = regionGpa;
         size[i] = regionSize;
@@ -147,8 +125,8 @@ final class GuestMemory implements AutoCloseable {
         for (int r = host.regions() - 1; r >= 0; r--) {
             host.unmap(host.base(r));
         }
-        for (MappedByteBuffer buffer : mappings) {
-            IOTools.clean(buffer);
+        for (SharedFileMapping mapping : mappings) {
+            mapping.close();
         }
         mappings.clear();
     }

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * {@code --add-opens java.base/sun.nio.ch} every irdma-emu JVM runs with) before it reads, and falls back to a
  * short sleep between reads when that is not available.
  */
-final class NotifyFd implements AutoCloseable {
+public final class NotifyFd implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NotifyFd.class);
     private static final byte[] ONE = {1, 0, 0, 0, 0, 0, 0, 0};
     /** The sleep between reads when poll(2) is not reachable. */
@@ -53,23 +53,23 @@ final class NotifyFd implements AutoCloseable {
     private final FileOutputStream out;
     private volatile boolean closed;
 
-    NotifyFd(String name, FileDescriptor fd) {
+    public NotifyFd(String name, FileDescriptor fd) {
         this.name = name;
         this.fd = fd;
         this.in = new FileInputStream(fd);
         this.out = new FileOutputStream(fd);
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    FileDescriptor fd() {
+    public FileDescriptor fd() {
         return fd;
     }
 
     /** Signals one event; false (logged at debug) when the descriptor cannot be written. */
-    boolean signal() {
+    public boolean signal() {
         if (closed) {
             return false;
         }

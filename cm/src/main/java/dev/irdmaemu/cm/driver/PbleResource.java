@@ -1,4 +1,4 @@
-package dev.irdmaemu.cm.verbs;
+package dev.irdmaemu.cm.driver;
 
 import dev.irdmaemu.fw.hmc.PbleLayout;
 import java.util.BitSet;
@@ -15,14 +15,17 @@ import net.openhft.chronicle.bytes.BytesStore;
  *
  * <p>Backing: the driver backs the whole object up front at HMC setup (see IrdmaDriver.hmcSetup), where pble.c adds
  * SDs and pages on demand (add_pble_prm); which pages back which FPM address is the same contract for the device.
+ * Like rf-&gt;pble_rsrc it belongs to the function: the driver makes it after the HMC commit (hw.c
+ * irdma_ctrl_init_hw calls irdma_hmc_init_pble before irdma_setup_aeq, whose virtual AEQ takes PBLEs from it) and
+ * the verbs register memory regions and queue rings through it.
  */
-final class PbleResource {
+public final class PbleResource {
     /** One allocation (pble.h struct irdma_pble_alloc). */
-    static final class Allocation {
-        final int level;
-        final int count;
+    public static final class Allocation {
+        public final int level;
+        public final int count;
         /** Level 1: the first PBLE index; level 2: the root's. */
-        final int first;
+        public final int first;
         final int[] leafFirst;
         final int[] leafCount;
 
@@ -35,7 +38,7 @@ final class PbleResource {
         }
 
         /** The PBLE index holding page {@code i} of the region. */
-        int indexOf(int i) {
+        public int indexOf(int i) {
             return level == 1 ? first + i : leafFirst[i / PbleLayout.PBLE_PER_PAGE] + i % PbleLayout.PBLE_PER_PAGE;
         }
     }
@@ -55,7 +58,7 @@ final class PbleResource {
      * @param fpmBase          the PBLE object's base in FPM space (Commit FPM)
      * @param count            the committed PBLE count
      */
-    PbleResource(BytesStore<?, ?> store, LongUnaryOperator storeOffsetOfFpm, long fpmBase, long count) {
+    public PbleResource(BytesStore<?, ?> store, LongUnaryOperator storeOffsetOfFpm, long fpmBase, long count) {
         this.store = store;
         this.storeOffsetOfFpm = storeOffsetOfFpm;
         this.fpmBase = fpmBase;
@@ -69,7 +72,7 @@ final class PbleResource {
      * pble.c irdma_get_pble: level 1 first, then level 2 when {@code allowLevel2} and the request needs more than one
      * page of PBLEs. Null when neither fits (the driver answers -ENOMEM).
      */
-    Allocation allocate(int pages, boolean allowLevel2) {
+    public Allocation allocate(int pages, boolean allowLevel2) {
         if (pages <= 0) {
             return null;
         }
@@ -127,12 +130,12 @@ final class PbleResource {
     }
 
     /** Writes page address {@code pageAddress} as page {@code i} of the allocation (irdma_copy_user_pgaddrs). */
-    boolean writePage(Allocation a, int i, long pageAddress) {
+    public boolean writePage(Allocation a, int i, long pageAddress) {
         return write(a.indexOf(i), pageAddress);
     }
 
     /** Writes PBLE {@code index}; false when its FPM address is not backed (a driver bug, never device input). */
-    boolean write(int index, long value) {
+    public boolean write(int index, long value) {
         long o = storeOffsetOfFpm.applyAsLong(PbleLayout.fpmAddress(fpmBase, index));
         if (o < 0) {
             return false;
@@ -142,13 +145,13 @@ final class PbleResource {
     }
 
     /** Reads PBLE {@code index} (what the device will see), or -1 when unbacked. */
-    long read(int index) {
+    public long read(int index) {
         long o = storeOffsetOfFpm.applyAsLong(PbleLayout.fpmAddress(fpmBase, index));
         return o < 0 ? -1 : store.readLong(o);
     }
 
     /** pble.c irdma_free_pble. */
-    void free(Allocation a) {
+    public void free(Allocation a) {
         if (a == null) {
             return;
         }
@@ -163,36 +166,36 @@ final class PbleResource {
     }
 
     /** PBLEs in use. */
-    int inUse() {
+    public int inUse() {
         return used.cardinality();
     }
 
-    int firstUsable() {
+    public int firstUsable() {
         return firstUsable;
     }
 
-    int capacity() {
+    public int capacity() {
         return count;
     }
 
-    long level1Allocations() {
+    public long level1Allocations() {
         return level1Allocations;
     }
 
-    long level2Allocations() {
+    public long level2Allocations() {
         return level2Allocations;
     }
 
-    long failures() {
+    public long failures() {
         return failures;
     }
 
     /** Takes PBLEs {@code [from, to)} out of circulation (tests: a fragmented pool). */
-    void reserve(int from, int to) {
+    public void reserve(int from, int to) {
         used.set(Math.max(from, firstUsable), Math.min(to, count));
     }
 
-    void release(int from, int to) {
+    public void release(int from, int to) {
         used.clear(Math.max(from, firstUsable), Math.min(to, count));
     }
 }
