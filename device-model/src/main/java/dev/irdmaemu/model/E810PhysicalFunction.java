@@ -8,6 +8,8 @@ import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.ice.AqCommandHandler;
 import dev.irdmaemu.model.ice.IceFirmware;
 import dev.irdmaemu.model.ice.IceSwitchAndScheduler;
+import dev.irdmaemu.model.lan.AddTxqsContexts;
+import dev.irdmaemu.model.lan.LanQueues;
 import dev.irdmaemu.model.pci.E810PciFunction;
 import dev.irdmaemu.model.pci.FunctionBlock;
 import dev.irdmaemu.model.trace.Trace;
@@ -34,6 +36,7 @@ public final class E810PhysicalFunction {
     private final E810RdmaFunction rdma;
     private final IceFirmware ice;
     private final IceSwitchAndScheduler switchAndScheduler;
+    private final LanQueues lan;
     private final E810PciFunction pci;
 
     /**
@@ -49,6 +52,14 @@ public final class E810PhysicalFunction {
         this.switchAndScheduler = new IceSwitchAndScheduler(pfId, pfId);
         switchAndScheduler.install(this::register);
         ice.onPfReset(this::pfSoftwareReset);
+        // ice's LAN rings: registers behind the ice block, Tx contexts from add_txqs, frames to and from the port
+        this.lan = new LanQueues(pfId, memory, trace);
+        lan.interrupts(rdma.vectorCauses());
+        lan.msixVectors(E810PciFunction.MSIX_VECTORS);
+        lan.txContexts(new AddTxqsContexts(switchAndScheduler.txQueues(), lan.tx()));
+        lan.wire((store, offset, length) -> rdma.port().transmit(store, offset, length));
+        rdma.port().setLanSink(lan);
+        ice.attachLan(lan);
         this.pci = new E810PciFunction(rdma, new IceBlock(), E810PciFunction.serialNumberFromMac(mac), msix);
     }
 
@@ -86,6 +97,11 @@ public final class E810PhysicalFunction {
 
     public IceSwitchAndScheduler switchAndScheduler() {
         return switchAndScheduler;
+    }
+
+    /** ice's LAN Rx/Tx queues. */
+    public LanQueues lan() {
+        return lan;
     }
 
     /** The ice side of BAR0 as the PCI function sees it: every offset the RDMA block does not define. */

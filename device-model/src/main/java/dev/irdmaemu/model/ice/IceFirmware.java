@@ -5,6 +5,7 @@ import static dev.irdmaemu.fw.reg.IceRegister.*;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.InterruptSink;
 import dev.irdmaemu.fw.bus.Mmio;
+import dev.irdmaemu.model.lan.LanQueues;
 import dev.irdmaemu.model.reg.RegisterFile;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
@@ -63,6 +64,7 @@ public final class IceFirmware implements Mmio {
     private final int fdEna;
     private int oicr;
     private Runnable pfResetHook = () -> { };
+    private LanQueues lan;
     private long pfResets;
     private long droppedVectors;
 
@@ -142,13 +144,16 @@ public final class IceFirmware implements Mmio {
 
     /** True for an offset this block's register table defines (the PCI function's BAR0 dispatch may ask). */
     public boolean owns(long offset) {
-        return regs.lookup(offset) >= 0;
+        return regs.lookup(offset) >= 0 || lan != null && lan.owns(offset);
     }
 
     @Override
     public int read32(long offset) {
         if (regs.lookup(offset) >= 0) {
             return regs.read32(offset);
+        }
+        if (lan != null && lan.owns(offset)) {
+            return lan.read32(offset);
         }
         int v = other.read(offset);
         TraceEvent t = trace.start(TraceKind.REG_READ);
@@ -162,6 +167,10 @@ public final class IceFirmware implements Mmio {
     public void write32(long offset, int value) {
         if (regs.lookup(offset) >= 0) {
             regs.write32(offset, value);
+            return;
+        }
+        if (lan != null && lan.owns(offset)) {
+            lan.write32(offset, value);
             return;
         }
         TraceEvent t = trace.start(TraceKind.REG_WRITE);
@@ -205,6 +214,9 @@ public final class IceFirmware implements Mmio {
         regs.store(sbCtl, 0, 0);
         regs.store(fdEna, 0, 0);
         oicr = 0;
+        if (lan != null) {
+            lan.reset();
+        }
         TraceEvent t = trace.start(TraceKind.AQ);
         if (t != null) {
             t.text("q", "pf").text("dir", "reset").num("pf", pfId).num("count", pfResets).emit();
@@ -221,6 +233,21 @@ public final class IceFirmware implements Mmio {
         locks.powerOn();
         port.powerOn();
         pfReset();
+    }
+
+    /**
+     * Puts the LAN queue registers ({@link LanQueues}) behind this block: their offsets are forwarded, a PF reset
+     * resets them, and their MDD events raise PFINT_OICR MAL_DETECT.
+     */
+    public void attachLan(LanQueues queues) {
+        this.lan = queues;
+        if (queues != null) {
+            queues.onMdd(() -> raiseOicr(PFINT_OICR_MAL_DETECT_M));
+        }
+    }
+
+    public LanQueues lan() {
+        return lan;
     }
 
     /** Connects the PF reset to the rest of the function (the RDMA block's reset). */

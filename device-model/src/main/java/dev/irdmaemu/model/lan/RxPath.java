@@ -1,0 +1,354 @@
+package dev.irdmaemu.model.lan;
+
+import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.frame.EthernetFrame;
+import dev.irdmaemu.fw.frame.InternetChecksum;
+import dev.irdmaemu.fw.frame.Ipv4Header;
+import dev.irdmaemu.fw.frame.Ipv6Header;
+import dev.irdmaemu.fw.lan.OffloadHeaders;
+import dev.irdmaemu.fw.lan.RxFlexDescriptor;
+import dev.irdmaemu.fw.lan.RxPacketType;
+import dev.irdmaemu.fw.lan.RxQueueContext;
+import dev.irdmaemu.model.trace.Trace;
+import dev.irdmaemu.model.trace.TraceEvent;
+import dev.irdmaemu.model.trace.TraceKind;
+import net.openhft.chronicle.bytes.BytesStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The receive side of the LAN queues (ice_base.c ice_setup_rx_ctx / ice_vsi_ctrl_one_rx_ring, ice_txrx.c
+ * ice_clean_rx_irq): each queue's context as the eight QRX_CONTEXT dwords ice wrote, taken when ice sets QRX_CTRL
+ * QENA_REQ (QENA_STAT follows at once when the context is valid, stays clear when not); QRX_TAIL posts descriptors.
+ * A frame the port hands to the LAN goes to the lowest enabled queue (RSS is not modelled): it fills the posted
+ * buffers from the head, a data buffer's size each (ice_setup_rx_ctx's dbuf), then each descriptor is written back
+ * in the flex NIC format with DD, the last with EOF, the packet type and the checksum status, and the queue's
+ * interrupt is raised through QINT_RQCTL. A frame that does not fit the posted descriptors is dropped whole and
+ * counted (GLV_RDPC); a descriptor or buffer outside guest memory drops the frame and raises an Rx MDD event.
+ * Nothing allocates per frame.
+ */
+public final class RxPath {
+    private static final Logger LOG = LoggerFactory.getLogger(RxPath.class);
+
+    private final int queues;
+    private final HostMemory memory;
+    private final Trace trace;
+    private final LanQueues owner;
+    private final LanCounters counters;
+    private final BytesStore<?, ?> contexts;
+    private final RxQueueContext context = new RxQueueContext();
+    private final boolean[] enabled;
+    private final long[] base;
+    private final int[] length;
+    private final int[] bufferSize;
+    private final int[] rxMax;
+    private final int[] head;
+    private final int[] tail;
+    private final long[] bufferAddress;
+    private final EthernetFrame eth = new EthernetFrame();
+    private final Ipv4Header ipv4 = new Ipv4Header();
+    private final Ipv6Header ipv6 = new Ipv6Header();
+    private int lowestEnabled = -1;
+    private long rejectedContexts;
+    private int status0;
+
+    RxPath(int queues, HostMemory memory, Trace trace, LanQueues owner, LanCounters counters) {
+        this.queues = queues;
+        this.memory = memory;
+        this.trace = trace;
+        this.owner = owner;
+        this.counters = counters;
+        this.contexts = BytesStore.nativeStoreWithFixedCapacity((long) queues * RxQueueContext.SIZE);
+        contexts.zeroOut(0, contexts.capacity());
+        this.enabled = new boolean[queues];
+        this.base = new long[queues];
+        this.length = new int[queues];
+        this.bufferSize = new int[queues];
+        this.rxMax = new int[queues];
+        this.head = new int[queues];
+        this.tail = new int[queues];
+        this.bufferAddress = new long[RxQueueContext.MAX_CHAINED_BUFFERS * 4];
+    }
+
+    void reset() {
+        contexts.zeroOut(0, contexts.capacity());
+        for (int q = 0; q < queues; q++) {
+            enabled[q] = false;
+            head[q] = 0;
+            tail[q] = 0;
+        }
+        lowestEnabled = -1;
+    }
+
+    // ---- registers
+
+    int contextDword(int q, int dword) {
+        return contexts.readInt((long) q * RxQueueContext.SIZE + dword * 4L);
+    }
+
+    void contextDword(int q, int dword, int value) {
+        contexts.writeInt((long) q * RxQueueContext.SIZE + dword * 4L, value);
+    }
+
+    /** QRX_CTRL's value as read: QENA_STAT mirrors whether the queue is enabled. */
+    int control(int q, int stored) {
+        int v = stored & ~dev.irdmaemu.fw.lan.LanRegister.QRX_CTRL_QENA_STAT_M;
+        return enabled[q] ? v | dev.irdmaemu.fw.lan.LanRegister.QRX_CTRL_QENA_STAT_M : v;
+    }
+
+    void controlWrite(int q, int value) {
+        boolean request = (value & dev.irdmaemu.fw.lan.LanRegister.QRX_CTRL_QENA_REQ_M) != 0;
+        if (!request) {
+            if (enabled[q]) {
+                enabled[q] = false;
+                recomputeLowest();
+                event(q, "rx_disable", 0);
+            }
+            return;
+        }
+        if (enabled[q]) {
+            return;
+        }
+        context.wrap(contexts, (long) q * RxQueueContext.SIZE);
+        RxQueueContext.Status s = context.validate();
+        if (!s.accepted()) {
+            rejectedContexts++;
+            if (rejectedContexts == 1) {
+                LOG.warn("Rx queue {} not enabled: its context has {} (later rejections only counted)", q,
+                        s.describe());
+            }
+            TraceEvent t = trace.start(TraceKind.LAN);
+            if (t != null) {
+                t.text("dir", "rx").text("op", "enable_rejected").num("q", q).text("why", s.describe()).emit();
+            }
+            return;
+        }
+        base[q] = context.ringBase();
+        length[q] = context.queueLength();
+        bufferSize[q] = context.dataBufferBytes();
+        rxMax[q] = Math.min(context.rxMax(), bufferSize[q] * RxQueueContext.MAX_CHAINED_BUFFERS);
+        head[q] = context.head() < length[q] ? context.head() : 0;
+        // ice_vsi_cfg_rxq posts its buffers (ice_alloc_rx_bufs writes the tail) before it sets QENA_REQ: keep them
+        if (tail[q] >= length[q]) {
+            tail[q] = 0;
+        }
+        enabled[q] = true;
+        recomputeLowest();
+        event(q, "rx_enable", length[q]);
+    }
+
+    int tail(int q) {
+        return tail[q];
+    }
+
+    void tailWrite(int q, int value) {
+        int v = value & dev.irdmaemu.fw.lan.LanRegister.QRX_TAIL_M;
+        if (!enabled[q]) {
+            tail[q] = v;
+            return;
+        }
+        if (v >= length[q]) {
+            owner.mddRx(q, 1);
+            event(q, "tail_beyond_ring", v);
+            return;
+        }
+        tail[q] = v;
+    }
+
+    private void recomputeLowest() {
+        lowestEnabled = -1;
+        for (int q = 0; q < queues; q++) {
+            if (enabled[q]) {
+                lowestEnabled = q;
+                return;
+            }
+        }
+    }
+
+    private void event(int q, String op, int value) {
+        TraceEvent t = trace.start(TraceKind.LAN);
+        if (t != null) {
+            t.text("dir", "rx").text("op", op).num("q", q).num("val", value).emit();
+        }
+    }
+
+    // ---- the data path
+
+    /** Posted descriptors of queue {@code q} (from head up to, not including, tail). */
+    public int posted(int q) {
+        if (q < 0 || q >= queues || !enabled[q]) {
+            return 0;
+        }
+        int n = tail[q] - head[q];
+        return n < 0 ? n + length[q] : n;
+    }
+
+    public int head(int q) {
+        return q < 0 || q >= queues ? 0 : head[q];
+    }
+
+    public boolean enabled(int q) {
+        return q >= 0 && q < queues && enabled[q];
+    }
+
+    /** A frame from the port's LAN side (the bytes are valid only during the call). */
+    void frame(BytesStore<?, ?> store, long offset, int frameLength) {
+        int q = lowestEnabled;
+        if (q < 0) {
+            counters.rxNoQueue++;
+            return;
+        }
+        if (frameLength <= 0 || frameLength > rxMax[q]) {
+            counters.rxOversize++;
+            drop(q, "oversize", frameLength);
+            return;
+        }
+        int size = bufferSize[q];
+        int needed = (frameLength + size - 1) / size;
+        if (needed > posted(q)) {
+            counters.rxNoDescriptor++;
+            owner.rxDiscard();
+            drop(q, "no_descriptor", frameLength);
+            return;
+        }
+        // Fetch and check every buffer before writing any (the guest may have posted a bad address).
+        int h = head[q];
+        int left = frameLength;
+        for (int i = 0; i < needed; i++) {
+            long descriptor = base[q] + (long) h * RxFlexDescriptor.SIZE;
+            int r = memory.find(descriptor, RxFlexDescriptor.SIZE);
+            int chunk = Math.min(left, size);
+            if (r < 0) {
+                counters.rxDmaFault++;
+                owner.mddRx(q, 2);
+                drop(q, "descriptor_unmapped", frameLength);
+                return;
+            }
+            long address = memory.store(r).readLong(memory.offset(r, descriptor));
+            if (!memory.contains(address, chunk)) {
+                counters.rxDmaFault++;
+                owner.mddRx(q, 3);
+                drop(q, "buffer_unmapped", frameLength);
+                return;
+            }
+            bufferAddress[i] = address;
+            left -= chunk;
+            h = h + 1 == length[q] ? 0 : h + 1;
+        }
+        int ptype = classify(store, offset, frameLength);
+        h = head[q];
+        left = frameLength;
+        long at = offset;
+        for (int i = 0; i < needed; i++) {
+            int chunk = Math.min(left, size);
+            memory.copyIn(bufferAddress[i], store, at, chunk);
+            boolean last = i == needed - 1;
+            int status = RxFlexDescriptor.STATUS0_DD | (last ? RxFlexDescriptor.STATUS0_EOF | status0 : 0);
+            long descriptor = base[q] + (long) h * RxFlexDescriptor.SIZE;
+            // qword 1 (with DD) last, as the device writes it: the driver reads DD before the rest
+            memory.writeLong(descriptor, RxFlexDescriptor.writeBackQword0(ptype, chunk));
+            memory.writeLong(descriptor + 16, 0);
+            memory.writeLong(descriptor + 24, 0);
+            memory.writeLong(descriptor + 8, RxFlexDescriptor.writeBackQword1(status, 0));
+            at += chunk;
+            left -= chunk;
+            h = h + 1 == length[q] ? 0 : h + 1;
+        }
+        head[q] = h;
+        counters.rxFrames++;
+        counters.rxBytes += frameLength;
+        counters.rxDescriptors += needed;
+        TraceEvent t = trace.start(TraceKind.LAN);
+        if (t != null) {
+            t.text("dir", "rx").text("op", "frame").num("q", q).num("len", frameLength).num("descs", needed)
+                    .num("ptype", ptype).emit();
+        }
+        owner.raiseRx(q);
+    }
+
+    private void drop(int q, String why, int frameLength) {
+        TraceEvent t = trace.start(TraceKind.LAN);
+        if (t != null) {
+            t.text("dir", "rx").text("op", "drop").text("why", why).num("q", q).num("len", frameLength).emit();
+        }
+    }
+
+    /**
+     * The packet type of the frame as libie's table names it, and (in {@link #status0}) L3L4P with the IP and L4
+     * checksum errors for IPv4/IPv6 TCP and UDP, as ice_rx_csum reads them.
+     */
+    private int classify(BytesStore<?, ?> store, long offset, int frameLength) {
+        status0 = 0;
+        eth.wrap(store, offset, frameLength);
+        if (!eth.validate().accepted()) {
+            return RxPacketType.L2;
+        }
+        long ip = offset + eth.payloadOffset();
+        int ipRoom = frameLength - eth.payloadOffset();
+        int type = eth.etherType();
+        if (type == EthernetFrame.ETHERTYPE_IPV4) {
+            ipv4.wrap(store, ip, ipRoom);
+            if (!ipv4.validateStructure().accepted()) {
+                return RxPacketType.L2;
+            }
+            if (ipv4.moreFragments() || ipv4.fragmentOffset() != 0) {
+                return RxPacketType.IPV4_FRAG;
+            }
+            int ipError = ipv4.checksumVerifies() ? 0 : RxFlexDescriptor.STATUS0_XSUM_IPE;
+            int protocol = ipv4.protocol();
+            long l4 = ip + ipv4.headerLength();
+            int l4Length = ipv4.payloadLength();
+            int ptype;
+            if (protocol == InternetChecksum.PROTOCOL_TCP) {
+                ptype = RxPacketType.IPV4_TCP;
+            } else if (protocol == OffloadHeaders.PROTOCOL_UDP) {
+                ptype = RxPacketType.IPV4_UDP;
+            } else {
+                if (protocol == 1) {
+                    return RxPacketType.IPV4_ICMP;
+                }
+                return RxPacketType.IPV4;
+            }
+            long pseudo = InternetChecksum.ipv4PseudoHeaderSum(ipv4.source(), ipv4.destination(), protocol, l4Length);
+            status0 = RxFlexDescriptor.STATUS0_L3L4P | ipError | l4Status(store, l4, l4Length, protocol, pseudo);
+            return ptype;
+        }
+        if (type == EthernetFrame.ETHERTYPE_IPV6) {
+            ipv6.wrap(store, ip, ipRoom);
+            if (!ipv6.validate().accepted()) {
+                return RxPacketType.L2;
+            }
+            int next = ipv6.nextHeader();
+            long l4 = ip + Ipv6Header.HEADER_LENGTH;
+            int l4Length = ipv6.payloadLength();
+            int ptype;
+            if (next == InternetChecksum.PROTOCOL_TCP) {
+                ptype = RxPacketType.IPV6_TCP;
+            } else if (next == OffloadHeaders.PROTOCOL_UDP) {
+                ptype = RxPacketType.IPV6_UDP;
+            } else {
+                return next == 58 ? RxPacketType.IPV6_ICMP : RxPacketType.IPV6;
+            }
+            long pseudo = InternetChecksum.ipv6PseudoHeaderSum(ipv6.sourceHi(), ipv6.sourceLo(),
+                    ipv6.destinationHi(), ipv6.destinationLo(), l4Length, next);
+            status0 = RxFlexDescriptor.STATUS0_L3L4P | l4Status(store, l4, l4Length, next, pseudo);
+            return ptype;
+        }
+        return RxPacketType.L2;
+    }
+
+    private static int l4Status(BytesStore<?, ?> store, long l4, int l4Length, int protocol, long pseudo) {
+        int minimum = protocol == InternetChecksum.PROTOCOL_TCP ? 20 : 8;
+        if (l4Length < minimum) {
+            return RxFlexDescriptor.STATUS0_XSUM_L4E;
+        }
+        if (protocol == OffloadHeaders.PROTOCOL_UDP && store.readShort(l4 + 6) == 0) {
+            return 0; // UDP over IPv4 without a checksum (RFC 768)
+        }
+        return InternetChecksum.verify(store, l4, l4Length, pseudo) ? 0 : RxFlexDescriptor.STATUS0_XSUM_L4E;
+    }
+
+    public long rejectedContexts() {
+        return rejectedContexts;
+    }
+}

@@ -1,0 +1,7 @@
+/**
+ * The LAN path of the E810 as ice.ko drives it: the Rx queues ice programs through QRX_CONTEXT / QRX_CTRL /
+ * QRX_TAIL ({@link dev.irdmaemu.model.lan.RxPath}), the Tx queues add_txqs creates and QTX_COMM_DBELL rings
+ * ({@link dev.irdmaemu.model.lan.TxPath}, with TSO and checksum offload), their interrupts through QINT_RQCTL /
+ * QINT_TQCTL, and malicious-driver detection, behind one register table ({@link dev.irdmaemu.model.lan.LanQueues}).
+ */
+package dev.irdmaemu.model.lan;
