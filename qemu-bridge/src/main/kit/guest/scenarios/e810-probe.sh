@@ -11,6 +11,8 @@
 #   irdma_emu.e810=required   no E810 function is a failure (default: reported as e810=none)
 #   irdma_emu.rdma=iwarp|roce|none   iwarp (default): devlink switch to iWARP, then irdma; roce: irdma as ice
 #                             left it; none: ice only
+#   irdma_emu.link=up         set each E810 netdev up (ice opens its LAN rings) and wait up to 10 s for carrier;
+#                             the verdict goes to the field link (up, or no-carrier) with an ip-link-up block
 begin() { echo "IRDMA-EMU-BEGIN $1"; }
 end() { echo "IRDMA-EMU-END $1"; }
 uptime_ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
@@ -86,6 +88,28 @@ else
         [ -e "/sys/bus/pci/devices/$bdf/driver" ] && driver="$(basename "$(readlink "/sys/bus/pci/devices/$bdf/driver")")"
         [ "$driver" = ice ] || fail "ice did not bind $bdf (driver: ${driver:-none})"
     done
+fi
+
+if [ -n "$E810" ] && [ "$(param irdma_emu.link || echo down)" = up ]; then
+    step link
+    state=up
+    for bdf in $E810; do
+        for n in /sys/bus/pci/devices/"$bdf"/net/*; do
+            [ -e "$n" ] || fail "ice made no netdev for $bdf"
+            dev="${n##*/}"
+            run ip link set "$dev" up
+            tries=0
+            until [ "$(cat "$n/carrier" 2>/dev/null)" = 1 ]; do
+                tries=$((tries + 1))
+                [ "$tries" -le 20 ] || { state=no-carrier; break; }
+                sleep 0.5
+            done
+        done
+    done
+    begin ip-link-up
+    run ip link show
+    end ip-link-up
+    field link "$state"
 fi
 
 step devlink

@@ -41,6 +41,9 @@ final class E810Command implements Callable<Integer> {
             description = "iwarp (devlink enable_iwarp, then irdma), roce, or none (ice only) (default: ${DEFAULT-VALUE}).")
     String rdma;
 
+    @Option(names = "--link-up", description = "Set the E810's netdev up (ice opens its LAN rings) and wait for carrier.")
+    boolean linkUp;
+
     @Option(names = "--out", paramLabel = "DIR", description = "The run folder (default: target/e810/<date-time>).")
     Path out;
 
@@ -69,7 +72,7 @@ final class E810Command implements Callable<Integer> {
             o = E810ProbeRun.run(kit, dir, rdma, Duration.ofSeconds(timeoutSeconds), s -> {
                 pw.println("e810: " + s);
                 pw.flush();
-            });
+            }, linkUp ? new String[] {"irdma_emu.link=up"} : new String[0]);
         } catch (IOException e) {
             throw new CliFailure(ExitCodes.IO_ERROR, "e810: " + e.getMessage(), e);
         } catch (TimeoutException e) {
@@ -84,8 +87,8 @@ final class E810Command implements Callable<Integer> {
         GuestResult r = o.result();
         pw.printf("guest: %s after %.1f s (Linux %s)%n", r.ok() ? "ok" : "FAILED at step " + r.field("step")
                 + " (" + r.field("reason") + ")", r.afterStart().toMillis() / 1000.0, r.field("kernel"));
-        pw.printf("  ice: %s, E810 function %s, DDP package %s%n", r.field("ice"), r.field("e810"),
-                r.field("ddp_target"));
+        pw.printf("  ice: %s, E810 function %s, DDP package %s%s%n", r.field("ice"), r.field("e810"),
+                r.field("ddp_target"), linkUp ? ", link " + r.field("link") : "");
         if (!rdma.equals("none")) {
             pw.printf("  irdma: %s, mode %s, rdma links %s, transport %s%n", r.field("irdma"), r.field("rdma_mode"),
                     r.field("rdma_links"), r.field("transport"));

@@ -38,9 +38,11 @@ public final class E810ProbeRun {
     /**
      * Boots and waits for the guest's result (at most {@code timeout}), then for QEMU's exit; {@code progress}
      * hears each step. A guest that gives no result (QEMU would not start, ended first, or was too slow) is a
-     * {@link GuestBootException} with the console's last lines.
+     * {@link GuestBootException} with the console's last lines. {@code kernelArguments} go to the guest's command
+     * line as well (e.g. {@code irdma_emu.link=up}: the scenario sets the E810's netdev up and waits for carrier).
      */
-    public static Outcome run(GuestKit e810Kit, Path runDir, String rdma, Duration timeout, Consumer<String> progress)
+    public static Outcome run(GuestKit e810Kit, Path runDir, String rdma, Duration timeout, Consumer<String> progress,
+                              String... kernelArguments)
             throws IOException, InterruptedException, TimeoutException, GuestBootException {
         if (!rdma.equals("iwarp") && !rdma.equals("roce") && !rdma.equals("none")) {
             throw new IllegalArgumentException("rdma mode " + rdma + " (iwarp, roce or none)");
@@ -57,6 +59,9 @@ public final class E810ProbeRun {
             GuestLaunch launch = e810Kit.launch().machine(GuestLaunch.Machine.Q35).scenario("e810-probe")
                     .memoryMiB(512).kernelArgument("irdma_emu.rdma=" + rdma)
                     .vfioUser(VfioUserDevice.socket(socket).id("e810").messageTimeout(Duration.ofSeconds(20)).build());
+            for (String a : kernelArguments) {
+                launch = launch.kernelArgument(a);
+            }
             GuestResult result;
             try (QemuProcess qemu = QemuProcess.start(launch, console)) {
                 progress.accept("QEMU started (Linux " + e810Kit.kernelRelease() + ", TCG); console in " + console);

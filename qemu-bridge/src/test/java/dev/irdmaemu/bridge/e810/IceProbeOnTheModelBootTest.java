@@ -32,7 +32,7 @@ class IceProbeOnTheModelBootTest {
     private record Run(GuestResult result, String log, Path console, String trace, int liveQps, int liveCqs) {
     }
 
-    private Run boot(String name, String rdma) throws Exception {
+    private Run boot(String name, String rdma, String... kernelArguments) throws Exception {
         GuestKit kit;
         try {
             kit = GuestKit.locate().e810();
@@ -40,7 +40,7 @@ class IceProbeOnTheModelBootTest {
             return fail(e.getMessage());
         }
         E810ProbeRun.Outcome o = E810ProbeRun.run(kit, Path.of("target", "guest-boot", name), rdma, RESULT_TIMEOUT,
-                s -> LOG.info("{}: {}", name, s));
+                s -> LOG.info("{}: {}", name, s), kernelArguments);
         LOG.info("{} on the model: {} after {} ms; {}", name, o.result(), o.result().afterStart().toMillis(),
                 o.vfioUser());
         return new Run(o.result(), Files.readString(o.console(), StandardCharsets.UTF_8), o.console(),
@@ -109,5 +109,22 @@ class IceProbeOnTheModelBootTest {
         }
         assertEquals(0, run.liveQps(), "no QP left on the model after irdma's teardown");
         assertEquals(0, run.liveCqs(), "no CQ left on the model after irdma's teardown");
+    }
+
+    /**
+     * {@code ip link set eth0 up} on the emulated E810: ice opens its LAN rings (Tx queues through add_txqs, Rx
+     * queue contexts through QRX_CONTEXT) and reads the link status, and the netdev comes up with carrier.
+     */
+    @Test
+    void iceSetsItsNetdevUpWithCarrierOnTheEmulatedE810() throws Exception {
+        Run run = boot("ice-link-up", "none", "irdma_emu.link=up");
+        GuestResult result = run.result();
+        assertTrue(result.ok(), () -> result + "; console in " + run.console());
+        assertEquals("up", result.field("link"), () -> result + "; console in " + run.console());
+        String up = run.log().substring(run.log().indexOf("IRDMA-EMU-BEGIN ip-link-up"));
+        // busybox ip: the flags of an interface that is up with carrier
+        assertTrue(up.contains("eth0: <BROADCAST,MULTICAST,UP,LOWER_UP>"), up);
+        assertFalse(run.log().contains("BUG:") || run.log().contains("Oops"), "no kernel oops");
+        assertTrue(run.trace().contains("\"op\":\"add_txqs\""), "ice added its Tx queues");
     }
 }
