@@ -116,9 +116,18 @@ public final class E810PhysicalFunction {
             ice.write32(offset, value);
         }
 
+        /**
+         * The PCI function's reset (FLR, device reset) resets the RDMA block itself right after this one, so the
+         * firmware's power-on here runs without its PF-reset hook: the block is reset once, not twice.
+         */
         @Override
         public void reset() {
-            ice.reset();
+            ice.onPfReset(null);
+            try {
+                ice.reset();
+            } finally {
+                ice.onPfReset(E810PhysicalFunction.this::pfSoftwareReset);
+            }
             switchAndScheduler.powerOn();
         }
     }

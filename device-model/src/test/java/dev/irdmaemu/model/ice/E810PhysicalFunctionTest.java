@@ -96,6 +96,17 @@ class E810PhysicalFunctionTest {
     }
 
     @Test
+    void aFunctionLevelResetResetsTheRdmaBlockOnce() {
+        long before = pf.rdma().resets();
+        pci.functionLevelReset();
+        assertEquals(before + 1, pf.rdma().resets());
+        // the firmware's PF reset still reaches the RDMA block afterwards
+        pci.configWrite(PciRegs.COMMAND, 2, PciRegs.COMMAND_MEMORY | PciRegs.COMMAND_MASTER);
+        pci.barWrite(0, PFGEN_CTRL, 4, PFGEN_CTRL_PFSWR_M);
+        assertEquals(before + 2, pf.rdma().resets());
+    }
+
+    @Test
     void aFinishedDownloadMakesTheGlobalConfigLockDone() {
         assertEquals(ReqRes.GLBL_SUCCESS, requestGlobalLock());
         byte[] file = IcePackageFile.load();
