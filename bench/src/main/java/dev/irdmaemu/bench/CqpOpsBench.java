@@ -1,7 +1,7 @@
 package dev.irdmaemu.bench;
 
 import dev.irdmaemu.cm.demo.CmPair;
-import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.driver.IrdmaDriver;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

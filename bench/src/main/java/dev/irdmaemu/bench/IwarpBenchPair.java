@@ -1,9 +1,9 @@
 package dev.irdmaemu.bench;
 
-import dev.irdmaemu.cm.driver.IrdmaDriver;
-import dev.irdmaemu.cm.verbs.Access;
-import dev.irdmaemu.cm.verbs.IrdmaVerbs;
-import dev.irdmaemu.cm.verbs.ProtectionDomain;
+import dev.irdmaemu.driver.IrdmaDriver;
+import dev.irdmaemu.driver.verbs.Access;
+import dev.irdmaemu.driver.verbs.IrdmaVerbs;
+import dev.irdmaemu.driver.verbs.ProtectionDomain;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
 import dev.irdmaemu.fw.cqp.CqpWqe;

@@ -1,6 +1,6 @@
 package dev.irdmaemu.bench;
 
-import dev.irdmaemu.cm.verbs.Access;
+import dev.irdmaemu.driver.verbs.Access;
 import dev.irdmaemu.fw.queue.SgeList;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

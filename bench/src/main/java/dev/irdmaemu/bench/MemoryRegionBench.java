@@ -1,6 +1,6 @@
 package dev.irdmaemu.bench;
 
-import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;

@@ -3,7 +3,7 @@ package dev.irdmaemu.bench;
 import dev.irdmaemu.cm.ConnectionManager;
 import dev.irdmaemu.cm.LocalAddress;
 import dev.irdmaemu.cm.demo.CmPair;
-import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.cm.driver.ModelHardwarePort;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;

@@ -1,9 +1,9 @@
 package dev.irdmaemu.bench;
 
-import dev.irdmaemu.cm.verbs.PostStatus;
-import dev.irdmaemu.cm.verbs.SendWorkRequest;
-import dev.irdmaemu.cm.verbs.WorkCompletion;
-import dev.irdmaemu.cm.verbs.WrOpcode;
+import dev.irdmaemu.driver.verbs.PostStatus;
+import dev.irdmaemu.driver.verbs.SendWorkRequest;
+import dev.irdmaemu.driver.verbs.WorkCompletion;
+import dev.irdmaemu.driver.verbs.WrOpcode;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -1,16 +1,16 @@
 package dev.irdmaemu.bench;
 
-import dev.irdmaemu.cm.verbs.Access;
-import dev.irdmaemu.cm.verbs.CompletionQueue;
-import dev.irdmaemu.cm.verbs.IrdmaVerbs;
-import dev.irdmaemu.cm.verbs.MemoryRegion;
-import dev.irdmaemu.cm.verbs.ProtectionDomain;
-import dev.irdmaemu.cm.verbs.QpInit;
-import dev.irdmaemu.cm.verbs.QueuePair;
-import dev.irdmaemu.cm.verbs.ReceiveWorkRequest;
-import dev.irdmaemu.cm.verbs.SendWorkRequest;
-import dev.irdmaemu.cm.verbs.WorkCompletion;
-import dev.irdmaemu.cm.verbs.WrOpcode;
+import dev.irdmaemu.driver.verbs.Access;
+import dev.irdmaemu.driver.verbs.CompletionQueue;
+import dev.irdmaemu.driver.verbs.IrdmaVerbs;
+import dev.irdmaemu.driver.verbs.MemoryRegion;
+import dev.irdmaemu.driver.verbs.ProtectionDomain;
+import dev.irdmaemu.driver.verbs.QpInit;
+import dev.irdmaemu.driver.verbs.QueuePair;
+import dev.irdmaemu.driver.verbs.ReceiveWorkRequest;
+import dev.irdmaemu.driver.verbs.SendWorkRequest;
+import dev.irdmaemu.driver.verbs.WorkCompletion;
+import dev.irdmaemu.driver.verbs.WrOpcode;
 import dev.irdmaemu.fw.queue.Cqe;
 import dev.irdmaemu.fw.queue.SqOpcode;
 import java.util.concurrent.TimeUnit;

@@ -1,9 +1,9 @@
 package dev.irdmaemu.bench;
 
-import dev.irdmaemu.cm.verbs.PostStatus;
-import dev.irdmaemu.cm.verbs.SendWorkRequest;
-import dev.irdmaemu.cm.verbs.WorkCompletion;
-import dev.irdmaemu.cm.verbs.WrOpcode;
+import dev.irdmaemu.driver.verbs.PostStatus;
+import dev.irdmaemu.driver.verbs.SendWorkRequest;
+import dev.irdmaemu.driver.verbs.WorkCompletion;
+import dev.irdmaemu.driver.verbs.WrOpcode;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * RDMA Write throughput between two in-process model nodes through the verbs: each invocation posts {@value #BATCH}
- * 4 KiB Writes with {@link dev.irdmaemu.cm.verbs.QueuePair#postSend} (the last signaled, as a consumer batches)
+ * 4 KiB Writes with {@link dev.irdmaemu.driver.verbs.QueuePair#postSend} (the last signaled, as a consumer batches)
  * from a registered 64 KiB source into the peer's registered region, then runs the simulation until their
  * completion is polled. Everything runs on the benchmark thread: the verbs' WQEs and doorbells, the SQ engine,
  * MPA/DDP/RDMAP with CRC32c, the QP's TCP and its ACKs, the link, the peer's checks and placement through its MR

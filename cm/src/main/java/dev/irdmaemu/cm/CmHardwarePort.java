@@ -1,5 +1,8 @@
 package dev.irdmaemu.cm;
 
+import dev.irdmaemu.driver.verbs.MpaOutcome;
+import dev.irdmaemu.driver.verbs.QpEvent;
+import dev.irdmaemu.driver.verbs.TcpOffloadContext;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import java.util.List;
 import net.openhft.chronicle.bytes.BytesStore;

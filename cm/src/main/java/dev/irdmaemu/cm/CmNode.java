@@ -1,6 +1,7 @@
 package dev.irdmaemu.cm;
 
 import dev.irdmaemu.cm.mpa.IrdOrd;
+import dev.irdmaemu.driver.verbs.Rdma0;
 import dev.irdmaemu.fw.sim.SimTimer;
 import net.openhft.chronicle.bytes.BytesStore;
 

@@ -1,6 +1,9 @@
 package dev.irdmaemu.cm;
 
 import dev.irdmaemu.cm.mpa.MpaRejection;
+import dev.irdmaemu.driver.verbs.MpaOutcome;
+import dev.irdmaemu.driver.verbs.QpEvent;
+import dev.irdmaemu.driver.verbs.TcpOffloadContext;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.iwarp.MpaFrame;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.irdmaemu.cm.mpa.IrdOrd;
 import dev.irdmaemu.cm.mpa.MpaRejection;
+import dev.irdmaemu.driver.verbs.Rdma0;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

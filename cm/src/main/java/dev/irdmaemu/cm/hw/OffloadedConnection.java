@@ -1,10 +1,10 @@
 package dev.irdmaemu.cm.hw;
 
 import dev.irdmaemu.cm.FourTuple;
-import dev.irdmaemu.cm.MpaOutcome;
-import dev.irdmaemu.cm.QpEvent;
-import dev.irdmaemu.cm.Rdma0;
-import dev.irdmaemu.cm.TcpOffloadContext;
+import dev.irdmaemu.driver.verbs.MpaOutcome;
+import dev.irdmaemu.driver.verbs.QpEvent;
+import dev.irdmaemu.driver.verbs.Rdma0;
+import dev.irdmaemu.driver.verbs.TcpOffloadContext;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.frame.TcpPacketBuilder;

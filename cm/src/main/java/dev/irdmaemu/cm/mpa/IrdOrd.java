@@ -1,6 +1,6 @@
 package dev.irdmaemu.cm.mpa;
 
-import dev.irdmaemu.cm.Rdma0;
+import dev.irdmaemu.driver.verbs.Rdma0;
 
 /**
  * One side's IRD/ORD bookkeeping during MPA v2 enhanced connection setup (RFC 6581 §7), with the negotiation of

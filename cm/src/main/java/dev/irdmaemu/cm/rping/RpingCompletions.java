@@ -1,8 +1,8 @@
 package dev.irdmaemu.cm.rping;
 
-import dev.irdmaemu.cm.verbs.QpEventType;
-import dev.irdmaemu.cm.verbs.WcOpcode;
-import dev.irdmaemu.cm.verbs.WcStatus;
+import dev.irdmaemu.driver.verbs.QpEventType;
+import dev.irdmaemu.driver.verbs.WcOpcode;
+import dev.irdmaemu.driver.verbs.WcStatus;
 
 /**
  * What an rping side hears from its QP: each work completion polled from its CQ (rping.c rping_cq_event_handler

@@ -1,6 +1,6 @@
 package dev.irdmaemu.cm.rping;
 
-import dev.irdmaemu.cm.verbs.PostStatus;
+import dev.irdmaemu.driver.verbs.PostStatus;
 
 /**
  * The calls an rping side makes on its connection once it is set up: its three fixed work requests (rping.c

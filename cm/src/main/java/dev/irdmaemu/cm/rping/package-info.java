@@ -8,7 +8,7 @@
  * <p>{@link dev.irdmaemu.cm.rping.RpingClient} and {@link dev.irdmaemu.cm.rping.RpingServer} (each connection a
  * {@link dev.irdmaemu.cm.rping.RpingServerConnection}) are state machines on the CM's scheduler thread, driven by CM
  * upcalls and CQ completions, with no thread and no blocking, and nothing allocated per ping. Their resources are a
- * {@link dev.irdmaemu.cm.rping.RpingControlBlock} on {@link dev.irdmaemu.cm.verbs}, set up as rping sets them up. The
+ * {@link dev.irdmaemu.cm.rping.RpingControlBlock} on {@link dev.irdmaemu.driver.verbs}, set up as rping sets them up. The
  * protocol talks to it through {@link dev.irdmaemu.cm.rping.RpingVerbs}, which a test can script. Options mirror
  * rping's ({@link dev.irdmaemu.cm.rping.RpingOptions}); each connection ends with a
  * {@link dev.irdmaemu.cm.rping.RpingResult}. Like all of cm: depends on {@code dev.irdmaemu.fw} only.

@@ -4,9 +4,9 @@ import dev.irdmaemu.cm.CmEvent;
 import dev.irdmaemu.cm.CmEventType;
 import dev.irdmaemu.cm.CmListener;
 import dev.irdmaemu.cm.ConnectionManager;
-import dev.irdmaemu.cm.verbs.IrdmaVerbs;
-import dev.irdmaemu.cm.verbs.PostStatus;
-import dev.irdmaemu.cm.verbs.VerbsException;
+import dev.irdmaemu.driver.verbs.IrdmaVerbs;
+import dev.irdmaemu.driver.verbs.PostStatus;
+import dev.irdmaemu.driver.verbs.VerbsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

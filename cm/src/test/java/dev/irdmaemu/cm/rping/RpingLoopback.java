@@ -4,9 +4,9 @@ import dev.irdmaemu.cm.CmEventType;
 import dev.irdmaemu.cm.CmReason;
 import dev.irdmaemu.cm.CmStatus;
 import dev.irdmaemu.cm.IpEndpoint;
-import dev.irdmaemu.cm.verbs.PostStatus;
-import dev.irdmaemu.cm.verbs.WcOpcode;
-import dev.irdmaemu.cm.verbs.WcStatus;
+import dev.irdmaemu.driver.verbs.PostStatus;
+import dev.irdmaemu.driver.verbs.WcOpcode;
+import dev.irdmaemu.driver.verbs.WcStatus;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**

@@ -1,6 +1,6 @@
 package dev.irdmaemu.cm.rping;
 
-import dev.irdmaemu.cm.verbs.PostStatus;
+import dev.irdmaemu.driver.verbs.PostStatus;
 import java.util.ArrayList;
 import java.util.List;
 

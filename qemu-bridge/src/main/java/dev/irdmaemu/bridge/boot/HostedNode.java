@@ -6,7 +6,7 @@ import dev.irdmaemu.cm.CmNode;
 import dev.irdmaemu.cm.ConnectionManager;
 import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.cm.LocalAddress;
-import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.cm.driver.ModelHardwarePort;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;

@@ -2,9 +2,9 @@ package dev.irdmaemu.bridge.model;
 
 import dev.irdmaemu.cm.ConnectionManager;
 import dev.irdmaemu.cm.LocalAddress;
-import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.cm.driver.ModelHardwarePort;
-import dev.irdmaemu.cm.verbs.IrdmaVerbs;
+import dev.irdmaemu.driver.verbs.IrdmaVerbs;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
 import dev.irdmaemu.fw.sim.SimScheduler;

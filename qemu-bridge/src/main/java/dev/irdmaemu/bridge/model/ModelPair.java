@@ -2,7 +2,7 @@ package dev.irdmaemu.bridge.model;
 
 import dev.irdmaemu.cm.LocalAddress;
 import dev.irdmaemu.cm.demo.CmPair;
-import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.cm.driver.ModelHardwarePort;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.sim.SimScheduler;

@@ -9,7 +9,7 @@ import dev.irdmaemu.bridge.decode.FrameSummarizer;
 import dev.irdmaemu.cm.CmEvent;
 import dev.irdmaemu.cm.CmEventType;
 import dev.irdmaemu.cm.CmReason;
-import dev.irdmaemu.cm.verbs.QueuePair;
+import dev.irdmaemu.driver.verbs.QueuePair;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.TraceKind;

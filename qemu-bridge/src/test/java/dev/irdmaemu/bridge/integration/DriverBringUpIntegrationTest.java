@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.bridge.model.ModelNode;
 import dev.irdmaemu.cm.LocalAddress;
-import dev.irdmaemu.cm.driver.CqpException;
-import dev.irdmaemu.cm.driver.IrdmaDriver;
+import dev.irdmaemu.driver.CqpException;
+import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.hmc.SegmentDescriptor;

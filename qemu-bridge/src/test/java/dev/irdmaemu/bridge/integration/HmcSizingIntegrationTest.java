@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.bridge.model.ModelNode;
 import dev.irdmaemu.cm.LocalAddress;
-import dev.irdmaemu.cm.driver.FpmSizing;
-import dev.irdmaemu.cm.verbs.CompletionQueue;
-import dev.irdmaemu.cm.verbs.ProtectionDomain;
-import dev.irdmaemu.cm.verbs.QpInit;
-import dev.irdmaemu.cm.verbs.QueuePair;
+import dev.irdmaemu.driver.FpmSizing;
+import dev.irdmaemu.driver.verbs.CompletionQueue;
+import dev.irdmaemu.driver.verbs.ProtectionDomain;
+import dev.irdmaemu.driver.verbs.QpInit;
+import dev.irdmaemu.driver.verbs.QueuePair;
 import dev.irdmaemu.fw.hmc.FpmCommitBuffer;
 import dev.irdmaemu.fw.hmc.FpmQueryBuffer;
 import dev.irdmaemu.fw.hmc.HmcObjectType;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.bridge.model.ModelPair;
-import dev.irdmaemu.cm.driver.IrdmaDriver;
-import dev.irdmaemu.cm.verbs.CompletionQueue;
+import dev.irdmaemu.driver.IrdmaDriver;
+import dev.irdmaemu.driver.verbs.CompletionQueue;
 import dev.irdmaemu.fw.sim.SimTimer;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,5 @@
 /**
  * Deliberately badly layered classes, a miniature of the real packages under this one ({@code fw}, {@code model},
- * {@code cm}, {@code bridge}), so LayeringTest can show that its rules do report violations.
+ * {@code driver}, {@code cm}, {@code bridge}), so LayeringTest can show that its rules do report violations.
  */
 package dev.irdmaemu.bridge.layeringfixture;

@@ -1,0 +1,53 @@
+package dev.irdmaemu.driver;
+
+/** A CQP op the device refused or never answered within the driver's simulated-time limit. */
+public final class CqpException extends RuntimeException {
+    /** What went wrong, in the driver's terms. */
+    public enum Kind {
+        /** The completion carried the error bit (major/minor from the CCQ CQE or PFPE_CQPERRCODES). */
+        OP_ERROR,
+        /** No completion arrived within the time limit (irdma_sc_poll_for_cqp_op_done's timeout). */
+        TIMEOUT,
+        /** PFPE_CCQPSTATUS reported an error or never went done (irdma_sc_cqp_create). */
+        CQP_CREATE_FAILED,
+        /** GLPE_CPUSTATUS never reached 0x80 (irdma_wait_pe_ready). */
+        PE_NOT_READY,
+        /** Query RDMA features answered fewer than two entries (irdma_get_rdma_features' -EINVAL). */
+        BAD_FEATURES,
+        /**
+         * Query FPM values answered what irdma_cfg_fpm_val refuses (a free list without its block size, objects that
+         * do not fit max_pe_sds), or Commit FPM placed the objects beyond the SDs the query offered.
+         */
+        BAD_FPM
+    }
+
+    private final Kind kind;
+    private final String op;
+    private final int major;
+    private final int minor;
+
+    public CqpException(Kind kind, String op, int major, int minor) {
+        super(kind + " in " + op + " (major 0x" + Integer.toHexString(major) + ", minor 0x"
+                + Integer.toHexString(minor) + ")");
+        this.kind = kind;
+        this.op = op;
+        this.major = major;
+        this.minor = minor;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public String op() {
+        return op;
+    }
+
+    public int major() {
+        return major;
+    }
+
+    public int minor() {
+        return minor;
+    }
+}

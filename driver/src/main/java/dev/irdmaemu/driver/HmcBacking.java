@@ -1,0 +1,312 @@
+package dev.irdmaemu.driver;
+
+import dev.irdmaemu.fw.bus.HostRam;
+import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.cqp.CqpWqeWriter;
+import dev.irdmaemu.fw.hmc.FpmCommitBuffer;
+import dev.irdmaemu.fw.hmc.HmcObjectType;
+import dev.irdmaemu.fw.hmc.PageDescriptor;
+import dev.irdmaemu.fw.hmc.SegmentDescriptor;
+import dev.irdmaemu.fw.reg.Gen2Registers;
+import java.util.function.IntConsumer;
+import net.openhft.chronicle.bytes.BytesStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver's side of the HMC's segment descriptor table (hmc_info->sd_table): which SDs are valid, direct or
+ * paged, and the host memory behind them.
+ * <ul>
+ * <li>hw.c irdma_create_hmc_objs / hmc.c irdma_sc_create_hmc_obj: every object type but PBLE, in the order of
+ * hw.c iw_hmc_obj_types, gets a direct SD (one 2 MiB, 2 MiB-aligned coherent page) for each SD of its range not
+ * yet valid; the new SDs of one type are programmed by hmc.c irdma_hmc_sd_grp with Update PE SDs, at most
+ * IRDMA_MAX_SD_ENTRIES (11) per op: three in the WQE, the rest in the CQP's SD buffer at 128 bytes per WQE index
+ * (ctrl.c cqp_sds_wqe_fill, IRDMA_UPDATE_SD_BUFF_SIZE).</li>
+ * <li>pble.c irdma_hmc_init_pble / add_pble_prm: the PBLE object's first chunk starts at its first 4 KiB boundary:
+ * in a valid direct SD it reuses that SD's page; at an SD boundary with a whole SD's worth of PBLEs left it takes a
+ * new direct SD; else a paged SD, one 4 KiB page per PD written in the SD's PD page, each followed by PFHMC_PDINV
+ * (hmc.c irdma_add_pd_table_entry), then one Update PE SDs (hmc.c irdma_hmc_sd_one).</li>
+ * </ul>
+ */
+final class HmcBacking {
+    private static final Logger LOG = LoggerFactory.getLogger(HmcBacking.class);
+    /** hmc.h IRDMA_MAX_SD_ENTRIES: the SDs one Update PE SDs op carries. */
+    static final int MAX_SD_ENTRIES = CqpWqe.SD_INLINE_MAX + CqpWqe.SD_BUFFER_MAX;
+    /** defs.h IRDMA_UPDATE_SD_BUFF_SIZE: the SD buffer's slot per CQP WQE index. */
+    static final int UPDATE_SD_BUFF_SIZE = 128;
+    /** hw.c iw_hmc_obj_types: the order irdma_create_hmc_objs creates the objects in. */
+    static final HmcObjectType[] CREATE_ORDER = {
+        HmcObjectType.QP, HmcObjectType.CQ, HmcObjectType.SRQ, HmcObjectType.HTE, HmcObjectType.ARP,
+        HmcObjectType.APBVT_ENTRY, HmcObjectType.MR, HmcObjectType.XF, HmcObjectType.XFFL, HmcObjectType.Q1,
+        HmcObjectType.Q1FL, HmcObjectType.PBLE, HmcObjectType.TIMER, HmcObjectType.FSIMC, HmcObjectType.FSIAV,
+        HmcObjectType.RRF, HmcObjectType.RRFFL, HmcObjectType.HDR, HmcObjectType.MD, HmcObjectType.OOISC,
+        HmcObjectType.OOISCFFL,
+    };
+    private static final long SD_BYTES = SegmentDescriptor.DIRECT_BP_SIZE;
+    private static final long PAGE = SegmentDescriptor.PAGED_BP_SIZE;
+
+    /** How pble.c backed the PBLE object's first chunk. */
+    enum PbleChunkType {
+        NONE, REUSED_DIRECT, NEW_DIRECT, PAGED
+    }
+
+    private final IrdmaDriver driver;
+    private final HostRam ram;
+    private final BytesStore<?, ?> store;
+    private final IntConsumer pdInvalidate;
+    private final int sdCount;
+    private final boolean[] valid;
+    private final boolean[] direct;
+    /** Direct SD: its 2 MiB page. Paged SD: its PD page. */
+    private final long[] address;
+    /** Paged SD: the backing page of each PD (0 = none). */
+    private final long[][] pdPages;
+    private final long[] commands = new long[MAX_SD_ENTRIES];
+    private final long[] data = new long[MAX_SD_ENTRIES];
+    private long sdBuffer;
+    private long sdBufferSpan;
+    private int updateOps;
+    private int directSds;
+    private long bytesAllocated;
+    private long pbleChunkStart;
+    private long pbleChunkEnd;
+    private PbleChunkType pbleChunkType = PbleChunkType.NONE;
+
+    /**
+     * @param sdCount      hmc_info->sd_table.sd_cnt as irdma_sc_parse_fpm_commit_buf sets it (the last object's end)
+     * @param pdInvalidate writes PFHMC_PDINV
+     */
+    HmcBacking(IrdmaDriver driver, HostRam ram, int sdCount, IntConsumer pdInvalidate) {
+        this.driver = driver;
+        this.ram = ram;
+        this.store = ram.store();
+        this.pdInvalidate = pdInvalidate;
+        this.sdCount = sdCount;
+        this.valid = new boolean[sdCount];
+        this.direct = new boolean[sdCount];
+        this.address = new long[sdCount];
+        this.pdPages = new long[sdCount][];
+    }
+
+    /**
+     * hmc.c irdma_sc_create_hmc_obj for one type (the whole count from index 0, entry type direct), then
+     * irdma_hmc_finish_add_sd_reg: programs the SDs it made valid.
+     */
+    void createObject(HmcObjectType t, long base, long count, long objectSize) {
+        if (count == 0) {
+            return;
+        }
+        int first = (int) (base / SD_BYTES);
+        int limit = (int) ((base + count * objectSize + SD_BYTES - 1) / SD_BYTES);
+        if (first >= sdCount || limit > sdCount) {
+            // hmc.c irdma_sc_create_hmc_obj: -EINVAL (a commit answer whose last object is not the furthest)
+            LOG.warn("HMC object {} spans SDs {}..{} beyond sd_cnt {}", t, first, limit, sdCount);
+            throw new CqpException(CqpException.Kind.BAD_FPM, "COMMIT_FPM_VAL", 0, 0);
+        }
+        int added = 0;
+        int firstAdded = -1;
+        for (int sd = first; sd < limit; sd++) {
+            if (valid[sd]) {
+                continue;
+            }
+            address[sd] = allocate(SD_BYTES);
+            direct[sd] = true;
+            valid[sd] = true;
+            directSds++;
+            if (firstAdded < 0) {
+                firstAdded = sd;
+            }
+            added++;
+        }
+        if (added > 0) {
+            programGroup(firstAdded, added);
+        }
+    }
+
+    /** hmc.c irdma_hmc_sd_grp (setsd): every valid SD of the range, IRDMA_MAX_SD_ENTRIES per Update PE SDs. */
+    private void programGroup(int firstSd, int sdsInRange) {
+        int n = 0;
+        for (int sd = firstSd; sd < firstSd + sdsInRange; sd++) {
+            if (!valid[sd]) {
+                continue;
+            }
+            commands[n] = SegmentDescriptor.command(sd);
+            data[n] = SegmentDescriptor.setData(address[sd], direct[sd]);
+            n++;
+            if (n == MAX_SD_ENTRIES) {
+                update(n);
+                n = 0;
+            }
+        }
+        if (n > 0) {
+            update(n);
+        }
+    }
+
+    private void update(int n) {
+        driver.op("UPDATE_PE_SDS", (o, v) -> {
+            long slot = 0;
+            if (n > CqpWqe.SD_INLINE_MAX) {
+                // ctrl.c cqp_sds_wqe_fill: the entries past the third go to this WQE index's 128-byte slot
+                slot = sdBuffer() + driver.cqpWqeIndexAt(o) * (long) UPDATE_SD_BUFF_SIZE;
+            }
+            CqpWqeWriter.updatePeSds(store, o, IrdmaDriver.HMC_FN_ID, commands, data, n, slot, store,
+                    slot == 0 ? 0 : ram.offsetOf(slot), v);
+        });
+        updateOps++;
+    }
+
+    /** cqp->sdbuf: IRDMA_UPDATE_SD_BUFF_SIZE bytes per CQP WQE (hw.c irdma_create_cqp allocates it with the SQ). */
+    private long sdBuffer() {
+        if (sdBuffer == 0) {
+            sdBufferSpan = (long) IrdmaDriver.CQP_ENTRIES * UPDATE_SD_BUFF_SIZE;
+            sdBuffer = allocate(sdBufferSpan);
+        }
+        return sdBuffer;
+    }
+
+    /**
+     * pble.c irdma_hmc_init_pble + add_pble_prm: backs the first chunk of the PBLE object ({@code count} entries of
+     * 8 bytes from {@code base}) and answers the PBLE index (relative to {@code base}) where the backed range ends.
+     */
+    long initPble(long base, long count) {
+        long fpmIdx = (base & 0xfff) != 0 ? (4096 - (base & 0xfff)) >> 3 : 0;
+        long unallocated = count - fpmIdx;
+        long next = base + fpmIdx * 8;
+        pbleChunkStart = next;
+        pbleChunkEnd = next;
+        if (unallocated < PageDescriptor.PDS_PER_SD) {
+            // pble.c add_pble_prm: fewer PBLEs than one page holds gives -ENOMEM; the driver has no PBLEs then
+            return fpmIdx;
+        }
+        int sd = (int) (next / SD_BYTES);
+        if (sd >= sdCount) {
+            LOG.warn("PBLE object at SD {} beyond sd_cnt {}", sd, sdCount);
+            throw new CqpException(CqpException.Kind.BAD_FPM, "COMMIT_FPM_VAL", 0, 0);
+        }
+        int relPd = (int) (next / PAGE % PageDescriptor.PDS_PER_SD);
+        long pages = relPd != 0 ? PageDescriptor.PDS_PER_SD - relPd : PageDescriptor.PDS_PER_SD;
+        pages = Math.min(pages, unallocated >> 9);
+        boolean useDirect = valid[sd] ? direct[sd] : relPd == 0 && pages == PageDescriptor.PDS_PER_SD;
+        if (useDirect) {
+            boolean wasValid = valid[sd];
+            if (!wasValid) {
+                address[sd] = allocate(SD_BYTES);
+                direct[sd] = true;
+                valid[sd] = true;
+                directSds++;
+                pbleChunkType = PbleChunkType.NEW_DIRECT;
+            } else {
+                pbleChunkType = PbleChunkType.REUSED_DIRECT;
+            }
+            pbleChunkEnd = next + pages * PAGE;
+            if (!wasValid) {
+                programGroup(sd, 1);
+            }
+        } else {
+            boolean wasValid = valid[sd];
+            if (!wasValid) {
+                address[sd] = allocate(PAGE);
+                direct[sd] = false;
+                pdPages[sd] = new long[PageDescriptor.PDS_PER_SD];
+            }
+            long pdPageOffset = ram.offsetOf(address[sd]);
+            for (int i = 0; i < pages; i++) {
+                int rel = relPd + i;
+                if (pdPages[sd][rel] != 0) {
+                    continue;
+                }
+                long page = allocate(PAGE);
+                pdPages[sd][rel] = page;
+                PageDescriptor.write(store, pdPageOffset, rel, PageDescriptor.encode(page));
+                pdInvalidate.accept(Gen2Registers.pdInvalidate(sd, rel));
+            }
+            valid[sd] = true;
+            pbleChunkType = PbleChunkType.PAGED;
+            pbleChunkEnd = next + pages * PAGE;
+            if (!wasValid) {
+                programGroup(sd, 1);
+            }
+        }
+        return (pbleChunkEnd - base) / 8;
+    }
+
+    private long allocate(long bytes) {
+        bytesAllocated += bytes;
+        return ram.allocate(bytes);
+    }
+
+    /** The host address behind FPM address {@code fpm}; -1 where no SD or PD backs it. */
+    long hostAddress(long fpm) {
+        if (fpm < 0) {
+            return -1;
+        }
+        long sdl = fpm / SD_BYTES;
+        if (sdl >= sdCount || !valid[(int) sdl]) {
+            return -1;
+        }
+        int sd = (int) sdl;
+        long in = fpm % SD_BYTES;
+        if (direct[sd]) {
+            return address[sd] + in;
+        }
+        long page = pdPages[sd][(int) (in / PAGE)];
+        return page == 0 ? -1 : page + in % PAGE;
+    }
+
+    int sdCount() {
+        return sdCount;
+    }
+
+    boolean sdValid(int sd) {
+        return sd >= 0 && sd < sdCount && valid[sd];
+    }
+
+    boolean sdDirect(int sd) {
+        return sdValid(sd) && direct[sd];
+    }
+
+    /** A valid SD's host address: the 2 MiB page of a direct SD, the PD page of a paged one. */
+    long sdAddress(int sd) {
+        return sdValid(sd) ? address[sd] : -1;
+    }
+
+    int directSds() {
+        return directSds;
+    }
+
+    int updateOps() {
+        return updateOps;
+    }
+
+    long bytesAllocated() {
+        return bytesAllocated;
+    }
+
+    PbleChunkType pbleChunkType() {
+        return pbleChunkType;
+    }
+
+    long pbleChunkStart() {
+        return pbleChunkStart;
+    }
+
+    long pbleChunkEnd() {
+        return pbleChunkEnd;
+    }
+
+    /** sd_cnt as irdma_sc_parse_fpm_commit_buf derives it from the object with the highest base. */
+    static int sdCountOf(FpmCommitBuffer cb, long[] objectSize) {
+        long maxBase = 0;
+        HmcObjectType last = HmcObjectType.QP;
+        for (HmcObjectType t : HmcObjectType.values()) {
+            if (cb.base(t) > maxBase && cb.committedCount(t) != 0) {
+                maxBase = cb.base(t);
+                last = t;
+            }
+        }
+        long count = last == HmcObjectType.APBVT_ENTRY ? 1 : cb.committedCount(last);
+        long size = count * objectSize[last.ordinal()] + cb.base(last);
+        return (int) FpmCommitBuffer.sdCount(size);
+    }
+}

@@ -1,0 +1,1495 @@
+package dev.irdmaemu.driver;
+
+import dev.irdmaemu.fw.bus.HostRam;
+import dev.irdmaemu.fw.bus.InterruptSink;
+import dev.irdmaemu.fw.bus.Mmio;
+import dev.irdmaemu.fw.cqp.CqOpFields;
+import dev.irdmaemu.fw.cqp.CqpCompletion;
+import dev.irdmaemu.fw.cqp.CqpHostContext;
+import dev.irdmaemu.fw.cqp.CqpOpcode;
+import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.cqp.CqpWqeWriter;
+import dev.irdmaemu.fw.cqp.EqOpFields;
+import dev.irdmaemu.fw.cqp.QhashFields;
+import dev.irdmaemu.fw.cqp.QpFlushFields;
+import dev.irdmaemu.fw.cqp.QpOpFields;
+import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
+import dev.irdmaemu.fw.cqp.StagFields;
+import dev.irdmaemu.fw.hmc.FpmCommitBuffer;
+import dev.irdmaemu.fw.hmc.FpmQueryBuffer;
+import dev.irdmaemu.fw.hmc.HmcObjectType;
+import dev.irdmaemu.fw.hmc.PbleLayout;
+import dev.irdmaemu.fw.qp.QpContext;
+import dev.irdmaemu.fw.qp.QpResources;
+import dev.irdmaemu.fw.queue.Aeqe;
+import dev.irdmaemu.fw.queue.Ceqe;
+import dev.irdmaemu.fw.queue.Cqe;
+import dev.irdmaemu.fw.queue.CqeExtension;
+import dev.irdmaemu.fw.queue.PudaLayout;
+import dev.irdmaemu.fw.queue.RqWqe;
+import dev.irdmaemu.fw.queue.SqWqe;
+import dev.irdmaemu.fw.reg.Bits;
+import dev.irdmaemu.fw.reg.Gen2Register;
+import dev.irdmaemu.fw.reg.Gen2Registers;
+import dev.irdmaemu.fw.sim.SimScheduler;
+import dev.irdmaemu.fw.sim.SimTimer;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.EnumMap;
+import java.util.Map;
+import net.openhft.chronicle.bytes.BytesStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver layer: brings an E810 RDMA function up the way irdma's probe does (hw.c irdma_ctrl_init_hw, then
+ * irdma_rt_init_hw) and then serves the CM, touching the device only through {@link Mmio}, host memory
+ * ({@link HostRam}) and the {@link InterruptSink} it hands the device ({@link #interruptSink()}).
+ *
+ * <p>CQP ops are synchronous: post the WQE, ring PFPE_CQPDB, run the {@link SimScheduler} until the completion
+ * for that WQE index arrives (through PFPE_CQPTAIL before the CCQ exists, from the CCQ after), bounded by
+ * {@link #CQP_TIMEOUT_NANOS} of simulated time (ctrl.c irdma_sc_poll_for_cqp_op_done /
+ * irdma_cqp_poll_registers): a missing completion is a {@link CqpException}, never a hang.
+ */
+public final class IrdmaDriver {
+    private static final Logger LOG = LoggerFactory.getLogger(IrdmaDriver.class);
+
+    /** Simulated-time bound per CQP op (irdma's CQP timeout is in the seconds; the model answers in µs). */
+    public static final long CQP_TIMEOUT_NANOS = 100_000_000L;
+    /** Completion context the CQP host context carries back in every CCQ CQE (irdma_sc_cqp_init scratch). */
+    public static final long CQP_COMPLETION_CONTEXT = 0x1dba_c0de_0000_0001L;
+    /** Reserved ids (model package-info; hw.c irdma_initialize_ilq / irdma_initialize_ieq); the PUDA CQs share them. */
+    public static final int CCQ_ID = 0;
+    public static final int ILQ_QP = 1;
+    public static final int IEQ_QP = 2;
+    /** dev->hmc_fn_id: the PF's own HMC function (icrdma_fill_device_info: pf_id; the model's PF is 0). */
+    public static final int HMC_FN_ID = 0;
+    /**
+     * irdma's vsi_idx on gen2: ice's vport_id (icrdma_if.c icrdma_probe: iwdev->vsi_num = vport_id), which the
+     * WS nodes carry in IRDMA_CQPSQ_WS_VSI. Without an ice model the emulated PF's main VSI is number 0.
+     */
+    public static final int VSI_NUM = 0;
+    /** ws.c irdma_alloc_node: the root keeps index 0 (hw.c irdma_initialize_hw_rsrc reserves bit 0 of the map). */
+    public static final int WS_ROOT_NODE = 0;
+    /** defs.h IRDMA_MAX_WS_NODES: the size of rf->allocated_ws_nodes. */
+    static final int IRDMA_MAX_WS_NODES = 0x3ff;
+    /** type.h enum irdma_sched_prio_type: IRDMA_PRIO_WEIGHTED_RR, the type irdma_alloc_node gives every node. */
+    static final int IRDMA_PRIO_WEIGHTED_RR = 1;
+    /** The user priority the PUDA QPs use (puda.c: rsrc->qp.user_pri stays 0), and so every QP of this driver. */
+    static final int PUDA_USER_PRI = 0;
+    /**
+     * ice's QoS parameters without DCB (ice_dcb_lib.c ice_setup_dcb_qos_info from the default ETS table): every
+     * user priority maps to TC 0 (up2tc[] = 0) and TC 0 has all the bandwidth (tcbwtable[0] = ICE_TC_MAX_BW).
+     * irdma_sc_vsi_init copies them into vsi->qos[]; the leaf's weight is that rel_bw.
+     */
+    static final int UP0_TRAFFIC_CLASS = 0;
+    static final int TC0_REL_BW = 100;
+    /** MSI-X vectors: 0 for the AEQ, 1 for CEQ 0 (hw.c irdma_cfg_ceq_vector / irdma_cfg_aeq_vector). */
+    public static final int AEQ_VECTOR = 0;
+    public static final int CEQ0_VECTOR = 1;
+    /** PUDA QP type (puda.c irdma_puda_qp_setctx: UDA) and the iWARP RTS state used for PUDA QPs. */
+    static final int QP_TYPE_UDA = 2;
+    static final int PUDA_NEXT_STATE = 2;
+    /** IRDMAQPC_QPCOMPCTX of a PUDA QP (irdma writes the sc_qp's kernel address; any value the CQEs echo). */
+    static final long PUDA_COMPLETION_CONTEXT = 0x90DA_0000L;
+
+    /** Sizes chosen for the bring-up (hw.c: sc_dev.hw_attrs / irdma_puda_create_rsrc sizes, scaled down). */
+    public static final int CQP_ENTRIES = 2048;
+    public static final int CCQ_ENTRIES = 64;
+    /** user.h IRDMA_MAX_CEQ_ENTRIES and IRDMA_MAX_AEQ_ENTRIES: the event queues never exceed these. */
+    static final int MAX_CEQ_ENTRIES = 262143;
+    /** main.h IRDMA_FW_VER_DEFAULT: feature_info[IRDMA_FEATURE_FW_INFO] before the query answers. */
+    static final long IRDMA_FW_VER_DEFAULT = 2;
+    /** defs.h IRDMA_FEATURE_BUF_ALIGNMENT. */
+    static final int IRDMA_FEATURE_BUF_ALIGNMENT = 0x10;
+    static final int MAX_AEQ_ENTRIES = 524287;
+    public static final int PUDA_SQ = 64;
+    public static final int PUDA_RQ = 64;
+    public static final int PUDA_BUF = 2048;
+
+    /** What the driver hands up from the ILQ and the AEQ (the CM side of irdma_receive_ilq / irdma_process_aeq). */
+    public interface Upcalls {
+        /** An ILQ receive: the frame is valid only during the call; the buffer is reposted after it returns. */
+        void ilqReceive(BytesStore<?, ?> store, long offset, int length);
+
+        /** An AEQE for a QP (irdma_process_aeq): the AE code and the QP id. */
+        void asyncEvent(int qpId, int aeCode);
+    }
+
+    /**
+     * What the driver hands the verbs layer from the event queues (hw.c irdma_ceq_dpc / irdma_process_ceq for a
+     * non-PUDA CQ, irdma_process_aeq for every AEQE). Called from the interrupt handler, never inside a CQP op.
+     */
+    public interface DeviceEvents {
+        /** A CEQE named CQ {@code cqId} (one that is neither the CCQ nor a PUDA CQ). */
+        void completionEvent(int cqId);
+
+        /** An AEQE, decoded as irdma_sc_get_next_aeqe does; {@code ae} is reused after the call returns. */
+        void asyncEvent(AsyncEvent ae);
+    }
+
+    private Mmio mmio;
+    private final HostRam ram;
+    private final SimScheduler scheduler;
+    private final BytesStore<?, ?> store;
+    private Upcalls upcalls = new Upcalls() {
+        @Override
+        public void ilqReceive(BytesStore<?, ?> s, long o, int l) {
+        }
+
+        @Override
+        public void asyncEvent(int qpId, int aeCode) {
+        }
+    };
+
+    // CQP SQ (ctrl.c irdma_sc_cqp_get_next_send_wqe_idx: polarity flips when the head wraps to 0).
+    private long cqpSq;
+    private int cqpHead;
+    private boolean cqpPolarity;
+    private int lastWqeIndex;
+    private boolean up;
+    // CCQ (CQ 0).
+    private long ccqRing;
+    private long ccqShadow;
+    private int ccqHead;
+    private boolean ccqPolarity = true;
+    private boolean ccqLive;
+    // CEQ 0 and AEQ rings.
+    private long ceqRing;
+    private int ceqEntries;
+    private int ceqHead;
+    private boolean ceqPolarity = true;
+    private long aeqRing;
+    /** A virtual AEQ's pages (hw.c irdma_create_virt_aeq), in ring order; null for a coherent ring. */
+    private long[] aeqPages;
+    private PbleResource.Allocation aeqPbl;
+    private boolean virtualAeq;
+    private PbleResource pbles;
+    private int aeqEntries;
+    private int aeqHead;
+    private boolean aeqPolarity = true;
+    // FPM.
+    private final Map<HmcObjectType, Long> committedCount = new EnumMap<>(HmcObjectType.class);
+    private final Map<HmcObjectType, Long> committedBase = new EnumMap<>(HmcObjectType.class);
+    private final Map<HmcObjectType, Long> objectSize = new EnumMap<>(HmcObjectType.class);
+
+    private Puda ilq;
+    private Puda ieq;
+    private DeviceEvents deviceEvents;
+    private final AsyncEvent asyncEvent = new AsyncEvent();
+    // hmc_info->sd_table and the PBLE object's backed chunk (hmcSetup, initPble)
+    private HmcBacking hmc;
+    private FpmSizing sizing;
+    private long pbleBacked;
+    private int lastCompletionMinor;
+    /**
+     * Completions polled for an op other than the one being waited for: an op posted while another waited (a timer
+     * that ran during the wait). hw.c irdma_cqp_ce_handler hands each CCQ CQE to the request its scratch names,
+     * whichever it is; these hold them, by WQE index, until that op's wait takes them.
+     */
+    private final boolean[] ccqDone = new boolean[CQP_ENTRIES];
+    private final boolean[] ccqError = new boolean[CQP_ENTRIES];
+    private final int[] ccqMajor = new int[CQP_ENTRIES];
+    private final int[] ccqMinor = new int[CQP_ENTRIES];
+    private final long[] ccqReturn = new long[CQP_ENTRIES];
+
+    // Reused flyweights and field holders: nothing allocated per op or per frame.
+    private final CqpCompletion completion = new CqpCompletion();
+    private final CqOpFields cqf = new CqOpFields();
+    private final EqOpFields eqf = new EqOpFields();
+    private final QpOpFields qpf = new QpOpFields();
+    private final QhashFields qhf = new QhashFields();
+    private final Cqe cqe = new Cqe();
+    private final Ceqe ceqe = new Ceqe();
+    private final Aeqe aeqe = new Aeqe();
+    private final RqWqe rqWqe = new RqWqe();
+    private final SqWqe sqWqe = new SqWqe();
+    private final CqeExtension ext = new CqeExtension();
+    private final QpContext pudaContext = new QpContext();
+    /** The frame rebuilt from an ILQ receive (one buffer, reused: the upcall must not keep it). */
+    private final BytesStore<?, ?> rxFrame = BytesStore.wrap(new byte[PUDA_BUF + 18]);
+    private long localMac;
+    private long ilqRefused;
+    private final SimTimer irqTimer;
+    private final HwStatistics statistics;
+    private boolean postIlqBuffers = true;
+    private int featureCount;
+    /** dev->feature_info[]: each feature entry the device reported, by type (IRDMA_MAX_FEATURES of them). */
+    private final long[] featureInfo = new long[RdmaFeatureBuffer.MAX_FEATURES];
+    // ws.c state: rf->allocated_ws_nodes, the three nodes of the tree (-1: none) and vsi->qos[0] (valid, qs_handle)
+    private final BitSet wsNodeIds = new BitSet(IRDMA_MAX_WS_NODES);
+    private int wsRoot = -1;
+    private int wsVsiNode = -1;
+    private int wsLeaf = -1;
+    private boolean qosValid;
+    private int qsHandle;
+    // the per-connection ops' writers, made once (a capturing lambda per op would allocate)
+    private final WqeWriter nopWriter;
+    private final WqeWriter qhashWriter;
+    private int opDepth;
+    private boolean irqDeferred;
+    private long opsPosted;
+    private long ilqReceived;
+    private long ieqReceived;
+    private long ieqRefused;
+    private long ilqSendsCompleted;
+    /** The AH bitmap (rf->allocated_ahs) and the next index to try (rf->next_ah). */
+    private final boolean[] ahInUse = new boolean[4096];
+    private int nextAh;
+    private final AhFields[] ahFields = new AhFields[4096];
+    private long interruptsHandled;
+
+    /**
+     * A driver for the device behind {@code mmio}. When the device must be built with this driver's
+     * {@link #interruptSink()}, use {@link #IrdmaDriver(HostRam, SimScheduler)} and {@link #bind(Mmio)}.
+     */
+    public IrdmaDriver(Mmio mmio, HostRam ram, SimScheduler scheduler) {
+        this(ram, scheduler);
+        bind(mmio);
+    }
+
+    /** A driver not yet bound to its device's BAR (the device is built with {@link #interruptSink()} first). */
+    public IrdmaDriver(HostRam ram, SimScheduler scheduler) {
+        this.ram = ram;
+        this.scheduler = scheduler;
+        this.store = ram.store();
+        this.nopWriter = (o, v) -> CqpWqeWriter.nop(store, o, v);
+        this.qhashWriter = (o, v) -> CqpWqeWriter.manageQhash(store, o, qhf, v);
+        this.irqTimer = scheduler.newTimer("irdma-driver-irq", this::handleInterrupt);
+        this.statistics = new HwStatistics(this, ram);
+    }
+
+    /** Binds the driver to the device's BAR0 (once, before {@link #bringUp()}). */
+    public IrdmaDriver bind(Mmio deviceBar) {
+        if (this.mmio != null) {
+            throw new IllegalStateException("driver already bound");
+        }
+        this.mmio = deviceBar;
+        return this;
+    }
+
+    /** The host memory the driver allocates in, and the store its addresses resolve to. */
+    public BytesStore<?, ?> store() {
+        return store;
+    }
+
+    /** The store offset of a guest-physical address of {@link #ram()}. */
+    public long offsetOf(long gpa) {
+        return ram.offsetOf(gpa);
+    }
+
+    /**
+     * Services the device as the interrupt handler would, for a device built without this driver's interrupt
+     * sink (polling mode): drains the AEQ and CEQ 0, polls the ILQ / IEQ CQs and re-arms.
+     */
+    public void poll() {
+        handleInterrupt();
+    }
+
+    /**
+     * The sink to give the device: a raised vector schedules the driver's handler on the scheduler (the
+     * tasklet irdma_dpc / irdma_ceq_dpc runs after the hard IRQ returns).
+     */
+    public InterruptSink interruptSink() {
+        return vector -> {
+            if (!irqTimer.isPending()) {
+                irqTimer.scheduleIn(0);
+            }
+        };
+    }
+
+    /** The port's MAC, the destination of the frames rebuilt from ILQ receives. */
+    public IrdmaDriver macAddress(long mac) {
+        this.localMac = mac;
+        return this;
+    }
+
+    /** The port's MAC (the QP context's IRDMAQPC_MACADDRESS, verbs.c irdma_iw_fill_and_set_qpctx_info). */
+    public long macAddress() {
+        return localMac;
+    }
+
+    /** ILQ receives not handed up: an error CQE or a placed length the headers contradict (PudaLayout.check). */
+    public long ilqRefused() {
+        return ilqRefused;
+    }
+
+    public void attach(Upcalls upcalls) {
+        this.upcalls = upcalls;
+    }
+
+    /** Where CEQ and AEQ events go (the verbs layer); one consumer. */
+    public void attachEvents(DeviceEvents events) {
+        this.deviceEvents = events;
+    }
+
+    /** The FPM base address of an HMC object type as Commit FPM placed it. */
+    public long committedBase(HmcObjectType t) {
+        return committedBase.getOrDefault(t, 0L);
+    }
+
+    /**
+     * The guest-physical address backing FPM address {@code fpmAddress} (the page the PD entry names, plus the
+     * offset in it), or -1 outside the HMC space the driver backed.
+     */
+    public long hmcAddress(long fpmAddress) {
+        return hmc == null ? -1 : hmc.hostAddress(fpmAddress);
+    }
+
+    /**
+     * PBLE indexes (from the PBLE object's base) that the first chunk pble.c backs covers: the verbs allocate PBLEs
+     * below this.
+     */
+    public long pbleBackedCount() {
+        return pbleBacked;
+    }
+
+    /**
+     * The PF's hardware statistics (Gather Stats). irdma starts their 60 s timer in irdma_vsi_stats_init; this
+     * driver gathers on demand ({@link HwStatistics#gather()}) and runs the timer only once started
+     * ({@link HwStatistics#startTimer()}).
+     */
+    public HwStatistics statistics() {
+        return statistics;
+    }
+
+    /** The HMC sizing this driver committed (the port of irdma_cfg_fpm_val), null before bring-up. */
+    public FpmSizing fpmSizing() {
+        return sizing;
+    }
+
+    /** SDs of the HMC (sd_cnt), the direct ones among them and the host bytes behind them; -1 before bring-up. */
+    public int hmcSdCount() {
+        return hmc == null ? -1 : hmc.sdCount();
+    }
+
+    public boolean hmcSdDirect(int sd) {
+        return hmc != null && hmc.sdDirect(sd);
+    }
+
+    public boolean hmcSdValid(int sd) {
+        return hmc != null && hmc.sdValid(sd);
+    }
+
+    /** The host address a valid SD names (2 MiB page or PD page); -1 if not valid. */
+    public long hmcSdAddress(int sd) {
+        return hmc == null ? -1 : hmc.sdAddress(sd);
+    }
+
+    /** Host memory the HMC backing took (direct SDs, PBLE chunk, PD pages, the CQP's SD buffer). */
+    public long hmcBytesAllocated() {
+        return hmc == null ? 0 : hmc.bytesAllocated();
+    }
+
+    /** The CQP WQE index of the WQE at store offset {@code storeOffset} (for the per-WQE SD buffer slot). */
+    int cqpWqeIndexAt(long storeOffset) {
+        return (int) ((storeOffset - off(cqpSq)) / CqpWqe.SIZE);
+    }
+
+    public SimScheduler scheduler() {
+        return scheduler;
+    }
+
+    public HostRam ram() {
+        return ram;
+    }
+
+    public boolean isUp() {
+        return up;
+    }
+
+    public long committedCount(HmcObjectType t) {
+        return committedCount.getOrDefault(t, 0L);
+    }
+
+    public long ilqReceived() {
+        return ilqReceived;
+    }
+
+    /**
+     * Exception segments of offloaded QPs the IEQ received (out of order, or ending inside an FPDU). The model's QP
+     * reassembles them itself, so this layer accounts for them and reposts the buffer; it does not run irdma's
+     * IEQ reassembly (puda.c irdma_ieq_process_fpdus).
+     */
+    public long ieqReceived() {
+        return ieqReceived;
+    }
+
+    /** IEQ completions with an error or a layout that irdma_puda_get_tcpip_info would refuse. */
+    public long ieqRefused() {
+        return ieqRefused;
+    }
+
+    public long ilqSendsCompleted() {
+        return ilqSendsCompleted;
+    }
+
+    /** CQP ops posted since the CQP was created. */
+    public long opsPosted() {
+        return opsPosted;
+    }
+
+    public long interruptsHandled() {
+        return interruptsHandled;
+    }
+
+    private int reg(Gen2Register r) {
+        return mmio.read32(r.offset());
+    }
+
+    private void write(Gen2Register r, int v) {
+        mmio.write32(r.offset(), v);
+    }
+
+    private void write(Gen2Register r, int index, int v) {
+        mmio.write32(r.at(index), v);
+    }
+
+    private long off(long gpa) {
+        return ram.offsetOf(gpa);
+    }
+
+    // ------------------------------------------------------------------ bring-up
+
+    /**
+     * The whole probe in irdma.ko 7.3's gen2 order: hw.c irdma_ctrl_init_hw (CQP, Query RDMA features, HMC with
+     * Static HMC pages allocated, CCQ, CEQ 0, AEQ) then irdma_rt_init_hw (ILQ with the work-scheduler tree, IEQ).
+     */
+    public void bringUp() {
+        waitPeReady();
+        createCqp();
+        // hw.c irdma_ctrl_init_hw (gen2): the feature query right after the CQP, still by register poll
+        queryRdmaFeatures();
+        hmcSetup();
+        createCcq();
+        setupCeq0();
+        // hw.c irdma_ctrl_init_hw: the PBLE object's first chunk after the CEQs, before the AEQ
+        initPble();
+        initPbles();
+        setupAeq();
+        ilq = createPuda(ILQ_QP);
+        ieq = createPuda(IEQ_QP);
+        armCq(ilq.cqId, ilq.cqShadow);
+        armCq(ieq.cqId, ieq.cqShadow);
+        up = true;
+        // anything that arrived during the bring-up is looked at now
+        irqTimer.scheduleIn(0);
+        LOG.debug("irdma driver up: {} CQP ops", opsPosted);
+    }
+
+    /** ctrl.c irdma_wait_pe_ready: GLPE_CPUSTATUS0..2 must read 0x80, polled with a bound. */
+    private void waitPeReady() {
+        long limit = scheduler.now() + CQP_TIMEOUT_NANOS;
+        while (!(reg(Gen2Register.GLPE_CPUSTATUS0) == 0x80 && reg(Gen2Register.GLPE_CPUSTATUS1) == 0x80
+                && reg(Gen2Register.GLPE_CPUSTATUS2) == 0x80)) {
+            if (!scheduler.runNext() || scheduler.now() > limit) {
+                throw new CqpException(CqpException.Kind.PE_NOT_READY, "wait_pe_ready", 0, 0);
+            }
+        }
+    }
+
+    /** hw.c irdma_create_cqp + ctrl.c irdma_sc_cqp_init / irdma_sc_cqp_create: host context, SQ, CCQPHIGH/LOW. */
+    private void createCqp() {
+        cqpSq = ram.allocate((long) CQP_ENTRIES * CqpWqe.SIZE);
+        long ctx = ram.allocate(CqpHostContext.SIZE);
+        CqpHostContext.Fields f = new CqpHostContext.Fields();
+        f.sqEntries = CQP_ENTRIES;
+        f.sqBase = cqpSq;
+        f.hmcProfile = 1;
+        f.protocolUsed = 1; // iWARP
+        f.hwMajorVersion = CqpHostContext.HW_MAJVER_GEN_2;
+        f.completionContext = CQP_COMPLETION_CONTEXT;
+        CqpHostContext.write(store, off(ctx), f);
+        cqpHead = 0;
+        cqpPolarity = false;
+        write(Gen2Register.CQPTAIL, 0);
+        write(Gen2Register.CQPDB, 0);
+        write(Gen2Register.CCQPSTATUS, 0);
+        write(Gen2Register.CCQPHIGH, (int) (ctx >>> 32));
+        write(Gen2Register.CCQPLOW, (int) ctx);
+        long limit = scheduler.now() + CQP_TIMEOUT_NANOS;
+        int status;
+        while (!Gen2Registers.ccqpDone(status = reg(Gen2Register.CCQPSTATUS))) {
+            if (!scheduler.runNext() || scheduler.now() > limit) {
+                throw new CqpException(CqpException.Kind.CQP_CREATE_FAILED, "cqp_create", 0, 0);
+            }
+        }
+        if (Gen2Registers.ccqpError(status)) {
+            int codes = reg(Gen2Register.CQPERRCODES);
+            throw new CqpException(CqpException.Kind.CQP_CREATE_FAILED, "cqp_create",
+                    Gen2Registers.cqpErrMajor(codes), Gen2Registers.cqpErrMinor(codes));
+        }
+    }
+
+    /**
+     * ctrl.c irdma_get_rdma_features (gen2, between irdma_create_cqp and irdma_hmc_setup): query into a 272-byte
+     * buffer; when the device reports more than IRDMA_MAX_FEATURES entries, query again into ALIGN(8 x count, 16)
+     * bytes. Fewer than two entries is an error. Each entry whose type is below IRDMA_MAX_FEATURES is kept whole in
+     * {@link #featureInfo(int)}, as dev->feature_info[type]; FW_INFO starts as IRDMA_FW_VER_DEFAULT.
+     */
+    public void queryRdmaFeatures() {
+        Arrays.fill(featureInfo, 0);
+        featureInfo[RdmaFeatureBuffer.FEATURE_FW_INFO] = IRDMA_FW_VER_DEFAULT;
+        long buf = ram.allocate(RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
+        op("QUERY_RDMA_FEATURES", (o, v) -> CqpWqeWriter.queryRdmaFeatures(store, o, buf,
+                RdmaFeatureBuffer.DRIVER_BUFFER_SIZE, v));
+        RdmaFeatureBuffer f = new RdmaFeatureBuffer().wrap(store, off(buf), RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
+        int count = f.count();
+        if (count >= 2 && count > RdmaFeatureBuffer.MAX_FEATURES) {
+            int size = (8 * count + IRDMA_FEATURE_BUF_ALIGNMENT - 1) & -IRDMA_FEATURE_BUF_ALIGNMENT;
+            long big = ram.allocate(size);
+            op("QUERY_RDMA_FEATURES", (o, v) -> CqpWqeWriter.queryRdmaFeatures(store, o, big, size, v));
+            f.wrap(store, off(big), size);
+            count = f.count();
+        }
+        if (count < 2) {
+            throw new CqpException(CqpException.Kind.BAD_FEATURES, "QUERY_RDMA_FEATURES", 0, 0);
+        }
+        for (int i = 0; i < Math.min(count, RdmaFeatureBuffer.MAX_FEATURES); i++) {
+            int type = f.type(i);
+            if (type < RdmaFeatureBuffer.MAX_FEATURES) {
+                featureInfo[type] = f.entry(i);
+            }
+        }
+        featureCount = count;
+    }
+
+    /** Feature entries the device reported (irdma_get_rdma_features' feature_cnt). */
+    public int featureCount() {
+        return featureCount;
+    }
+
+    /** dev->feature_info[type]: the whole entry the device reported for {@code type}, 0 if none. */
+    public long featureInfo(int type) {
+        return featureInfo[type];
+    }
+
+    /** verbs.h irdma_fw_major_ver: IRDMA_FW_VER_MAJOR of the FW_INFO entry. */
+    public int fwMajorVersion() {
+        return (int) Bits.get(featureInfo[RdmaFeatureBuffer.FEATURE_FW_INFO],
+                RdmaFeatureBuffer.FW_VER_MAJOR);
+    }
+
+    /** verbs.h irdma_fw_minor_ver: IRDMA_FW_VER_MINOR of the FW_INFO entry. */
+    public int fwMinorVersion() {
+        return (int) Bits.get(featureInfo[RdmaFeatureBuffer.FEATURE_FW_INFO],
+                RdmaFeatureBuffer.FW_VER_MINOR);
+    }
+
+    /** dev->feature_info[IRDMA_FTN_FLAGS]: the function's feature flags (0 when the device sent none). */
+    public long featureFlags() {
+        return featureInfo[RdmaFeatureBuffer.FTN_FLAGS];
+    }
+
+    /** IRDMA_FEATURE_ATOMIC_OPS: set when FTN_FLAGS carries IRDMA_ATOMICS_ALLOWED_BIT. */
+    public boolean atomicsAllowed() {
+        return (featureFlags() & RdmaFeatureBuffer.FLAG_ATOMICS_ALLOWED) != 0;
+    }
+
+    /**
+     * hw.c irdma_hmc_setup: Query FPM values, size as ctrl.c irdma_cfg_fpm_val does ({@link FpmSizing}), Commit FPM
+     * values, then irdma_create_hmc_objs: direct SDs for every object but PBLE ({@link HmcBacking}) and Static HMC
+     * pages allocated.
+     */
+    private void hmcSetup() {
+        long q = ram.allocate(FpmQueryBuffer.SIZE);
+        op("QUERY_FPM_VAL", (o, v) -> CqpWqeWriter.queryFpm(store, o, HMC_FN_ID, q, v));
+        FpmQueryBuffer query = new FpmQueryBuffer().wrap(store, off(q));
+        sizing = FpmSizing.gen2(query);
+        if (!sizing.ok()) {
+            LOG.warn("HMC sizing refused the Query FPM answer: {} ({})", sizing.outcome(), sizing.check().describe());
+            throw new CqpException(CqpException.Kind.BAD_FPM, "QUERY_FPM_VAL", 0, 0);
+        }
+        long b = ram.allocate(FpmCommitBuffer.SIZE);
+        long[] sizes = new long[HmcObjectType.values().length];
+        for (HmcObjectType t : HmcObjectType.values()) {
+            FpmCommitBuffer.writeRequest(store, off(b), t, sizing.commitCount(t));
+            sizes[t.ordinal()] = sizing.objectSize(t);
+            objectSize.put(t, sizes[t.ordinal()]);
+        }
+        op("COMMIT_FPM_VAL", (o, v) -> CqpWqeWriter.commitFpm(store, o, HMC_FN_ID, b, false, v));
+        FpmCommitBuffer cb = new FpmCommitBuffer().wrap(store, off(b));
+        for (HmcObjectType t : HmcObjectType.values()) {
+            committedCount.put(t, cb.committedCount(t));
+            committedBase.put(t, cb.base(t));
+        }
+        int sdCount = HmcBacking.sdCountOf(cb, sizes);
+        if (sdCount > sizing.maxSds()) {
+            // not a kernel check (irdma backs whatever sd_cnt the commit answer implies): this driver backs no more
+            // SDs than the query offered, so a device answer cannot make it allocate without bound
+            LOG.warn("Commit FPM placed the objects over {} SDs, max_pe_sds is {}", sdCount, sizing.maxSds());
+            throw new CqpException(CqpException.Kind.BAD_FPM, "COMMIT_FPM_VAL", 0, 0);
+        }
+        hmc = new HmcBacking(this, ram, sdCount, v -> write(Gen2Register.PFHMC_PDINV, v));
+        for (HmcObjectType t : HmcBacking.CREATE_ORDER) {
+            if (t != HmcObjectType.PBLE) {
+                hmc.createObject(t, cb.base(t), cb.committedCount(t), sizes[t.ordinal()]);
+            }
+        }
+        // hw.c irdma_create_hmc_objs: once every object type has its SDs, tell the device the pages are there
+        op("SHMC_PAGES_ALLOCATED", (o, v) -> CqpWqeWriter.staticHmcPagesAllocated(store, o, HMC_FN_ID, v));
+        LOG.debug("HMC: {}, {} direct SDs, {} bytes", sizing, hmc.directSds(), hmc.bytesAllocated());
+    }
+
+    /** pble.c irdma_hmc_init_pble: back the PBLE object's first chunk. */
+    private void initPble() {
+        pbleBacked = hmc.initPble(committedBase(HmcObjectType.PBLE), committedCount(HmcObjectType.PBLE));
+    }
+
+    /** hw.c irdma_create_ccq: CQ 0 on CEQ 0; its own completion is the first one read from it. */
+    private void createCcq() {
+        ccqRing = ram.allocate((long) CCQ_ENTRIES * Cqe.SIZE);
+        ccqShadow = ram.allocate(64);
+        ccqHead = 0;
+        ccqPolarity = true;
+        cqf.clear();
+        cqf.cqId = CCQ_ID;
+        cqf.cqSize = CCQ_ENTRIES;
+        cqf.cqAddress = ccqRing;
+        cqf.shadowAreaAddress = ccqShadow;
+        cqf.ceqId = 0;
+        cqf.ceqIdValid = true;
+        cqf.checkOverflow = true;
+        cqf.shadowReadThreshold = 16;
+        ccqLive = true;
+        try {
+            op("CREATE_CQ", (o, v) -> CqpWqeWriter.createCq(store, o, cqf, v));
+        } catch (CqpException e) {
+            ccqLive = false;
+            throw e;
+        }
+    }
+
+    /** hw.c irdma_setup_ceq_0 / icrdma_cfg_ceq (route to the vector) / irdma_ena_intr, then Create CEQ. */
+    private void setupCeq0() {
+        write(Gen2Register.GLINT_CEQCTL, 0, Gen2Registers.ceqCtl(true, CEQ0_VECTOR));
+        write(Gen2Register.GLINT_DYN_CTL, CEQ0_VECTOR, Gen2Registers.dynCtlEnable(0));
+        // hw.c irdma_create_ceq: one entry per committed CQ, at most the hardware's maximum
+        ceqEntries = (int) Math.min(committedCount(HmcObjectType.CQ), MAX_CEQ_ENTRIES);
+        ceqRing = ram.allocate((long) ceqEntries * Ceqe.SIZE);
+        eqf.clear();
+        eqf.ceqId = 0;
+        eqf.elementCount = ceqEntries;
+        eqf.address = ceqRing;
+        op("CREATE_CEQ", (o, v) -> CqpWqeWriter.createCeq(store, o, eqf, v));
+    }
+
+    /**
+     * pble.c irdma_hmc_init_pble, which hw.c irdma_ctrl_init_hw runs after CEQ 0 and before the AEQ: the PBLE
+     * resource over the committed PBLE object (its backing is already in place, see {@link #hmcSetup()}).
+     */
+    private void initPbles() {
+        pbles = new PbleResource(store, fpm -> {
+            long pa = hmcAddress(fpm);
+            return pa < 0 ? -1 : ram.offsetOf(pa);
+        }, committedBase(HmcObjectType.PBLE), pbleBacked);
+    }
+
+    /** The function's PBLE resource (rf-&gt;pble_rsrc), once brought up: the verbs register memory through it. */
+    public PbleResource pbles() {
+        return pbles;
+    }
+
+    /**
+     * Create the AEQ as hw.c irdma_create_aeq does when the coherent allocation fails (before {@link #bringUp()}):
+     * on single pages, through a level-1 PBL (irdma_create_virt_aeq), Create AEQ with VMAP and chunk size 1.
+     */
+    public IrdmaDriver withVirtualAeq() {
+        virtualAeq = true;
+        return this;
+    }
+
+    /** The AEQ is PBL-mapped; its first PBLE index, or -1. */
+    public int aeqFirstPbleIndex() {
+        return aeqPbl == null ? -1 : aeqPbl.first;
+    }
+
+    private long aeqeAddress(int index) {
+        long offset = (long) index * Aeqe.SIZE;
+        return aeqPages == null ? aeqRing + offset
+                : aeqPages[(int) (offset / HostRam.PAGE_SIZE)] + offset % HostRam.PAGE_SIZE;
+    }
+
+    /** hw.c irdma_setup_aeq / ctrl.c irdma_cfg_aeq (PFINT_AEQCTL), arm the vector, then Create AEQ. */
+    private void setupAeq() {
+        write(Gen2Register.PFINT_AEQCTL, Gen2Registers.aeqCtl(true, AEQ_VECTOR));
+        write(Gen2Register.GLINT_DYN_CTL, AEQ_VECTOR, Gen2Registers.dynCtlEnable(0));
+        // hw.c irdma_create_aeq: two entries per committed QP for iWARP and one per CQ, at most the hardware's
+        // maximum (a burst of connections each raising LLP_CONNECTION_ESTABLISHED must not overflow it)
+        aeqEntries = (int) Math.min(2 * committedCount(HmcObjectType.QP) + committedCount(HmcObjectType.CQ),
+                MAX_AEQ_ENTRIES);
+        eqf.clear();
+        eqf.elementCount = aeqEntries;
+        if (virtualAeq) {
+            // hw.c irdma_create_virt_aeq: vmalloc'd pages (single pages, not contiguous), a level-1 PBL of them
+            int n = (int) (((long) aeqEntries * Aeqe.SIZE + HostRam.PAGE_SIZE - 1) / HostRam.PAGE_SIZE);
+            aeqPages = new long[n];
+            for (int i = 0; i < n; i++) {
+                aeqPages[n - 1 - i] = ram.allocate(HostRam.PAGE_SIZE);
+            }
+            aeqPbl = pbles.allocate(n, false);
+            if (aeqPbl == null) {
+                throw new IllegalStateException("no PBLEs for a virtual AEQ of " + n + " pages");
+            }
+            for (int i = 0; i < n; i++) {
+                pbles.writePage(aeqPbl, i, aeqPages[i]);
+            }
+            eqf.virtualMap = true;
+            eqf.pblChunkSize = PbleLayout.CHUNK_LEVEL_1;
+            eqf.firstPmPblIndex = aeqPbl.first;
+        } else {
+            aeqRing = ram.allocate((long) aeqEntries * Aeqe.SIZE);
+            eqf.address = aeqRing;
+        }
+        op("CREATE_AEQ", (o, v) -> CqpWqeWriter.createAeq(store, o, eqf, v));
+    }
+
+    /** A PUDA QP (ILQ or IEQ) as the driver tracks it (puda.c struct irdma_puda_rsrc). */
+    static final class Puda {
+        int qpId;
+        int cqId;
+        long sq;
+        long rq;
+        long cqRing;
+        long cqShadow;
+        int cqSize;
+        int cqHead;
+        boolean cqPolarity = true;
+        long[] rxBuffers;
+        long[] txBuffers;
+        boolean[] txBusy;
+        int sqHead;
+        boolean sqPolarity = true;
+    }
+
+    /**
+     * puda.c irdma_puda_create_rsrc: the CQ (irdma_puda_cq_create), the UDA QP with its SQ/RQ rings
+     * (irdma_puda_qp_create / irdma_puda_qp_setctx) and the posted receive buffers (irdma_puda_replenish_rq).
+     */
+    private Puda createPuda(int qpId) {
+        Puda p = new Puda();
+        p.qpId = qpId;
+        p.cqId = qpId;
+        p.cqSize = 2 * (PUDA_SQ + PUDA_RQ);
+        p.cqRing = ram.allocate((long) p.cqSize * Cqe.SIZE);
+        p.cqShadow = ram.allocate(64);
+        cqf.clear();
+        cqf.cqId = p.cqId;
+        cqf.cqSize = p.cqSize;
+        cqf.cqAddress = p.cqRing;
+        cqf.shadowAreaAddress = p.cqShadow;
+        cqf.ceqId = 0;
+        cqf.ceqIdValid = true;
+        cqf.checkOverflow = true;
+        cqf.shadowReadThreshold = 16;
+        op("CREATE_CQ", (o, v) -> CqpWqeWriter.createCq(store, o, cqf, v));
+        long qpMem = ram.allocate((long) (PUDA_SQ + PUDA_RQ) * 32);
+        p.sq = qpMem;
+        p.rq = qpMem + (long) PUDA_SQ * 32;
+        p.rxBuffers = new long[PUDA_RQ];
+        for (int i = 0; i < PUDA_RQ; i++) {
+            p.rxBuffers[i] = ram.allocate(PUDA_BUF);
+            if (qpId != ILQ_QP || postIlqBuffers) {
+                rqWqe.wrap(store, off(p.rq + i * 32L), 32).writePuda(p.rxBuffers[i], PUDA_BUF, true);
+            }
+        }
+        p.txBuffers = new long[PUDA_SQ];
+        p.txBusy = new boolean[PUDA_SQ];
+        for (int i = 0; i < PUDA_SQ; i++) {
+            p.txBuffers[i] = ram.allocate(PUDA_BUF);
+        }
+        // puda.c irdma_puda_qp_create: the WS tree for the QP's user priority first (ws.c irdma_ws_add; a no-op
+        // for the IEQ, UP 0 is valid by then), then irdma_qp_add_qos picks up its qs_handle and
+        // irdma_puda_qp_setctx writes the context.
+        wsAdd(PUDA_USER_PRI);
+        int rqEnc = Integer.numberOfTrailingZeros(PUDA_RQ) - 2;
+        int sqEnc = Integer.numberOfTrailingZeros(PUDA_SQ) - 2;
+        long ctx = ram.allocate(QpContext.SIZE);
+        var res = new QpResources(0, false, false, false, false, QpResources.NO_PUSH_PAGE, p.sq, p.rq, rqEnc, sqEnc,
+                0, 0, 0, qsHandle, 0);
+        // stats_idx / stats_idx_valid: hw.c irdma_initialize_ilq / _ieq leave them 0
+        pudaContext.wrap(store, off(ctx), QpContext.SIZE).writePuda(res, PUDA_BUF, p.cqId, 0, false,
+                PUDA_COMPLETION_CONTEXT + qpId);
+        qpf.clear();
+        qpf.qpId = qpId;
+        qpf.qpType = QP_TYPE_UDA;
+        qpf.hostContextAddress = ctx;
+        qpf.shadowAreaAddress = ram.allocate(64);
+        qpf.cqNumValid = true;
+        qpf.nextIwarpState = PUDA_NEXT_STATE;
+        op("CREATE_QP", (ow, v) -> CqpWqeWriter.createQp(store, ow, qpf, v));
+        return p;
+    }
+
+    // ------------------------------------------------------------------ work scheduler (ws.c)
+
+    /**
+     * ws.c irdma_ws_add for user priority {@code userPri}: nothing when vsi->qos[up] is already valid; otherwise
+     * add the root (node 0, its own parent, enabled) if there is none, a node for the VSI under it if there is none,
+     * then the TC leaf (disabled; the device answers its qs_handle in op_ret_val) and enable it. A failed step
+     * deletes the nodes this call added, leaf first, as irdma_ws_add's error path does.
+     */
+    private void wsAdd(int userPri) {
+        if (qosValid) {
+            return;
+        }
+        boolean rootAdded = false;
+        boolean vsiAdded = false;
+        try {
+            if (wsRoot < 0) {
+                wsNodeCmd(CqpWqe.WS_NODE_OP_ADD, WS_ROOT_NODE, WS_ROOT_NODE, false, true, 0, 1);
+                wsRoot = WS_ROOT_NODE;
+                rootAdded = true;
+            }
+            if (wsVsiNode < 0) {
+                int id = allocWsNodeId();
+                try {
+                    wsNodeCmd(CqpWqe.WS_NODE_OP_ADD, id, wsRoot, false, true, 0, 1);
+                } catch (CqpException e) {
+                    wsNodeIds.clear(id);
+                    throw e;
+                }
+                wsVsiNode = id;
+                vsiAdded = true;
+            }
+            if (wsLeaf < 0) {
+                int id = allocWsNodeId();
+                int weight = Math.max(TC0_REL_BW, 1);
+                long qs;
+                try {
+                    qs = wsNodeCmd(CqpWqe.WS_NODE_OP_ADD, id, wsVsiNode, true, false, UP0_TRAFFIC_CLASS, weight);
+                } catch (CqpException e) {
+                    wsNodeIds.clear(id);
+                    throw e;
+                }
+                wsLeaf = id;
+                qsHandle = (int) qs;
+                // Here irdma calls vsi->register_qset (ice_add_rdma_qset: AQ 0x0C33 adds the LAN Tx qset whose id is
+                // this qs_handle). The ice side is not part of this emulator, so nothing happens between the add and
+                // the enable; a model of ice's admin queue would be driven from here.
+                try {
+                    wsNodeCmd(CqpWqe.WS_NODE_OP_MODIFY, id, wsVsiNode, true, true, UP0_TRAFFIC_CLASS, weight);
+                } catch (CqpException e) {
+                    wsDeleteQuietly(wsLeaf);
+                    wsNodeIds.clear(wsLeaf);
+                    wsLeaf = -1;
+                    throw e;
+                }
+            }
+        } catch (CqpException e) {
+            if (vsiAdded) {
+                wsDeleteQuietly(wsVsiNode);
+                wsNodeIds.clear(wsVsiNode);
+                wsVsiNode = -1;
+            }
+            if (rootAdded) {
+                wsDeleteQuietly(wsRoot);
+                wsRoot = -1;
+            }
+            throw e;
+        }
+        // every user priority of this TC (all of them, without DCB) now uses the leaf's qs_handle
+        qosValid = true;
+    }
+
+    /**
+     * ws.c irdma_ws_remove / irdma_remove_leaf for the TC of user priority 0: delete the leaf (and, in irdma, the
+     * ice qset), then the VSI node once it has no children, then the root once it has none. Nothing when there is
+     * no leaf. irdma runs it when the last QP of the TC goes (puda.c irdma_puda_free_qp for the PUDA QPs).
+     */
+    public void wsRemove() {
+        qosValid = false;
+        if (wsRoot < 0 || wsVsiNode < 0 || wsLeaf < 0) {
+            return;
+        }
+        wsDeleteQuietly(wsLeaf);
+        wsNodeIds.clear(wsLeaf);
+        wsLeaf = -1;
+        wsDeleteQuietly(wsVsiNode);
+        wsNodeIds.clear(wsVsiNode);
+        wsVsiNode = -1;
+        wsDeleteQuietly(wsRoot);
+        wsRoot = -1;
+    }
+
+    /** vsi->qos[0].qs_handle: the leaf's qs_handle the device answered (0 before the tree exists). */
+    public int qsHandle() {
+        return qsHandle;
+    }
+
+    /** The WS node ids this driver holds: root, VSI node, leaf (-1 where there is none). */
+    public int[] wsNodes() {
+        return new int[] {wsRoot, wsVsiNode, wsLeaf};
+    }
+
+    /** utils.c irdma_alloc_ws_node_id: the lowest free id from 1 (bit 0 is the root's). */
+    private int allocWsNodeId() {
+        wsNodeIds.set(WS_ROOT_NODE);
+        int id = wsNodeIds.nextClearBit(1);
+        if (id >= IRDMA_MAX_WS_NODES) {
+            throw new CqpException(CqpException.Kind.OP_ERROR, "WORK_SCHED_NODE", 0, 0);
+        }
+        wsNodeIds.set(id);
+        return id;
+    }
+
+    /**
+     * ws.c irdma_ws_cqp_cmd -> utils.c irdma_cqp_ws_node_cmd -> ctrl.c irdma_sc_manage_ws_node: every node carries
+     * the VSI, IRDMA_PRIO_WEIGHTED_RR and its weight (rel_bw); answers op_ret_val (a leaf add's qs_handle).
+     */
+    private long wsNodeCmd(int nodeOp, int nodeId, int parentId, boolean leaf, boolean enable, int tc, int weight) {
+        return op("WORK_SCHED_NODE", (o, v) -> CqpWqeWriter.workSchedNode(store, o, nodeOp, nodeId, parentId, leaf,
+                enable, IRDMA_PRIO_WEIGHTED_RR, tc, VSI_NUM, weight, v));
+    }
+
+    private void wsDeleteQuietly(int nodeId) {
+        int parent = nodeId == wsRoot ? wsRoot : nodeId == wsVsiNode ? wsRoot : wsVsiNode;
+        boolean leaf = nodeId == wsLeaf;
+        try {
+            wsNodeCmd(CqpWqe.WS_NODE_OP_DELETE, nodeId, parent, leaf, true, leaf ? UP0_TRAFFIC_CLASS : 0,
+                    leaf ? Math.max(TC0_REL_BW, 1) : 1);
+        } catch (CqpException e) {
+            LOG.debug("WS node {} delete refused: {}", nodeId, e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------ CM-facing ops
+
+    /** cm.c irdma_manage_apbvt (utils.c irdma_cqp_manage_apbvt_cmd): mark or unmark a local TCP port. */
+    public void manageApbvt(int port, boolean add) {
+        op("MANAGE_APBVT", (o, v) -> CqpWqeWriter.manageApbvt(store, o, port, add, v));
+    }
+
+    /**
+     * cm.c irdma_manage_qhash: an IPv4 or IPv6 entry (address words most significant first), listen when
+     * {@code established} is false (local address and port only), steering to {@code qpn} (1 = the ILQ).
+     */
+    public void manageQhash(boolean add, boolean ipv4, int[] local, int localPort, int[] remote, int remotePort,
+                            boolean established, int vlan, long mac, int qpn) {
+        manageQhash(add ? CqpWqe.QHASH_MANAGE_ADD : CqpWqe.QHASH_MANAGE_DELETE, ipv4, local, localPort, remote,
+                remotePort, established, vlan, mac, qpn);
+    }
+
+    /** The same with an explicit manage code (CqpWqe.QHASH_MANAGE_ADD / _MODIFY / _DELETE). */
+    public void manageQhash(int manage, boolean ipv4, int[] local, int localPort, int[] remote, int remotePort,
+                            boolean established, int vlan, long mac, int qpn) {
+        qhf.clear();
+        qhf.ipv4 = ipv4;
+        System.arraycopy(local, 0, qhf.destIp, 0, ipv4 ? 1 : 4);
+        qhf.destPort = localPort;
+        qhf.entryType = established ? CqpWqe.QHASH_TYPE_TCP_ESTABLISHED : CqpWqe.QHASH_TYPE_TCP_SYN;
+        if (established) {
+            System.arraycopy(remote, 0, qhf.srcIp, 0, ipv4 ? 1 : 4);
+            qhf.srcPort = remotePort;
+        }
+        qhf.vlanValid = vlan >= 0;
+        qhf.vlanId = Math.max(vlan, 0);
+        qhf.qpNumber = qpn;
+        // ctrl.c irdma_sc_manage_qhash_table_entry: IRDMA_CQPSQ_QHASH_QS_HANDLE = vsi->qos[user_pri].qs_handle
+        qhf.qsHandle = qsHandle;
+        qhf.manage = manage;
+        qhf.mac = mac;
+        op("MANAGE_QUAD_HASH_TABLE_ENTRY", qhashWriter);
+    }
+
+    /** utils.c irdma_manage_arp_cache: add (valid, {@code mac}) or delete the ARP cache entry {@code index}. */
+    public void manageArp(int index, long mac, boolean add) {
+        if (add) {
+            op("MANAGE_ARP", (o, v) -> CqpWqeWriter.addArpEntry(store, o, index, 0, mac, true, v));
+        } else {
+            op("MANAGE_ARP", (o, v) -> CqpWqeWriter.deleteArpEntry(store, o, index, v));
+        }
+    }
+
+    /**
+     * verbs.c irdma_create_cq / ctrl.c irdma_sc_cq_create: a CQ of {@code entries} CQEs on CEQ 0. Answers its
+     * ring's guest-physical address (the shadow area follows the ring).
+     */
+    public long createCq(int id, int entries) {
+        long ring = ram.allocate((long) entries * Cqe.SIZE + 64);
+        cqf.clear();
+        cqf.cqId = id;
+        cqf.cqSize = entries;
+        cqf.cqAddress = ring;
+        cqf.shadowAreaAddress = ring + (long) entries * Cqe.SIZE;
+        cqf.ceqId = 0;
+        cqf.ceqIdValid = true;
+        cqf.checkOverflow = false;
+        op("CREATE_CQ", (o, v) -> CqpWqeWriter.createCq(store, o, cqf, v));
+        return ring;
+    }
+
+    /** ctrl.c irdma_sc_qp_create / _modify / _destroy with the caller's fields. */
+    public void createQp(QpOpFields f) {
+        op("CREATE_QP", (o, v) -> CqpWqeWriter.createQp(store, o, f, v));
+    }
+
+    public void modifyQp(QpOpFields f) {
+        op("MODIFY_QP", (o, v) -> CqpWqeWriter.modifyQp(store, o, f, v));
+    }
+
+    public void destroyQp(QpOpFields f) {
+        op("DESTROY_QP", (o, v) -> CqpWqeWriter.destroyQp(store, o, f, v));
+    }
+
+    /** ctrl.c irdma_sc_cq_create / irdma_sc_cq_destroy with the caller's fields (verbs.c irdma_create_cq). */
+    public void createCq(CqOpFields f) {
+        op("CREATE_CQ", (o, v) -> CqpWqeWriter.createCq(store, o, f, v));
+    }
+
+    public void destroyCq(CqOpFields f) {
+        op("DESTROY_CQ", (o, v) -> CqpWqeWriter.destroyCq(store, o, f, v));
+    }
+
+    /** ctrl.c irdma_sc_alloc_stag / irdma_sc_mr_reg_non_shared / irdma_sc_dealloc_stag. */
+    public void allocStag(StagFields f) {
+        op("ALLOC_STAG", (o, v) -> CqpWqeWriter.allocStag(store, o, f, v));
+    }
+
+    public void registerMr(StagFields f) {
+        op("REG_MR", (o, v) -> CqpWqeWriter.registerMr(store, o, f, v));
+    }
+
+    public void deallocStag(StagFields f) {
+        op("DEALLOC_STAG", (o, v) -> CqpWqeWriter.deallocStag(store, o, f, v));
+    }
+
+    /**
+     * ctrl.c irdma_sc_qp_flush_wqes through hw.c irdma_hw_flush_wqes (waiting): answers the completion's minor
+     * code (main.h IRDMA_CQP_COMPL_RQ_WQE_FLUSHED / IRDMA_CQP_COMPL_SQ_WQE_FLUSHED, 0 for nothing flushed).
+     */
+    public int flushWqes(QpFlushFields f) {
+        op("FLUSH_WQES", (o, v) -> CqpWqeWriter.flushWqes(store, o, f, v));
+        return lastCompletionMinor;
+    }
+
+    /** uk.c irdma_uk_qp_post_wr: PFPE_WQEALLOC with the QP id. */
+    public void ringSqDoorbell(int qpId) {
+        write(Gen2Register.WQEALLOC, Gen2Registers.wqeAllocDoorbell(qpId));
+    }
+
+    /** uk.c irdma_uk_cq_request_notification: PFPE_CQARM with the CQ id (the arm word is in the shadow area). */
+    public void ringCqArm(int cqId) {
+        write(Gen2Register.CQARM, Gen2Registers.cqArmDoorbell(cqId));
+    }
+
+    /** A NOP through the CQP (ctrl.c irdma_sc_cqp_nop): the cheapest round trip. */
+    public void nop() {
+        op("NOP", nopWriter);
+    }
+
+    /** Allocates {@code bytes} of host memory for the caller (rings, contexts, buffers). */
+    public long allocate(long bytes) {
+        return ram.allocate(bytes);
+    }
+
+    /** Skip posting the ILQ receive buffers at bring-up (a test of the device's no-buffer drop). */
+    public IrdmaDriver withoutIlqReceiveBuffers() {
+        postIlqBuffers = false;
+        return this;
+    }
+
+    /**
+     * puda.c irdma_puda_send (gen2): copy the CM segment (TCP header with {@code tcpHeaderLength} bytes of header
+     * and options, then the payload; cm.c irdma_form_ah_cm_frame) into a free ILQ send buffer, write the send WQE
+     * naming address handle {@code ahId} with L4LEN = the header length in words, ring WQEALLOC. Answers false when
+     * every send buffer is still in flight (irdma_puda_get_bufpool empty) or the segment does not fit.
+     */
+    public boolean ilqSend(int ahId, BytesStore<?, ?> segment, long offset, int length, int tcpHeaderLength) {
+        if (ilq == null || length <= 0 || length > PUDA_BUF || tcpHeaderLength > length) {
+            return false;
+        }
+        Puda p = ilq;
+        int idx = p.sqHead;
+        if (p.txBusy[idx]) {
+            return false;
+        }
+        long buf = p.txBuffers[idx];
+        store.write(off(buf), segment, offset, length);
+        p.txBusy[idx] = true;
+        sqWqe.wrap(store, off(p.sq + idx * 32L), 32).writePudaSend(p.sqPolarity, buf, length, tcpHeaderLength, ahId);
+        p.sqHead++;
+        if (p.sqHead == PUDA_SQ) {
+            p.sqHead = 0;
+            p.sqPolarity = !p.sqPolarity;
+        }
+        write(Gen2Register.WQEALLOC, Gen2Registers.wqeAllocDoorbell(p.qpId));
+        return true;
+    }
+
+    // ------------------------------------------------------------------ address handles
+
+    /**
+     * utils.c irdma_puda_create_ah: an index from the AH bitmap below rf->max_ah (the committed FSIAV count,
+     * irdma_alloc_rsrc), then CREATE_ADDR_HANDLE (uda.c irdma_sc_access_ah) with the caller's fields, waited for.
+     * {@code dest} / {@code src}: irdma_ah_info.dest_ip_addr / src_ip_addr (IPv4 in word 0). Answers the index.
+     *
+     * @throws CqpException when no index is free or the device refuses the op (the index is freed again)
+     */
+    public int createAddressHandle(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex,
+                                   int hopLimit, boolean ipv4, boolean loopback, int[] dest, int[] src) {
+        int max = (int) Math.min(committedCount(HmcObjectType.FSIAV), ahInUse.length);
+        int index = -1;
+        for (int n = 0; n < max; n++) {
+            int i = (nextAh + n) % max;
+            if (!ahInUse[i]) {
+                index = i;
+                break;
+            }
+        }
+        if (index < 0) {
+            throw new CqpException(CqpException.Kind.OP_ERROR, "CREATE_ADDR_HANDLE", 0, 0);
+        }
+        int ah = index;
+        ahInUse[ah] = true;
+        nextAh = (ah + 1) % max;
+        AhFields f = new AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4, loopback,
+                dest.clone(), src.clone());
+        try {
+            accessAh(CqpOpcode.CREATE_ADDR_HANDLE, ah, f);
+        } catch (CqpException e) {
+            ahInUse[ah] = false;
+            throw e;
+        }
+        ahFields[ah] = f;
+        return ah;
+    }
+
+    /**
+     * utils.c irdma_puda_free_ah: DESTROY_ADDR_HANDLE for a valid AH (irdma_sc_access_ah repeats its fields; only
+     * the index counts), and the index back to the bitmap. A refused destroy is logged, as irdma does not wait.
+     */
+    public void destroyAddressHandle(int ah) {
+        if (ah < 0 || ah >= ahInUse.length || !ahInUse[ah]) {
+            return;
+        }
+        ahInUse[ah] = false;
+        AhFields f = ahFields[ah];
+        ahFields[ah] = null;
+        try {
+            accessAh(CqpOpcode.DESTROY_ADDR_HANDLE, ah, f);
+        } catch (CqpException e) {
+            LOG.debug("AH {} destroy refused: {}", ah, e.getMessage());
+        }
+    }
+
+    /** struct irdma_ah_info as the driver keeps it for the AH's lifetime (irdma_sc_ah.ah_info). */
+    private record AhFields(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex, int hopLimit,
+                            boolean ipv4, boolean loopback, int[] dest, int[] src) {
+    }
+
+    /** uda.c irdma_sc_access_ah: every op carries the whole ah_info (PD 0: the CM's AHs have none). */
+    private void accessAh(CqpOpcode op, int ah, AhFields f) {
+        op(op.name(), (o, v) -> CqpWqeWriter.addressHandle(store, o, op, ah, f.mac(), 0, f.tcTos(), f.vlanTag(),
+                f.insertVlanTag(), f.arpIndex(), 0, f.hopLimit(), f.ipv4(), f.loopback(), f.dest(), f.src(), v));
+    }
+
+    /** Address handles the driver holds. */
+    public int addressHandlesInUse() {
+        int n = 0;
+        for (boolean b : ahInUse) {
+            if (b) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    // ------------------------------------------------------------------ interrupts
+
+    /**
+     * The interrupt handler (hw.c irdma_dpc / irdma_ceq_dpc): drain the AEQ, drain CEQ 0 and for each CEQE the
+     * named CQ (irdma_puda_poll_cmpl for the ILQ/IEQ), re-arm the CQs and the vectors.
+     */
+    private void handleInterrupt() {
+        if (opDepth > 0 || !up) {
+            // A CQP op is being waited for (the CM called us): hand nothing up re-entrantly; the handler runs
+            // again once the op has completed (irdma defers the same work to its tasklet).
+            irqDeferred = true;
+            return;
+        }
+        interruptsHandled++;
+        drainAeq();
+        drainCeq();
+        // Poll the PUDA CQs regardless (a CEQE may have coalesced), then re-arm (irdma_sc_ccq_arm style).
+        if (ilq != null) {
+            pollPuda(ilq, true);
+            armCq(ilq.cqId, ilq.cqShadow);
+        }
+        if (ieq != null) {
+            pollPuda(ieq, false);
+            armCq(ieq.cqId, ieq.cqShadow);
+        }
+        write(Gen2Register.GLINT_DYN_CTL, CEQ0_VECTOR, Gen2Registers.dynCtlEnable(0));
+        write(Gen2Register.GLINT_DYN_CTL, AEQ_VECTOR, Gen2Registers.dynCtlEnable(0));
+    }
+
+    private void drainCeq() {
+        for (int n = 0; n < ceqEntries; n++) {
+            ceqe.wrap(store, off(ceqRing + (long) ceqHead * Ceqe.SIZE), Ceqe.SIZE);
+            if (ceqe.valid() != ceqPolarity) {
+                return;
+            }
+            long cq = ceqe.cqIndex();
+            ceqHead++;
+            if (ceqHead == ceqEntries) {
+                ceqHead = 0;
+                ceqPolarity = !ceqPolarity;
+            }
+            // irdma_process_ceq: the CCQ and the PUDA CQs are polled below; every other CQ below the committed
+            // count goes to its consumer (irdma_iwarp_ce_handler); IRDMA_INVALID_CQ_IDX and stray ids are skipped
+            if (cq != CCQ_ID && cq != ILQ_QP && cq != IEQ_QP && cq < committedCount(HmcObjectType.CQ)
+                    && deviceEvents != null) {
+                deviceEvents.completionEvent((int) cq);
+            }
+        }
+    }
+
+    private void drainAeq() {
+        int consumed = 0;
+        for (int n = 0; n < aeqEntries; n++) {
+            aeqe.wrap(store, off(aeqeAddress(aeqHead)), Aeqe.SIZE);
+            if (aeqe.valid() != aeqPolarity) {
+                break;
+            }
+            asyncEvent.decode(aeqe);
+            consumed++;
+            if (asyncEvent.overflow) {
+                // hw.c irdma_process_aeq: an overflowed AEQ makes irdma request a reset; there is none here
+                LOG.warn("AEQ overflowed");
+            }
+            if (deviceEvents != null) {
+                deviceEvents.asyncEvent(asyncEvent);
+            }
+            upcalls.asyncEvent(asyncEvent.qpCqId, asyncEvent.aeCode);
+            aeqHead++;
+            if (aeqHead == aeqEntries) {
+                aeqHead = 0;
+                aeqPolarity = !aeqPolarity;
+            }
+        }
+        if (consumed > 0) {
+            // ctrl.c irdma_sc_repost_aeq_entries: tell the device how many AEQEs were consumed.
+            write(Gen2Register.AEQALLOC, Gen2Registers.aeqAllocDoorbell(consumed));
+        }
+    }
+
+    /** puda.c irdma_puda_poll_cmpl: RQ CQEs hand the frame up and repost the buffer; SQ CQEs free the buffer. */
+    private void pollPuda(Puda p, boolean deliver) {
+        for (int n = 0; n < p.cqSize; n++) {
+            cqe.wrap(store, off(p.cqRing + (long) p.cqHead * Cqe.SIZE), Cqe.SIZE);
+            if (cqe.valid() != p.cqPolarity) {
+                break;
+            }
+            boolean sq = cqe.queueType() == Cqe.QTYPE_SQ;
+            int wqe = cqe.wqeIndex();
+            boolean error = cqe.error();
+            long len = cqe.payloadLength();
+            boolean ipv4 = cqe.ipv4();
+            boolean extended = cqe.extended();
+            boolean vlanValid = false;
+            int tci = 0;
+            long srcMac = 0;
+            if (extended) {
+                // the extension sits in the next slot (irdma_puda_poll_info reads it from there)
+                int next = (p.cqHead + 1) % p.cqSize;
+                ext.wrap(store, off(p.cqRing + (long) next * Cqe.SIZE), CqeExtension.SIZE);
+                vlanValid = ext.vlanValid();
+                tci = ext.vlan();
+                srcMac = ext.sourceMacValid() ? ext.sourceMac() : 0;
+            }
+            int slots = extended ? 2 : 1;
+            for (int i = 0; i < slots; i++) {
+                p.cqHead++;
+                if (p.cqHead == p.cqSize) {
+                    p.cqHead = 0;
+                    p.cqPolarity = !p.cqPolarity;
+                }
+            }
+            store.writeLong(off(p.cqShadow), p.cqHead);
+            if (sq) {
+                if (wqe >= 0 && wqe < PUDA_SQ && p.txBusy != null) {
+                    p.txBusy[wqe] = false;
+                    ilqSendsCompleted++;
+                }
+            } else if (wqe >= 0 && wqe < PUDA_RQ) {
+                long buf = off(p.rxBuffers[wqe]);
+                if (deliver && !error
+                        && PudaLayout.check(len, PudaLayout.tcpHeaderLength(store, buf), PUDA_BUF).accepted()) {
+                    int frameLen = rebuildFrame(buf, (int) len, ipv4, vlanValid, tci, srcMac);
+                    ilqReceived++;
+                    upcalls.ilqReceive(rxFrame, 0, frameLen);
+                } else if (deliver) {
+                    ilqRefused++;
+                } else if (!error
+                        && PudaLayout.check(len, PudaLayout.tcpHeaderLength(store, buf), PUDA_BUF).accepted()) {
+                    ieqReceived++;
+                } else {
+                    ieqRefused++;
+                }
+                // puda.c irdma_puda_post_recvbuf (initial false): the valid bit toggles on repost.
+                rqWqe.wrap(store, off(p.rq + wqe * 32L), 32).writePuda(p.rxBuffers[wqe], PUDA_BUF, false);
+            }
+        }
+    }
+
+    /**
+     * The frame as the CM reads it (cm.c irdma_receive_ilq works on the whole packet): Ethernet header from the
+     * CQE extension (source MAC, VLAN tag) and this port's MAC, then the IP packet the device placed at
+     * {@link PudaLayout#ipHeaderOffset} (the Ethernet header itself is stripped, see PudaLayout).
+     */
+    private int rebuildFrame(long buf, int placed, boolean ipv4, boolean vlanValid, int tci, long srcMac) {
+        int at = PudaLayout.ipHeaderOffset(ipv4);
+        int ipLen = placed - at;
+        long o = 0;
+        o = putMac(o, localMac);
+        o = putMac(o, srcMac);
+        if (vlanValid) {
+            rxFrame.writeUnsignedByte(o++, 0x81);
+            rxFrame.writeUnsignedByte(o++, 0x00);
+            rxFrame.writeUnsignedByte(o++, tci >>> 8 & 0xff);
+            rxFrame.writeUnsignedByte(o++, tci & 0xff);
+        }
+        int type = ipv4 ? 0x0800 : 0x86dd;
+        rxFrame.writeUnsignedByte(o++, type >>> 8);
+        rxFrame.writeUnsignedByte(o++, type & 0xff);
+        rxFrame.write(o, store, buf + at, ipLen);
+        return (int) o + ipLen;
+    }
+
+    private long putMac(long o, long mac) {
+        for (int i = 5; i >= 0; i--) {
+            rxFrame.writeUnsignedByte(o++, (int) (mac >>> (8 * i)) & 0xff);
+        }
+        return o;
+    }
+
+    /** ctrl.c irdma_sc_ccq_arm / irdma_uk_cq_request_notification: bump the arm sequence, write PFPE_CQARM. */
+    private void armCq(int cqId, long shadow) {
+        long w = store.readLong(off(shadow) + 32);
+        int seq = (int) ((w & Gen2Registers.CQ_DBSA_ARM_SEQ_NUM) >>> 16) + 1;
+        store.writeLong(off(shadow) + 32, Gen2Registers.cqArmWord(seq & 3, 0, false, true));
+        write(Gen2Register.CQARM, Gen2Registers.cqArmDoorbell(cqId));
+    }
+
+    // ------------------------------------------------------------------ the synchronous CQP helper
+
+    /** Writes a CQP WQE at a store offset with the given valid-bit polarity. */
+    @FunctionalInterface
+    public interface WqeWriter {
+        void write(long storeOffset, boolean valid);
+    }
+
+    /**
+     * Posts one CQP WQE, rings PFPE_CQPDB and runs the scheduler until its completion (ctrl.c
+     * irdma_sc_cqp_post_sq + irdma_sc_poll_for_cqp_op_done). Answers the op's return value (CQE OPRETVAL).
+     */
+    public long op(String name, WqeWriter writer) {
+        opDepth++;
+        try {
+            return postAndWait(name, writer);
+        } finally {
+            opDepth--;
+            if (opDepth == 0 && irqDeferred && up) {
+                irqDeferred = false;
+                if (!irqTimer.isPending()) {
+                    irqTimer.scheduleIn(0);
+                }
+            }
+        }
+    }
+
+    private long postAndWait(String name, WqeWriter writer) {
+        opsPosted++;
+        int index = cqpHead;
+        if (cqpHead == 0) {
+            cqpPolarity = !cqpPolarity;
+        }
+        cqpHead = (cqpHead + 1) % CQP_ENTRIES;
+        lastWqeIndex = index;
+        ccqDone[index] = false;
+        writer.write(off(cqpSq + (long) index * CqpWqe.SIZE), cqpPolarity);
+        write(Gen2Register.CQPDB, Gen2Registers.cqpDoorbell(cqpHead));
+        long limit = scheduler.now() + CQP_TIMEOUT_NANOS;
+        while (true) {
+            if (ccqLive) {
+                long r = pollCcq(name, index);
+                if (r != Long.MIN_VALUE) {
+                    return r;
+                }
+            } else {
+                // irdma_cqp_poll_registers: PFPE_CQPTAIL has moved past our WQE.
+                int tail = reg(Gen2Register.CQPTAIL);
+                if (Gen2Registers.cqpTailError(tail)) {
+                    int codes = reg(Gen2Register.CQPERRCODES);
+                    throw new CqpException(CqpException.Kind.OP_ERROR, name, Gen2Registers.cqpErrMajor(codes),
+                            Gen2Registers.cqpErrMinor(codes));
+                }
+                if (Gen2Registers.cqpTailIndex(tail) == cqpHead) {
+                    return 0;
+                }
+            }
+            long next = scheduler.nextDeadline();
+            if (next == Long.MAX_VALUE || next > limit || !scheduler.runNext()) {
+                if (ccqLive) {
+                    long r = pollCcq(name, index);
+                    if (r != Long.MIN_VALUE) {
+                        return r;
+                    }
+                }
+                throw new CqpException(CqpException.Kind.TIMEOUT, name, 0, 0);
+            }
+        }
+    }
+
+    /** ctrl.c irdma_sc_ccq_get_cqe_info: one CCQ CQE for {@code index}, or MIN_VALUE when none is valid yet. */
+    private long pollCcq(String name, int index) {
+        while (true) {
+            if (ccqDone[index]) {
+                // a nested op's wait polled this one's completion
+                ccqDone[index] = false;
+                if (ccqError[index]) {
+                    throw new CqpException(CqpException.Kind.OP_ERROR, name, ccqMajor[index], ccqMinor[index]);
+                }
+                lastCompletionMinor = ccqMinor[index];
+                return ccqReturn[index];
+            }
+            completion.wrap(store, off(ccqRing + (long) ccqHead * CqpCompletion.SIZE));
+            if (completion.valid() != ccqPolarity) {
+                return Long.MIN_VALUE;
+            }
+            int wqe = completion.wqeIndex();
+            boolean error = completion.error();
+            int major = completion.majorCode();
+            int minor = completion.minorCode();
+            long ret = completion.opReturnValue();
+            ccqHead++;
+            if (ccqHead == CCQ_ENTRIES) {
+                ccqHead = 0;
+                ccqPolarity = !ccqPolarity;
+            }
+            store.writeLong(off(ccqShadow), ccqHead);
+            if (wqe != index) {
+                if (wqe < 0 || wqe >= CQP_ENTRIES) {
+                    LOG.warn("CCQ completion for WQE {} while waiting for {} ({})", wqe, index, name);
+                    continue;
+                }
+                ccqDone[wqe] = true;
+                ccqError[wqe] = error;
+                ccqMajor[wqe] = major;
+                ccqMinor[wqe] = minor;
+                ccqReturn[wqe] = ret;
+                continue;
+            }
+            if (error) {
+                throw new CqpException(CqpException.Kind.OP_ERROR, name, major, minor);
+            }
+            lastCompletionMinor = minor;
+            return ret;
+        }
+    }
+
+    int lastWqeIndex() {
+        return lastWqeIndex;
+    }
+}

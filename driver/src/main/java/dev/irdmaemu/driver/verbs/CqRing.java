@@ -1,0 +1,292 @@
+package dev.irdmaemu.driver.verbs;
+
+import dev.irdmaemu.fw.queue.Cqe;
+import dev.irdmaemu.fw.queue.CqeExtension;
+import dev.irdmaemu.fw.queue.SqOpcode;
+import dev.irdmaemu.fw.reg.Gen2Registers;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * The driver's software side of a CQ (user.h struct irdma_cq_uk, uk.c): the ring of 32-byte CQEs in host memory,
+ * the head and the valid-bit polarity it expects, and the shadow area it reports its head through. {@link #poll}
+ * is uk.c irdma_uk_cq_poll_cmpl followed by verbs.c irdma_process_cqe: the CQE names its QP by completion context,
+ * the wr_id comes from that QP's SQ or RQ tracking array (never from the device), flushed CQEs are parked and
+ * re-read while the QP has unprocessed WQEs (gen2), and the connection WQEs' completions are skipped.
+ *
+ * <p>Everything the device wrote is checked before use: an unknown completion context, a WQE index outside the
+ * ring, an op type irdma does not know all end in a skipped CQE or a GENERAL_ERR completion, never an exception.
+ * Nothing is allocated.
+ */
+final class CqRing {
+    /** {@link #poll} results: a completion was filled in, the ring is empty, or a CQE was consumed and dropped. */
+    static final int POLLED = 0;
+    static final int EMPTY = 1;
+    static final int SKIPPED = 2;
+
+    /** Finds the QP a CQE's completion context names (null: unknown, the CQE is dropped as irdma does for -EFAULT). */
+    @FunctionalInterface
+    interface QpLookup {
+        QpQueues byHandle(long completionContext);
+    }
+
+    private static final int STATUS_SUCCESS = 0;
+    private static final int STATUS_FLUSHED = 1;
+    private static final int STATUS_UNKNOWN = 2;
+
+    final int cqId;
+    final BytesStore<?, ?> store;
+    final QueueMemory memory;
+    final int size;
+    final long shadowBase;
+    int head;
+    boolean polarity = true;
+    private final Cqe cqe = new Cqe();
+    private final CqeExtension ext = new CqeExtension();
+
+    /** uk.c irdma_uk_cq_init: {@code ringBase} and {@code shadowBase} are store offsets; the polarity starts at 1. */
+    CqRing(int cqId, BytesStore<?, ?> store, long ringBase, int size, long shadowBase) {
+        this(cqId, store, QueueMemory.contiguous(ringBase), size, shadowBase);
+    }
+
+    /** A ring on {@code memory}: one buffer, or pinned pages (a CQ created with VIRTMAP). */
+    CqRing(int cqId, BytesStore<?, ?> store, QueueMemory memory, int size, long shadowBase) {
+        this.cqId = cqId;
+        this.store = store;
+        this.memory = memory;
+        this.size = size;
+        this.shadowBase = shadowBase;
+    }
+
+    private long slot(int index) {
+        return memory.at((long) index * Cqe.SIZE);
+    }
+
+    /** uk.c irdma_uk_cq_empty. */
+    boolean empty() {
+        cqe.wrap(store, slot(head), Cqe.SIZE);
+        return cqe.valid() != polarity;
+    }
+
+    /**
+     * One completion: uk.c irdma_uk_cq_poll_cmpl, then verbs.c irdma_process_cqe into {@code wc}. Answers
+     * {@link #POLLED}, {@link #EMPTY} or {@link #SKIPPED}.
+     */
+    int poll(WorkCompletion wc, QpLookup qps) {
+        while (true) {
+            cqe.wrap(store, slot(head), Cqe.SIZE);
+            if (cqe.valid() != polarity) {
+                return EMPTY;
+            }
+            boolean extValid = cqe.extended();
+            boolean immValid = false;
+            int imm = 0;
+            if (extValid) {
+                int peek = (head + 1) % size;
+                ext.wrap(store, slot(peek), CqeExtension.SIZE);
+                if (ext.valid() != Cqe.extensionValidBit(polarity, peek)) {
+                    return EMPTY;
+                }
+                immValid = ext.immediateValid();
+                if (immValid) {
+                    imm = ext.immediateDataLow32();
+                }
+            }
+            boolean sq = cqe.sq();
+            boolean error = cqe.error();
+            int major = 0;
+            int minor = 0;
+            int compStatus = STATUS_SUCCESS;
+            if (error) {
+                major = cqe.majorError();
+                minor = cqe.minorError();
+                if (major == FlushCode.FLUSH_MAJOR_ERR || major == FlushCode.SRQ_FLUSH_RSVD_MAJOR_ERR) {
+                    if (major == FlushCode.SRQ_FLUSH_RSVD_MAJOR_ERR) {
+                        minor = FlushCode.fromAe(minor);
+                    }
+                    // later CQEs of this flush report the standard flush code (uk.c rewrites the CQE)
+                    if (minor != FlushCode.GENERAL_ERR) {
+                        cqe.error(major, FlushCode.GENERAL_ERR);
+                    }
+                    compStatus = STATUS_FLUSHED;
+                } else {
+                    compStatus = STATUS_UNKNOWN;
+                }
+            }
+            long ctx = cqe.completionContext();
+            QpQueues qp = qps.byHandle(ctx);
+            if (qp == null || qp.destroyPending) {
+                consume(extValid);
+                return SKIPPED;
+            }
+            wc.clear();
+            wc.qpNum = cqe.qpId();
+            wc.solicited = cqe.solicitedEvent();
+            int wqeIdx = cqe.wqeIndex();
+            int opType = cqe.opType();
+            boolean moveHead = true;
+            boolean flushed = compStatus == STATUS_FLUSHED;
+            int ringTail;
+            boolean ringMoreWork;
+            if (!sq) {
+                int arrayIdx = wqeIdx / qp.rqMultiplier;
+                if (compStatus != STATUS_SUCCESS) {
+                    if (!qp.rqMoreWork()) {
+                        consume(extValid);
+                        return EMPTY;
+                    }
+                    arrayIdx = qp.rqTail;
+                } else if (arrayIdx >= qp.rqSize) {
+                    // an index outside the RQ cannot name a posted WQE: the CQE is dropped
+                    consume(extValid);
+                    return SKIPPED;
+                }
+                wc.wrId = qp.rqWrid[arrayIdx];
+                wc.byteLen = cqe.payloadLength();
+                if (cqe.stagInvalidated()) {
+                    wc.withInvalidate = true;
+                    wc.invalidatedRkey = cqe.invalidatedStag();
+                }
+                qp.rqTail = (arrayIdx + 1) % qp.rqSize;
+                if (flushed) {
+                    if (!qp.rqMoreWork()) {
+                        qp.rqFlushComplete = true;
+                    } else {
+                        moveHead = false;
+                    }
+                }
+                ringTail = qp.rqTail;
+                ringMoreWork = qp.rqMoreWork();
+            } else {
+                if (qp.firstSqWq) {
+                    if (wqeIdx + 1 >= qp.connWqes) {
+                        qp.firstSqWq = false;
+                    }
+                    if (wqeIdx < qp.connWqes && qp.sqHead == qp.sqTail) {
+                        // a completion of the LSMM / RTR / RTS-AE WQEs: nobody posted them, nobody sees them
+                        // (uk.c moves the head and reports it without flipping the polarity on a wrap; this does)
+                        advance();
+                        store.writeLong(shadowBase, head & Gen2Registers.CQ_DBSA_CQEIDX);
+                        continue;
+                    }
+                }
+                if (!flushed) {
+                    if (wqeIdx >= qp.sqSize) {
+                        consume(extValid);
+                        return SKIPPED;
+                    }
+                    wc.wrId = qp.sqWrid[wqeIdx];
+                    if (compStatus == STATUS_SUCCESS) {
+                        wc.byteLen = Integer.toUnsignedLong(qp.sqWrLen[wqeIdx]);
+                    }
+                    if (!qp.sqSignaled[wqeIdx]) {
+                        consume(extValid);
+                        return SKIPPED;
+                    }
+                    qp.retireSq(wqeIdx);
+                } else {
+                    if (!qp.sqMoreWork()) {
+                        consume(extValid);
+                        return EMPTY;
+                    }
+                    int tail = qp.retireFlushedSq();
+                    if (tail >= 0) {
+                        opType = qp.sqOpcodeAt(tail);
+                        wc.wrId = qp.sqWrid[tail];
+                        wc.byteLen = Integer.toUnsignedLong(qp.sqWrLen[tail]);
+                    } else {
+                        // only NOPs were left: the completion reports the last of them
+                        opType = SqOpcode.NOP.code();
+                    }
+                    if (opType == SqOpcode.BIND_MW.code() && minor == FlushCode.PROT_ERR) {
+                        minor = FlushCode.MW_BIND_ERR;
+                    }
+                    if (!qp.sqMoreWork()) {
+                        qp.sqFlushComplete = true;
+                    }
+                }
+                ringTail = qp.sqTail;
+                ringMoreWork = qp.sqMoreWork();
+            }
+            if (flushed && ringMoreWork) {
+                // gen2: park the CQ head on the flushed CQE so each poll flushes the next unprocessed WQE
+                moveHead = false;
+            }
+            if (moveHead) {
+                consume(extValid);
+            } else {
+                cqe.wqeIndex(ringTail);
+            }
+            processCqe(wc, error, compStatus, major, minor, sq, opType, immValid, imm);
+            return POLLED;
+        }
+    }
+
+    /** verbs.c irdma_process_cqe: status, vendor error, opcode (set_ib_wc_op_sq / set_ib_wc_op_rq, gen2 iWARP). */
+    private static void processCqe(WorkCompletion wc, boolean error, int compStatus, int major, int minor,
+                                   boolean sq, int opType, boolean immValid, int imm) {
+        if (error) {
+            wc.status = compStatus == STATUS_FLUSHED ? FlushCode.status(minor) : WcStatus.GENERAL_ERR;
+            wc.vendorErr = major << 16 | minor;
+        } else {
+            wc.status = WcStatus.SUCCESS;
+            if (immValid) {
+                wc.immData = imm;
+                wc.withImm = true;
+            }
+        }
+        if (sq) {
+            wc.opcode = WcOpcode.fromSq(opType);
+            if (wc.opcode == WcOpcode.UNKNOWN) {
+                wc.status = WcStatus.GENERAL_ERR;
+            }
+        } else {
+            // iWARP has no Send with Immediate: immediate data can only be a Write with Immediate
+            wc.opcode = immValid ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV;
+        }
+    }
+
+    /**
+     * Moves the head past the current CQE (and its extension), flipping the polarity on wrap, and reports the head
+     * in the shadow area as uk.c does (every 64 entries, or when the ring went empty).
+     */
+    private void consume(boolean extValid) {
+        advance();
+        if (extValid) {
+            advance();
+        }
+        if ((head & 0x3f) != 0 || empty()) {
+            store.writeLong(shadowBase, head & Gen2Registers.CQ_DBSA_CQEIDX);
+        }
+    }
+
+    private void advance() {
+        head++;
+        if (head == size) {
+            head = 0;
+            polarity = !polarity;
+        }
+    }
+
+    /**
+     * uk.c irdma_uk_clean_cq: CQEs still in the ring for a QP being destroyed get their completion context cleared,
+     * so that polling drops them.
+     */
+    void clean(long qpHandle) {
+        int h = head;
+        boolean p = polarity;
+        for (int n = 0; n < size; n++) {
+            cqe.wrap(store, slot(h), Cqe.SIZE);
+            if (cqe.valid() != p) {
+                return;
+            }
+            if (cqe.completionContext() == qpHandle) {
+                store.writeLong(slot(h) + Cqe.OFF_COMPLETION_CONTEXT, 0L);
+            }
+            h++;
+            if (h == size) {
+                h = 0;
+                p = !p;
+            }
+        }
+    }
+}

@@ -1,0 +1,10 @@
+package dev.irdmaemu.driver.cyclefixture.a;
+
+import dev.irdmaemu.driver.cyclefixture.b.Above;
+
+/** The lower package reaching up into the one above it: closes the cycle a -> b -> a. */
+public final class CallsUp {
+    public int depth() {
+        return new Above().depth();
+    }
+}
