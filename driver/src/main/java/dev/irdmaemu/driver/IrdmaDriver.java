@@ -15,6 +15,7 @@ import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.cqp.QpOpFields;
 import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
 import dev.irdmaemu.fw.cqp.StagFields;
+import dev.irdmaemu.fw.frame.EthernetFrame;
 import dev.irdmaemu.fw.hmc.FpmCommitBuffer;
 import dev.irdmaemu.fw.hmc.FpmQueryBuffer;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
@@ -480,8 +481,9 @@ public final class IrdmaDriver {
     /** ctrl.c irdma_wait_pe_ready: GLPE_CPUSTATUS0..2 must read 0x80, polled with a bound. */
     private void waitPeReady() {
         long limit = scheduler.now() + CQP_TIMEOUT_NANOS;
-        while (!(reg(Gen2Register.GLPE_CPUSTATUS0) == 0x80 && reg(Gen2Register.GLPE_CPUSTATUS1) == 0x80
-                && reg(Gen2Register.GLPE_CPUSTATUS2) == 0x80)) {
+        while (!(reg(Gen2Register.GLPE_CPUSTATUS0) == Gen2Registers.CPUSTATUS_READY
+                && reg(Gen2Register.GLPE_CPUSTATUS1) == Gen2Registers.CPUSTATUS_READY
+                && reg(Gen2Register.GLPE_CPUSTATUS2) == Gen2Registers.CPUSTATUS_READY)) {
             if (!scheduler.runNext() || scheduler.now() > limit) {
                 throw new CqpException(CqpException.Kind.PE_NOT_READY, "wait_pe_ready", 0, 0);
             }
@@ -790,7 +792,7 @@ public final class IrdmaDriver {
         for (int i = 0; i < PUDA_RQ; i++) {
             p.rxBuffers[i] = ram.allocate(PUDA_BUF);
             if (qpId != ILQ_QP || postIlqBuffers) {
-                rqWqe.wrap(store, off(p.rq + i * 32L), 32).writePuda(p.rxBuffers[i], PUDA_BUF, true);
+                rqWqe.wrap(store, off(p.rq + i * (long) RqWqe.MIN_SIZE), RqWqe.MIN_SIZE).writePuda(p.rxBuffers[i], PUDA_BUF, true);
             }
         }
         p.txBuffers = new long[PUDA_SQ];
@@ -1107,7 +1109,7 @@ public final class IrdmaDriver {
         long buf = p.txBuffers[idx];
         store.write(off(buf), segment, offset, length);
         p.txBusy[idx] = true;
-        sqWqe.wrap(store, off(p.sq + idx * 32L), 32).writePudaSend(p.sqPolarity, buf, length, tcpHeaderLength, ahId);
+        sqWqe.wrap(store, off(p.sq + idx * (long) SqWqe.QUANTUM), SqWqe.QUANTUM).writePudaSend(p.sqPolarity, buf, length, tcpHeaderLength, ahId);
         p.sqHead++;
         if (p.sqHead == PUDA_SQ) {
             p.sqHead = 0;
@@ -1328,7 +1330,7 @@ public final class IrdmaDriver {
                     ieqRefused++;
                 }
                 // puda.c irdma_puda_post_recvbuf (initial false): the valid bit toggles on repost.
-                rqWqe.wrap(store, off(p.rq + wqe * 32L), 32).writePuda(p.rxBuffers[wqe], PUDA_BUF, false);
+                rqWqe.wrap(store, off(p.rq + wqe * (long) RqWqe.MIN_SIZE), RqWqe.MIN_SIZE).writePuda(p.rxBuffers[wqe], PUDA_BUF, false);
             }
         }
     }
@@ -1341,34 +1343,19 @@ public final class IrdmaDriver {
     private int rebuildFrame(long buf, int placed, boolean ipv4, boolean vlanValid, int tci, long srcMac) {
         int at = PudaLayout.ipHeaderOffset(ipv4);
         int ipLen = placed - at;
-        long o = 0;
-        o = putMac(o, localMac);
-        o = putMac(o, srcMac);
-        if (vlanValid) {
-            rxFrame.writeUnsignedByte(o++, 0x81);
-            rxFrame.writeUnsignedByte(o++, 0x00);
-            rxFrame.writeUnsignedByte(o++, tci >>> 8 & 0xff);
-            rxFrame.writeUnsignedByte(o++, tci & 0xff);
-        }
-        int type = ipv4 ? 0x0800 : 0x86dd;
-        rxFrame.writeUnsignedByte(o++, type >>> 8);
-        rxFrame.writeUnsignedByte(o++, type & 0xff);
+        int type = ipv4 ? EthernetFrame.ETHERTYPE_IPV4 : EthernetFrame.ETHERTYPE_IPV6;
+        long o = vlanValid
+                ? EthernetFrame.writeTagged(rxFrame, 0, localMac, srcMac, tci, type)
+                : EthernetFrame.write(rxFrame, 0, localMac, srcMac, type);
         rxFrame.write(o, store, buf + at, ipLen);
         return (int) o + ipLen;
     }
 
-    private long putMac(long o, long mac) {
-        for (int i = 5; i >= 0; i--) {
-            rxFrame.writeUnsignedByte(o++, (int) (mac >>> (8 * i)) & 0xff);
-        }
-        return o;
-    }
-
     /** ctrl.c irdma_sc_ccq_arm / irdma_uk_cq_request_notification: bump the arm sequence, write PFPE_CQARM. */
     private void armCq(int cqId, long shadow) {
-        long w = store.readLong(off(shadow) + 32);
-        int seq = (int) ((w & Gen2Registers.CQ_DBSA_ARM_SEQ_NUM) >>> 16) + 1;
-        store.writeLong(off(shadow) + 32, Gen2Registers.cqArmWord(seq & 3, 0, false, true));
+        long w = store.readLong(off(shadow) + Gen2Registers.CQ_SHADOW_ARM_OFFSET);
+        int seq = Bits.getInt(w, Gen2Registers.CQ_DBSA_ARM_SEQ_NUM) + 1;
+        store.writeLong(off(shadow) + Gen2Registers.CQ_SHADOW_ARM_OFFSET, Gen2Registers.cqArmWord(seq & 3, 0, false, true));
         write(Gen2Register.CQARM, Gen2Registers.cqArmDoorbell(cqId));
     }
 

@@ -1,6 +1,7 @@
 package dev.irdmaemu.driver.verbs;
 
 import dev.irdmaemu.driver.IrdmaDriver;
+import dev.irdmaemu.fw.reg.Bits;
 import dev.irdmaemu.fw.reg.Gen2Registers;
 import java.util.Arrays;
 import java.util.function.Consumer;
@@ -177,8 +178,8 @@ public final class CompletionQueue {
             lastNotifySolicited = solicitedOnly;
             long o = verbs.driver().offsetOf(shadowAddress) + Gen2Registers.CQ_SHADOW_ARM_OFFSET;
             long w = verbs.driver().store().readLong(o);
-            int seq = (int) ((w & Gen2Registers.CQ_DBSA_ARM_SEQ_NUM) >>> 16) + 1;
-            int swSelect = (int) (w & Gen2Registers.CQ_DBSA_SW_CQ_SELECT);
+            int seq = Bits.getInt(w, Gen2Registers.CQ_DBSA_ARM_SEQ_NUM) + 1;
+            int swSelect = Bits.getInt(w, Gen2Registers.CQ_DBSA_SW_CQ_SELECT);
             verbs.driver().store().writeLong(o, Gen2Registers.cqArmWord(seq & 3, swSelect, true, !solicitedOnly));
             verbs.driver().ringCqArm(id);
         }

@@ -18,6 +18,11 @@ import net.openhft.chronicle.bytes.BytesStore;
  * Nothing is allocated.
  */
 final class CqRing {
+    /**
+     * uk.c irdma_uk_cq_poll_cmpl reports the head in the shadow area unless it sits on a multiple of 64 (the
+     * kernel's literal 0x3F), or whenever the ring went empty.
+     */
+    static final int SHADOW_REPORT_MASK = 0x3f;
     /** {@link #poll} results: a completion was filled in, the ring is empty, or a CQE was consumed and dropped. */
     static final int POLLED = 0;
     static final int EMPTY = 1;
@@ -254,7 +259,7 @@ final class CqRing {
         if (extValid) {
             advance();
         }
-        if ((head & 0x3f) != 0 || empty()) {
+        if ((head & SHADOW_REPORT_MASK) != 0 || empty()) {
             store.writeLong(shadowBase, head & Gen2Registers.CQ_DBSA_CQEIDX);
         }
     }

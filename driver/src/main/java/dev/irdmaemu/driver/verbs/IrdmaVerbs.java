@@ -458,7 +458,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         if (idx < 0) {
             throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no MR index left");
         }
-        return idx << 8 | (r & 0xff);
+        return StagFields.stag(idx, r);
     }
 
     /**
@@ -528,8 +528,8 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
     private void hwRegister(MemoryRegion mr, long regAddress) {
         int rights = Access.hardwareRights(mr.access);
         stagf.clear();
-        stagf.stagIndex = mr.stag >>> 8;
-        stagf.stagKey = mr.stag & 0xff;
+        stagf.stagIndex = StagFields.stagIndexOf(mr.stag);
+        stagf.stagKey = StagFields.stagKeyOf(mr.stag);
         stagf.pdId = mr.pd.id();
         stagf.length = mr.length;
         stagf.accessRights = rights;
@@ -546,12 +546,12 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         try {
             driver.registerMr(stagf);
         } catch (CqpException e) {
-            mrIds.free(mr.stag >>> 8);
+            mrIds.free(StagFields.stagIndexOf(mr.stag));
             pbles.free(mr.pbles);
             mr.pbles = null;
             throw new VerbsException("register " + mr, e);
         }
-        mrs[mr.stag >>> 8] = mr;
+        mrs[StagFields.stagIndexOf(mr.stag)] = mr;
     }
 
     /**
@@ -576,7 +576,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
             throw e;
         }
         stagf.clear();
-        stagf.stagIndex = mr.stag >>> 8;
+        stagf.stagIndex = StagFields.stagIndexOf(mr.stag);
         stagf.pdId = pd.id();
         stagf.length = mr.length;
         stagf.pageSize = 0;
@@ -584,11 +584,11 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         try {
             driver.allocStag(stagf);
         } catch (CqpException e) {
-            mrIds.free(mr.stag >>> 8);
+            mrIds.free(StagFields.stagIndexOf(mr.stag));
             pbles.free(a);
             throw new VerbsException("allocate " + mr, e);
         }
-        mrs[mr.stag >>> 8] = mr;
+        mrs[StagFields.stagIndexOf(mr.stag)] = mr;
         return mr;
     }
 
@@ -598,7 +598,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
             return;
         }
         stagf.clear();
-        stagf.stagIndex = mr.stag >>> 8;
+        stagf.stagIndex = StagFields.stagIndexOf(mr.stag);
         stagf.pdId = mr.pd.id();
         stagf.mr = true;
         try {
@@ -607,15 +607,15 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
             throw new VerbsException("deregister " + mr, e);
         }
         mr.deregistered = true;
-        mrs[mr.stag >>> 8] = null;
-        mrIds.free(mr.stag >>> 8);
+        mrs[StagFields.stagIndexOf(mr.stag)] = null;
+        mrIds.free(StagFields.stagIndexOf(mr.stag));
         pbles.free(mr.pbles);
         mr.pbles = null;
     }
 
     /** The live region an lkey / rkey names, or null (the consumer's own bookkeeping, not the device's). */
     public MemoryRegion regionOf(int stag) {
-        int idx = stag >>> 8;
+        int idx = StagFields.stagIndexOf(stag);
         MemoryRegion mr = idx < mrs.length ? mrs[idx] : null;
         return mr != null && mr.stag == stag ? mr : null;
     }

@@ -6,6 +6,7 @@ import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.fw.cqp.CqpErrorCode;
 import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.cqp.QpOpFields;
+import dev.irdmaemu.fw.cqp.StagFields;
 import dev.irdmaemu.fw.hmc.PbleLayout;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
 import dev.irdmaemu.fw.iwarp.RdmapOpcode;
@@ -551,7 +552,7 @@ public final class QueuePair {
             case REG_MR -> {
                 MemoryRegion mr = wr.mr;
                 if (mr == null || mr.kind != MemoryRegion.Kind.FAST_REGISTER || mr.deregistered
-                        || mr.pageCount == 0 || (wr.key >>> 8) != (mr.stag >>> 8)) {
+                        || mr.pageCount == 0 || StagFields.stagIndexOf(wr.key) != StagFields.stagIndexOf(mr.stag)) {
                     return PostStatus.INVALID;
                 }
                 SqWqe w = slot(1, 0, wr, signaled);
@@ -562,7 +563,7 @@ public final class QueuePair {
                 // reg_addr_pa, the PBL chunk only with more than one page (IRDMA_MIN_PAGES_PER_FMR), local fence
                 int chunk = mr.pageCount > 1 ? PbleLayout.CHUNK_LEVEL_1 : PbleLayout.CHUNK_NONE;
                 w.writeFastRegister(queues.swqePolarity, mr.iova, true, mr.pages[0], mr.pbles.first, mr.length,
-                        wr.key & 0xff, wr.key >>> 8, chunk, 0, Access.hardwareRights(wr.access), false,
+                        StagFields.stagKeyOf(wr.key), StagFields.stagIndexOf(wr.key), chunk, 0, Access.hardwareRights(wr.access), false,
                         flags | SqWqe.LOCAL_FENCE);
                 mr.stag = wr.key;
             }

@@ -8,6 +8,28 @@ package dev.irdmaemu.fw.cqp;
  * VA-based, else va &amp; (page_size - 1)).
  */
 public final class StagFields {
+    /**
+     * verbs.c irdma_create_stag: a STag is the index shifted by IRDMA_CQPSQ_STAG_IDX_S (8) with the key in the low
+     * byte, the same split as the WQE's IRDMA_CQPSQ_STAG_IDX / IRDMA_CQPSQ_STAG_KEY fields ({@link CqpWqe#STAG_IDX},
+     * {@link CqpWqe#STAG_KEY}).
+     */
+    public static final int STAG_IDX_SHIFT = 8;
+
+    /** The STag of index {@code index} and key {@code key} (irdma_create_stag). */
+    public static int stag(int index, int key) {
+        return index << STAG_IDX_SHIFT | key & (int) CqpWqe.STAG_KEY;
+    }
+
+    /** The index part of {@code stag}. */
+    public static int stagIndexOf(int stag) {
+        return stag >>> STAG_IDX_SHIFT;
+    }
+
+    /** The key part (low byte) of {@code stag}. */
+    public static int stagKeyOf(int stag) {
+        return stag & (int) CqpWqe.STAG_KEY;
+    }
+
     public int stagIndex;
     public int stagKey;
     public int pdId;

@@ -140,6 +140,16 @@ public final class EthernetFrame extends WireView {
         return HEADER_LENGTH;
     }
 
+    /**
+     * Write a header with one 802.1Q tag whose whole tag control information (PCP, DEI, VID) is {@code tci}, as a
+     * receive descriptor reports it (e.g. a PUDA CQE's vlan_tag); answers the header length (18).
+     */
+    public static int writeTagged(BytesStore<?, ?> store, long offset, long destination, long source, int tci,
+                                  int etherType) {
+        return writeTagged(store, offset, destination, source, tci >>> 13 & 7, (tci & 0x1000) != 0, tci & 0xfff,
+                etherType);
+    }
+
     /** Write a header with one 802.1Q tag; answers the header length (18). */
     public static int writeTagged(BytesStore<?, ?> store, long offset, long destination, long source,
                                   int pcp, boolean dei, int vlanId, int etherType) {

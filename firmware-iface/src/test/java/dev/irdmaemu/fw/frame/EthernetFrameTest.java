@@ -63,6 +63,9 @@ class EthernetFrameTest {
         assertEquals("0000" + DST + SRC + "0800" + "00000000", Ref.toHex(out, 0, 20));
         assertEquals(18, EthernetFrame.writeTagged(s, 0, 0x020000000002L, 0x020000000001L, 5, true, 0x123, 0x86dd));
         assertEquals(DST + SRC + "8100b123" + "86dd", Ref.toHex(out, 0, 18));
+        // the same tag from a receive descriptor's whole TCI
+        assertEquals(18, EthernetFrame.writeTagged(s, 0, 0x020000000002L, 0x020000000001L, 0xb123, 0x86dd));
+        assertEquals(DST + SRC + "8100b123" + "86dd", Ref.toHex(out, 0, 18));
         assertThrows(IllegalArgumentException.class, () -> EthernetFrame.write(s, 7, 0, 0, 0x0800));
         assertThrows(IllegalArgumentException.class, () -> EthernetFrame.writeTagged(s, 0, 0, 0, 8, false, 1, 0x0800));
         assertThrows(IllegalArgumentException.class, () -> EthernetFrame.writeTagged(s, 0, 0, 0, 0, false, 4096, 0x0800));
