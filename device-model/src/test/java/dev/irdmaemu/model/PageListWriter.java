@@ -15,24 +15,38 @@ public final class PageListWriter {
         void write(long index, long value);
     }
 
-    private final long count;
+    /** Hands out {@code n} consecutive PBLE indexes (a run of pble.c's resource); answers the first. */
+    @FunctionalInterface
+    public interface PbleRuns {
+        long allocate(long n);
+    }
+
+    private final PbleRuns runs;
     private final PbleStore store;
     private long next;
 
-    /** A writer over the {@code count} committed PBLEs. */
+    /** A writer over the {@code count} committed PBLEs, handing them out in order from 0. */
     public PageListWriter(long count, PbleStore store) {
-        this.count = count;
+        this.store = store;
+        this.runs = n -> {
+            long first = next;
+            next += n;
+            if (next > count) {
+                throw new AssertionError("the test's " + count + " PBLEs are used up");
+            }
+            return first;
+        };
+    }
+
+    /** A writer whose runs come from {@code runs} (e.g. the driver's PBLE resource). */
+    public PageListWriter(PbleRuns runs, PbleStore store) {
+        this.runs = runs;
         this.store = store;
     }
 
-    /** {@code n} consecutive PBLE indexes; fails the test when the committed ones are used up. */
+    /** {@code n} consecutive PBLE indexes; fails the test when the PBLEs are used up. */
     public long allocate(long n) {
-        long first = next;
-        next += n;
-        if (next > count) {
-            throw new AssertionError("the test's " + count + " PBLEs are used up");
-        }
-        return first;
+        return runs.allocate(n);
     }
 
     public void write(long index, long value) {

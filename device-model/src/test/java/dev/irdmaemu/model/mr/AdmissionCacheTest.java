@@ -26,7 +26,7 @@ class AdmissionCacheTest {
     static final long VA = 0x6000_0000_0100L;
     static final long LEN = 3 * 4096 - 0x100;
 
-    private final MrDriver d = new MrDriver();
+    private final StagOps d = new StagOps();
     private final byte[] data = RegistrationTest.pattern(200, 7);
     private long[] pages;
     private int stag;

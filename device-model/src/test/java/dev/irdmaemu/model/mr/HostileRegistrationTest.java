@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Named.named;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.cqp.StagFields;
 import dev.irdmaemu.fw.queue.AeCode;
+import dev.irdmaemu.model.DriverNode;
 import dev.irdmaemu.model.cqp.CqpFault;
 import java.util.function.BiFunction;
 import java.util.stream.Stream;
@@ -28,7 +29,7 @@ class HostileRegistrationTest {
     static final int PD = 9;
     static final int RW = LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE;
 
-    private final MrDriver d = new MrDriver();
+    private final StagOps d = new StagOps();
 
     @AfterEach
     void close() {
@@ -36,54 +37,54 @@ class HostileRegistrationTest {
     }
 
     /** A case: builds the Register MR fields on a driver (after any set-up it needs). */
-    record Case(BiFunction<MrDriver, Integer, StagFields> fields, CqpFault fault, RegistrationFault reason) {
+    record Case(BiFunction<StagOps, Integer, StagFields> fields, CqpFault fault, RegistrationFault reason) {
     }
 
     static Stream<Arguments> hostileRegistrations() {
         return Stream.of(
                 Arguments.of(named("page list beyond the committed PBLE count", new Case((d, s) ->
-                        MrDriver.regFields(s, PD, 0x1000, 3 * 4096, RW, 1, d.pbleCount() - 2, 0),
+                        StagOps.regFields(s, PD, 0x1000, 3 * 4096, RW, 1, d.pbleCount() - 2, 0),
                         CqpFault.INDEX_OUT_OF_RANGE, RegistrationFault.PBL_INDEX_OUT_OF_RANGE))),
                 Arguments.of(named("first PBLE index beyond the count", new Case((d, s) ->
-                        MrDriver.regFields(s, PD, 0x1000, 4096, RW, 1, d.pbleCount(), 0),
+                        StagOps.regFields(s, PD, 0x1000, 4096, RW, 1, d.pbleCount(), 0),
                         CqpFault.INDEX_OUT_OF_RANGE, RegistrationFault.PBL_INDEX_OUT_OF_RANGE))),
                 Arguments.of(named("two-level root beyond the count", new Case((d, s) ->
-                        MrDriver.regFields(s, PD, 0, 513L * 4096, RW, 3, d.pbleCount() - 1, 0),
+                        StagOps.regFields(s, PD, 0, 513L * 4096, RW, 3, d.pbleCount() - 1, 0),
                         CqpFault.INDEX_OUT_OF_RANGE, RegistrationFault.PBL_INDEX_OUT_OF_RANGE))),
                 Arguments.of(named("PBLE page descriptor invalid", new Case((d, s) -> {
                     long first = d.level1(d.scatteredPages(2));
                     d.breakPbleBacking(first, 0);
-                    return MrDriver.regFields(s, PD, 0x1000, 2 * 4096, RW, 1, first, 0);
+                    return StagOps.regFields(s, PD, 0x1000, 2 * 4096, RW, 1, first, 0);
                 }, CqpFault.HMC_NOT_READY, RegistrationFault.PBLE_NOT_RESOLVED))),
                 Arguments.of(named("PBLE backing page not in host memory", new Case((d, s) -> {
                     long first = d.level1(d.scatteredPages(2));
                     d.breakPbleBacking(first, 0x7_0000_0000L);
-                    return MrDriver.regFields(s, PD, 0x1000, 2 * 4096, RW, 1, first, 0);
+                    return StagOps.regFields(s, PD, 0x1000, 2 * 4096, RW, 1, first, 0);
                 }, CqpFault.HMC_NOT_READY, RegistrationFault.PBLE_NOT_RESOLVED))),
                 Arguments.of(named("VA + length wraps past 2^64", new Case((d, s) ->
-                        MrDriver.regFields(s, PD, -4096L, 2 * 4096, RW, 1, d.level1(d.scatteredPages(2)), 0),
+                        StagOps.regFields(s, PD, -4096L, 2 * 4096, RW, 1, d.level1(d.scatteredPages(2)), 0),
                         CqpFault.INVALID_FIELD, RegistrationFault.LENGTH_OVERFLOW))),
                 Arguments.of(named("zero length with a PBL", new Case((d, s) ->
-                        MrDriver.regFields(s, PD, 0x1000, 0, RW, 1, d.level1(d.scatteredPages(1)), 0),
+                        StagOps.regFields(s, PD, 0x1000, 0, RW, 1, d.level1(d.scatteredPages(1)), 0),
                         CqpFault.INVALID_FIELD, RegistrationFault.ZERO_LENGTH))),
                 Arguments.of(named("remote write without local write", new Case((d, s) -> {
-                    StagFields f = MrDriver.regFields(s, PD, 0x1000, 4096, RW, 1, d.level1(d.scatteredPages(1)), 0);
+                    StagFields f = StagOps.regFields(s, PD, 0x1000, 4096, RW, 1, d.level1(d.scatteredPages(1)), 0);
                     f.accessRights = REMOTE_WRITE;
                     return f;
                 }, CqpFault.INVALID_FIELD, RegistrationFault.BAD_RIGHTS))),
                 Arguments.of(named("remote rights without REMACCENABLED", new Case((d, s) -> {
-                    StagFields f = MrDriver.regFields(s, PD, 0x1000, 4096, RW, 1, d.level1(d.scatteredPages(1)), 0);
+                    StagFields f = StagOps.regFields(s, PD, 0x1000, 4096, RW, 1, d.level1(d.scatteredPages(1)), 0);
                     f.remoteAccess = false;
                     return f;
                 }, CqpFault.INVALID_FIELD, RegistrationFault.BAD_RIGHTS))),
                 Arguments.of(named("zero-based first byte offset past the page", new Case((d, s) -> {
-                    StagFields f = MrDriver.regFields(s, PD, 0, 4096, RW | MemoryRegions.ZERO_BASED, 1,
+                    StagFields f = StagOps.regFields(s, PD, 0, 4096, RW | MemoryRegions.ZERO_BASED, 1,
                             d.level1(d.scatteredPages(2)), 0);
                     f.vaOrFbo = 4096;
                     return f;
                 }, CqpFault.INVALID_FIELD, RegistrationFault.BAD_FIRST_BYTE_OFFSET))),
                 Arguments.of(named("physical buffer outside host memory", new Case((d, s) ->
-                        MrDriver.regFields(s, PD, 0x1000, 4096, RW, 0, 0, 0x7_0000_0000L),
+                        StagOps.regFields(s, PD, 0x1000, 4096, RW, 0, 0, 0x7_0000_0000L),
                         CqpFault.DMA_FAULT, RegistrationFault.BUFFER_NOT_MAPPED))));
     }
 
@@ -93,7 +94,7 @@ class HostileRegistrationTest {
         int stag = d.stag(33, 0x1, 0x5);
         StagFields f = c.fields().apply(d, stag);
         long before = d.mrs.failures(c.reason());
-        MrDriver.Completion r = d.register(f);
+        DriverNode.Completion r = d.register(f);
         assertTrue(r.error());
         assertEquals(c.fault().major(), r.major());
         assertEquals(c.fault().minor(), r.minor());
@@ -107,9 +108,9 @@ class HostileRegistrationTest {
     @Test
     void codesTheWqeCheckRefuses() {
         int stag = d.stag(34, 0, 1);
-        StagFields f = MrDriver.regFields(stag, PD, 0x1000, 4096, RW, 1, d.level1(d.scatteredPages(1)), 0);
+        StagFields f = StagOps.regFields(stag, PD, 0x1000, 4096, RW, 1, d.level1(d.scatteredPages(1)), 0);
         f.pageSize = 3; // no enum irdma_page_size
-        MrDriver.Completion r = d.register(f);
+        DriverNode.Completion r = d.register(f);
         assertEquals(CqpFault.INVALID_FIELD.minor(), r.minor());
         f.pageSize = 0;
         f.pblChunkSize = 2; // irdma_hwreg_mr writes 1 or 3
@@ -119,11 +120,18 @@ class HostileRegistrationTest {
     }
 
     @Test
+    void aStagIndexBeyondTheCommittedMrCountIsOutOfRange() {
+        d.recommitMrs(256);
+        // beyond the committed MR count (256): the HMC MR object does not resolve
+        DriverNode.Completion r = d.registerPhysical(d.stag(256, 0, 1), PD, d.alloc(4096), 4096, 0, RW);
+        assertEquals(CqpFault.INDEX_OUT_OF_RANGE.minor(), r.minor());
+        assertFalse(d.mrs.registered(0));
+    }
+
+    @Test
     void stagIndexChecks() {
         long[] pages = d.scatteredPages(1);
-        // beyond the committed MR count (256): the HMC MR object does not resolve
-        MrDriver.Completion r = d.registerLevel1(d.stag(256, 0, 1), PD, 0, 4096, RW, pages);
-        assertEquals(CqpFault.INDEX_OUT_OF_RANGE.minor(), r.minor());
+        DriverNode.Completion r;
         int stag = d.stag(35, 0x7, 1);
         assertFalse(d.registerLevel1(stag, PD, 0, 4096, RW, pages).error());
         // the same index under another driver key is in use

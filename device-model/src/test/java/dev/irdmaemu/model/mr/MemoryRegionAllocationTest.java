@@ -22,7 +22,7 @@ class MemoryRegionAllocationTest {
     private static final int PD = 2;
     private static final int RW = MemoryRegions.LOCAL_WRITE | MemoryRegions.REMOTE_READ | MemoryRegions.REMOTE_WRITE;
 
-    private final MrDriver d = new MrDriver();
+    private final StagOps d = new StagOps();
     private final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private final BytesStore<?, Void> buf = BytesStore.nativeStoreWithFixedCapacity(8192);

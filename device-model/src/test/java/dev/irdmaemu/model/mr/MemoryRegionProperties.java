@@ -21,6 +21,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
+import net.jqwik.api.lifecycle.AfterContainer;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -31,7 +32,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  */
 class MemoryRegionProperties {
     static final int PD = 4;
-    static final long PAGE = MrDriver.PAGE;
+    static final long PAGE = StagOps.PAGE;
     static final int RW = MemoryRegions.LOCAL_WRITE | MemoryRegions.REMOTE_READ | MemoryRegions.REMOTE_WRITE;
     static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
 
@@ -66,8 +67,9 @@ class MemoryRegionProperties {
             @ForAll long vaSeed,
             @ForAll @IntRange(min = 0, max = 1 << 20) int lenSeed,
             @ForAll @Size(min = 1, max = 6) List<@From("accesses") long[]> accesses) {
-        try (MrDriver d = new MrDriver(256, 1024, 8L << 20)) {
-            d.trace.off();
+        StagOps d = node();
+        boolean passed = false;
+        try {
             LeakCheck.Held held = LeakCheck.snapshot(d.dev);
             long span = pageCount * PAGE;
             long len = 1 + lenSeed % (span - fbo);
@@ -96,7 +98,7 @@ class MemoryRegionProperties {
                 va -= 16 * PAGE; // keep the VA-based region inside the 64-bit space
             }
             int stag = d.stag(77, 0x55, 0xa7);
-            assertFalse(d.register(MrDriver.regFields(stag, PD, va, len, RW | (zeroBased ? MemoryRegions.ZERO_BASED
+            assertFalse(d.register(StagOps.regFields(stag, PD, va, len, RW | (zeroBased ? MemoryRegions.ZERO_BASED
                     : 0), chunk, first, pa)).error());
             long poolBytes = list == 0 ? span + PAGE : 2 * PAGE;
             long base = zeroBased ? 0 : va;
@@ -175,6 +177,33 @@ class MemoryRegionProperties {
             // irdma_hwdereg_mr: with its STag deallocated the function holds what the bring-up left.
             assertFalse(d.dealloc(stag, PD, true).error());
             LeakCheck.assertNoLeak(held, d.dev, "registering and deregistering one region");
+            passed = true;
+        } finally {
+            if (!passed) {
+                dropNode();
+            }
+        }
+    }
+
+    /**
+     * One model brought up by the driver for all tries (a bring-up per try would cost more than the try): each try
+     * deregisters what it registered, and one that fails drops the node so that the next starts from a fresh one.
+     */
+    private static StagOps shared;
+
+    private static StagOps node() {
+        if (shared == null) {
+            shared = new StagOps();
+            shared.trace.off();
+        }
+        return shared;
+    }
+
+    @AfterContainer
+    static void dropNode() {
+        if (shared != null) {
+            shared.close();
+            shared = null;
         }
     }
 }

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 class RegistrationTest {
     static final int PD = 7;
     static final int RW = LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE;
-    private final MrDriver d = new MrDriver();
+    private final StagOps d = new StagOps();
 
     @AfterEach
     void close() {
@@ -45,7 +45,7 @@ class RegistrationTest {
 
     /** Where region byte {@code rel} (counted from the first byte, fbo included by the caller) lives. */
     static long gpaOf(long[] pages, long regionOffset) {
-        return pages[(int) (regionOffset / MrDriver.PAGE)] + regionOffset % MrDriver.PAGE;
+        return pages[(int) (regionOffset / StagOps.PAGE)] + regionOffset % StagOps.PAGE;
     }
 
     private void assertLanded(long[] pages, long regionOffset, byte[] data) {
@@ -244,12 +244,14 @@ class RegistrationTest {
     }
 
     @Test
-    void driverKeyBitsSitAboveFourteenIndexBits() {
-        // hw.c irdma_initialize_hw_rsrc: 256 MRs still leave 14 index bits, so the driver key starts at bit 22
-        assertEquals(14, d.mrs.indexBits());
-        assertEquals(5, d.mrs.indexOf(0x3ff << 14 | 5));
-        int stag = d.stag(5, 0x3ff, 0xee);
-        assertEquals(0xffc0_05eeL, stag & 0xffff_ffffL);
+    void driverKeyBitsSitAboveTheCommittedIndexBits() {
+        // hw.c irdma_initialize_hw_rsrc: max(order(MR count), 14) index bits; the driver commits the model's
+        // 32768 MRs (irdma_cfg_fpm_val takes the Query FPM maximum), so 15 and the driver key starts at bit 23
+        assertEquals(32768, d.mrCount());
+        assertEquals(15, d.mrs.indexBits());
+        assertEquals(5, d.mrs.indexOf(0x1ff << 15 | 5));
+        int stag = d.stag(5, 0x1ff, 0xee);
+        assertEquals(0xff80_05eeL, stag & 0xffff_ffffL);
         assertFalse(d.registerLevel1(stag, PD, 0, 4096, RW, d.scatteredPages(1)).error());
         assertEquals(stag, d.mrs.stagAt(5));
     }
