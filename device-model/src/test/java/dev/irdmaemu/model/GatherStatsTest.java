@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.cqp.GatherStatsBuffer;
 import dev.irdmaemu.fw.cqp.GatherStatsBuffer.Stat;
-import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.model.cqp.CqpFault;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,13 +19,12 @@ import org.junit.jupiter.api.Test;
  * buffer untouched.
  */
 class GatherStatsTest {
-    private final TestDriver d = new TestDriver();
+    /** The model as the driver brought it up (no link: no frame has moved, every counter is 0). */
+    private final DriverNode d = new DriverNode();
     private long buf;
 
     @BeforeEach
     void up() {
-        assertTrue(Gen2Registers.ccqpDone(d.createCqp(64)));
-        d.bringUpHmcAndCcq(64);
         buf = d.alloc(GatherStatsBuffer.DRIVER_BUFFER_SIZE);
     }
 
@@ -35,9 +33,9 @@ class GatherStatsTest {
         d.close();
     }
 
-    private TestDriver.Completion gather(long pa, int fn, boolean useFn, boolean useInst) {
-        d.post((o, v) -> CqpWqeWriter.gatherStats(d.store(), o, pa, fn, useFn, useInst, 0, v));
-        return d.completion();
+    /** Gather Stats as the test writes it: what irdma sends, or a field irdma never sets on a gen2 PF. */
+    private DriverNode.Completion gather(long pa, int fn, boolean useFn, boolean useInst) {
+        return d.op("GATHER_STATS", (o, v) -> CqpWqeWriter.gatherStats(d.store(), o, pa, fn, useFn, useInst, 0, v));
     }
 
     private long value(Stat s) {
@@ -68,7 +66,7 @@ class GatherStatsTest {
     void whatTheModelCannotGatherIsAnErrorCompletion() {
         d.dev.iwarp().counters().add(Stat.IP4TXPKTS, 9);
         d.store().writeLong(d.off(buf) + Stat.IP4TXPKTS.byteOffset(), 0x5a5aL);
-        var outside = gather(TestDriver.UNMAPPED, 0, false, false);
+        var outside = gather(DriverNode.UNMAPPED, 0, false, false);
         assertTrue(outside.error());
         assertEquals(CqpFault.DMA_FAULT.minor(), outside.minor());
         var otherFunction = gather(buf, 3, true, false);
@@ -79,7 +77,7 @@ class GatherStatsTest {
         assertEquals(CqpFault.INVALID_FIELD.minor(), instance.minor());
         assertEquals(0x5a5aL, d.store().readLong(d.off(buf) + Stat.IP4TXPKTS.byteOffset()), "buffer untouched");
         // a buffer ending past host memory is outside it too
-        long end = TestDriver.RAM_BASE + TestDriver.RAM_SIZE;
+        long end = DriverNode.RAM_BASE + DriverNode.RAM_SIZE;
         assertTrue(gather(end - GatherStatsBuffer.SIZE + 8, 0, false, false).error());
         assertFalse(gather(buf, 0, false, false).error(), "the CQP goes on");
         assertEquals(9, value(Stat.IP4TXPKTS));
