@@ -6,8 +6,12 @@ import dev.irdmaemu.driver.verbs.IrdmaVerbs;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
 import dev.irdmaemu.fw.sim.SimScheduler;
+import dev.irdmaemu.fw.wire.FaultProfile;
+import dev.irdmaemu.fw.wire.Link;
+import dev.irdmaemu.fw.wire.LinkPort;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.Trace;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -32,6 +36,8 @@ public final class DriverNode implements AutoCloseable {
     public final E810RdmaFunction dev;
     public final IrdmaDriver driver;
     public final IrdmaVerbs verbs;
+    /** The port's end of the link, when built on one. */
+    private LinkPort linkPort;
 
     /** One CQP op's outcome as the driver saw it: its return value, or the error completion's codes. */
     public record Completion(boolean error, int major, int minor, long opReturn) {
@@ -41,17 +47,36 @@ public final class DriverNode implements AutoCloseable {
         this(RAM_SIZE, new SimScheduler(7), d -> { });
     }
 
+    /**
+     * A node on {@code scheduler} whose port is on {@code link} with {@code mac} (attached before the probe, as
+     * bridge.model.ModelNode does), the driver knowing that MAC.
+     */
+    public DriverNode(SimScheduler scheduler, Link link, long mac) {
+        this(RAM_SIZE, scheduler, (n, d) -> {
+            n.linkPort = n.dev.attach(link, mac, FaultProfile.NONE);
+            d.macAddress(mac);
+        });
+    }
+
     /** A node on {@code scheduler} whose driver {@code beforeBringUp} may configure before the probe runs. */
     public DriverNode(long ramSize, SimScheduler scheduler, Consumer<IrdmaDriver> beforeBringUp) {
+        this(ramSize, scheduler, (n, d) -> beforeBringUp.accept(d));
+    }
+
+    private DriverNode(long ramSize, SimScheduler scheduler, BiConsumer<DriverNode, IrdmaDriver> beforeBringUp) {
         this.scheduler = scheduler;
         trace = new Trace(scheduler).enableAll(sink);
         ram = new HostRam(memory, RAM_BASE, ramSize);
         driver = new IrdmaDriver(ram, scheduler);
         dev = new E810RdmaFunction(scheduler, memory, driver.interruptSink(), trace, new LatencyTable());
         driver.bind(dev);
-        beforeBringUp.accept(driver);
+        beforeBringUp.accept(this, driver);
         driver.bringUp();
         verbs = new IrdmaVerbs(driver);
+    }
+
+    public LinkPort linkPort() {
+        return linkPort;
     }
 
     public BytesStore<?, ?> store() {
