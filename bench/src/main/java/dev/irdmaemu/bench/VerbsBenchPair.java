@@ -25,7 +25,7 @@ import java.util.List;
  * Two model nodes ({@link ModelBenchPair}: device, driver layer, CM) with one connection between consumers of the
  * verbs, as an application has it: on each node a PD, a CQ, an RC QP and a buffer registered for local write,
  * remote read and remote write; A connects to B through the CM (MPA v2 with CRC, the RTR) onto the two QPs. The
- * benchmarks post and poll through {@code cm.verbs} ({@link QueuePair#postSend}, {@link CompletionQueue#poll})
+ * benchmarks post and poll through {@code driver.verbs} ({@link QueuePair#postSend}, {@link CompletionQueue#poll})
  * and drive the simulation on the benchmark thread until the completions they wait for arrive.
  */
 final class VerbsBenchPair implements AutoCloseable {

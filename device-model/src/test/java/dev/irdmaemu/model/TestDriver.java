@@ -44,7 +44,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * A minimal driver for the tests: it touches the model only through {@link dev.irdmaemu.fw.bus.Mmio}, host memory
  * and the interrupt sink, and writes WQEs with the fw.cqp writers, in the order and with the values irdma uses
  * (hw.c irdma_create_cqp, ctrl.c irdma_sc_cqp_create, irdma_sc_cqp_get_next_send_wqe_idx, irdma_sc_ccq_get_cqe_info).
- * Not the real driver layer (that is the cm module's job); just enough to drive every op.
+ * Not the real driver layer (the driver module, see DriverNode); just enough to drive every op.
  */
 final class TestDriver implements AutoCloseable {
     static final long RAM_BASE = 0x4000_0000L;

@@ -22,7 +22,7 @@ import java.util.Map;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
- * A test double of the device for the cm module (which cannot see the model): it answers the registers the driver's
+ * A test double of the device for the driver module (which cannot see the model): it answers the registers the driver's
  * probe polls, completes every CQP WQE at once (through PFPE_CQPTAIL before the CCQ exists, in the CCQ after),
  * fills the Query / Commit FPM buffers, records every WQE it was given (64 bytes each) and every doorbell, fails
  * the ops a test scripts to fail, and raises AEQEs and CEQEs a test asks for. It does nothing else: no data path.

@@ -13,7 +13,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * Flyweight over an iWARP QP's 256-byte Q2 buffer (user.h IRDMA_Q2_BUF_SIZE): the buffer irdma_create_qp allocates
  * in front of the QP host context and irdma_sc_qp_setctx names in IRDMAQPC_Q2ADDR. It is where driver and device
  * exchange what RFC 5040 §4.8's Terminate needs (irdma's split of the work on gen2), and this class is the one
- * description of that layout: the driver side ({@code cm.verbs}) and the device side ({@code model.iwarp}) both wrap
+ * description of that layout: the driver side ({@code driver.verbs}) and the device side ({@code model.iwarp}) both wrap
  * it.
  * <pre>
  *  +0    the Terminate message the driver builds for the device to send ({@link #writeTerminate}; read back with
