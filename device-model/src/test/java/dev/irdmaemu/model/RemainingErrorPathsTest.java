@@ -86,7 +86,8 @@ class RemainingErrorPathsTest {
         int local = BringUpTest.LOCAL;
         int remote = BringUpTest.REMOTE;
         assertFalse(qhash(CqpWqe.QHASH_MANAGE_ADD, local, 5000, remote, 6000, 1).error());
-        assertEquals(CqpFault.OBJECT_IN_USE.minor(), qhash(CqpWqe.QHASH_MANAGE_ADD, local, 5000, remote, 6000, 1).minor());
+        assertEquals(CqpFault.OBJECT_IN_USE.minor(),
+                qhash(CqpWqe.QHASH_MANAGE_ADD, local, 5000, remote, 6000, 1).minor());
         assertFalse(qhash(CqpWqe.QHASH_MANAGE_MODIFY, local, 5000, remote, 6000, 2).error());
         assertEquals(CqpFault.NO_SUCH_OBJECT.minor(),
                 qhash(CqpWqe.QHASH_MANAGE_MODIFY, local, 5001, remote, 6000, 2).minor());

@@ -792,7 +792,8 @@ public final class IrdmaDriver {
         for (int i = 0; i < PUDA_RQ; i++) {
             p.rxBuffers[i] = ram.allocate(PUDA_BUF);
             if (qpId != ILQ_QP || postIlqBuffers) {
-                rqWqe.wrap(store, off(p.rq + i * (long) RqWqe.MIN_SIZE), RqWqe.MIN_SIZE).writePuda(p.rxBuffers[i], PUDA_BUF, true);
+                rqWqe.wrap(store, off(p.rq + i * (long) RqWqe.MIN_SIZE), RqWqe.MIN_SIZE)
+                        .writePuda(p.rxBuffers[i], PUDA_BUF, true);
             }
         }
         p.txBuffers = new long[PUDA_SQ];
@@ -1109,7 +1110,8 @@ public final class IrdmaDriver {
         long buf = p.txBuffers[idx];
         store.write(off(buf), segment, offset, length);
         p.txBusy[idx] = true;
-        sqWqe.wrap(store, off(p.sq + idx * (long) SqWqe.QUANTUM), SqWqe.QUANTUM).writePudaSend(p.sqPolarity, buf, length, tcpHeaderLength, ahId);
+        sqWqe.wrap(store, off(p.sq + idx * (long) SqWqe.QUANTUM), SqWqe.QUANTUM)
+                .writePudaSend(p.sqPolarity, buf, length, tcpHeaderLength, ahId);
         p.sqHead++;
         if (p.sqHead == PUDA_SQ) {
             p.sqHead = 0;
@@ -1330,7 +1332,8 @@ public final class IrdmaDriver {
                     ieqRefused++;
                 }
                 // puda.c irdma_puda_post_recvbuf (initial false): the valid bit toggles on repost.
-                rqWqe.wrap(store, off(p.rq + wqe * (long) RqWqe.MIN_SIZE), RqWqe.MIN_SIZE).writePuda(p.rxBuffers[wqe], PUDA_BUF, false);
+                rqWqe.wrap(store, off(p.rq + wqe * (long) RqWqe.MIN_SIZE), RqWqe.MIN_SIZE)
+                        .writePuda(p.rxBuffers[wqe], PUDA_BUF, false);
             }
         }
     }
@@ -1355,7 +1358,8 @@ public final class IrdmaDriver {
     private void armCq(int cqId, long shadow) {
         long w = store.readLong(off(shadow) + Gen2Registers.CQ_SHADOW_ARM_OFFSET);
         int seq = Bits.getInt(w, Gen2Registers.CQ_DBSA_ARM_SEQ_NUM) + 1;
-        store.writeLong(off(shadow) + Gen2Registers.CQ_SHADOW_ARM_OFFSET, Gen2Registers.cqArmWord(seq & 3, 0, false, true));
+        store.writeLong(off(shadow) + Gen2Registers.CQ_SHADOW_ARM_OFFSET,
+                Gen2Registers.cqArmWord(seq & 3, 0, false, true));
         write(Gen2Register.CQARM, Gen2Registers.cqArmDoorbell(cqId));
     }
 
