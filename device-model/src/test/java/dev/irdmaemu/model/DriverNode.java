@@ -43,8 +43,12 @@ public final class DriverNode implements AutoCloseable {
     public record Completion(boolean error, int major, int minor, long opReturn) {
     }
 
+    /** The port's MAC when the test names none (what the model's other tests call the local side). */
+    public static final long DEFAULT_MAC = 0x02_00_00_00_00_01L;
+
+    /** A node on its own scheduler, MAC {@link #DEFAULT_MAC}, on no link. */
     public DriverNode() {
-        this(RAM_SIZE, new SimScheduler(7), d -> { });
+        this(RAM_SIZE, new SimScheduler(7), d -> d.macAddress(DEFAULT_MAC));
     }
 
     /**

@@ -2,8 +2,6 @@ package dev.irdmaemu.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.frame.IpAddress;
@@ -26,27 +24,26 @@ class HashTakeoverTest {
     private static final int LOCAL = BringUpTest.LOCAL;
     private static final int REMOTE = BringUpTest.REMOTE;
 
-    private final TestDriver d = new TestDriver();
+    /** The model as the driver brought it up (its ILQ is QP 1), the peer in ARP entry 0 (cm.c irdma_add_arp). */
+    private final DriverNode node = new DriverNode();
+    private final CqpOps d = new CqpOps(node);
     private final BytesStore<?, Void> frame = BytesStore.nativeStoreWithFixedCapacity(2048);
-    private TestDriver.Puda ilq;
     private LeakCheck.Held baseline;
 
     @BeforeEach
     void up() {
-        ilq = BringUpTest.bringUp(d);
-        d.post((o, v) -> CqpWriters.addArp(d, o, 0, BringUpTest.MAC_REMOTE, v));
-        assertFalse(d.completion().error());
-        baseline = LeakCheck.snapshot(d.dev);
+        node.driver.manageArp(0, BringUpTest.MAC_REMOTE, true);
+        baseline = LeakCheck.snapshot(node.dev);
     }
 
     @AfterEach
     void close() {
         frame.releaseLast();
-        d.close();
+        node.close();
     }
 
     private int owner(int remotePort) {
-        return d.dev.quadHash().lookupEstablished(IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(LOCAL), 20000,
+        return node.dev.quadHash().lookupEstablished(IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(LOCAL), 20000,
                 IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(REMOTE), remotePort, -1);
     }
 
@@ -57,59 +54,60 @@ class HashTakeoverTest {
         b.tcp().ports(remotePort, 20000).sequenceNumber(seq).acknowledgmentNumber(100).flags(TcpHeader.ACK)
                 .window(29200);
         int len = b.build(frame, 0);
-        d.dev.port().receive(frame, 0, len);
-        d.run();
+        node.dev.port().receive(frame, 0, len);
+        node.run();
     }
 
     @Test
     void modifyToRtsTakesTheFourTupleFromTheIlqAndDestroyDropsIt() {
-        TestDriver.Conn conn = new TestDriver.Conn(LOCAL, 20000, REMOTE, 40001, 100, 5000, -1);
+        CqpOps.Conn conn = new CqpOps.Conn(LOCAL, 20000, REMOTE, 40001, 100, 5000, -1);
         assertFalse(d.createCq(10, 16, 0, true).error());
         assertFalse(d.createQp(10, 1, QpState.IDLE.code(), false, c -> d.writeIwarpContext(c, 10, 10, conn)).error());
         // cm.c irdma_connect: the CM's established entry points at the ILQ
-        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40001, -1, 1).error());
+        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40001, 1).error());
         assertEquals(1, owner(40001));
+        long toIlq = node.driver.ilqReceived();
         fromPeer(40001, 5000);
-        assertNotNull(d.pollPuda(ilq), "before RTS the ILQ gets the connection's segments");
-        int qhashOps = d.sink.of(TraceKind.QHASH).size();
-        long ctx = d.alloc(256);
+        assertEquals(toIlq + 1, node.driver.ilqReceived(), "before RTS the ILQ gets the connection's segments");
+        int qhashOps = node.sink.of(TraceKind.QHASH).size();
+        long ctx = node.alloc(256);
         d.writeIwarpContext(ctx, 10, 10, conn);
         assertFalse(d.modifyQp(10, 1, QpState.RTS.code(), true, ctx).error());
         assertEquals(10, owner(40001), "RTS with the TCP context re-points the entry to the QP");
-        assertEquals(baseline.qhashEstablished() + 1, d.dev.quadHash().establishedCount(), "replaced, not added");
-        long toQp = d.dev.port().rxQp();
+        assertEquals(baseline.qhashEstablished() + 1, node.dev.quadHash().establishedCount(), "replaced, not added");
+        long toQp = node.dev.port().rxQp();
         fromPeer(40001, 5000);
-        assertEquals(toQp + 1, d.dev.port().rxQp(), "steered to the QP");
-        assertNull(d.pollPuda(ilq), "not to the ILQ");
-        assertEquals(qhashOps + 1, d.sink.of(TraceKind.QHASH).size(), "the device's own change, traced once");
-        assertEquals("take_over", d.sink.of(TraceKind.QHASH).get(qhashOps).get("op"));
+        assertEquals(toQp + 1, node.dev.port().rxQp(), "steered to the QP");
+        assertEquals(toIlq + 1, node.driver.ilqReceived(), "not to the ILQ");
+        assertEquals(qhashOps + 1, node.sink.of(TraceKind.QHASH).size(), "the device's own change, traced once");
+        assertEquals("take_over", node.sink.of(TraceKind.QHASH).get(qhashOps).get("op"));
         // Destroy QP with REMOVEHASHENTRY (verbs.c irdma_destroy_qp -> ctrl.c irdma_sc_qp_destroy)
         assertFalse(d.destroyQp(10, 1, true).error());
         assertEquals(-1, owner(40001));
         assertFalse(d.destroyCq(10).error());
-        LeakCheck.assertNoLeak(baseline, d.dev, "takeover and destroy");
+        LeakCheck.assertNoLeak(baseline, node.dev, "takeover and destroy");
     }
 
     @Test
     void createInRtsWithATcpContextInstallsTheEntryAndAQpWithoutTcpDoesNot() {
-        TestDriver.Conn conn = new TestDriver.Conn(LOCAL, 20000, REMOTE, 40002, 100, 5000, -1);
+        CqpOps.Conn conn = new CqpOps.Conn(LOCAL, 20000, REMOTE, 40002, 100, 5000, -1);
         assertFalse(d.createCq(11, 16, 0, true).error());
         assertFalse(d.createQp(11, 1, QpState.RTS.code(), true, c -> d.writeIwarpContext(c, 11, 11, conn)).error());
         assertEquals(11, owner(40002), "no ILQ entry before: the device adds one for the QP");
-        long toQp = d.dev.port().rxQp();
+        long toQp = node.dev.port().rxQp();
         fromPeer(40002, 5000);
-        assertEquals(toQp + 1, d.dev.port().rxQp());
+        assertEquals(toQp + 1, node.dev.port().rxQp());
         // without REMOVEHASHENTRY the entry stays (the driver then owns its deletion)
         assertFalse(d.destroyQp(11, 1, false).error());
         assertEquals(11, owner(40002));
-        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_DELETE, LOCAL, 20000, REMOTE, 40002, -1, 11).error());
+        assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_DELETE, LOCAL, 20000, REMOTE, 40002, 11).error());
         // a QP moved to RTS without a TCP context takes nothing over
-        TestDriver.Conn other = new TestDriver.Conn(LOCAL, 20000, REMOTE, 40003, 100, 5000, -1);
+        CqpOps.Conn other = new CqpOps.Conn(LOCAL, 20000, REMOTE, 40003, 100, 5000, -1);
         assertFalse(d.createQp(12, 1, QpState.IDLE.code(), false, c -> d.writeIwarpContext(c, 11, 11, other)).error());
         assertFalse(d.modifyQp(12, 1, QpState.RTS.code(), false, 0).error());
         assertEquals(-1, owner(40003));
         assertFalse(d.destroyQp(12, 1, true).error());
         assertFalse(d.destroyCq(11).error());
-        LeakCheck.assertNoLeak(baseline, d.dev, "create in RTS");
+        LeakCheck.assertNoLeak(baseline, node.dev, "create in RTS");
     }
 }
