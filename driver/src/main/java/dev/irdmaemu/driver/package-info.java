@@ -1,6 +1,6 @@
 /**
- * The driver layer: irdma.ko's device side in Java, which the CM, the hosted node and the device model's tests run on. {@link dev.irdmaemu.driver.IrdmaDriver} brings an E810 RDMA function up as
- * irdma's probe does (GLPE_CPUSTATUS poll, CQP create through PFPE_CCQPHIGH / LOW / STATUS, Query FPM, the HMC
+ * The driver layer: irdma.ko's device side in Java, which the CM, the hosted node and the device model's tests
+ * run on. {@link dev.irdmaemu.driver.IrdmaDriver} brings an E810 RDMA function up as irdma's probe does (GLPE_CPUSTATUS poll, CQP create through PFPE_CCQPHIGH / LOW / STATUS, Query FPM, the HMC
  * sized by {@link dev.irdmaemu.driver.FpmSizing} (a port of irdma_cfg_fpm_val), Commit FPM, direct 2 MiB SDs by
  * Update PE SDs ({@link dev.irdmaemu.driver.HmcBacking}), CCQ, CEQ 0, the PBLE object's first chunk and the PBLE resource ({@link dev.irdmaemu.driver.PbleResource}), AEQ
  * (PBL-mapped with {@link dev.irdmaemu.driver.IrdmaDriver#withVirtualAeq()}), ILQ
