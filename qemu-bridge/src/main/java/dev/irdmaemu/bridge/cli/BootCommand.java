@@ -144,7 +144,7 @@ final class BootCommand implements Callable<Integer> {
     }
 
     /** The guest kit; on the first run, provisioned as {@code ./irdma-emu kit} does, its progress on stderr. */
-    private static GuestKit kit(PrintWriter err) throws CliFailure, InterruptedException {
+    static GuestKit kit(PrintWriter err) throws CliFailure, InterruptedException {
         try {
             return GuestKit.locate();
         } catch (MissingGuestKitException missing) {
