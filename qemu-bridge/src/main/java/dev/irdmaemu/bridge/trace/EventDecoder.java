@@ -55,6 +55,10 @@ public final class EventDecoder {
         AQ_FLAG_NAMES[Integer.numberOfTrailingZeros(mask)] = name;
     }
 
+    /** FrameSummarizer's verdict on an FPDU whose CRC lies past the bytes the trace keeps. */
+    private static final java.util.regex.Pattern UNTRACED_CRC =
+            java.util.regex.Pattern.compile("CRC BAD( \\(received 0x[0-9a-f]+, computed 0x[0-9a-f]+\\))?");
+
     private final FrameSummarizer frames = new FrameSummarizer();
     private final byte[] frameBytes = new byte[1 << 16];
     private final BytesStore<?, ?> frameStore = BytesStore.wrap(frameBytes);
@@ -377,10 +381,20 @@ public final class EventDecoder {
         int n = hdr == null ? 0 : hexToBytes(hdr);
         if (n > 0) {
             out.append(" | ");
-            frames.summarize(frameStore, 0, n, out);
             long len = r.number("len", n);
-            if (n < len) {
+            if (n < len && len <= frameBytes.length) {
+                // The trace keeps a frame's first bytes (its headers): the rest is zeros here, so the headers
+                // decode as decode shows them, and what depends on the missing bytes (the TCP checksum, an FPDU's
+                // CRC) is said to be not traced rather than wrong.
+                java.util.Arrays.fill(frameBytes, n, (int) len, (byte) 0);
+                int at = out.length();
+                frames.summarize(frameStore, 0, (int) len, out);
+                String summary = out.substring(at).replace(" " + FrameSummarizer.TCP_CHECKSUM_MARK, "");
+                out.setLength(at);
+                out.append(UNTRACED_CRC.matcher(summary).replaceAll("CRC not traced"));
                 out.append(" [captured ").append(n).append(" of ").append(len).append(']');
+            } else {
+                frames.summarize(frameStore, 0, n, out);
             }
         } else if (hdr != null && !hdr.isEmpty()) {
             out.append(" hdr not hexadecimal");
