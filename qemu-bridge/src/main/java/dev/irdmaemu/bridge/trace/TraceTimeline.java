@@ -54,7 +54,8 @@ public final class TraceTimeline {
 
     public Outcome run(Reader in, Output out) throws IOException, TraceFormatException {
         TraceReader reader = new TraceReader(in);
-        String[] ring = new String[Math.max(1, context)];
+        // copies of the accepted events before the trigger, formatted only when it matches
+        TraceRecord[] ring = new TraceRecord[Math.max(1, context)];
         int ringStart = 0;
         int ringSize = 0;
         StringBuilder line = new StringBuilder(256);
@@ -67,7 +68,10 @@ public final class TraceTimeline {
                     return Outcome.TRIGGERED;
                 }
                 for (int i = 0; i < ringSize; i++) {
-                    out.line(ring[(ringStart + i) % ring.length]);
+                    line.setLength(0);
+                    line.append("   ");
+                    decoder.format(ring[(ringStart + i) % ring.length], line);
+                    out.line(line);
                 }
                 line.setLength(0);
                 line.append(">> ");
@@ -87,12 +91,10 @@ public final class TraceTimeline {
                 if (context == 0) {
                     continue;
                 }
-                line.append("   ");
-                decoder.format(r, line);
                 if (ringSize < ring.length) {
-                    ring[(ringStart + ringSize++) % ring.length] = line.toString();
+                    ring[(ringStart + ringSize++) % ring.length] = r.copy();
                 } else {
-                    ring[ringStart] = line.toString();
+                    ring[ringStart] = r.copy();
                     ringStart = (ringStart + 1) % ring.length;
                 }
                 continue;
