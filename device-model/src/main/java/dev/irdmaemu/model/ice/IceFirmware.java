@@ -5,6 +5,7 @@ import static dev.irdmaemu.fw.reg.IceRegister.*;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.InterruptSink;
 import dev.irdmaemu.fw.bus.Mmio;
+import dev.irdmaemu.fw.reg.IceRegisterMap;
 import dev.irdmaemu.model.lan.LanQueues;
 import dev.irdmaemu.model.reg.RegisterFile;
 import dev.irdmaemu.model.trace.Trace;
@@ -156,10 +157,7 @@ public final class IceFirmware implements Mmio {
             return lan.read32(offset);
         }
         int v = other.read(offset);
-        TraceEvent t = trace.start(TraceKind.REG_READ);
-        if (t != null) {
-            t.text("reg", "ice_storage").hex("off", offset).hex("val", v & 0xffff_ffffL).emit();
-        }
+        traceStorage(TraceKind.REG_READ, offset, v);
         return v;
     }
 
@@ -173,14 +171,32 @@ public final class IceFirmware implements Mmio {
             lan.write32(offset, value);
             return;
         }
-        TraceEvent t = trace.start(TraceKind.REG_WRITE);
-        if (t != null) {
-            t.text("reg", "ice_storage").hex("off", offset).hex("val", value & 0xffff_ffffL).emit();
-        }
+        traceStorage(TraceKind.REG_WRITE, offset, value);
         if (!other.write(offset, value) && other.dropped() == 1) {
             LOG.warn("ice register write of 0x{} to 0x{} dropped (storage full or an unaligned offset); "
                     + "later drops only counted", Integer.toHexString(value), Long.toHexString(offset));
         }
+    }
+
+    /**
+     * Traces an access to a register the model keeps as plain storage, by its ice_hw_autogen.h name when
+     * {@link IceRegisterMap} knows the offset ({@code "reg":"GLPRT_GORCL","idx":0}), else as {@code ice_storage}.
+     */
+    private void traceStorage(TraceKind kind, long offset, int value) {
+        TraceEvent t = trace.start(kind);
+        if (t == null) {
+            return;
+        }
+        int e = IceRegisterMap.find(offset);
+        if (e < 0) {
+            t.text("reg", "ice_storage");
+        } else {
+            t.text("reg", IceRegisterMap.name(e)).num("idx", IceRegisterMap.index(e, offset));
+            if (IceRegisterMap.twoDimensional(e)) {
+                t.num("idx2", IceRegisterMap.index2(e, offset));
+            }
+        }
+        t.hex("off", offset).hex("val", value & 0xffff_ffffL).text("handler", "storage").emit();
     }
 
     // ---- side effects ----
