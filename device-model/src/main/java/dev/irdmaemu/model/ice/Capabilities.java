@@ -19,9 +19,10 @@ import net.openhft.chronicle.bytes.Bytes;
  *
  * <p>FD is listed although the model serves no flow director: every E810 lists it, and ice depends on it beyond
  * the feature. ice_main.c ice_set_pf_caps sets {@code pf->ctrl_vsi_idx = ICE_NO_VSI} only when the function has FD
- * filters; without them the index stays 0, the PF VSI's, so ice_deinit_fdir (rmmod ice, devlink reload) releases
- * the PF VSI as if it were the FD control VSI ("Failed to remove Rx LLDP rule on VSI 0") and the next ice_vsi_cfg
- * of a control VSI trips its WARN_ON. With the cap listed, ice_init_fdir still fails on the model (it cannot
+ * filters; without them the index stays 0, the PF VSI's: ice_deinit_fdir (rmmod ice, devlink reload) takes the PF
+ * VSI for the FD control VSI and releases it, and ice_lib.c ice_vsi_cfg of a control VSI trips its
+ * WARN_ON(pf->ctrl_vsi_idx != ICE_NO_VSI), as the second probe of ice on the model did (E810LifecycleBootTest).
+ * With the cap listed, ice_init_fdir still fails on the model (it cannot
  * program FD profiles) and unwinds with the index back at ICE_NO_VSI. The table sizes come from GLQF_FD_SIZE
  * ({@link #FD_GUARANTEED}, {@link #FD_BEST_EFFORT}); the device cap's number is their sum (ice_parse_fdir_dev_caps).
  *
