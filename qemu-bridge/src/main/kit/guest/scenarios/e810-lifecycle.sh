@@ -1,5 +1,6 @@
 # e810-lifecycle: the emulated E810's drivers through their lifecycle on one guest, on the kit's e810 flavour
-# (Linux 7.3, stock ice.ko and irdma.ko). Boot 1: ice and irdma in iWARP mode as e810-probe brings them up, then
+# (Linux 7.3, stock ice.ko and irdma.ko). Boot 1: ice with its netdev up (LAN rings open, carrier) and irdma in
+# iWARP mode as e810-probe brings them up, then
 # rmmod/modprobe irdma, enable_iwarp false/true through devlink (irdma's auxiliary device unplugged and plugged
 # again), rmmod irdma and ice and both loaded again (ice probes the function a second time), `devlink dev reload`
 # (driver_reinit, with irdma unloaded across it), a function reset through sysfs (ice's reset_prepare/reset_done around the PCI FLR: irdma
@@ -64,6 +65,17 @@ ice_bound() { # BDF
     netdev_of "$1" >/dev/null || fail "ice made no netdev for $1"
 }
 
+link_up() { # BDF: ice's netdev up (ice opens its LAN rings: add_txqs, QRX_CTRL) with carrier within 10 s
+    dev="$(netdev_of "$1")" || fail "no netdev for $1"
+    run ip link set "$dev" up
+    tries=0
+    until [ "$(cat "/sys/class/net/$dev/carrier" 2>/dev/null)" = 1 ]; do
+        tries=$((tries + 1))
+        [ "$tries" -le 20 ] || fail "$dev has no carrier 10 s after ip link set up"
+        sleep 0.5
+    done
+}
+
 rdma_links() { rdma link show 2>/dev/null | grep -c '^link '; }
 
 iwarp_on() { # BDF: E810 starts in RoCEv2; ice_devlink_enable_iw_validate refuses iWARP while RoCE is on
@@ -119,6 +131,7 @@ step probe
 STARTED=$(uptime_ms)
 run modprobe ice
 ice_bound "$BDF"
+link_up "$BDF"
 iwarp_on "$BDF"
 run modprobe irdma
 rdma_up probe
@@ -163,6 +176,7 @@ run rmmod ice
 checkpoint ice-removed
 run modprobe ice
 ice_bound "$BDF"
+link_up "$BDF"
 iwarp_on "$BDF"
 run modprobe irdma
 rdma_up "ice reload"
@@ -180,6 +194,7 @@ STARTED=$(uptime_ms)
 run rmmod irdma
 run devlink dev reload "pci/$BDF" action driver_reinit
 ice_bound "$BDF"
+link_up "$BDF"
 iwarp_on "$BDF"
 run modprobe irdma
 rdma_up "devlink dev reload"
@@ -195,6 +210,13 @@ STARTED=$(uptime_ms)
 field reset_method "$(cat "/sys/bus/pci/devices/$BDF/reset_method" 2>/dev/null | tr ' ' ',')"
 echo 1 >"/sys/bus/pci/devices/$BDF/reset" || fail "the function reset of $BDF failed"
 ice_bound "$BDF"
+# ice's rebuild opens the rings of a netdev that was up
+tries=0
+until [ "$(cat "/sys/class/net/$(netdev_of "$BDF")/carrier" 2>/dev/null)" = 1 ]; do
+    tries=$((tries + 1))
+    [ "$tries" -le 20 ] || fail "no carrier 10 s after the function reset"
+    sleep 0.5
+done
 rdma_up "function reset"
 timed function_reset
 step_messages function-reset

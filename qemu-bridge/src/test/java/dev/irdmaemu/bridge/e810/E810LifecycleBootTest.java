@@ -82,6 +82,9 @@ class E810LifecycleBootTest {
         assertTrue(probed.count(Kind.WS_NODES) >= 1, probed::toString);
         assertTrue(probed.count(Kind.RDMA_QSETS) >= 1, probed::toString);
         assertTrue(probed.count(Kind.VSIS) >= 1, probed::toString);
+        // the netdev is up: ice's LAN rings are open on the model
+        assertTrue(probed.count(Kind.TX_QUEUES) >= 1, probed::toString);
+        assertTrue(probed.count(Kind.RX_QUEUES) >= 1, probed::toString);
 
         // a removed irdma (rmmod, or its auxiliary device unplugged by enable_iwarp false) leaves no RDMA object
         for (String gone : List.of("irdma-removed", "iwarp-off")) {
