@@ -1,6 +1,6 @@
 # e810-lifecycle: the emulated E810's drivers through their lifecycle on one guest, on the kit's e810 flavour
 # (Linux 7.3, stock ice.ko and irdma.ko). Boot 1: ice with its netdev up (LAN rings open, carrier) and irdma in
-# iWARP mode as e810-probe brings them up, then
+# iWARP mode as e810-probe brings them up, rping's server listening and gone again, then
 # rmmod/modprobe irdma, enable_iwarp false/true through devlink (irdma's auxiliary device unplugged and plugged
 # again), rmmod irdma and ice and both loaded again (ice probes the function a second time), `devlink dev reload`
 # (driver_reinit, with irdma unloaded across it), a function reset through sysfs (ice's reset_prepare/reset_done around the PCI FLR: irdma
@@ -143,6 +143,28 @@ if [ "$BOOT" = 2 ]; then
     return 0
 fi
 checkpoint probed
+
+step listener
+# a user of the RDMA CM comes and goes: rping's server listens on an address of ice's netdev (irdma's listen node:
+# a quad-hash entry and its port in the APBVT), then is killed; the address goes again too
+dev="$(netdev_of "$BDF")"
+run ip addr add 10.9.9.1/24 dev "$dev"
+rping -s -a 10.9.9.1 -p 7174 >/tmp/rping.log 2>&1 &
+RPING=$!
+tries=0
+until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
+    tries=$((tries + 1))
+    kill -0 "$RPING" 2>/dev/null || fail "rping -s ended: $(cat /tmp/rping.log)"
+    [ "$tries" -le 40 ] || fail "rping -s is not listening after 20 s"
+    sleep 0.5
+done
+rdma resource show cm_id
+checkpoint listening
+kill "$RPING"
+wait "$RPING" 2>/dev/null
+run ip addr del 10.9.9.1/24 dev "$dev"
+step_messages listener
+checkpoint listener-closed
 
 step irdma-reload
 STARTED=$(uptime_ms)

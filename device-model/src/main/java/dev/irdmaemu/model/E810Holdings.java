@@ -10,7 +10,7 @@ import java.util.Map;
  * What an E810 physical function holds at one moment on behalf of its drivers: every object irdma or ice created
  * through the device and has not destroyed, counted by {@link Kind}. A driver that unloads cleanly leaves the
  * counts of its side at zero: {@code rmmod irdma} destroys its QPs, CQs, STags, quad-hash entries, APBVT ports,
- * AHs, work-scheduler nodes, RDMA qsets, EQs, SDs and the CQP (irdma's main.c irdma_remove -> hw.c
+ * ARP entries, AHs, work-scheduler nodes, RDMA qsets, EQs, SDs and the CQP (irdma's main.c irdma_remove -> hw.c
  * irdma_ctrl_deinit_hw / irdma_rt_deinit_hw); {@code rmmod ice} frees its VSIs, Tx queues and Rx queues and ends
  * with a PF reset (ice_main.c ice_deinit_dev -> ice_reset(ICE_RESET_PFR)). A snapshot: nothing here follows the
  * function after it was taken. (Gen2 has no SRQs: irdma only creates them on gen3, so they are not counted.)
@@ -42,6 +42,8 @@ public final class E810Holdings {
         QHASH(Side.RDMA, "qhash"),
         /** Local TCP ports in the APBVT (MANAGE_APBVT_ENTRY). */
         APBVT_PORTS(Side.RDMA, "apbvt"),
+        /** ARP cache entries (MANAGE_ARP_CACHE). */
+        ARP_ENTRIES(Side.RDMA, "arp"),
         /** Address handles (CREATE_AH). */
         ADDRESS_HANDLES(Side.RDMA, "ahs"),
         /** Work-scheduler nodes (WORK_SCHED_NODE add). */
@@ -104,6 +106,7 @@ public final class E810Holdings {
         h.set(Kind.STAGS, rdma.stags().liveCount());
         h.set(Kind.QHASH, rdma.quadHash().establishedCount() + rdma.quadHash().listenCount());
         h.set(Kind.APBVT_PORTS, rdma.apbvt().size());
+        h.set(Kind.ARP_ENTRIES, rdma.arp().validCount());
         h.set(Kind.ADDRESS_HANDLES, rdma.addressHandles().liveCount());
         h.set(Kind.WS_NODES, rdma.workScheduler().liveCount());
         h.set(Kind.RDMA_QSETS, pf.switchAndScheduler().txQueues().qsetCount());

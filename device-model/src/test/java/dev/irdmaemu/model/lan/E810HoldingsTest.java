@@ -61,12 +61,14 @@ class E810HoldingsTest {
     void eachObjectCountsOnItsDriversSideAndAPfResetLeavesNothing() {
         assertTrue(drv.setupRx(0, 64, 2048, 3));
         assertTrue(pf.rdma().apbvt().add(4791));
+        pf.rdma().arp().set(0, 0x02_00_5E_00_00_02L, false);
         assertEquals(WorkSchedulerTree.Result.OK, pf.rdma().workScheduler().add(0, 0, false, true, 1, 0, 0, 1));
         E810Holdings h = pf.holdings();
         assertEquals(1, h.count(Kind.RX_QUEUES), h::toString);
         assertEquals(1, h.count(Kind.APBVT_PORTS), h::toString);
         assertEquals(1, h.count(Kind.WS_NODES), h::toString);
-        assertEquals(Map.of(Kind.APBVT_PORTS, 1, Kind.WS_NODES, 1), h.held(Side.RDMA));
+        assertEquals(1, h.count(Kind.ARP_ENTRIES), h::toString);
+        assertEquals(Map.of(Kind.APBVT_PORTS, 1, Kind.ARP_ENTRIES, 1, Kind.WS_NODES, 1), h.held(Side.RDMA));
         assertEquals(Map.of(Kind.RX_QUEUES, 1), h.held(Side.LAN));
         E810Holdings before = pf.holdings();
         assertEquals(h, before, "two snapshots of an unchanged function are equal");
@@ -76,7 +78,7 @@ class E810HoldingsTest {
         E810Holdings after = pf.holdings();
         assertEquals(0, after.total(Side.RDMA), after::toString);
         assertEquals(0, after.total(Side.LAN), after::toString);
-        assertEquals("apbvt 1->0 ws_nodes 1->0 rxqs 1->0", before.differences(after));
+        assertEquals("apbvt 1->0 arp 1->0 ws_nodes 1->0 rxqs 1->0", before.differences(after));
     }
 
     @Test

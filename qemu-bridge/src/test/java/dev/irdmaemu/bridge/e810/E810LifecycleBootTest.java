@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The stock ice.ko and irdma.ko of Linux 7.3 through their lifecycle on one emulated E810, in one QEMU run that
- * boots twice (scenario {@code e810-lifecycle}): rmmod/modprobe irdma, enable_iwarp off and on, rmmod/modprobe ice,
+ * boots twice (scenario {@code e810-lifecycle}): an RDMA CM listener that comes and goes, rmmod/modprobe irdma, enable_iwarp off and on, rmmod/modprobe ice,
  * devlink reload, a function reset through sysfs, a guest reboot. At each checkpoint the host counts what the model
  * holds: a driver that is gone has left nothing behind, and a driver that is back holds exactly what the first
  * probe held.
@@ -85,6 +85,13 @@ class E810LifecycleBootTest {
         // the netdev is up: ice's LAN rings are open on the model
         assertTrue(probed.count(Kind.TX_QUEUES) >= 1, probed::toString);
         assertTrue(probed.count(Kind.RX_QUEUES) >= 1, probed::toString);
+
+        // a listening rping server: irdma's listen node is a quad-hash entry and an APBVT port; gone with rping
+        E810Holdings listening = holdings(o, 1, "listening");
+        assertTrue(listening.count(Kind.QHASH) >= 1, listening::toString);
+        assertEquals(1, listening.count(Kind.APBVT_PORTS), listening::toString);
+        E810Holdings closed = holdings(o, 1, "listener-closed");
+        assertEquals(probed, closed, () -> "after rping -s exited: " + probed.differences(closed));
 
         // a removed irdma (rmmod, or its auxiliary device unplugged by enable_iwarp false) leaves no RDMA object
         for (String gone : List.of("irdma-removed", "iwarp-off")) {
