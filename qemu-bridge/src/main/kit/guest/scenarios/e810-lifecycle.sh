@@ -1,11 +1,11 @@
 # e810-lifecycle: the emulated E810's drivers through their lifecycle on one guest, on the kit's e810 flavour
 # (Linux 7.3, stock ice.ko and irdma.ko). Boot 1: ice with its netdev up (LAN rings open, carrier) and irdma in
-# iWARP mode as e810-probe brings them up, rping's server listening and gone again, then
-# rmmod/modprobe irdma, enable_iwarp false/true through devlink (irdma's auxiliary device unplugged and plugged
-# again), rmmod irdma and ice and both loaded again (ice probes the function a second time), `devlink dev reload`
-# (driver_reinit, with irdma unloaded across it), a function reset through sysfs (ice's reset_prepare/reset_done around the PCI FLR: irdma
-# unplugged, a PF reset, irdma plugged again), then `reboot -f`. Boot 2 (the same machine reset by QEMU, the same
-# model): ice and irdma once more. Each step must leave irdma0 registered (transport iWARP, on ice's netdev) and
+# iWARP mode as e810-probe brings them up, rping's server listening and gone again, then rmmod/modprobe irdma,
+# enable_iwarp false/true through devlink (irdma's auxiliary device unplugged and plugged again), rmmod irdma and
+# ice and both loaded again (ice probes the function a second time), `devlink dev reload` (driver_reinit, with
+# irdma unloaded across it), a function reset through sysfs (ice's reset_prepare/reset_done around the PCI FLR:
+# irdma unplugged, a PF reset, irdma plugged again), then `reboot -f`. Boot 2 (the same machine reset by QEMU, the
+# same model): ice and irdma once more. Each step must leave irdma0 registered (transport iWARP, on ice's netdev) and
 # the step's kernel messages free of ice failures and irdma errors.
 #
 # A dialogue with the host: at each checkpoint the scenario prints "IRDMA-EMU-CHECKPOINT NAME" and reads the
@@ -38,8 +38,9 @@ checkpoint() { # NAME: the marker, then the host's answer (ACK holds its words)
 # What every probe of ice on the model says, none of it a failure of the step: ice_main.c ice_request_fw looks for
 # the per-NIC package (ice-DSN.pkg) first; ice_init_tx_topology tells at info level that the NVM offers no Tx
 # topology switching (ice_ddp.c ice_cfg_tx_topo: no TX_SCHED_TOPO_COMP_MODE capability); the model's function
-# capabilities leave out flow director and DCB (e810-probe-facts.md), so ice_init_fdir and ice_init_pf_dcb say
-# they could not.
+# capabilities list flow director without serving it and leave out DCB (e810-probe-facts.md), so ice_init_fdir
+# and ice_init_pf_dcb say they could not; and with DCB off ice never adds the Rx LLDP rule it then tries to
+# remove when it releases the PF VSI (ice_lib.c ice_vsi_release: the FW LLDP agent flag is clear).
 PROBE_NOTES='firmware: failed to load intel/ice/ddp/ice-[0-9a-f]*\.pkg|Failed to apply Tx scheduling configuration, err -EOPNOTSUPP|could not initialize flow director|Error initializing DCB -95|DCB init failed|Failed to remove Rx LLDP rule on VSI 0 error: -2'
 
 step_messages() { # STEP: the step's kernel messages (the ring is cleared after), failing on ice or irdma errors
