@@ -99,6 +99,14 @@ public final class E810PhysicalFunction {
         return switchAndScheduler;
     }
 
+    /**
+     * What the function holds for its drivers now ({@link E810Holdings}): the check that an unload or a reset
+     * left nothing behind. On the model's thread.
+     */
+    public E810Holdings holdings() {
+        return E810Holdings.of(this);
+    }
+
     /** ice's LAN Rx/Tx queues. */
     public LanQueues lan() {
         return lan;

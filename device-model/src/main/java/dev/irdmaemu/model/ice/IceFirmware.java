@@ -104,6 +104,8 @@ public final class IceFirmware implements Mmio {
         regs.defineReadOnly("GLGEN_CLKSTAT_SRC", GLGEN_CLKSTAT_SRC, 1, 0, null, null);
         regs.defineReadOnly("GLPCI_CNF2", GLPCI_CNF2, 1, 0, null, null);
         fdEna = regs.define("PFQF_FD_ENA", PFQF_FD_ENA);
+        regs.defineReadOnly("GLQF_FD_SIZE", GLQF_FD_SIZE, 1, 0, "fd_sizes", (e, s) -> Capabilities.FD_GUARANTEED
+                | Capabilities.FD_BEST_EFFORT << GLQF_FD_SIZE_FD_BSIZE_S);
         pfpmWus = regs.define("PFPM_WUS", PFPM_WUS, 1, 0, null, null, "write_one_to_clear",
                 (e, v) -> pfpmWusWrite(v));
         oicrEna = regs.define("PFINT_OICR_ENA", PFINT_OICR_ENA);

@@ -187,6 +187,17 @@ public final class RxPath {
         return q < 0 || q >= queues ? 0 : head[q];
     }
 
+    /** Rx queues enabled (QRX_CTRL.QENA_REQ) and not disabled since. */
+    public int enabledCount() {
+        int n = 0;
+        for (boolean e : enabled) {
+            if (e) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     public boolean enabled(int q) {
         return q >= 0 && q < queues && enabled[q];
     }

@@ -97,6 +97,23 @@ public final class SimScheduler {
         return n;
     }
 
+    /**
+     * Pending timers that belong to {@code owner} ({@link #ownTimersFor}): what a device still has armed, for a
+     * check that a teardown left nothing behind. Walks the heap; allocates nothing.
+     */
+    public int pendingOwnedBy(Object owner) {
+        if (owner == null) {
+            return 0;
+        }
+        int n = 0;
+        for (int i = 0; i < size; i++) {
+            if (slotTimer[heapSlot[i]].owner == owner) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Events armed and not yet run or cancelled: pending timers and the events queued in FIFOs. */
     public int pendingTimers() {
         int n = size;

@@ -189,7 +189,11 @@ class SimSchedulerTest {
         free.scheduleIn(1);
         s.runNext();
         late[0].scheduleIn(5);
+        assertEquals(2, s.pendingOwnedBy(nodeA), "a1 and a2 are armed");
+        assertEquals(1, s.pendingOwnedBy(nodeB));
+        assertEquals(0, s.pendingOwnedBy(null));
         assertEquals(2, s.cancelOwnedBy(nodeA));
+        assertEquals(0, s.pendingOwnedBy(nodeA));
         assertEquals(0, s.cancelOwnedBy(nodeA));
         assertEquals(0, s.cancelOwnedBy(null));
         assertFalse(a1.isPending());

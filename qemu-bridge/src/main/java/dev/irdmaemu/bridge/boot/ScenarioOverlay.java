@@ -68,6 +68,28 @@ public final class ScenarioOverlay {
         }
     }
 
+    /**
+     * Writes {@code base} then an overlay of the scenarios {@code names} (their scripts in this jar, whether or
+     * not a {@link BootScenario} names them: e.g. the e810 flavour's) to {@code out}.
+     */
+    public static void write(Path base, Path out, String... names) throws IOException {
+        Map<String, byte[]> files = new LinkedHashMap<>();
+        for (String name : names) {
+            String resource = "/dev/irdmaemu/bridge/boot/scenarios/" + name + ".sh";
+            try (InputStream in = ScenarioOverlay.class.getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IOException("the jar lacks the guest scenario " + resource);
+                }
+                files.put("scenarios/" + name + ".sh", in.readAllBytes());
+            }
+        }
+        byte[] overlay = gzip(archive(files));
+        try (OutputStream o = Files.newOutputStream(out)) {
+            Files.copy(base, o);
+            o.write(overlay);
+        }
+    }
+
     /** A newc archive of the directory {@code scenarios} and {@code files} (paths relative to the root). */
     static byte[] archive(Map<String, byte[]> files) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

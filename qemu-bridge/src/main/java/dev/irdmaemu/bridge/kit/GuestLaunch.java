@@ -70,6 +70,7 @@ public final class GuestLaunch {
     private Path initramfs;
     private String mac;
     private Machine machine;
+    private boolean rebootAllowed;
     /** Each element one pcie-root-port: its functions, function 0 first. */
     private final List<List<VfioUserDevice>> vfioUserPorts = new ArrayList<>();
     private final List<String> kernelArguments = new ArrayList<>();
@@ -199,6 +200,20 @@ public final class GuestLaunch {
         return this;
     }
 
+    /**
+     * Lets a guest reboot: a reset (the guest's {@code reboot -f}, a triple fault) restarts the machine with the
+     * same kernel and command line instead of ending QEMU (no {@code -no-reboot}). Off unless asked for: with it
+     * a guest that panics boots again, so whoever allows it counts the boots.
+     */
+    public GuestLaunch allowReboot() {
+        this.rebootAllowed = true;
+        return this;
+    }
+
+    public boolean rebootAllowed() {
+        return rebootAllowed;
+    }
+
     /** Boots {@code image} instead of the kit's kernel (QEMU still comes from the kit). */
     public GuestLaunch kernel(Path image) {
         this.kernel = Objects.requireNonNull(image, "image").toAbsolutePath();
@@ -292,8 +307,11 @@ public final class GuestLaunch {
         c.addAll(List.of("-kernel", kernel().toString(), "-initrd", initramfs().toString(),
                 "-append", kernelCommandLine()));
         // no default devices (no user-mode NIC, no VGA), the serial console on stdio, no monitor; a guest
-        // reboot (a panic, a triple fault) ends QEMU instead of booting again
-        c.addAll(List.of("-nographic", "-nodefaults", "-serial", "stdio", "-monitor", "none", "-no-reboot"));
+        // reboot (a panic, a triple fault) ends QEMU instead of booting again, unless allowReboot() said so
+        c.addAll(List.of("-nographic", "-nodefaults", "-serial", "stdio", "-monitor", "none"));
+        if (!rebootAllowed) {
+            c.add("-no-reboot");
+        }
         return List.copyOf(c);
     }
 

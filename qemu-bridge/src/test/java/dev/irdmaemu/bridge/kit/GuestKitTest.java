@@ -141,6 +141,17 @@ class GuestKitTest {
     }
 
     @Test
+    void aLaunchThatAllowsRebootLeavesOutNoReboot() throws Exception {
+        GuestLaunch l = kit().launch().scenario("smoke");
+        assertFalse(l.rebootAllowed());
+        assertTrue(l.command().contains("-no-reboot"));
+        List<String> c = l.allowReboot().command();
+        assertTrue(l.rebootAllowed());
+        assertFalse(c.contains("-no-reboot"), "a guest reset restarts the machine: " + c);
+        assertFollows(c, "-serial", "stdio");
+    }
+
+    @Test
     void aRelocatedKitBuildsTheSameCommandLineUnderItsNewRoot() throws Exception {
         GuestKit k = kit();
         GuestKit moved = k.relocatedTo(Path.of("/kit"));
