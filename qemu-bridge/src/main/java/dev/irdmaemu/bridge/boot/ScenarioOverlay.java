@@ -42,11 +42,16 @@ public final class ScenarioOverlay {
 
     /** The scenario scripts in this jar and the fragments they source, by their path in the initramfs. */
     public static Map<String, byte[]> scenarios() throws IOException {
-        Map<String, byte[]> files = new LinkedHashMap<>();
         List<String> words = new ArrayList<>(FRAGMENTS);
         for (BootScenario s : BootScenario.values()) {
             words.add(s.word());
         }
+        return scripts(words);
+    }
+
+    /** The scripts {@code words} of this jar, by their path in the initramfs ({@code scenarios/WORD.sh}). */
+    private static Map<String, byte[]> scripts(List<String> words) throws IOException {
+        Map<String, byte[]> files = new LinkedHashMap<>();
         for (String word : words) {
             String resource = BootScenario.resourceOf(word);
             try (InputStream in = ScenarioOverlay.class.getResourceAsStream(resource)) {
@@ -61,11 +66,7 @@ public final class ScenarioOverlay {
 
     /** Writes {@code base} (an initramfs) then the overlay of this jar's scenarios to {@code out}. */
     public static void write(Path base, Path out) throws IOException {
-        byte[] overlay = gzip(archive(scenarios()));
-        try (OutputStream o = Files.newOutputStream(out)) {
-            Files.copy(base, o);
-            o.write(overlay);
-        }
+        write(base, out, scenarios());
     }
 
     /**
@@ -73,16 +74,10 @@ public final class ScenarioOverlay {
      * not a {@link BootScenario} names them: e.g. the e810 flavour's) to {@code out}.
      */
     public static void write(Path base, Path out, String... names) throws IOException {
-        Map<String, byte[]> files = new LinkedHashMap<>();
-        for (String name : names) {
-            String resource = "/dev/irdmaemu/bridge/boot/scenarios/" + name + ".sh";
-            try (InputStream in = ScenarioOverlay.class.getResourceAsStream(resource)) {
-                if (in == null) {
-                    throw new IOException("the jar lacks the guest scenario " + resource);
-                }
-                files.put("scenarios/" + name + ".sh", in.readAllBytes());
-            }
-        }
+        write(base, out, scripts(List.of(names)));
+    }
+
+    private static void write(Path base, Path out, Map<String, byte[]> files) throws IOException {
         byte[] overlay = gzip(archive(files));
         try (OutputStream o = Files.newOutputStream(out)) {
             Files.copy(base, o);
