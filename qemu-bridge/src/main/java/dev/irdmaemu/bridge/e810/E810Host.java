@@ -4,6 +4,7 @@ import dev.irdmaemu.bridge.boot.ModelLoop;
 import dev.irdmaemu.bridge.vfiouser.DmaSpace;
 import dev.irdmaemu.bridge.vfiouser.E810VfioUserFunction;
 import dev.irdmaemu.bridge.vfiouser.VfioUserServer;
+import dev.irdmaemu.bridge.vfiouser.VfioUserSessionListener;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810PhysicalFunction;
 import dev.irdmaemu.model.LatencyTable;
@@ -33,7 +34,8 @@ public final class E810Host implements AutoCloseable {
     private final ModelLoop loop;
     private final VfioUserServer server;
 
-    private E810Host(Path socket, int pfId, long mac, long seed, TraceSink traceSink) throws IOException {
+    private E810Host(Path socket, int pfId, long mac, long seed, TraceSink traceSink,
+                     VfioUserSessionListener sessions) throws IOException {
         this.scheduler = new SimScheduler(seed);
         this.trace = traceSink == null ? new Trace(scheduler) : new Trace(scheduler).enableAll(traceSink);
         AtomicReference<E810PhysicalFunction> built = new AtomicReference<>();
@@ -47,7 +49,7 @@ public final class E810Host implements AutoCloseable {
         this.loop = new ModelLoop(String.format("e810 %012x", mac), scheduler, System::nanoTime, () -> false);
         loop.start();
         try {
-            this.server = VfioUserServer.start(socket, function, loop::execute, dma);
+            this.server = VfioUserServer.start(socket, function, loop::execute, dma, sessions);
         } catch (IOException | RuntimeException e) {
             loop.close();
             throw e;
@@ -61,7 +63,13 @@ public final class E810Host implements AutoCloseable {
      */
     public static E810Host start(Path socket, int pfId, long mac, long seed, TraceSink traceSink)
             throws IOException {
-        return new E810Host(socket, pfId, mac, seed, traceSink);
+        return new E810Host(socket, pfId, mac, seed, traceSink, VfioUserSessionListener.NONE);
+    }
+
+    /** As above, {@code sessions} hearing each QEMU connect, reset the function, leave or be refused. */
+    public static E810Host start(Path socket, int pfId, long mac, long seed, TraceSink traceSink,
+                                 VfioUserSessionListener sessions) throws IOException {
+        return new E810Host(socket, pfId, mac, seed, traceSink, sessions);
     }
 
     public VfioUserServer server() {

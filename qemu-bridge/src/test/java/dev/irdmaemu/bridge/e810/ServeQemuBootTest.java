@@ -1,0 +1,144 @@
+package dev.irdmaemu.bridge.e810;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.irdmaemu.bridge.kit.GuestKit;
+import dev.irdmaemu.bridge.kit.GuestResult;
+import dev.irdmaemu.bridge.kit.MissingGuestKitException;
+import dev.irdmaemu.bridge.kit.QemuProcess;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code irdma-emu serve} with the kit's own QEMU 11.1.3 and Linux 7.3 (e810 flavour) started from a command line
+ * written by hand around the arguments serve printed ({@value E810Serve#QEMU_ARGUMENTS}), as the README shows:
+ * two QEMU processes one after the other on one serve, each seeing ice probe a fresh function, nothing left on the
+ * model between them; and QEMU with guest RAM that cannot be shared, refused at start with the reason logged.
+ */
+class ServeQemuBootTest {
+    private static final Logger LOG = LoggerFactory.getLogger(ServeQemuBootTest.class);
+    private static final Duration RESULT_TIMEOUT = Duration.ofSeconds(300);
+
+    private GuestKit kit;
+    private Path sockets;
+    private Path runDir;
+    private E810Serve serve;
+
+    @BeforeEach
+    void start() throws Exception {
+        try {
+            kit = GuestKit.locate().e810();
+        } catch (MissingGuestKitException e) {
+            fail(e.getMessage());
+        }
+        sockets = Files.createTempDirectory("irdma-emu-serve");
+        runDir = Path.of("target", "guest-boot", "serve").toAbsolutePath();
+        serve = E810Serve.start(new E810Serve.Settings(1, sockets, runDir, 512, Duration.ofSeconds(20), true),
+                line -> LOG.info("serve: {}", line));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (serve != null) {
+            serve.close();
+            assertFalse(Files.exists(serve.devices().get(0).socketPath()), "the socket file is removed");
+        }
+        Files.deleteIfExists(sockets);
+    }
+
+    /** The kit's QEMU, TCG, serve's arguments, the kit's kernel and initramfs: what a user writes. */
+    private List<String> commandLine(List<String> serveArguments, String... kernelArguments) {
+        List<String> c = new ArrayList<>(kit.qemuCommand());
+        c.addAll(List.of("-accel", "tcg", "-smp", "1"));
+        c.addAll(serveArguments);
+        c.addAll(List.of("-kernel", kit.kernel().toString(), "-initrd", kit.initramfs().toString(),
+                "-append", "console=ttyS0 loglevel=4 panic=-1 " + String.join(" ", kernelArguments),
+                "-nographic", "-nodefaults", "-serial", "stdio", "-monitor", "none", "-no-reboot"));
+        return c;
+    }
+
+    @Test
+    void twoQemuProcessesOneAfterTheOtherEachProbeAFreshFunction() throws Exception {
+        List<String> printed = Files.readAllLines(serve.settings().runDir().resolve(E810Serve.QEMU_ARGUMENTS));
+        assertEquals(serve.qemuArguments(), printed);
+        for (int boot = 1; boot <= 2; boot++) {
+            Path console = runDir.resolve("console-" + boot + ".log");
+            GuestResult r;
+            try (QemuProcess qemu = QemuProcess.start(commandLine(printed, "irdma_emu.scenario=e810-probe",
+                    "irdma_emu.rdma=none", "irdma_emu.e810=required"), console)) {
+                r = qemu.awaitResult(RESULT_TIMEOUT);
+                LOG.info("boot {}: {} after {} ms", boot, r, r.afterStart().toMillis());
+            } // QEMU killed (SIGTERM) if it has not powered off yet
+            String log = Files.readString(console, StandardCharsets.UTF_8);
+            GuestResult result = r;
+            assertTrue(result.ok(), () -> result + "; console in " + console);
+            assertEquals("loaded", result.field("ice"), result::toString);
+            assertEquals("0000:01:00.0", result.field("e810"), "ice bound the function");
+            assertTrue(log.contains("link/ether 02:00:5e:10:00:01"), "the netdev carries function 0's MAC");
+            assertFalse(log.contains("BUG:") || log.contains("Oops"), "no kernel oops");
+            assertTrue(serve.host(0).server().awaitClientsEnded(boot, Duration.ofSeconds(30)));
+            E810Serve.ModelCounts left = serve.counts(0);
+            assertTrue(left.empty(), "nothing left on the model after QEMU " + boot + ": " + left);
+        }
+        assertEquals(2, serve.host(0).server().clientsAccepted());
+        List<String> sessions = Files.readAllLines(serve.sessionsLog());
+        assertEquals(2, sessions.stream().filter(l -> l.contains(" pf0 connect ")).count(), sessions::toString);
+        assertEquals(2, sessions.stream().filter(l -> l.contains(" pf0 disconnect ")).count(), sessions::toString);
+        assertTrue(sessions.stream().filter(l -> l.contains(" pf0 device_reset ")).count() >= 2,
+                "QEMU's machine reset at each start: " + sessions);
+        assertTrue(sessions.stream().filter(l -> l.contains(" pf0 power_on ")).allMatch(
+                l -> l.contains("qps=0 cqs=0 vsis=0 tx_queues=0")), sessions::toString);
+        String trace = Files.readString(serve.traceFile(), StandardCharsets.UTF_8);
+        assertTrue(trace.contains("{\"pf\":0,\"t\":") && trace.contains("\"op\":\"download_pkg\""),
+                "the trace holds ice's admin queue commands of both boots");
+    }
+
+    /** QEMU that exits at realize: its output, and the session log's lines. */
+    private String refusedAtStart(List<String> memoryArguments, String name) throws Exception {
+        List<String> args = new ArrayList<>(memoryArguments);
+        List<String> printed = serve.qemuArguments();
+        args.addAll(printed.subList(printed.indexOf("-device"), printed.size())); // the root port and the device
+        Path console = runDir.resolve(name + ".log");
+        try (QemuProcess qemu = QemuProcess.start(commandLine(args, "irdma_emu.scenario=e810-probe"), console)) {
+            OptionalInt exit = qemu.awaitExit(Duration.ofSeconds(60));
+            assertTrue(exit.isPresent() && exit.getAsInt() != 0, "QEMU ends at start: " + exit);
+        }
+        assertTrue(serve.host(0).server().awaitClientsEnded(1, Duration.ofSeconds(20)));
+        return Files.readString(console, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void qemuWithoutSharedGuestRamIsRefusedAtStartWithTheReason() throws Exception {
+        // no memory backend: QEMU's RAM is anonymous memory and DMA_MAP brings no descriptor
+        String out = refusedAtStart(List.of("-machine", "q35", "-m", "512M"), "anonymous-ram");
+        assertTrue(out.contains("vfio-user-pci") || out.contains("vfio"), out);
+        List<String> sessions = Files.readAllLines(serve.sessionsLog());
+        assertTrue(sessions.stream().anyMatch(l -> l.contains(" pf0 not_shared client=1 guest RAM")
+                && l.contains("came without a file descriptor")), sessions::toString);
+        assertEquals(0, serve.host(0).server().dma().readable().regions());
+    }
+
+    @Test
+    void qemuWithAPrivateMemoryBackendIsRefusedAtStartWithTheReason() throws Exception {
+        // a memfd with share=off: QEMU sends the descriptor but maps it privately
+        String out = refusedAtStart(List.of("-m", "512M", "-object", "memory-backend-memfd,id=mem,size=512M,share=off",
+                "-machine", "q35,memory-backend=mem"), "private-ram");
+        assertTrue(out.contains("vfio"), out);
+        List<String> sessions = Files.readAllLines(serve.sessionsLog());
+        assertTrue(sessions.stream().anyMatch(l -> l.contains(" pf0 not_shared client=1 guest RAM")
+                && l.contains("is mapped privately by QEMU") && l.contains("share=on")), sessions::toString);
+    }
+}
