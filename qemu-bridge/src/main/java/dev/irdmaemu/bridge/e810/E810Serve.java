@@ -108,7 +108,8 @@ public final class E810Serve implements AutoCloseable {
         Files.createDirectories(s.runDir());
         createPrivateDirectory(s.socketDir());
         this.sessions = Files.newBufferedWriter(s.runDir().resolve(SESSIONS_LOG), StandardCharsets.UTF_8);
-        this.traceOut = Files.newBufferedWriter(s.runDir().resolve(TRACE), StandardCharsets.UTF_8);
+        this.traceOut = s.trace() ? Files.newBufferedWriter(s.runDir().resolve(TRACE), StandardCharsets.UTF_8)
+                : new BufferedWriter(Writer.nullWriter());
         try {
             for (int i = 0; i < s.functions(); i++) {
                 Path socket = s.socketDir().toAbsolutePath().resolve("e810-" + i + ".sock");
