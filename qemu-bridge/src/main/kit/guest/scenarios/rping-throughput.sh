@@ -15,12 +15,9 @@ COUNT=100
 SIZE=65535
 BYTES=$((2 * COUNT * SIZE))
 
-step eth0
-run $IP addr add 192.0.2.2/24 dev eth0
-run $IP link set eth0 up
-
-step siw-link
-run rdma link add siw0 type siw netdev eth0
+. /scenarios/nic.sh
+nic_up 192.0.2.2/24
+rdma_up
 
 ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
 rate() { awk -v b="$BYTES" -v t="$1" 'BEGIN { printf "%.2f", b / 1e6 / ((t > 0 ? t : 1) / 1000) }'; }

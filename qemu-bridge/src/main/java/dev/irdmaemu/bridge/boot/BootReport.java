@@ -43,7 +43,8 @@ public record BootReport(BootScenario scenario, Siw siw, Status status, GuestRes
     /** The summary {@code irdma-emu boot} prints, one item a line. */
     public List<String> summary() {
         List<String> l = new ArrayList<>();
-        l.add(String.format("scenario  %s (siw %s): %s", scenario.word(), siw.word(), scenario.description()));
+        l.add(String.format("scenario  %s (%s): %s", scenario.word(),
+                siw != null ? "siw " + siw.word() : "E810: ice.ko, irdma.ko", scenario.description()));
         String verdict = switch (status) {
             case OK -> "ok";
             case FAILED -> "FAILED";

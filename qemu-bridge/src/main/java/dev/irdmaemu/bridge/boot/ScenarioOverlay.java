@@ -7,7 +7,9 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPOutputStream;
 
@@ -35,15 +37,23 @@ public final class ScenarioOverlay {
     private ScenarioOverlay() {
     }
 
-    /** The scenario scripts in this jar, by their path in the initramfs. */
+    /** Fragments the scenarios source (not scenarios themselves): the NIC and iWARP device set-up. */
+    static final List<String> FRAGMENTS = List.of("nic");
+
+    /** The scenario scripts in this jar and the fragments they source, by their path in the initramfs. */
     public static Map<String, byte[]> scenarios() throws IOException {
         Map<String, byte[]> files = new LinkedHashMap<>();
+        List<String> words = new ArrayList<>(FRAGMENTS);
         for (BootScenario s : BootScenario.values()) {
-            try (InputStream in = ScenarioOverlay.class.getResourceAsStream(s.resource())) {
+            words.add(s.word());
+        }
+        for (String word : words) {
+            String resource = BootScenario.resourceOf(word);
+            try (InputStream in = ScenarioOverlay.class.getResourceAsStream(resource)) {
                 if (in == null) {
-                    throw new IOException("the jar lacks the guest scenario " + s.resource());
+                    throw new IOException("the jar lacks the guest scenario " + resource);
                 }
-                files.put("scenarios/" + s.word() + ".sh", in.readAllBytes());
+                files.put("scenarios/" + word + ".sh", in.readAllBytes());
             }
         }
         return files;

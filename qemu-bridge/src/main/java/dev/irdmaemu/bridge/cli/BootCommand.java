@@ -52,6 +52,12 @@ final class BootCommand implements Callable<Integer> {
                     + "peer_to_peer true). Default: the scenario's.")
     String siw;
 
+    @Option(names = "--nic", paramLabel = "virtio|e810", defaultValue = "virtio",
+            description = "The guest's NIC: virtio (virtio-net over vhost-user, siw in the guest) or e810 (the "
+                    + "emulated E810 over vfio-user: Linux 7.3's stock ice.ko and irdma.ko in iWARP mode, the kit's "
+                    + "e810 flavour). Default: ${DEFAULT-VALUE}.")
+    String nic;
+
     @Option(names = "--kernel", paramLabel = "K", description = "Boot this kernel image instead of the kit's.")
     Path kernel;
 
@@ -130,7 +136,8 @@ final class BootCommand implements Callable<Integer> {
         }
         Path dir = this.out != null ? this.out : BootOptions.newRunDir(Path.of("target", "boot"));
         try {
-            return new BootOptions(s, build, kernel, initrd, dir, Duration.ofSeconds(timeoutSeconds), memoryMiB);
+            return new BootOptions(s, build, kernel, initrd, dir, Duration.ofSeconds(timeoutSeconds), memoryMiB,
+                    BootOptions.Nic.of(nic));
         } catch (IllegalArgumentException e) {
             throw new CliFailure(ExitCodes.USAGE, "boot: " + e.getMessage(), e);
         }
