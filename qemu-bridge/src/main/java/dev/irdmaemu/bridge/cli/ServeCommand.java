@@ -64,6 +64,10 @@ final class ServeCommand implements Callable<Integer> {
             description = "Check first that this QEMU binary has vfio-user-pci ('kit': the guest kit's QEMU).")
     String checkQemu;
 
+    @Option(names = "--no-node", description = "Leave PF 0's Ethernet cable unplugged: no hosted node (by default "
+            + "it answers ARP, ND and ping for 192.0.2.1 and 2001:db8::1, and carries the node's iWARP peer).")
+    boolean noNode;
+
     @Option(names = "--no-trace", description = "Write no trace.jsonl (the session log still names every reset).")
     boolean noTrace;
 
@@ -81,7 +85,7 @@ final class ServeCommand implements Callable<Integer> {
         E810Serve.Settings settings;
         try {
             settings = new E810Serve.Settings(functions, socketDir != null ? socketDir : defaultSocketDir(), dir,
-                    memoryMiB, Duration.ofSeconds(messageTimeoutSeconds), !noTrace);
+                    memoryMiB, Duration.ofSeconds(messageTimeoutSeconds), !noTrace, !noNode);
         } catch (IllegalArgumentException e) {
             throw new CliFailure(ExitCodes.USAGE, "serve: " + e.getMessage(), e);
         }

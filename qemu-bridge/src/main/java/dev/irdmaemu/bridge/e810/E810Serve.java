@@ -1,8 +1,11 @@
 package dev.irdmaemu.bridge.e810;
 
+import dev.irdmaemu.bridge.boot.HostedNode;
 import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.VfioUserDevice;
 import dev.irdmaemu.bridge.vfiouser.VfioUserSessionListener;
+import dev.irdmaemu.fw.pcap.PcapWriter;
+import dev.irdmaemu.fw.pcap.TimestampResolution;
 import dev.irdmaemu.model.E810PhysicalFunction;
 import dev.irdmaemu.model.trace.JsonLinesTraceSink;
 import dev.irdmaemu.model.trace.TraceEvent;
@@ -49,8 +52,17 @@ public final class E810Serve implements AutoCloseable {
     public static final String SESSIONS_LOG = "sessions.log";
     public static final String TRACE = "trace.jsonl";
     public static final String QEMU_ARGUMENTS = "qemu-args.txt";
+    /** The hosted node's wire: every frame between function 0's port and the node. */
+    public static final String PCAP = "wire.pcap";
+    /** The hosted node's own trace (its RDMA function, CM). */
+    public static final String NODE_TRACE = "node-trace.jsonl";
     /** Function {@code i}'s permanent MAC is this plus {@code i} (02:00:5e:10:00:01, ...: locally administered). */
     public static final long FIRST_MAC = E810ProbeRun.MAC;
+    /** The hosted node's addresses and the guest's ({@link HostedNode}'s documentation-range constants). */
+    static final String NODE_V4 = "192.0.2.1";
+    static final String NODE_V6 = "2001:db8::1";
+    static final String GUEST_V4 = "192.0.2.2";
+    static final String GUEST_V6 = "2001:db8::2";
     /** PFs of one E810 (ice's PF numbers 0..7). */
     public static final int MAX_FUNCTIONS = 8;
     private static final Duration MODEL_TIMEOUT = Duration.ofSeconds(10);
@@ -58,10 +70,11 @@ public final class E810Serve implements AutoCloseable {
 
     /**
      * What to serve: {@code functions} PFs, their sockets {@code e810-<i>.sock} in {@code socketDir}, the run
-     * folder {@code runDir}, the guest RAM size the printed arguments give QEMU, and QEMU's {@code x-msg-timeout}.
+     * folder {@code runDir}, the guest RAM size the printed arguments give QEMU, QEMU's {@code x-msg-timeout},
+     * whether to write the model's trace, and whether the hosted node sits on function 0's Ethernet cable.
      */
     public record Settings(int functions, Path socketDir, Path runDir, int memoryMiB, Duration messageTimeout,
-                           boolean trace) {
+                           boolean trace, boolean node) {
         public Settings {
             if (functions < 1 || functions > MAX_FUNCTIONS) {
                 throw new IllegalArgumentException("an E810 has 1.." + MAX_FUNCTIONS + " functions: " + functions);
@@ -100,6 +113,9 @@ public final class E810Serve implements AutoCloseable {
     private final BufferedWriter traceOut;
     private final Writer sessions;
     private final Thread flusher;
+    private PcapWriter pcap;
+    private BufferedWriter nodeTraceOut;
+    private HostedNode node;
     private final CountDownLatch closed = new CountDownLatch(1);
     private final long startNanos = System.nanoTime();
 
@@ -132,6 +148,17 @@ public final class E810Serve implements AutoCloseable {
             closeQuietly(sessions);
             throw e;
         }
+        if (s.node()) {
+            try {
+                startNode(progress);
+            } catch (IOException | RuntimeException e) {
+                closeNode();
+                closeHosts();
+                closeQuietly(traceOut);
+                closeQuietly(sessions);
+                throw e;
+            }
+        }
         List<String> args = new ArrayList<>(GuestLaunch.sharedMemoryArguments(s.memoryMiB(), GuestLaunch.Machine.Q35));
         args.addAll(GuestLaunch.vfioUserArguments(devices.stream().map(List::of).toList()));
         this.qemuArguments = List.copyOf(args);
@@ -139,6 +166,46 @@ public final class E810Serve implements AutoCloseable {
         this.flusher = new Thread(this::flushPeriodically, "e810-serve trace flush");
         flusher.setDaemon(true);
         flusher.start();
+    }
+
+    /**
+     * The hosted node (the Java iWARP/LAN peer: an E810 RDMA function brought up by the driver layer, the CM, the
+     * LAN responder answering ARP, ND and echo for 192.0.2.1 and 2001:db8::1) at the far end of function 0's
+     * Ethernet cable, every frame in {@value #PCAP}.
+     */
+    private void startNode(Consumer<String> progress) throws IOException {
+        pcap = PcapWriter.open(settings.runDir().resolve(PCAP), TimestampResolution.NANOSECONDS);
+        nodeTraceOut = new BufferedWriter(Files.newBufferedWriter(settings.runDir().resolve(NODE_TRACE),
+                StandardCharsets.UTF_8), 1 << 16);
+        TraceSink sink = settings.trace() ? new JsonLinesTraceSink(nodeTraceOut) : null;
+        node = new HostedNode(hosts.get(0).wire(), pcap, sink, System::nanoTime).start();
+        log("node", "up", "on pf0's cable: mac=" + HostedNode.MAC_TEXT + " " + NODE_V4 + "/24 "
+                + NODE_V6 + "/64");
+        progress.accept(String.format("hosted node on PF 0's cable: MAC %s, %s/24, %s/64 (answers ARP, ND, ping);"
+                        + " give the guest's E810 netdev %s/24 and %s/64; frames in %s", HostedNode.MAC_TEXT,
+                NODE_V4, NODE_V6, GUEST_V4,
+                GUEST_V6, settings.runDir().resolve(PCAP)));
+    }
+
+    /** The hosted node, or null when not asked for. Touch it on its loop only. */
+    public HostedNode node() {
+        return node;
+    }
+
+    private void closeNode() {
+        if (node != null) {
+            try {
+                node.close();
+            } catch (RuntimeException e) {
+                LOG.warn("closing the hosted node: {}", e.toString());
+            }
+        }
+        if (pcap != null) {
+            closeQuietly(pcap);
+        }
+        if (nodeTraceOut != null) {
+            closeQuietly(nodeTraceOut);
+        }
     }
 
     /** Starts every function; {@code progress} hears one line for each. Fails whole (nothing left) or not at all. */
@@ -424,6 +491,19 @@ public final class E810Serve implements AutoCloseable {
             if (closed.getCount() == 0) {
                 return;
             }
+            if (node != null) {
+                String counters;
+                try {
+                    counters = node.loop().call(() -> node.counters().toString(), MODEL_TIMEOUT);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    counters = "interrupted";
+                } catch (TimeoutException | RuntimeException e) {
+                    counters = e.toString();
+                }
+                log("node", "stopped", counters);
+            }
+            closeNode(); // the far end first: its loop may still be sending on the cable
             closeHosts();
             log("serve", "stopped", "sockets removed");
             closed.countDown();

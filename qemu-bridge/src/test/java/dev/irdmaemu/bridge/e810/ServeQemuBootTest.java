@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.irdmaemu.bridge.boot.ScenarioOverlay;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import dev.irdmaemu.bridge.kit.GuestResult;
 import dev.irdmaemu.bridge.kit.MissingGuestKitException;
@@ -25,8 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code irdma-emu serve} with the kit's own QEMU 11.1.3 and Linux 7.3 (e810 flavour) started from a command line
  * written by hand around the arguments serve printed ({@value E810Serve#QEMU_ARGUMENTS}), as the README shows:
- * two QEMU processes one after the other on one serve, each seeing ice probe a fresh function, nothing left on the
- * model between them; and QEMU with guest RAM that cannot be shared, refused at start with the reason logged.
+ * two QEMU processes one after the other on one serve, each seeing ice probe a fresh function (the second then pings
+ * the hosted node on the function's cable), nothing left on the model between them; and QEMU with guest RAM that cannot be shared, refused at start with the reason logged.
  */
 class ServeQemuBootTest {
     private static final Logger LOG = LoggerFactory.getLogger(ServeQemuBootTest.class);
@@ -46,7 +47,7 @@ class ServeQemuBootTest {
         }
         sockets = Files.createTempDirectory("irdma-emu-serve");
         runDir = Path.of("target", "guest-boot", "serve").toAbsolutePath();
-        serve = E810Serve.start(new E810Serve.Settings(1, sockets, runDir, 512, Duration.ofSeconds(20), true),
+        serve = E810Serve.start(new E810Serve.Settings(1, sockets, runDir, 512, Duration.ofSeconds(20), true, true),
                 line -> LOG.info("serve: {}", line));
     }
 
@@ -61,10 +62,14 @@ class ServeQemuBootTest {
 
     /** The kit's QEMU, TCG, serve's arguments, the kit's kernel and initramfs: what a user writes. */
     private List<String> commandLine(List<String> serveArguments, String... kernelArguments) {
+        return commandLine(kit.initramfs(), serveArguments, kernelArguments);
+    }
+
+    private List<String> commandLine(Path initramfs, List<String> serveArguments, String... kernelArguments) {
         List<String> c = new ArrayList<>(kit.qemuCommand());
         c.addAll(List.of("-accel", "tcg", "-smp", "1"));
         c.addAll(serveArguments);
-        c.addAll(List.of("-kernel", kit.kernel().toString(), "-initrd", kit.initramfs().toString(),
+        c.addAll(List.of("-kernel", kit.kernel().toString(), "-initrd", initramfs.toString(),
                 "-append", "console=ttyS0 loglevel=4 panic=-1 " + String.join(" ", kernelArguments),
                 "-nographic", "-nodefaults", "-serial", "stdio", "-monitor", "none", "-no-reboot"));
         return c;
@@ -74,20 +79,34 @@ class ServeQemuBootTest {
     void twoQemuProcessesOneAfterTheOtherEachProbeAFreshFunction() throws Exception {
         List<String> printed = Files.readAllLines(serve.settings().runDir().resolve(E810Serve.QEMU_ARGUMENTS));
         assertEquals(serve.qemuArguments(), printed);
+        // the second guest pings the hosted node on the E810's cable: the project's current scenarios laid over
+        // the kit's initramfs, as boot does
+        Path overlay = runDir.resolve("initrd-scenarios.img");
+        ScenarioOverlay.write(kit.initramfs(), overlay);
         for (int boot = 1; boot <= 2; boot++) {
             Path console = runDir.resolve("console-" + boot + ".log");
             GuestResult r;
-            try (QemuProcess qemu = QemuProcess.start(commandLine(printed, "irdma_emu.scenario=e810-probe",
-                    "irdma_emu.rdma=none", "irdma_emu.e810=required"), console)) {
+            List<String> command = boot == 1
+                    ? commandLine(printed, "irdma_emu.scenario=e810-probe", "irdma_emu.rdma=none",
+                            "irdma_emu.e810=required")
+                    : commandLine(overlay, printed, "irdma_emu.scenario=ping", "irdma_emu.nic=e810");
+            try (QemuProcess qemu = QemuProcess.start(command, console)) {
                 r = qemu.awaitResult(RESULT_TIMEOUT);
                 LOG.info("boot {}: {} after {} ms", boot, r, r.afterStart().toMillis());
             } // QEMU killed (SIGTERM) if it has not powered off yet
             String log = Files.readString(console, StandardCharsets.UTF_8);
             GuestResult result = r;
             assertTrue(result.ok(), () -> result + "; console in " + console);
-            assertEquals("loaded", result.field("ice"), result::toString);
-            assertEquals("0000:01:00.0", result.field("e810"), "ice bound the function");
-            assertTrue(log.contains("link/ether 02:00:5e:10:00:01"), "the netdev carries function 0's MAC");
+            if (boot == 1) {
+                assertEquals("loaded", result.field("ice"), result::toString);
+                assertEquals("0000:01:00.0", result.field("e810"), "ice bound the function");
+                assertTrue(log.contains("link/ether 02:00:5e:10:00:01"), "the netdev carries function 0's MAC");
+            } else {
+                assertEquals("02:00:5e:10:00:01", result.field("eth0_mac"), "the netdev carries function 0's MAC");
+                assertEquals("0000:01:00.0", result.field("e810_bdf"), "ice bound the function again");
+                assertEquals("3", result.field("ping4_replies"), "the hosted node answers 192.0.2.1");
+                assertEquals("3", result.field("ping6_replies"), "and 2001:db8::1");
+            }
             assertFalse(log.contains("BUG:") || log.contains("Oops"), "no kernel oops");
             assertTrue(serve.host(0).server().awaitClientsEnded(boot, Duration.ofSeconds(30)));
             E810Serve.ModelCounts left = serve.counts(0);
@@ -101,6 +120,10 @@ class ServeQemuBootTest {
                 "QEMU's machine reset at each start: " + sessions);
         assertTrue(sessions.stream().filter(l -> l.contains(" pf0 power_on ")).allMatch(
                 l -> l.contains("qps=0 cqs=0 vsis=0 tx_queues=0")), sessions::toString);
+        assertTrue(sessions.stream().anyMatch(l -> l.contains(" node up on pf0's cable: mac=02:00:00:00:00:01"
+                + " 192.0.2.1/24 2001:db8::1/64")), sessions::toString);
+        assertTrue(Files.size(serve.settings().runDir().resolve(E810Serve.PCAP)) > 24 + 6 * 60,
+                "the echoes are in the pcap");
         String trace = Files.readString(serve.traceFile(), StandardCharsets.UTF_8);
         assertTrue(trace.contains("{\"pf\":0,\"t\":") && trace.contains("\"op\":\"download_pkg\""),
                 "the trace holds ice's admin queue commands of both boots");

@@ -67,7 +67,7 @@ class E810ServeClientsTest {
 
     private E810Serve start(int functions, String run) throws IOException {
         return E810Serve.start(new E810Serve.Settings(functions, dir.resolve("sockets"), dir.resolve(run), 512,
-                Duration.ofSeconds(20), true), line -> { });
+                Duration.ofSeconds(20), true, false), line -> { });
     }
 
     private static void ok(Reply r) {
