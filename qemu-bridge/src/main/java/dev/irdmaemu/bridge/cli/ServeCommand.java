@@ -68,6 +68,11 @@ final class ServeCommand implements Callable<Integer> {
             + "it answers ARP, ND and ping for 192.0.2.1 and 2001:db8::1, and carries the node's iWARP peer).")
     boolean noNode;
 
+    @Option(names = "--vhost-user", paramLabel = "SOCKET",
+            description = "Also serve a virtio-net NIC over vhost-user at SOCKET (boot's siw path), its far end a "
+                    + "hosted node of its own (192.0.2.1, 2001:db8::1); its QEMU arguments are printed too.")
+    Path vhostUser;
+
     @Option(names = "--no-trace", description = "Write no trace.jsonl (the session log still names every reset).")
     boolean noTrace;
 
@@ -85,7 +90,7 @@ final class ServeCommand implements Callable<Integer> {
         E810Serve.Settings settings;
         try {
             settings = new E810Serve.Settings(functions, socketDir != null ? socketDir : defaultSocketDir(), dir,
-                    memoryMiB, Duration.ofSeconds(messageTimeoutSeconds), !noTrace, !noNode);
+                    memoryMiB, Duration.ofSeconds(messageTimeoutSeconds), !noTrace, !noNode, vhostUser);
         } catch (IllegalArgumentException e) {
             throw new CliFailure(ExitCodes.USAGE, "serve: " + e.getMessage(), e);
         }

@@ -1,9 +1,13 @@
 package dev.irdmaemu.bridge.e810;
 
+import dev.irdmaemu.bridge.boot.GuestWire;
 import dev.irdmaemu.bridge.boot.HostedNode;
 import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.VfioUserDevice;
+import dev.irdmaemu.bridge.vfiouser.VfioUserServer;
 import dev.irdmaemu.bridge.vfiouser.VfioUserSessionListener;
+import dev.irdmaemu.bridge.vhost.VhostNetPort;
+import dev.irdmaemu.bridge.vhost.VhostUserBackend;
 import dev.irdmaemu.fw.pcap.PcapWriter;
 import dev.irdmaemu.fw.pcap.TimestampResolution;
 import dev.irdmaemu.model.E810PhysicalFunction;
@@ -54,6 +58,8 @@ public final class E810Serve implements AutoCloseable {
     public static final String QEMU_ARGUMENTS = "qemu-args.txt";
     /** The hosted node's wire: every frame between function 0's port and the node. */
     public static final String PCAP = "wire.pcap";
+    /** With {@code vhostUser}: the virtio-net NIC's wire, to its own hosted node. */
+    public static final String VHOST_PCAP = "vhost-wire.pcap";
     /** The hosted node's own trace (its RDMA function, CM). */
     public static final String NODE_TRACE = "node-trace.jsonl";
     /** Function {@code i}'s permanent MAC is this plus {@code i} (02:00:5e:10:00:01, ...: locally administered). */
@@ -71,10 +77,11 @@ public final class E810Serve implements AutoCloseable {
     /**
      * What to serve: {@code functions} PFs, their sockets {@code e810-<i>.sock} in {@code socketDir}, the run
      * folder {@code runDir}, the guest RAM size the printed arguments give QEMU, QEMU's {@code x-msg-timeout},
-     * whether to write the model's trace, and whether the hosted node sits on function 0's Ethernet cable.
+     * whether to write the model's trace, whether the hosted node sits on function 0's Ethernet cable, and where
+     * to serve a virtio-net NIC over vhost-user with a hosted node of its own (the guest's siw path; null: none).
      */
     public record Settings(int functions, Path socketDir, Path runDir, int memoryMiB, Duration messageTimeout,
-                           boolean trace, boolean node) {
+                           boolean trace, boolean node, Path vhostUser) {
         public Settings {
             if (functions < 1 || functions > MAX_FUNCTIONS) {
                 throw new IllegalArgumentException("an E810 has 1.." + MAX_FUNCTIONS + " functions: " + functions);
@@ -116,6 +123,9 @@ public final class E810Serve implements AutoCloseable {
     private PcapWriter pcap;
     private BufferedWriter nodeTraceOut;
     private HostedNode node;
+    private PcapWriter vhostPcap;
+    private HostedNode vhostNode;
+    private VhostUserBackend vhostBackend;
     private final CountDownLatch closed = new CountDownLatch(1);
     private final long startNanos = System.nanoTime();
 
@@ -148,9 +158,14 @@ public final class E810Serve implements AutoCloseable {
             closeQuietly(sessions);
             throw e;
         }
-        if (s.node()) {
+        if (s.node() || s.vhostUser() != null) {
             try {
-                startNode(progress);
+                if (s.node()) {
+                    startNode(progress);
+                }
+                if (s.vhostUser() != null) {
+                    startVhostUser(progress);
+                }
             } catch (IOException | RuntimeException e) {
                 closeNode();
                 closeHosts();
@@ -161,6 +176,9 @@ public final class E810Serve implements AutoCloseable {
         }
         List<String> args = new ArrayList<>(GuestLaunch.sharedMemoryArguments(s.memoryMiB(), GuestLaunch.Machine.Q35));
         args.addAll(GuestLaunch.vfioUserArguments(devices.stream().map(List::of).toList()));
+        if (s.vhostUser() != null) {
+            args.addAll(GuestLaunch.vhostUserNicArguments(vhostBackend.socketPath(), HostedNode.GUEST_MAC_TEXT));
+        }
         this.qemuArguments = List.copyOf(args);
         Files.write(s.runDir().resolve(QEMU_ARGUMENTS), qemuArguments, StandardCharsets.UTF_8);
         this.flusher = new Thread(this::flushPeriodically, "e810-serve trace flush");
@@ -187,12 +205,44 @@ public final class E810Serve implements AutoCloseable {
                 GUEST_V6, settings.runDir().resolve(PCAP)));
     }
 
+    /**
+     * {@code boot}'s path: a virtio-net NIC served over vhost-user at {@code vhostUser}, its far end a hosted node
+     * of its own (same addresses, its own wire), for a guest whose siw talks iWARP to the model's RDMA function.
+     * One QEMU at a time, one after another (VhostUserBackend).
+     */
+    private void startVhostUser(Consumer<String> progress) throws IOException {
+        Path path = settings.vhostUser().toAbsolutePath();
+        VfioUserServer.requireNobodyListening(path);
+        VhostNetPort port = new VhostNetPort("eth0");
+        vhostPcap = PcapWriter.open(settings.runDir().resolve(VHOST_PCAP), TimestampResolution.NANOSECONDS);
+        vhostNode = new HostedNode(GuestWire.of(port), vhostPcap, null, System::nanoTime).start();
+        vhostBackend = VhostUserBackend.start(path, port);
+        log("vhost", "serving", "virtio-net (guest mac " + HostedNode.GUEST_MAC_TEXT + ") at " + path
+                + ", its hosted node " + HostedNode.MAC_TEXT + " " + NODE_V4 + "/24 " + NODE_V6 + "/64");
+        progress.accept(String.format("virtio-net NIC served over vhost-user at %s; its hosted node: MAC %s, %s/24,"
+                + " %s/64 (give the guest's eth0 %s/24; siw on it reaches the node's iWARP); frames in %s", path,
+                HostedNode.MAC_TEXT, NODE_V4, NODE_V6, GUEST_V4, settings.runDir().resolve(VHOST_PCAP)));
+    }
+
     /** The hosted node, or null when not asked for. Touch it on its loop only. */
     public HostedNode node() {
         return node;
     }
 
     private void closeNode() {
+        if (vhostBackend != null) {
+            vhostBackend.close();
+        }
+        if (vhostNode != null) {
+            try {
+                vhostNode.close();
+            } catch (RuntimeException e) {
+                LOG.warn("closing the vhost-user NIC's node: {}", e.toString());
+            }
+        }
+        if (vhostPcap != null) {
+            closeQuietly(vhostPcap);
+        }
         if (node != null) {
             try {
                 node.close();

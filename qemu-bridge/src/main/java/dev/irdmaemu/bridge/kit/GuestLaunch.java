@@ -255,12 +255,7 @@ public final class GuestLaunch {
         c.addAll(List.of("-accel", "tcg", "-smp", "1"));
         c.addAll(sharedMemoryArguments(memoryMiB, machine()));
         if (vhostUserSocket != null) {
-            c.addAll(List.of("-chardev", "socket,id=chr0,path=" + optionValue(vhostUserSocket.toString()),
-                    "-netdev", "vhost-user,id=net0,chardev=chr0",
-                    // no option ROM: the kernel is loaded directly, and iPXE's start-up costs seconds under TCG.
-                    // The offloads the backend does (VirtioNet.OFFERED_FEATURES) are on, the others off: QEMU
-                    // masks what the device line leaves off, whatever the backend offers.
-                    "-device", "virtio-net-pci,netdev=net0,mac=" + mac + ",romfile=," + VIRTIO_NET_OFFLOADS));
+            c.addAll(vhostUserNicArguments(vhostUserSocket, mac));
         }
         c.addAll(vfioUserArguments(vfioUserPorts));
         c.addAll(List.of("-kernel", kernel().toString(), "-initrd", initramfs().toString(),
@@ -289,6 +284,19 @@ public final class GuestLaunch {
             c.addAll(List.of("-numa", "node,memdev=mem"));
         }
         return c;
+    }
+
+    /**
+     * A virtio-net-pci NIC whose queues the vhost-user backend on {@code socket} serves, with {@code mac}: the
+     * chardev, the netdev and the device (no option ROM: the kernel is loaded directly, and iPXE's start-up costs
+     * seconds under TCG). The offloads the backend does (VirtioNet.OFFERED_FEATURES) are on, the others off: QEMU
+     * masks what the device line leaves off, whatever the backend offers. The guest RAM must be shared
+     * ({@link #sharedMemoryArguments}).
+     */
+    public static List<String> vhostUserNicArguments(Path socket, String mac) {
+        return List.of("-chardev", "socket,id=chr0,path=" + optionValue(socket.toAbsolutePath().toString()),
+                "-netdev", "vhost-user,id=net0,chardev=chr0",
+                "-device", "virtio-net-pci,netdev=net0,mac=" + mac + ",romfile=," + VIRTIO_NET_OFFLOADS);
     }
 
     /**

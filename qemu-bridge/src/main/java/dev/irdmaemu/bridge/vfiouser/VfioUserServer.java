@@ -99,23 +99,24 @@ public final class VfioUserServer implements AutoCloseable {
     public static final class SocketInUseException extends IOException {
         private static final long serialVersionUID = 1L;
 
-        SocketInUseException(String message) {
+        public SocketInUseException(String message) {
             super(message);
         }
     }
 
     /**
-     * Refuses {@code path} when a server answers on it. Connecting is the only test that tells a live socket from
+     * Refuses {@code path} when a server answers on it ({@link SocketInUseException}); returns when nothing is
+     * there or nobody listens. Connecting is the only test that tells a live socket from
      * the file a dead process left: the other server sees a client that leaves without a word (no VERSION, so it
      * changes nothing there).
      */
-    private static void requireNobodyListening(Path path) throws IOException {
+    public static void requireNobodyListening(Path path) throws IOException {
         try (AFUNIXSocket probe = AFUNIXSocket.connectTo(AFUNIXSocketAddress.of(new File(path.toString())))) {
             LOG.debug("vfio-user {}: a server answered the probe", path);
         } catch (IOException e) {
             return; // ECONNREFUSED: a stale socket file
         }
-        throw new SocketInUseException("the vfio-user socket " + path + " is in use: another server (another"
+        throw new SocketInUseException("the socket " + path + " is in use: another server (another"
                 + " irdma-emu serve?) listens on it; stop it or choose another socket");
     }
 

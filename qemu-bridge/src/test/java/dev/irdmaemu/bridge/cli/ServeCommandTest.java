@@ -111,7 +111,7 @@ class ServeCommandTest {
             assertTrue(first.awaitOutput("serving until Ctrl-C", Duration.ofSeconds(60)));
             Run second = run("serve", "--socket-dir", sockets.toString(), "--out", tmp.resolve("two").toString());
             assertEquals(ExitCodes.FAILED, second.code(), second::toString);
-            assertTrue(second.err().contains("irdma-emu: serve: the vfio-user socket " + sockets.toAbsolutePath()
+            assertTrue(second.err().contains("irdma-emu: serve: the socket " + sockets.toAbsolutePath()
                     .resolve("e810-0.sock") + " is in use: another server (another irdma-emu serve?) listens on it"),
                     second.err());
             assertTrue(Files.exists(sockets.resolve("e810-0.sock")), "the first serve keeps its socket");

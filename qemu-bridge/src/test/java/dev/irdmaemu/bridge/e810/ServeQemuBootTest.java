@@ -47,7 +47,7 @@ class ServeQemuBootTest {
         }
         sockets = Files.createTempDirectory("irdma-emu-serve");
         runDir = Path.of("target", "guest-boot", "serve").toAbsolutePath();
-        serve = E810Serve.start(new E810Serve.Settings(1, sockets, runDir, 512, Duration.ofSeconds(20), true, true),
+        serve = E810Serve.start(new E810Serve.Settings(1, sockets, runDir, 512, Duration.ofSeconds(20), true, true, null),
                 line -> LOG.info("serve: {}", line));
     }
 
@@ -75,6 +75,23 @@ class ServeQemuBootTest {
         return c;
     }
 
+    /**
+     * The README's plain QEMU command line (the block after "A plain QEMU command line"), with this run's
+     * arguments file and the kit's folder in place of its placeholders.
+     */
+    private String readmeExample(Path arguments) throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+        int at = readme.indexOf("**A plain QEMU command line**");
+        assertTrue(at > 0, "the README has the example");
+        int open = readme.indexOf("```\n", at) + 4;
+        String block = readme.substring(open, readme.indexOf("```", open));
+        assertTrue(block.contains("K=.cache/kit/current") && block.contains("target/serve/<date-time>/qemu-args.txt"),
+                block);
+        Path kitRoot = kit.kernel().getParent().getParent();
+        return "set -e\n" + block.replace("K=.cache/kit/current", "K=" + kitRoot)
+                .replace("target/serve/<date-time>/qemu-args.txt", arguments.toString());
+    }
+
     @Test
     void twoQemuProcessesOneAfterTheOtherEachProbeAFreshFunction() throws Exception {
         List<String> printed = Files.readAllLines(serve.settings().runDir().resolve(E810Serve.QEMU_ARGUMENTS));
@@ -86,9 +103,9 @@ class ServeQemuBootTest {
         for (int boot = 1; boot <= 2; boot++) {
             Path console = runDir.resolve("console-" + boot + ".log");
             GuestResult r;
+            // the first QEMU is the README's example, run by bash as it stands
             List<String> command = boot == 1
-                    ? commandLine(printed, "irdma_emu.scenario=e810-probe", "irdma_emu.rdma=none",
-                            "irdma_emu.e810=required")
+                    ? List.of("bash", "-c", readmeExample(serve.settings().runDir().resolve(E810Serve.QEMU_ARGUMENTS)))
                     : commandLine(overlay, printed, "irdma_emu.scenario=ping", "irdma_emu.nic=e810");
             try (QemuProcess qemu = QemuProcess.start(command, console)) {
                 r = qemu.awaitResult(RESULT_TIMEOUT);
@@ -122,11 +139,44 @@ class ServeQemuBootTest {
                 l -> l.contains("qps=0 cqs=0 vsis=0 tx_queues=0")), sessions::toString);
         assertTrue(sessions.stream().anyMatch(l -> l.contains(" node up on pf0's cable: mac=02:00:00:00:00:01"
                 + " 192.0.2.1/24 2001:db8::1/64")), sessions::toString);
-        assertTrue(Files.size(serve.settings().runDir().resolve(E810Serve.PCAP)) > 24 + 6 * 60,
+        serve.close(); // flushes and closes the pcap and the traces
+        assertTrue(Files.size(serve.settings().runDir().resolve(E810Serve.PCAP)) > 24 + 12 * 60,
                 "the echoes are in the pcap");
         String trace = Files.readString(serve.traceFile(), StandardCharsets.UTF_8);
         assertTrue(trace.contains("{\"pf\":0,\"t\":") && trace.contains("\"op\":\"download_pkg\""),
                 "the trace holds ice's admin queue commands of both boots");
+    }
+
+    @Test
+    void aVirtioNetGuestOnTheVhostUserSocketPingsItsOwnNode() throws Exception {
+        serve.close();
+        Path vhost = sockets.resolve("vhost.sock");
+        serve = E810Serve.start(new E810Serve.Settings(1, sockets, runDir.resolve("vhost"), 512, Duration.ofSeconds(20),
+                false, false, vhost), line -> LOG.info("serve: {}", line));
+        List<String> printed = serve.qemuArguments();
+        assertTrue(printed.contains("vhost-user,id=net0,chardev=chr0"), printed::toString);
+        assertTrue(printed.contains("socket,id=chr0,path=" + vhost.toAbsolutePath()), printed::toString);
+        // the kit's default flavour (Linux 6.1, siw): the guest's virtio-net NIC pings the node behind vhost-user
+        GuestKit plain = GuestKit.locate();
+        Path overlay = runDir.resolve("initrd-plain-scenarios.img");
+        ScenarioOverlay.write(plain.initramfs(), overlay);
+        List<String> c = new ArrayList<>(plain.qemuCommand());
+        c.addAll(List.of("-accel", "tcg", "-smp", "1"));
+        c.addAll(printed);
+        c.addAll(List.of("-kernel", plain.kernel().toString(), "-initrd", overlay.toString(), "-append",
+                "console=ttyS0 loglevel=4 panic=-1 irdma_emu.scenario=ping", "-nographic", "-nodefaults", "-serial",
+                "stdio", "-monitor", "none", "-no-reboot"));
+        Path console = runDir.resolve("console-vhost.log");
+        GuestResult r;
+        try (QemuProcess qemu = QemuProcess.start(c, console)) {
+            r = qemu.awaitResult(RESULT_TIMEOUT);
+        }
+        GuestResult result = r;
+        assertTrue(result.ok(), () -> result + "; console in " + console);
+        assertEquals("3", result.field("ping4_replies"), result::toString);
+        assertEquals("02:00:00:00:00:01", result.field("arp_mac"), "the vhost-user NIC's own node answered");
+        serve.close();
+        assertFalse(Files.exists(vhost), "the vhost-user socket is removed");
     }
 
     /** QEMU that exits at realize: its output, and the session log's lines. */

@@ -67,7 +67,7 @@ class E810ServeClientsTest {
 
     private E810Serve start(int functions, String run) throws IOException {
         return E810Serve.start(new E810Serve.Settings(functions, dir.resolve("sockets"), dir.resolve(run), 512,
-                Duration.ofSeconds(20), true, false), line -> { });
+                Duration.ofSeconds(20), true, false, null), line -> { });
     }
 
     private static void ok(Reply r) {
@@ -208,6 +208,22 @@ class E810ServeClientsTest {
              VfioUserClient c = new VfioUserClient(socket0)) {
             drive(c, ram);
         }
+    }
+
+    @Test
+    void aVhostUserSocketAnotherServeHoldsIsRefusedToo() throws Exception {
+        Path vhost = dir.resolve("vhost.sock");
+        serve = E810Serve.start(new E810Serve.Settings(1, dir.resolve("a"), dir.resolve("one"), 512,
+                Duration.ofSeconds(20), false, false, vhost), line -> { });
+        assertTrue(serve.qemuArguments().contains("vhost-user,id=net0,chardev=chr0"), serve.qemuArguments()::toString);
+        IOException e = assertThrows(IOException.class, () -> E810Serve.start(new E810Serve.Settings(1,
+                dir.resolve("b"), dir.resolve("two"), 512, Duration.ofSeconds(20), false, false, vhost), line -> { }));
+        assertTrue(e instanceof VfioUserServer.SocketInUseException && e.getMessage().contains(vhost + " is in use"),
+                e::toString);
+        assertFalse(Files.exists(dir.resolve("b").resolve("e810-0.sock")), "the refused serve left nothing behind");
+        assertTrue(Files.exists(vhost), "the first keeps its socket");
+        serve.close();
+        assertFalse(Files.exists(vhost));
     }
 
     @Test
