@@ -147,6 +147,64 @@ class ServeQemuBootTest {
                 "the trace holds ice's admin queue commands of both boots");
     }
 
+    /**
+     * A machine reset while ice is probing (QMP system_reset: QEMU sends DEVICE_RESET, unmaps and maps the guest's
+     * RAM again, SeaBIOS and Linux boot again) is served on the same connection: the rebooted guest's ice probes
+     * the function again.
+     */
+    @Test
+    void aGuestRebootIsServedWithoutRestartingServe() throws Exception {
+        Path qmp = sockets.resolve("qmp.sock");
+        List<String> c = new ArrayList<>(commandLine(serve.qemuArguments(), "irdma_emu.scenario=e810-probe",
+                "irdma_emu.rdma=none", "irdma_emu.e810=required"));
+        c.remove("-no-reboot");
+        c.addAll(List.of("-qmp", "unix:" + qmp + ",server=on,wait=off"));
+        Path console = runDir.resolve("console-reboot.log");
+        GuestResult r;
+        try (QemuProcess qemu = QemuProcess.start(c, console)) {
+            long end = System.nanoTime() + RESULT_TIMEOUT.toNanos();
+            while (!Files.readString(console, StandardCharsets.UTF_8).contains("IRDMA-EMU-E810 present")) {
+                assertTrue(System.nanoTime() < end && qemu.isAlive(), "the guest reaches ice's probe");
+                Thread.sleep(100);
+            }
+            qmp(qmp, "{\"execute\":\"system_reset\"}");
+            LOG.info("system_reset sent while ice probes");
+            r = qemu.awaitResult(RESULT_TIMEOUT); // the first result line comes from the rebooted guest
+        }
+        String log = Files.readString(console, StandardCharsets.UTF_8);
+        GuestResult result = r;
+        assertTrue(result.ok(), () -> result + "; console in " + console);
+        assertEquals("loaded", result.field("ice"), result::toString);
+        assertEquals(2, log.split("irdma-emu guest up", -1).length - 1, "Linux booted twice in one QEMU");
+        assertTrue(serve.host(0).server().awaitClientsEnded(1, Duration.ofSeconds(30)));
+        assertEquals(1, serve.host(0).server().clientsAccepted(), "one QEMU, one connection");
+        List<String> sessions = Files.readAllLines(serve.sessionsLog());
+        assertTrue(sessions.stream().filter(l -> l.contains(" pf0 device_reset client=1 ")).count() >= 2,
+                "QEMU's start and the reboot: " + sessions);
+        assertTrue(serve.counts(0).empty(), "nothing left after QEMU ended");
+    }
+
+    /** One QMP command on QEMU's monitor socket (after the capabilities handshake); answers the reply line. */
+    private static String qmp(Path socket, String command) throws Exception {
+        try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open(
+                java.net.UnixDomainSocketAddress.of(socket))) {
+            java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
+                    java.nio.channels.Channels.newInputStream(ch), StandardCharsets.UTF_8));
+            java.io.OutputStream out = java.nio.channels.Channels.newOutputStream(ch);
+            in.readLine(); // the greeting
+            out.write("{\"execute\":\"qmp_capabilities\"}\n".getBytes(StandardCharsets.UTF_8));
+            String reply = in.readLine();
+            assertTrue(reply.contains("\"return\""), reply);
+            out.write((command + "\n").getBytes(StandardCharsets.UTF_8));
+            String line;
+            do {
+                line = in.readLine(); // events may come first
+            } while (line != null && !line.contains("\"return\"") && !line.contains("\"error\""));
+            assertTrue(line != null && line.contains("\"return\""), String.valueOf(line));
+            return line;
+        }
+    }
+
     @Test
     void aVirtioNetGuestOnTheVhostUserSocketPingsItsOwnNode() throws Exception {
         serve.close();
