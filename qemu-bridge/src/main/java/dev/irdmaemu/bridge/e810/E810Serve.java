@@ -144,8 +144,13 @@ public final class E810Serve implements AutoCloseable {
                 FunctionSessions listener = new FunctionSessions(i);
                 long mac = FIRST_MAC + i;
                 E810Host host = E810Host.start(socket, i, mac, 1 + i,
-                        s.trace() ? new FunctionTrace(i, listener) : new ResetWatch(listener), listener);
+                        s.trace() ? new FunctionTrace(i, listener) : null, listener);
                 listener.host = host;
+                if (!s.trace()) {
+                    // no trace file: only the resets are traced, for the session log's FLR lines
+                    ResetWatch watch = new ResetWatch(listener);
+                    host.loop().call(() -> host.trace().enable(watch, TraceKind.FUNCTION_RESET), MODEL_TIMEOUT);
+                }
                 hosts.add(host);
                 devices.add(device);
                 log("pf" + i, "serving", "mac=" + macText(mac) + " socket=" + socket);
@@ -157,6 +162,14 @@ public final class E810Serve implements AutoCloseable {
             closeQuietly(traceOut);
             closeQuietly(sessions);
             throw e;
+        } catch (InterruptedException | TimeoutException e) {
+            closeHosts();
+            closeQuietly(traceOut);
+            closeQuietly(sessions);
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IOException("the model loop did not answer: " + e, e);
         }
         if (s.node() || s.vhostUser() != null) {
             try {

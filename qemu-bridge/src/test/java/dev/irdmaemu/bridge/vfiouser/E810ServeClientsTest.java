@@ -158,6 +158,25 @@ class E810ServeClientsTest {
     }
 
     @Test
+    void withoutATraceFileTheSessionLogStillNamesEachFlr() throws Exception {
+        serve = E810Serve.start(new E810Serve.Settings(1, dir.resolve("sockets"), dir.resolve("quiet"), 512,
+                Duration.ofSeconds(20), false, false, null), line -> { });
+        try (RandomAccessFile ram = new RandomAccessFile(shm.toFile(), "rw");
+             VfioUserClient c = new VfioUserClient(serve.devices().get(0).socketPath())) {
+            drive(c, ram);
+            ok(c.write(CONFIG, DEVCTL, 2, 0x8000));
+            ok(c.write(CONFIG, DEVCTL, 2, 0x8000));
+        }
+        assertTrue(serve.host(0).server().awaitClientsEnded(1, Duration.ofSeconds(20)));
+        assertEquals(2, count(sessions(), "flr"), sessions()::toString);
+        assertFalse(Files.exists(dir.resolve("quiet").resolve(E810Serve.TRACE)));
+        // only the resets were traced (2 FLRs and the power-on, each a function_reset of the PCI function and of
+        // its blocks), not the register accesses, admin queue commands and interrupts of a full trace
+        long emitted = serve.host(0).trace().emitted();
+        assertTrue(emitted >= 3 && emitted <= 9, "events traced: " + emitted);
+    }
+
+    @Test
     void aSecondQemuOnABusySocketIsRefusedAndTheFirstIsUnharmed() throws Exception {
         serve = start(1, "run");
         Path socket = serve.devices().get(0).socketPath();
