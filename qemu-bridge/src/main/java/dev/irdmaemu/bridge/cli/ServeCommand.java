@@ -68,6 +68,11 @@ final class ServeCommand implements Callable<Integer> {
             + "it answers ARP, ND and ping for 192.0.2.1 and 2001:db8::1, and carries the node's iWARP peer).")
     boolean noNode;
 
+    @Option(names = "--rping-server", description = "The hosted node runs rping's server on 192.0.2.1 port 7174 "
+            + "(rping -s -V): the guest's iWARP device runs rping -c -a 192.0.2.1 -V against it, one client after "
+            + "another; each result goes to sessions.log.")
+    boolean rpingServer;
+
     @Option(names = "--vhost-user", paramLabel = "SOCKET",
             description = "Also serve a virtio-net NIC over vhost-user at SOCKET (boot's siw path), its far end a "
                     + "hosted node of its own (192.0.2.1, 2001:db8::1); its QEMU arguments are printed too.")
@@ -90,7 +95,7 @@ final class ServeCommand implements Callable<Integer> {
         E810Serve.Settings settings;
         try {
             settings = new E810Serve.Settings(functions, socketDir != null ? socketDir : defaultSocketDir(), dir,
-                    memoryMiB, Duration.ofSeconds(messageTimeoutSeconds), !noTrace, !noNode, vhostUser);
+                    memoryMiB, Duration.ofSeconds(messageTimeoutSeconds), !noTrace, !noNode, vhostUser, rpingServer);
         } catch (IllegalArgumentException e) {
             throw new CliFailure(ExitCodes.USAGE, "serve: " + e.getMessage(), e);
         }

@@ -1,13 +1,16 @@
 package dev.irdmaemu.bridge.e810;
 
+import dev.irdmaemu.bridge.boot.BootScenario;
 import dev.irdmaemu.bridge.boot.GuestWire;
 import dev.irdmaemu.bridge.boot.HostedNode;
+import dev.irdmaemu.bridge.boot.RpingServerService;
 import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.VfioUserDevice;
 import dev.irdmaemu.bridge.vfiouser.VfioUserServer;
 import dev.irdmaemu.bridge.vfiouser.VfioUserSessionListener;
 import dev.irdmaemu.bridge.vhost.VhostNetPort;
 import dev.irdmaemu.bridge.vhost.VhostUserBackend;
+import dev.irdmaemu.cm.rping.RpingOptions;
 import dev.irdmaemu.fw.pcap.PcapWriter;
 import dev.irdmaemu.fw.pcap.TimestampResolution;
 import dev.irdmaemu.model.E810PhysicalFunction;
@@ -78,10 +81,12 @@ public final class E810Serve implements AutoCloseable {
      * What to serve: {@code functions} PFs, their sockets {@code e810-<i>.sock} in {@code socketDir}, the run
      * folder {@code runDir}, the guest RAM size the printed arguments give QEMU, QEMU's {@code x-msg-timeout},
      * whether to write the model's trace, whether the hosted node sits on function 0's Ethernet cable, and where
-     * to serve a virtio-net NIC over vhost-user with a hosted node of its own (the guest's siw path; null: none).
+     * to serve a virtio-net NIC over vhost-user with a hosted node of its own (the guest's siw path; null: none),
+     * and whether the node on function 0's cable runs rping's server ({@code rping -s -a 192.0.2.1 -p 7174 -V}),
+     * listening again after each client.
      */
     public record Settings(int functions, Path socketDir, Path runDir, int memoryMiB, Duration messageTimeout,
-                           boolean trace, boolean node, Path vhostUser) {
+                           boolean trace, boolean node, Path vhostUser, boolean rpingServer) {
         public Settings {
             if (functions < 1 || functions > MAX_FUNCTIONS) {
                 throw new IllegalArgumentException("an E810 has 1.." + MAX_FUNCTIONS + " functions: " + functions);
@@ -89,6 +94,9 @@ public final class E810Serve implements AutoCloseable {
             Objects.requireNonNull(socketDir, "socketDir");
             Objects.requireNonNull(runDir, "runDir");
             Objects.requireNonNull(messageTimeout, "messageTimeout");
+            if (rpingServer && !node) {
+                throw new IllegalArgumentException("the rping server runs on the hosted node: not without it");
+            }
             GuestLaunch.sharedMemoryArguments(memoryMiB, GuestLaunch.Machine.Q35); // checks the size
         }
     }
@@ -123,6 +131,7 @@ public final class E810Serve implements AutoCloseable {
     private PcapWriter pcap;
     private BufferedWriter nodeTraceOut;
     private HostedNode node;
+    private RpingServers rping;
     private PcapWriter vhostPcap;
     private HostedNode vhostNode;
     private VhostUserBackend vhostBackend;
@@ -210,6 +219,22 @@ public final class E810Serve implements AutoCloseable {
                 StandardCharsets.UTF_8), 1 << 16);
         TraceSink sink = settings.trace() ? new JsonLinesTraceSink(nodeTraceOut) : null;
         node = new HostedNode(hosts.get(0).wire(), pcap, sink, System::nanoTime).start();
+        if (settings.rpingServer()) {
+            rping = new RpingServers(node);
+            try {
+                node.loop().call(() -> {
+                    rping.start();
+                    return null;
+                }, MODEL_TIMEOUT);
+            } catch (InterruptedException | TimeoutException e) {
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new IOException("the hosted node did not start its rping server: " + e, e);
+            }
+            progress.accept("hosted node runs rping's server: rping -c -a " + NODE_V4 + " (port "
+                    + BootScenario.RPING_PORT + ", -V), one client after another");
+        }
         log("node", "up", "on pf0's cable: mac=" + HostedNode.MAC_TEXT + " " + NODE_V4 + "/24 "
                 + NODE_V6 + "/64");
         progress.accept(String.format("hosted node on PF 0's cable: MAC %s, %s/24, %s/64 (answers ARP, ND, ping);"
@@ -235,6 +260,50 @@ public final class E810Serve implements AutoCloseable {
         progress.accept(String.format("virtio-net NIC served over vhost-user at %s; its hosted node: MAC %s, %s/24,"
                 + " %s/64 (give the guest's eth0 %s/24; siw on it reaches the node's iWARP); frames in %s", path,
                 HostedNode.MAC_TEXT, NODE_V4, NODE_V6, GUEST_V4, settings.runDir().resolve(VHOST_PCAP)));
+    }
+
+    /**
+     * rping's server on the node, for one client at a time as rping without {@code -P} serves: when a client's
+     * connection ends (its result goes to the session log), the server is stopped and a new one listens. Loop
+     * thread only.
+     */
+    private final class RpingServers {
+        private final HostedNode on;
+        private RpingServerService current;
+        private int clients;
+        private boolean stopped;
+
+        RpingServers(HostedNode on) {
+            this.on = on;
+        }
+
+        void start() {
+            RpingServerService s = new RpingServerService("rping-server",
+                    HostedNode.V4.withPort(BootScenario.RPING_PORT), RpingOptions.DEFAULT_SIZE);
+            current = s;
+            s.start(on);
+            s.outcome().thenAccept(o -> {
+                if (!stopped && current == s) {
+                    clients++;
+                    log("node", "rping", "client " + clients + ": " + o);
+                    on.loop().execute(this::again);
+                }
+            });
+        }
+
+        private void again() {
+            if (!stopped) {
+                current.stop(on);
+                start();
+            }
+        }
+
+        void stop() {
+            stopped = true;
+            if (current != null) {
+                current.stop(on);
+            }
+        }
     }
 
     /** The hosted node, or null when not asked for. Touch it on its loop only. */
@@ -553,6 +622,18 @@ public final class E810Serve implements AutoCloseable {
         synchronized (this) {
             if (closed.getCount() == 0) {
                 return;
+            }
+            if (rping != null) {
+                try {
+                    node.loop().call(() -> {
+                        rping.stop();
+                        return null;
+                    }, MODEL_TIMEOUT);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (TimeoutException | RuntimeException e) {
+                    LOG.warn("stopping the node's rping server: {}", e.toString());
+                }
             }
             if (node != null) {
                 String counters;

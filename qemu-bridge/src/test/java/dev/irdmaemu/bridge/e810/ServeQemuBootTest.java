@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.irdmaemu.bridge.boot.HostedNode;
 import dev.irdmaemu.bridge.boot.ScenarioOverlay;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import dev.irdmaemu.bridge.kit.GuestResult;
@@ -47,7 +48,7 @@ class ServeQemuBootTest {
         }
         sockets = Files.createTempDirectory("irdma-emu-serve");
         runDir = Path.of("target", "guest-boot", "serve").toAbsolutePath();
-        serve = E810Serve.start(new E810Serve.Settings(1, sockets, runDir, 512, Duration.ofSeconds(20), true, true, null),
+        serve = E810Serve.start(new E810Serve.Settings(1, sockets, runDir, 512, Duration.ofSeconds(20), true, true, null, false),
                 line -> LOG.info("serve: {}", line));
     }
 
@@ -205,12 +206,47 @@ class ServeQemuBootTest {
         }
     }
 
+    /** The guest's stock irdma.ko (iWARP) runs rping -c against the node's rping server, which listens again. */
+    @Test
+    void theGuestsIrdmaRunsRpingAgainstTheNodesServer() throws Exception {
+        serve.close();
+        serve = E810Serve.start(new E810Serve.Settings(1, sockets, runDir.resolve("rping"), 512,
+                Duration.ofSeconds(20), true, true, null, true), line -> LOG.info("serve: {}", line));
+        Path overlay = runDir.resolve("initrd-rping-scenarios.img");
+        ScenarioOverlay.write(kit.initramfs(), overlay);
+        Path console = runDir.resolve("console-rping.log");
+        GuestResult r;
+        try (QemuProcess qemu = QemuProcess.start(commandLine(overlay, serve.qemuArguments(),
+                "irdma_emu.scenario=rping-client", "irdma_emu.nic=e810"), console)) {
+            r = qemu.awaitResult(RESULT_TIMEOUT);
+        }
+        GuestResult result = r;
+        assertTrue(result.ok(), () -> result + "; console in " + console);
+        assertEquals("iWARP", result.field("transport"), result::toString);
+        assertEquals("10", result.field("rping_pings"), result::toString);
+        assertTrue(serve.host(0).server().awaitClientsEnded(1, Duration.ofSeconds(30)));
+        HostedNode node = serve.node();
+        long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        List<String> sessions = Files.readAllLines(serve.sessionsLog());
+        while (sessions.stream().noneMatch(l -> l.contains(" node rping client 1: rping-server ok"))
+                && System.nanoTime() < end) {
+            Thread.sleep(200);
+            sessions = Files.readAllLines(serve.sessionsLog());
+        }
+        List<String> lines = sessions;
+        assertTrue(lines.stream().anyMatch(l -> l.contains(" node rping client 1: rping-server ok")
+                && l.contains("pings=10")), lines::toString);
+        assertEquals(1, (int) node.loop().call(() -> node.cm.listenerCount(), Duration.ofSeconds(10)),
+                "the node listens again for the next client");
+        assertTrue(serve.counts(0).empty(), () -> "nothing left on the model: " + lines);
+    }
+
     @Test
     void aVirtioNetGuestOnTheVhostUserSocketPingsItsOwnNode() throws Exception {
         serve.close();
         Path vhost = sockets.resolve("vhost.sock");
         serve = E810Serve.start(new E810Serve.Settings(1, sockets, runDir.resolve("vhost"), 512, Duration.ofSeconds(20),
-                false, false, vhost), line -> LOG.info("serve: {}", line));
+                false, false, vhost, false), line -> LOG.info("serve: {}", line));
         List<String> printed = serve.qemuArguments();
         assertTrue(printed.contains("vhost-user,id=net0,chardev=chr0"), printed::toString);
         assertTrue(printed.contains("socket,id=chr0,path=" + vhost.toAbsolutePath()), printed::toString);

@@ -67,7 +67,7 @@ class E810ServeClientsTest {
 
     private E810Serve start(int functions, String run) throws IOException {
         return E810Serve.start(new E810Serve.Settings(functions, dir.resolve("sockets"), dir.resolve(run), 512,
-                Duration.ofSeconds(20), true, false, null), line -> { });
+                Duration.ofSeconds(20), true, false, null, false), line -> { });
     }
 
     private static void ok(Reply r) {
@@ -160,7 +160,7 @@ class E810ServeClientsTest {
     @Test
     void withoutATraceFileTheSessionLogStillNamesEachFlr() throws Exception {
         serve = E810Serve.start(new E810Serve.Settings(1, dir.resolve("sockets"), dir.resolve("quiet"), 512,
-                Duration.ofSeconds(20), false, false, null), line -> { });
+                Duration.ofSeconds(20), false, false, null, false), line -> { });
         try (RandomAccessFile ram = new RandomAccessFile(shm.toFile(), "rw");
              VfioUserClient c = new VfioUserClient(serve.devices().get(0).socketPath())) {
             drive(c, ram);
@@ -233,10 +233,10 @@ class E810ServeClientsTest {
     void aVhostUserSocketAnotherServeHoldsIsRefusedToo() throws Exception {
         Path vhost = dir.resolve("vhost.sock");
         serve = E810Serve.start(new E810Serve.Settings(1, dir.resolve("a"), dir.resolve("one"), 512,
-                Duration.ofSeconds(20), false, false, vhost), line -> { });
+                Duration.ofSeconds(20), false, false, vhost, false), line -> { });
         assertTrue(serve.qemuArguments().contains("vhost-user,id=net0,chardev=chr0"), serve.qemuArguments()::toString);
         IOException e = assertThrows(IOException.class, () -> E810Serve.start(new E810Serve.Settings(1,
-                dir.resolve("b"), dir.resolve("two"), 512, Duration.ofSeconds(20), false, false, vhost), line -> { }));
+                dir.resolve("b"), dir.resolve("two"), 512, Duration.ofSeconds(20), false, false, vhost, false), line -> { }));
         assertTrue(e instanceof VfioUserServer.SocketInUseException && e.getMessage().contains(vhost + " is in use"),
                 e::toString);
         assertFalse(Files.exists(dir.resolve("b").resolve("e810-0.sock")), "the refused serve left nothing behind");
