@@ -5,7 +5,8 @@
 #                         netdev, and the stock irdma.ko in iWARP mode on it; the node is on the E810's wire
 # nic_up ADDRESS4/LEN [ADDRESS6/LEN]  brings the NIC up with the addresses; sets NIC (the netdev's name)
 # rdma_up                             the iWARP device on NIC; sets RDMA_DEV (siw0 or the irdma device)
-# Fields: nic (virtio or e810), nic_name, and for e810 e810_bdf, ice_ms, irdma_ms, rdma_dev, transport.
+# Fields: nic (virtio or e810), nic_name, nic_up_ms (guest uptime when the NIC had carrier), and for e810 e810_bdf,
+# ice_ms, irdma_ms, rdma_dev, transport.
 IP=/sbin/ip
 NIC_KIND="$(param irdma_emu.nic || echo virtio)"
 case "$NIC_KIND" in virtio | e810) ;; *) fail "irdma_emu.nic must be virtio or e810: $NIC_KIND" ;; esac
@@ -57,9 +58,10 @@ nic_up() { # ADDRESS4/LEN [ADDRESS6/LEN]
         until [ "$(cat "/sys/class/net/$NIC/carrier" 2>/dev/null)" = 1 ]; do
             tries=$((tries + 1))
             [ "$tries" -le 20 ] || fail "$NIC has no carrier 10 s after it was set up"
-            sleep 0.5
+            sleep 0.1
         done
     fi
+    field nic_up_ms "$(nic_ms)"
 }
 
 rdma_up() {

@@ -14,12 +14,17 @@ field eth0_mac "$(cat /sys/class/net/$NIC/address)"
 replies() { # PING-OUTPUT: the "N packets received" count
     echo "$1" | sed -n 's/.* \([0-9][0-9]*\) packets received.*/\1/p'
 }
+rtt_avg() { # PING-OUTPUT: the average round trip in ms (busybox: "round-trip min/avg/max = a/b/c ms")
+    echo "$1" | sed -n 's/^.*min\/avg\/max[^=]*= *[0-9.]*\/\([0-9.]*\)\/.*/\1/p'
+}
 
 step ping
 out="$(ping -c "$COUNT" -i 0.2 -W 5 -w 30 "$NODE4" 2>&1)"
 echo "$out"
 got="$(replies "$out")"
 field ping4_replies "${got:-0}"
+field ping4_rtt_avg_ms "$(rtt_avg "$out")"
+field ping4_done_ms "$(awk '{printf "%d", $1 * 1000}' /proc/uptime)"
 neigh="$($IP neigh show "$NODE4" dev "$NIC" 2>&1)"
 echo "$neigh"
 field arp_mac "$(echo "$neigh" | sed -n 's/.*lladdr \([0-9a-f:]*\).*/\1/p')"
@@ -30,6 +35,7 @@ out="$(ping6 -c "$COUNT" -i 0.2 -W 5 -w 30 "$NODE6" 2>&1)"
 echo "$out"
 got="$(replies "$out")"
 field ping6_replies "${got:-0}"
+field ping6_rtt_avg_ms "$(rtt_avg "$out")"
 neigh="$($IP -6 neigh show "$NODE6" dev "$NIC" 2>&1)"
 echo "$neigh"
 field nd_mac "$(echo "$neigh" | sed -n 's/.*lladdr \([0-9a-f:]*\).*/\1/p')"

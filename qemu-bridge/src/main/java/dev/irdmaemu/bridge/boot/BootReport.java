@@ -26,11 +26,22 @@ import java.util.Locale;
  * @param bootToResult from the start of the run (the model's bring-up) to the guest's result line; null without one
  * @param qemuToResult from QEMU's start to the result line; null without one
  * @param whole        the whole run, teardown included
+ * @param e810         with the E810 NIC, what its model held after the guest's poweroff; else null
  */
 public record BootReport(BootScenario scenario, Siw siw, Status status, GuestResult guest, String failure,
                          NodeCounters counters, NodeCounters end, Duration nodeUp, List<ServiceOutcome> services, Path runDir, Path console, Path pcap,
-                         Path trace, Duration bootToResult, Duration qemuToResult, Duration whole) {
+                         Path trace, Duration bootToResult, Duration qemuToResult, Duration whole, E810Left e810) {
     public enum Status { OK, FAILED, TIMEOUT, ABORTED, ERROR }
+
+    /**
+     * What the emulated E810 still held once the guest had powered off (its drivers' shutdown ran): RDMA QPs and
+     * CQs beyond none, and the vfio-user server's counts; null for a virtio-net boot or when QEMU did not end.
+     */
+    public record E810Left(int qps, int cqs, String vfioUser, String cable) {
+        public boolean empty() {
+            return qps == 0 && cqs == 0;
+        }
+    }
 
     public BootReport {
         services = List.copyOf(services);
@@ -74,6 +85,11 @@ public record BootReport(BootScenario scenario, Siw siw, Status status, GuestRes
         if (end != null) {
             l.add("left      " + (end.leaks().isEmpty() ? "nothing: no CM node or listener child, no QP, CQ or MR in the "
                     + "verbs, no QP, CQ or STag in the device beyond the PUDA queues" : "LEAKED " + end.leaks()));
+        }
+        if (e810 != null) {
+            l.add(String.format("E810      after the guest's poweroff: %s; vfio-user %s; cable %s",
+                    e810.empty() ? "nothing left (0 QPs, 0 CQs)" : "LEFT " + e810.qps() + " QPs, " + e810.cqs()
+                            + " CQs", e810.vfioUser(), e810.cable()));
         }
         for (ServiceOutcome s : services) {
             l.add("service   " + s);

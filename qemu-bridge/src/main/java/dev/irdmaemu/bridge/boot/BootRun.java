@@ -86,6 +86,7 @@ public final class BootRun implements AutoCloseable {
     private VhostNetPort port;
     private E810Host e810;
     private Writer e810Trace;
+    private BootReport.E810Left e810Left;
     private boolean servicesStopped;
     private Duration nodeUp;
     private long runStart;
@@ -130,6 +131,15 @@ public final class BootRun implements AutoCloseable {
             stopServices();
             end = settled();
             List<String> problems = new ArrayList<>();
+            if (e810 != null) {
+                e810Left = e810AfterPowerOff();
+                if (e810Left == null) {
+                    problems.add("QEMU did not power off within " + POWER_OFF.toSeconds() + " s");
+                } else if (!e810Left.empty()) {
+                    problems.add("the E810 model holds " + e810Left.qps() + " QPs and " + e810Left.cqs()
+                            + " CQs after the guest's poweroff");
+                }
+            }
             if (!guest.ok()) {
                 problems.add("the guest failed at step " + guest.field("step")
                         + (guest.field("reason").isEmpty() ? "" : ": " + guest.field("reason")));
@@ -170,7 +180,7 @@ public final class BootRun implements AutoCloseable {
         return new BootReport(options.scenario(),
                 options.nic() == BootOptions.Nic.E810 ? null : options.effectiveSiw(), status, guest, failure, counters, end,
                 nodeUp, outcomes, options.runDir(), console, pcapFile, traceFile, bootToResult,
-                guest == null ? null : guest.afterStart(), Duration.ofNanos(System.nanoTime() - start));
+                guest == null ? null : guest.afterStart(), Duration.ofNanos(System.nanoTime() - start), e810Left);
     }
 
     private void setUp() throws IOException, InterruptedException, TimeoutException {
@@ -277,6 +287,20 @@ public final class BootRun implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * With the E810: waits for QEMU to end (the guest powers off after its result line, and the kernel's shutdown
+     * runs ice's and irdma's teardown on the way), then asks the model what it still holds; null when QEMU did not
+     * end in time.
+     */
+    private BootReport.E810Left e810AfterPowerOff() throws InterruptedException, TimeoutException {
+        if (qemu.awaitExit(POWER_OFF).isEmpty()) {
+            return null;
+        }
+        int[] held = e810.loop().call(() -> new int[] {e810.pf().rdma().qps().liveCount(),
+                e810.pf().rdma().cqs().liveCount()}, MODEL_CALL);
+        return new BootReport.E810Left(held[0], held[1], e810.server().counters().summary(), e810.cableSummary());
     }
 
     private void awaitServices() throws InterruptedException {

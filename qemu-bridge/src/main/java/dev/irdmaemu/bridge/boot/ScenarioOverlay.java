@@ -37,8 +37,8 @@ public final class ScenarioOverlay {
     private ScenarioOverlay() {
     }
 
-    /** Fragments the scenarios source (not scenarios themselves): the NIC and iWARP device set-up. */
-    static final List<String> FRAGMENTS = List.of("nic");
+    /** Scripts beyond the boot scenarios: the NIC and iWARP set-up they source, and the two-guest rping pair. */
+    static final List<String> FRAGMENTS = List.of("nic", "rping-pair");
 
     /** The scenario scripts in this jar and the fragments they source, by their path in the initramfs. */
     public static Map<String, byte[]> scenarios() throws IOException {

@@ -52,10 +52,10 @@ final class BootCommand implements Callable<Integer> {
                     + "peer_to_peer true). Default: the scenario's.")
     String siw;
 
-    @Option(names = "--nic", paramLabel = "virtio|e810", defaultValue = "virtio",
-            description = "The guest's NIC: virtio (virtio-net over vhost-user, siw in the guest) or e810 (the "
-                    + "emulated E810 over vfio-user: Linux 7.3's stock ice.ko and irdma.ko in iWARP mode, the kit's "
-                    + "e810 flavour). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--nic", paramLabel = "e810|virtio", defaultValue = "e810",
+            description = "The guest's NIC: e810 (the emulated E810 over vfio-user: Linux 7.3's stock ice.ko and "
+                    + "irdma.ko in iWARP mode, the kit's e810 flavour) or virtio (virtio-net over vhost-user, Debian "
+                    + "12's kernel with siw). Default: ${DEFAULT-VALUE}.")
     String nic;
 
     @Option(names = "--kernel", paramLabel = "K", description = "Boot this kernel image instead of the kit's.")
@@ -144,7 +144,7 @@ final class BootCommand implements Callable<Integer> {
     }
 
     /** The guest kit; on the first run, provisioned as {@code ./irdma-emu kit} does, its progress on stderr. */
-    private static GuestKit kit(PrintWriter err) throws CliFailure, InterruptedException {
+    static GuestKit kit(PrintWriter err) throws CliFailure, InterruptedException {
         try {
             return GuestKit.locate();
         } catch (MissingGuestKitException missing) {

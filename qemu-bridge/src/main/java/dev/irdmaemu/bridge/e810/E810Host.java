@@ -7,6 +7,7 @@ import dev.irdmaemu.bridge.vfiouser.DmaSpace;
 import dev.irdmaemu.bridge.vfiouser.E810VfioUserFunction;
 import dev.irdmaemu.bridge.vfiouser.VfioUserServer;
 import dev.irdmaemu.bridge.vfiouser.VfioUserSessionListener;
+import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810PhysicalFunction;
 import dev.irdmaemu.model.LatencyTable;
@@ -45,6 +46,9 @@ public final class E810Host implements AutoCloseable {
     private final FrameMailbox fromE810 = new FrameMailbox(CABLE_SLOTS);
     private final FrameMailbox toE810 = new FrameMailbox(CABLE_SLOTS);
     private volatile Runnable farEndWakeup = () -> { };
+    /** When cabled to another E810 ({@link #cable}): where this one's frames go instead of {@link #fromE810}. */
+    private volatile E810Host peer;
+    private volatile FrameTap cableTap = FrameTap.NONE;
     private final FrameReceiver intoPort;
     /** Frames per direction the cable holds: more than a full TCP window of MTU-sized segments. */
     static final int CABLE_SLOTS = 512;
@@ -65,7 +69,13 @@ public final class E810Host implements AutoCloseable {
         this.pf = built.get();
         this.intoPort = (store, offset, length) -> pf.rdma().port().receive(store, offset, length);
         pf.rdma().port().setTransmitter((store, offset, length) -> {
-            if (fromE810.offer(store, offset, length)) {
+            E810Host p = peer;
+            if (p != null) {
+                cableTap.frame(scheduler.now(), store, offset, length);
+                if (p.toE810.offer(store, offset, length)) {
+                    p.loop.kick();
+                }
+            } else if (fromE810.offer(store, offset, length)) {
                 farEndWakeup.run();
             }
         });
@@ -144,8 +154,32 @@ public final class E810Host implements AutoCloseable {
         };
     }
 
+    /**
+     * Joins {@code a}'s and {@code b}'s Ethernet ports with one cable (two guests, each with its own E810, on one
+     * wire): what one transmits waits in the other's inbound mailbox for its loop. {@code tap} sees every frame once,
+     * stamped with the sender's simulated time; it is called from both loops, so it is serialised here. Call before
+     * the guests start.
+     */
+    public static void cable(E810Host a, E810Host b, FrameTap tap) {
+        FrameTap serial = tap == null ? FrameTap.NONE : new FrameTap() {
+            @Override
+            public synchronized void frame(long timeNanos, BytesStore<?, ?> store, long offset, int length) {
+                tap.frame(timeNanos, store, offset, length);
+            }
+        };
+        a.cableTap = serial;
+        b.cableTap = serial;
+        a.peer = b;
+        b.peer = a;
+    }
+
     /** The cable's counts: frames each way and drops (full, oversize). */
     public String cableSummary() {
+        E810Host p = peer;
+        if (p != null) {
+            return String.format("to the other E810 %d (dropped %d full, %d oversize), from it %d", p.toE810.frames(),
+                    p.toE810.dropsFull(), p.toE810.dropsOversize(), toE810.frames());
+        }
         return String.format("e810->peer %d (dropped %d full, %d oversize), peer->e810 %d (dropped %d full, %d "
                         + "oversize)", fromE810.frames(), fromE810.dropsFull(), fromE810.dropsOversize(),
                 toE810.frames(), toE810.dropsFull(), toE810.dropsOversize());

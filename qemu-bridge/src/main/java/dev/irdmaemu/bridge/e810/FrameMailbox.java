@@ -1,13 +1,15 @@
 package dev.irdmaemu.bridge.e810;
 
 import dev.irdmaemu.bridge.vhost.FrameReceiver;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
  * One direction of a cable between two model threads: frames one loop transmits, copied into fixed off-heap slots,
  * for the other loop to take. One producer thread and one consumer thread (each side's {@code ModelLoop}); nothing
- * is allocated per frame. A frame longer than a slot, or one that finds every slot full (the receiver is behind),
+ * is allocated per frame. A drain hands frames to a receiver that may itself offer into another mailbox (never this
+ * one: the two directions are two mailboxes). A frame longer than a slot, or one that finds every slot full (the receiver is behind),
  * is dropped and counted, as a switch port with a full buffer drops: never an exception on the sender's path.
  *
  * <p>The slot is {@value #MAX_FRAME} bytes, the E810's largest frame (ice_adminq_cmd.h
@@ -27,6 +29,8 @@ public final class FrameMailbox implements AutoCloseable {
     private final AtomicLong dropsFull = new AtomicLong();
     private final AtomicLong dropsOversize = new AtomicLong();
     private volatile boolean closed;
+    /** Offers and drains in progress (close waits for them before it frees the slots). */
+    private final AtomicInteger users = new AtomicInteger();
 
     /** A mailbox of {@code slots} frames (a power of two is not required). */
     public FrameMailbox(int slots) {
@@ -43,9 +47,15 @@ public final class FrameMailbox implements AutoCloseable {
      * full, or the mailbox closed).
      */
     public boolean offer(BytesStore<?, ?> from, long offset, int length) {
-        if (closed) {
-            return false;
+        users.incrementAndGet();
+        try {
+            return closed ? false : put(from, offset, length);
+        } finally {
+            users.decrementAndGet();
         }
+    }
+
+    private boolean put(BytesStore<?, ?> from, long offset, int length) {
         if (length <= 0 || length > MAX_FRAME) {
             dropsOversize.incrementAndGet();
             return false;
@@ -65,6 +75,15 @@ public final class FrameMailbox implements AutoCloseable {
 
     /** Consumer thread: hands up to {@code budget} frames to {@code receiver}, oldest first; answers how many. */
     public int drain(FrameReceiver receiver, int budget) {
+        users.incrementAndGet();
+        try {
+            return closed ? 0 : take(receiver, budget);
+        } finally {
+            users.decrementAndGet();
+        }
+    }
+
+    private int take(FrameReceiver receiver, int budget) {
         long h = head.get();
         long available = tail.get() - h;
         int n = (int) Math.min(available, budget);
@@ -99,12 +118,22 @@ public final class FrameMailbox implements AutoCloseable {
         return dropsOversize.get();
     }
 
-    /** Stops taking frames and frees the slots; call once both threads are done with it. */
+    /**
+     * Stops taking frames and frees the slots. Any thread, any time: an offer or a drain in progress (a loop still
+     * sending into a mailbox whose owner is closing it) is waited for, and any later one finds the mailbox closed;
+     * no lock is held while frames are handed on, so two loops cabled to each other never wait on each other.
+     */
     @Override
     public void close() {
-        if (!closed) {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
             closed = true;
-            store.releaseLast();
         }
+        while (users.get() != 0) {
+            Thread.onSpinWait();
+        }
+        store.releaseLast();
     }
 }

@@ -69,7 +69,12 @@ class ScenarioOverlayTest {
             assertArrayEquals(Files.readAllBytes(source), entries.get("1:scenarios/" + s.word() + ".sh"),
                     s.word() + ": the overlay carries the script of this build");
         }
-        assertEquals(BootScenario.values().length + 1, entries.size());
+        for (String extra : ScenarioOverlay.FRAGMENTS) {
+            Path source = Path.of("src", "main", "kit", "guest", "scenarios", extra + ".sh");
+            assertArrayEquals(Files.readAllBytes(source), entries.get("1:scenarios/" + extra + ".sh"),
+                    extra + ": the overlay carries the scripts the scenarios source, and the pair scenario");
+        }
+        assertEquals(BootScenario.values().length + ScenarioOverlay.FRAGMENTS.size() + 1, entries.size());
     }
 
     @Test

@@ -203,6 +203,9 @@ class GuestKitTest {
         GuestKit moved = e810.relocatedTo(Path.of("/kit"));
         assertEquals(Path.of("/kit/e810/vmlinuz"), moved.kernel(), "relocation keeps the flavour");
         assertEquals("7.3.4+deb13-amd64", moved.kernelRelease());
+        GuestKit movedThenE810 = k.relocatedTo(Path.of("/kit")).e810();
+        assertEquals(Path.of("/kit/e810/vmlinuz"), movedThenE810.kernel(), "a relocated kit's e810 flavour is not "
+                + "checked here either (a container's image holds it, not this machine)");
     }
 
     @Test
