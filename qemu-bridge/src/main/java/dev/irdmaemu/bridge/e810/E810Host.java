@@ -6,6 +6,7 @@ import dev.irdmaemu.bridge.vhost.FrameReceiver;
 import dev.irdmaemu.bridge.vfiouser.DmaSpace;
 import dev.irdmaemu.bridge.vfiouser.E810VfioUserFunction;
 import dev.irdmaemu.bridge.vfiouser.VfioUserServer;
+import dev.irdmaemu.bridge.vfiouser.VfioUserSessionListener;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810PhysicalFunction;
@@ -54,7 +55,8 @@ public final class E810Host implements AutoCloseable {
     /** Frames handed to the port per loop round before timers and tasks run again. */
     static final int POLL_BUDGET = 64;
 
-    private E810Host(Path socket, int pfId, long mac, long seed, TraceSink traceSink) throws IOException {
+    private E810Host(Path socket, int pfId, long mac, long seed, TraceSink traceSink,
+                     VfioUserSessionListener sessions) throws IOException {
         this.scheduler = new SimScheduler(seed);
         this.trace = traceSink == null ? new Trace(scheduler) : new Trace(scheduler).enableAll(traceSink);
         AtomicReference<E810PhysicalFunction> built = new AtomicReference<>();
@@ -81,7 +83,7 @@ public final class E810Host implements AutoCloseable {
                 () -> toE810.drain(intoPort, POLL_BUDGET) == POLL_BUDGET);
         loop.start();
         try {
-            this.server = VfioUserServer.start(socket, function, loop::execute, dma);
+            this.server = VfioUserServer.start(socket, function, loop::execute, dma, sessions);
         } catch (IOException | RuntimeException e) {
             loop.close();
             throw e;
@@ -95,7 +97,13 @@ public final class E810Host implements AutoCloseable {
      */
     public static E810Host start(Path socket, int pfId, long mac, long seed, TraceSink traceSink)
             throws IOException {
-        return new E810Host(socket, pfId, mac, seed, traceSink);
+        return new E810Host(socket, pfId, mac, seed, traceSink, VfioUserSessionListener.NONE);
+    }
+
+    /** As above, {@code sessions} hearing each QEMU connect, reset the function, leave or be refused. */
+    public static E810Host start(Path socket, int pfId, long mac, long seed, TraceSink traceSink,
+                                 VfioUserSessionListener sessions) throws IOException {
+        return new E810Host(socket, pfId, mac, seed, traceSink, sessions);
     }
 
     public VfioUserServer server() {
