@@ -34,12 +34,16 @@ public record BootReport(BootScenario scenario, Siw siw, Status status, GuestRes
     public enum Status { OK, FAILED, TIMEOUT, ABORTED, ERROR }
 
     /**
-     * What the emulated E810 still held once the guest had powered off (its drivers' shutdown ran): RDMA QPs and
-     * CQs beyond none, and the vfio-user server's counts; null for a virtio-net boot or when QEMU did not end.
+     * What the emulated E810 still held once the guest had powered off (its drivers' shutdown ran): its QPs and CQs,
+     * everything irdma made on it ({@code rdmaObjects}: QPs, CQs, CEQs, STags, hash entries, AHs, WS nodes, qsets,
+     * HMC SDs, ... as {@code E810Holdings} counts them, listed in {@code holdings}), everything ice made for its
+     * LAN ({@code lanObjects}: VSIs, queues, switch rules), and the vfio-user server's and the cable's counts; null
+     * for a virtio-net boot or when QEMU did not end.
      */
-    public record E810Left(int qps, int cqs, String vfioUser, String cable) {
+    public record E810Left(int qps, int cqs, int rdmaObjects, int lanObjects, String holdings, String vfioUser,
+                           String cable) {
         public boolean empty() {
-            return qps == 0 && cqs == 0;
+            return qps == 0 && cqs == 0 && rdmaObjects == 0 && lanObjects == 0;
         }
     }
 
@@ -88,8 +92,8 @@ public record BootReport(BootScenario scenario, Siw siw, Status status, GuestRes
         }
         if (e810 != null) {
             l.add(String.format("E810      after the guest's poweroff: %s; vfio-user %s; cable %s",
-                    e810.empty() ? "nothing left (0 QPs, 0 CQs)" : "LEFT " + e810.qps() + " QPs, " + e810.cqs()
-                            + " CQs", e810.vfioUser(), e810.cable()));
+                    e810.empty() ? "nothing of irdma's or ice's left (" + e810.holdings() + ")" : "LEFT " + e810.holdings(),
+                    e810.vfioUser(), e810.cable()));
         }
         for (ServiceOutcome s : services) {
             l.add("service   " + s);

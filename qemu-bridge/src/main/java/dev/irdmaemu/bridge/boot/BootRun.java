@@ -9,6 +9,7 @@ import dev.irdmaemu.bridge.vhost.VhostNetPort;
 import dev.irdmaemu.bridge.e810.E810Host;
 import dev.irdmaemu.bridge.e810.E810ProbeRun;
 import dev.irdmaemu.bridge.kit.MissingGuestKitException;
+import dev.irdmaemu.model.E810Holdings;
 import dev.irdmaemu.bridge.kit.VfioUserDevice;
 import dev.irdmaemu.bridge.vhost.VhostUserBackend;
 import dev.irdmaemu.fw.pcap.PcapWriter;
@@ -136,8 +137,8 @@ public final class BootRun implements AutoCloseable {
                 if (e810Left == null) {
                     problems.add("QEMU did not power off within " + POWER_OFF.toSeconds() + " s");
                 } else if (!e810Left.empty()) {
-                    problems.add("the E810 model holds " + e810Left.qps() + " QPs and " + e810Left.cqs()
-                            + " CQs after the guest's poweroff");
+                    problems.add("the E810 model holds objects of the guest's drivers after its poweroff: "
+                            + e810Left.holdings());
                 }
             }
             if (!guest.ok()) {
@@ -298,9 +299,10 @@ public final class BootRun implements AutoCloseable {
         if (qemu.awaitExit(POWER_OFF).isEmpty()) {
             return null;
         }
-        int[] held = e810.loop().call(() -> new int[] {e810.pf().rdma().qps().liveCount(),
-                e810.pf().rdma().cqs().liveCount()}, MODEL_CALL);
-        return new BootReport.E810Left(held[0], held[1], e810.server().counters().summary(), e810.cableSummary());
+        E810Holdings held = e810.loop().call(() -> E810Holdings.of(e810.pf()), MODEL_CALL);
+        return new BootReport.E810Left(held.count(E810Holdings.Kind.QPS), held.count(E810Holdings.Kind.CQS),
+                held.total(E810Holdings.Side.RDMA), held.total(E810Holdings.Side.LAN), held.toString(), e810.server().counters().summary(),
+                e810.cableSummary());
     }
 
     private void awaitServices() throws InterruptedException {
