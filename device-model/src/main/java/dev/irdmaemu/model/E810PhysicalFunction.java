@@ -10,6 +10,7 @@ import dev.irdmaemu.model.ice.IceFirmware;
 import dev.irdmaemu.model.ice.IceSwitchAndScheduler;
 import dev.irdmaemu.model.lan.AddTxqsContexts;
 import dev.irdmaemu.model.lan.LanQueues;
+import dev.irdmaemu.model.lan.VsiRssSteering;
 import dev.irdmaemu.model.pci.E810PciFunction;
 import dev.irdmaemu.model.pci.FunctionBlock;
 import dev.irdmaemu.model.trace.Trace;
@@ -57,6 +58,7 @@ public final class E810PhysicalFunction {
         lan.interrupts(rdma.vectorCauses());
         lan.msixVectors(E810PciFunction.MSIX_VECTORS);
         lan.txContexts(new AddTxqsContexts(switchAndScheduler.txQueues(), lan.tx()));
+        lan.rxSteering(new VsiRssSteering(switchAndScheduler.vsis()));
         lan.wire((store, offset, length) -> rdma.port().transmit(store, offset, length));
         rdma.port().setLanSink(lan);
         ice.attachLan(lan);

@@ -129,6 +129,11 @@ public final class LanQueues implements Mmio, LanSink {
         tx.wire(t);
     }
 
+    /** Where the Rx engine finds each VSI's RSS key, LUT and queue map (the firmware's VSI table). */
+    public void rxSteering(RxSteering steering) {
+        rx.steering(steering);
+    }
+
     /** Where the Tx contexts come from (the add_txqs queues of the ice block). */
     public void txContexts(TxContextSource source) {
         tx.contexts(source);
