@@ -55,7 +55,7 @@ public final class E810PhysicalFunction {
         ice.onPfReset(this::pfSoftwareReset);
         // ice's LAN rings: registers behind the ice block, Tx contexts from add_txqs, frames to and from the port
         this.lan = new LanQueues(pfId, memory, trace);
-        lan.interrupts(rdma.vectorCauses());
+        lan.interrupts(rdma.throttledVectorCauses());
         lan.msixVectors(E810PciFunction.MSIX_VECTORS);
         lan.txContexts(new AddTxqsContexts(switchAndScheduler.txQueues(), lan.tx()));
         lan.rxSteering(new VsiRssSteering(switchAndScheduler.vsis()));

@@ -273,12 +273,12 @@ class LanRssTest {
         IceLanDriver d = rx[0];
         int[] ntu = {d.rxNtu};
         Runnable one = () -> {
+            rig.lan.frame(frame, 0, len);
             int r = ntu[0];
             rig.memory.writeLong(d.rxRing + r * (long) RxFlexDescriptor.SIZE, d.rxBufs[r]);
             rig.memory.writeLong(d.rxRing + r * (long) RxFlexDescriptor.SIZE + 8, 0);
             ntu[0] = (r + 1) % 64;
             rig.lan.write32(QRX_TAIL, ntu[0]);
-            rig.lan.frame(frame, 0, len);
         };
         for (int i = 0; i < 20_000; i++) {
             one.run();
