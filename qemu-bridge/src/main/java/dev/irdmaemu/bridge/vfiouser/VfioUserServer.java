@@ -1,18 +1,12 @@
 package dev.irdmaemu.bridge.vfiouser;
 
-import java.io.File;
+import dev.irdmaemu.bridge.sock.UnixAcceptLoop;
 import java.io.IOException;
-import java.net.SocketException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.newsclub.net.unix.AFUNIXServerSocket;
 import org.newsclub.net.unix.AFUNIXSocket;
-import org.newsclub.net.unix.AFUNIXSocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,8 +28,7 @@ public final class VfioUserServer implements AutoCloseable {
     private final Path path;
     private final VfioUserFunction device;
     private final Executor owner;
-    private final AFUNIXServerSocket server;
-    private final Thread acceptThread;
+    private final UnixAcceptLoop listener;
     private final IrqTable irqs;
     private final DmaSpace dma;
     private final VfioUserCounters counters = new VfioUserCounters();
@@ -46,7 +39,6 @@ public final class VfioUserServer implements AutoCloseable {
     private int finished;
     private volatile VfioUserConnection current;
     private volatile Thread currentThread;
-    private volatile boolean closed;
 
     private VfioUserServer(Path path, VfioUserFunction device, Executor owner, DmaSpace dma) throws IOException {
         this.path = path;
@@ -68,20 +60,7 @@ public final class VfioUserServer implements AutoCloseable {
             throw new IllegalArgumentException(device.name() + ": " + vectors + " MSI-X vectors (msix_init: 1..2048)");
         }
         this.irqs = new IrqTable(path.getFileName().toString(), vectors, device.errorInterrupt());
-        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)
-                && !Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
-            throw new IOException(path + " exists and is not a socket");
-        }
-        Files.deleteIfExists(path);
-        this.server = AFUNIXServerSocket.newInstance();
-        try {
-            server.bind(AFUNIXSocketAddress.of(new File(path.toString())));
-        } catch (IOException e) {
-            server.close();
-            throw e;
-        }
-        this.acceptThread = new Thread(this::acceptLoop, "vfio-user " + path.getFileName());
-        acceptThread.setDaemon(true);
+        this.listener = UnixAcceptLoop.bind(path, "vfio-user");
     }
 
     /**
@@ -97,7 +76,7 @@ public final class VfioUserServer implements AutoCloseable {
             throws IOException {
         VfioUserServer s = new VfioUserServer(path, device, owner, dma);
         device.attach(s.irqs, s.dma);
-        s.acceptThread.start();
+        s.listener.start(s::accepted);
         LOG.info("vfio-user: serving {} on {}", device.name(), path);
         return s;
     }
@@ -154,45 +133,25 @@ public final class VfioUserServer implements AutoCloseable {
         return true;
     }
 
-    private void acceptLoop() {
-        while (!closed) {
-            AFUNIXSocket socket;
-            try {
-                socket = server.accept();
-            } catch (SocketException e) {
-                break;
-            } catch (IOException e) {
-                if (!closed) {
-                    LOG.error("vfio-user {}: accept failed: {}", path, e.toString());
-                }
-                break;
-            }
-            if (closed) {
-                closeQuietly(socket);
-                break;
-            }
-            if (current != null) {
-                counters.clientRefused();
-                LOG.warn("vfio-user {}: refusing a second client while one is connected", path.getFileName());
-                try {
-                    socket.close();
-                } catch (IOException e) {
-                    LOG.debug("vfio-user {}: close refused client: {}", path, e.toString());
-                }
-                continue;
-            }
-            int n = accepted.incrementAndGet();
-            String name = path.getFileName() + "#" + n;
-            DeviceCalls calls = new DeviceCalls(device, owner, OWNER_TIMEOUT.toNanos());
-            VfioUserConnection c = new VfioUserConnection(socket, name, device, calls, irqs, dma, counters,
-                    regionSizes, message);
-            LOG.info("vfio-user {}: client connected", name);
-            current = c;
-            Thread t = new Thread(() -> serve(c), "vfio-user " + name);
-            t.setDaemon(true);
-            currentThread = t;
-            t.start();
+    /** A client the accept loop took: refused while another is connected, else served on a thread of its own. */
+    private void accepted(AFUNIXSocket socket) {
+        if (current != null) {
+            counters.clientRefused();
+            LOG.warn("vfio-user {}: refusing a second client while one is connected", path.getFileName());
+            UnixAcceptLoop.closeQuietly(socket);
+            return;
         }
+        int n = accepted.incrementAndGet();
+        String name = path.getFileName() + "#" + n;
+        DeviceCalls calls = new DeviceCalls(device, owner, OWNER_TIMEOUT.toNanos());
+        VfioUserConnection c = new VfioUserConnection(socket, name, device, calls, irqs, dma, counters,
+                regionSizes, message);
+        LOG.info("vfio-user {}: client connected", name);
+        current = c;
+        Thread t = new Thread(() -> serve(c), "vfio-user " + name);
+        t.setDaemon(true);
+        currentThread = t;
+        t.start();
     }
 
     private void serve(VfioUserConnection c) {
@@ -211,21 +170,9 @@ public final class VfioUserServer implements AutoCloseable {
     /** Stops accepting, closes the current client (releasing all it holds) and removes the socket file. */
     @Override
     public void close() {
-        closed = true;
-        // Wake the accept loop with a connection of our own and let it end before closing the listening socket:
-        // closing it under a blocked accept() makes junixsocket open a wake-up socket of its own, which it then
-        // sometimes leaves open (seen in VfioUserServerTest's descriptor count).
-        try (AFUNIXSocket wake = AFUNIXSocket.connectTo(AFUNIXSocketAddress.of(new File(path.toString())))) {
-            LOG.debug("vfio-user {}: woke the accept loop", path.getFileName());
-        } catch (IOException e) {
-            LOG.debug("vfio-user {}: wake the accept loop: {}", path, e.toString());
-        }
-        join(acceptThread);
-        try {
-            server.close();
-        } catch (IOException e) {
-            LOG.debug("vfio-user {}: close: {}", path, e.toString());
-        }
+        // The accept loop wakes its blocked accept() with a connection of its own and ends before the listening
+        // socket closes (see UnixAcceptLoop); the socket file goes with it.
+        listener.close();
         VfioUserConnection c = current;
         Thread t = currentThread;
         if (c != null) {
@@ -235,20 +182,7 @@ public final class VfioUserServer implements AutoCloseable {
             join(t);
         }
         irqs.closeAll();
-        try {
-            Files.deleteIfExists(path);
-        } catch (IOException e) {
-            LOG.debug("vfio-user {}: remove socket: {}", path, e.toString());
-        }
         LOG.info("vfio-user {}: closed; {}", path.getFileName(), counters.summary());
-    }
-
-    private static void closeQuietly(AFUNIXSocket socket) {
-        try {
-            socket.close();
-        } catch (IOException e) {
-            LOG.debug("vfio-user: close: {}", e.toString());
-        }
     }
 
     private static void join(Thread t) {
