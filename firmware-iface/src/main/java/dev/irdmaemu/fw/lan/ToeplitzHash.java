@@ -10,7 +10,8 @@ package dev.irdmaemu.fw.lan;
  * <p>The input is fed field by field in network byte order ({@link #addInt}, {@link #addLong}, {@link #addShort}),
  * so a frame's addresses and ports hash where they lie without being gathered into a buffer. One instance is
  * reused for every frame: {@link #start} begins a new input, {@link #value} answers the hash; nothing allocates.
- * Not thread-safe (the model runs on one thread).
+ * Setting a key precomputes, for each input byte position and value, what that byte XORs into the result (52 x 256
+ * ints), so hashing costs one table read per input byte. Not thread-safe (the model runs on one thread).
  */
 public final class ToeplitzHash {
     /** ICE_AQC_GET_SET_RSS_KEY_DATA_RSS_KEY_SIZE + ICE_AQC_GET_SET_RSS_KEY_DATA_HASH_KEY_SIZE. */
@@ -18,6 +19,8 @@ public final class ToeplitzHash {
 
     /** The key, big-endian, with 4 zero bytes after it so that every 40-bit window reads inside the array. */
     private final byte[] key = new byte[MAX_KEY_BYTES + 8];
+    /** contribution[position * 256 + b]: what input byte b at that position XORs into the hash. */
+    private final int[] contribution = new int[MAX_KEY_BYTES * 256];
     private int keyBytes;
     private int position;
     private int result;
@@ -30,6 +33,20 @@ public final class ToeplitzHash {
         java.util.Arrays.fill(key, (byte) 0);
         System.arraycopy(k, 0, key, 0, length);
         keyBytes = length;
+        for (int p = 0; p < MAX_KEY_BYTES; p++) {
+            // The 40 key bits from byte p on: bit j (0 = most significant) of the input uses bits j..j+31 of them.
+            long window = (key[p] & 0xFFL) << 32 | (key[p + 1] & 0xFFL) << 24 | (key[p + 2] & 0xFFL) << 16
+                    | (key[p + 3] & 0xFFL) << 8 | key[p + 4] & 0xFFL;
+            for (int b = 0; b < 256; b++) {
+                int r = 0;
+                for (int j = 0; j < 8; j++) {
+                    if ((b & 0x80 >>> j) != 0) {
+                        r ^= (int) (window >>> 8 - j);
+                    }
+                }
+                contribution[p * 256 + b] = r;
+            }
+        }
         return this;
     }
 
@@ -51,16 +68,7 @@ public final class ToeplitzHash {
             position++;
             return this; // past the key: every window is zero
         }
-        // The 40 key bits from byte p on: bit j (0 = most significant) of the input uses bits j..j+31 of this window.
-        long window = (key[p] & 0xFFL) << 32 | (key[p + 1] & 0xFFL) << 24 | (key[p + 2] & 0xFFL) << 16
-                | (key[p + 3] & 0xFFL) << 8 | key[p + 4] & 0xFFL;
-        int r = result;
-        for (int j = 0; j < 8; j++) {
-            if ((b & 0x80 >>> j) != 0) {
-                r ^= (int) (window >>> 8 - j);
-            }
-        }
-        result = r;
+        result ^= contribution[p << 8 | b & 0xFF];
         position = p + 1;
         return this;
     }
