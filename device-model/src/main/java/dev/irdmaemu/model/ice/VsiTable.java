@@ -316,6 +316,13 @@ public final class VsiTable {
             return reject("set_rss_lut", "LUT type " + lutType, AqError.EINVAL);
         }
         int size = RssCommand.lutSize(flags);
+        // ice_lut_type_to_size: the PF's table is 2K, a global one 512, a VSI's the small one; the size flag follows
+        int typeSize = lutType == LUT_TYPE_PF ? RssCommand.LUT_PF_SIZE
+                : lutType == LUT_TYPE_GLOBAL ? RssCommand.LUT_GLOBAL_SIZE : RssCommand.LUT_VSI_SIZE;
+        if (size != typeSize) {
+            return reject("set_rss_lut", "LUT type " + lutType + " with a " + size + "-entry size flag",
+                    AqError.EINVAL);
+        }
         long len = CommandBuffer.length(desc, buf);
         boolean fits = len == size || size == RssCommand.LUT_VSI_SIZE && len == 2 * RssCommand.LUT_VSI_SIZE;
         if (!fits) {

@@ -303,7 +303,7 @@ public final class RxPath {
         TraceEvent t = trace.start(TraceKind.LAN);
         if (t != null) {
             t.text("dir", "rx").text("op", "frame").num("q", q).num("len", frameLength).num("descs", needed)
-                    .num("ptype", ptype).emit();
+                    .num("ptype", ptype).num("rss_hash", rssHash & 0xFFFF_FFFFL).emit();
         }
         owner.raiseRx(q);
     }

@@ -249,6 +249,13 @@ class LanRssTest {
         rig.deliver(LanRig.arpRequest());
         assertEquals(2, rig.lan.counters().rxRssQueueDisabled());
         assertEquals(0, rig.lan.counters().rxFrames());
+        // the PF's table with the small size flag, a global one with the 2K flag: the type fixes the size
+        assertEquals(AqError.EINVAL, send(AqOpcode.SET_RSS_LUT, d -> d.paramU16(RssCommand.PARAM_VSI_ID,
+                vsi | RssCommand.VSI_VALID).paramU16(RssCommand.PARAM_LUT_FLAGS, VsiTable.LUT_TYPE_PF),
+                Bytes.wrapForWrite(new byte[RssCommand.LUT_VSI_SIZE])));
+        assertEquals(AqError.EINVAL, send(AqOpcode.SET_RSS_LUT, d -> d.paramU16(RssCommand.PARAM_VSI_ID,
+                vsi | RssCommand.VSI_VALID).paramU16(RssCommand.PARAM_LUT_FLAGS,
+                VsiTable.LUT_TYPE_GLOBAL | RssCommand.LUT_SIZE_2K), lut));
         // a LUT type 3 is not one of enum ice_lut_type
         assertEquals(AqError.EINVAL, send(AqOpcode.SET_RSS_LUT, d -> d.paramU16(RssCommand.PARAM_VSI_ID,
                 vsi | RssCommand.VSI_VALID).paramU16(RssCommand.PARAM_LUT_FLAGS, 3 | RssCommand.LUT_SIZE_2K), lut));
