@@ -26,6 +26,13 @@ import net.openhft.chronicle.bytes.Bytes;
  * program FD profiles) and unwinds with the index back at ICE_NO_VSI. The table sizes come from GLQF_FD_SIZE
  * ({@link #FD_GUARANTEED}, {@link #FD_BEST_EFFORT}); the device cap's number is their sum (ice_parse_fdir_dev_caps).
  *
+ * <p>RSS (0x0040: rss_table_size 2048, the PF's LUT; rss_table_entry_width 8, one byte per LUT entry as
+ * set_rss_lut carries them) is reported only when the system property {@value #RSS_PROPERTY} is true: with it ice
+ * sets ICE_FLAG_RSS_ENA (ice_main.c ice_set_pf_caps), asks for one Rx queue per CPU instead of one and programs
+ * the key and LUT the Rx engine hashes through; it also sends the flow-profile commands of ice_add_rss_cfg
+ * (update_pkg 0x0C42), which the model does not serve, so ice logs their failure at debug level and the model
+ * hashes ice's default input sets (ice_lib.c default_rss_cfgs) whatever the profiles say.
+ *
  * <p>The count field: ice sends a 4 KiB buffer and reads back {@code count}; a buffer too small for every element
  * gets ENOMEM with {@code count} = the elements needed and no buffer (the size ice would retry with).
  */
@@ -41,11 +48,23 @@ public final class Capabilities {
     private final int pfId;
     private final int msixVectors;
     private final int firstVector;
+    private final boolean reportRss;
+
+    /** Turns the RSS capability on (see the class comment). */
+    public static final String RSS_PROPERTY = "irdmaemu.ice.rss";
+    /** ICE_LUT_PF_SIZE: the PF's LUT. */
+    public static final int RSS_TABLE_SIZE = 2048;
+    public static final int RSS_ENTRY_WIDTH = 8;
 
     public Capabilities(int pfId, int msixVectors, int firstVector) {
+        this(pfId, msixVectors, firstVector, Boolean.getBoolean(RSS_PROPERTY));
+    }
+
+    public Capabilities(int pfId, int msixVectors, int firstVector, boolean reportRss) {
         this.pfId = pfId;
         this.msixVectors = msixVectors;
         this.firstVector = firstVector;
+        this.reportRss = reportRss;
     }
 
     public void registerWith(BiConsumer<Integer, AqCommandHandler> r) {
@@ -57,7 +76,7 @@ public final class Capabilities {
         if (b == null) {
             return AqError.EINVAL;
         }
-        int n = device ? 7 : 8;
+        int n = device ? 7 : reportRss ? 9 : 8;
         if (b.readRemaining() < (long) n * ELEM_SIZE) {
             d.paramU32(COUNT, n).datalen(0);
             return AqError.ENOMEM;
@@ -72,6 +91,9 @@ public final class Capabilities {
             at = elem(b, at, CAP_RXQS, QUEUES_PER_PF, 0, (long) pfId * QUEUES_PER_PF);
             at = elem(b, at, CAP_TXQS, QUEUES_PER_PF, 0, (long) pfId * QUEUES_PER_PF);
             at = elem(b, at, CAP_MSIX, msixVectors, 0, firstVector);
+            if (reportRss) {
+                at = elem(b, at, CAP_RSS, RSS_TABLE_SIZE, RSS_ENTRY_WIDTH, 0);
+            }
         }
         at = elem(b, at, CAP_MAX_MTU, MAX_MTU, 0, 0);
         at = elem(b, at, CAP_RDMA, 1, 0, 0);

@@ -1,8 +1,8 @@
 package dev.irdmaemu.bridge.vfiouser;
 
+import dev.irdmaemu.bridge.sock.UnixAcceptLoop;
 import java.io.File;
 import java.io.IOException;
-import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -10,7 +10,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.newsclub.net.unix.AFUNIXServerSocket;
 import org.newsclub.net.unix.AFUNIXSocket;
 import org.newsclub.net.unix.AFUNIXSocketAddress;
 import org.slf4j.Logger;
@@ -39,8 +38,8 @@ public final class VfioUserServer implements AutoCloseable {
     private final Path path;
     private final VfioUserFunction device;
     private final Executor owner;
-    private final AFUNIXServerSocket server;
-    private final Thread acceptThread;
+    /** The listening socket and its accept thread (shared with the vhost-user back-end). */
+    private final UnixAcceptLoop sockets;
     private final IrqTable irqs;
     private final DmaSpace dma;
     private final VfioUserSessionListener listener;
@@ -83,16 +82,7 @@ public final class VfioUserServer implements AutoCloseable {
             requireNobodyListening(path);
             LOG.info("vfio-user {}: replacing a stale socket (nobody listens on it)", path);
         }
-        Files.deleteIfExists(path);
-        this.server = AFUNIXServerSocket.newInstance();
-        try {
-            server.bind(AFUNIXSocketAddress.of(new File(path.toString())));
-        } catch (IOException e) {
-            server.close();
-            throw e;
-        }
-        this.acceptThread = new Thread(this::acceptLoop, "vfio-user " + path.getFileName());
-        acceptThread.setDaemon(true);
+        this.sockets = UnixAcceptLoop.bind(path, "vfio-user");
     }
 
     /** Another server listens on the socket path this one was to bind. */
@@ -139,7 +129,7 @@ public final class VfioUserServer implements AutoCloseable {
                                        VfioUserSessionListener listener) throws IOException {
         VfioUserServer s = new VfioUserServer(path, device, owner, dma, listener);
         device.attach(s.irqs, s.dma);
-        s.acceptThread.start();
+        s.sockets.start(s::accepted);
         LOG.info("vfio-user: serving {} on {}", device.name(), path);
         return s;
     }
@@ -196,48 +186,32 @@ public final class VfioUserServer implements AutoCloseable {
         return true;
     }
 
-    private void acceptLoop() {
-        while (!closed) {
-            AFUNIXSocket socket;
-            try {
-                socket = server.accept();
-            } catch (SocketException e) {
-                break;
-            } catch (IOException e) {
-                if (!closed) {
-                    LOG.error("vfio-user {}: accept failed: {}", path, e.toString());
-                }
-                break;
-            }
-            if (closed) {
-                closeQuietly(socket);
-                break;
-            }
-            if (current != null && !awaitIdle()) {
-                counters.clientRefused();
-                String reason = "a second client connected while client #" + accepted.get() + " is served: closed"
-                        + " at once (one client per socket; the first is unharmed)";
-                LOG.warn("vfio-user {}: {}", path.getFileName(), reason);
-                tell(() -> listener.clientRefused(reason));
-                try {
-                    socket.close();
-                } catch (IOException e) {
-                    LOG.debug("vfio-user {}: close refused client: {}", path, e.toString());
-                }
-                continue;
-            }
-            int n = accepted.incrementAndGet();
-            String name = path.getFileName() + "#" + n;
-            DeviceCalls calls = new DeviceCalls(device, owner, OWNER_TIMEOUT.toNanos());
-            VfioUserConnection c = new VfioUserConnection(socket, name, device, calls, irqs, dma, counters,
-                    regionSizes, message, n, listener);
-            LOG.info("vfio-user {}: client connected", name);
-            current = c;
-            Thread t = new Thread(() -> serve(c, n), "vfio-user " + name);
-            t.setDaemon(true);
-            currentThread = t;
-            t.start();
+    /** A client the accept loop took: refused while another is served (after a short grace), else served. */
+    private void accepted(AFUNIXSocket socket) {
+        if (closed) {
+            UnixAcceptLoop.closeQuietly(socket);
+            return;
         }
+        if (current != null && !awaitIdle()) {
+            counters.clientRefused();
+            String reason = "a second client connected while client #" + accepted.get() + " is served: closed"
+                    + " at once (one client per socket; the first is unharmed)";
+            LOG.warn("vfio-user {}: {}", path.getFileName(), reason);
+            tell(() -> listener.clientRefused(reason));
+            UnixAcceptLoop.closeQuietly(socket);
+            return;
+        }
+        int n = accepted.incrementAndGet();
+        String name = path.getFileName() + "#" + n;
+        DeviceCalls calls = new DeviceCalls(device, owner, OWNER_TIMEOUT.toNanos());
+        VfioUserConnection c = new VfioUserConnection(socket, name, device, calls, irqs, dma, counters,
+                regionSizes, message, n, listener);
+        LOG.info("vfio-user {}: client connected", name);
+        current = c;
+        Thread t = new Thread(() -> serve(c, n), "vfio-user " + name);
+        t.setDaemon(true);
+        currentThread = t;
+        t.start();
     }
 
     /**
@@ -282,20 +256,9 @@ public final class VfioUserServer implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        // Wake the accept loop with a connection of our own and let it end before closing the listening socket:
-        // closing it under a blocked accept() makes junixsocket open a wake-up socket of its own, which it then
-        // sometimes leaves open (seen in VfioUserServerTest's descriptor count).
-        try (AFUNIXSocket wake = AFUNIXSocket.connectTo(AFUNIXSocketAddress.of(new File(path.toString())))) {
-            LOG.debug("vfio-user {}: woke the accept loop", path.getFileName());
-        } catch (IOException e) {
-            LOG.debug("vfio-user {}: wake the accept loop: {}", path, e.toString());
-        }
-        join(acceptThread);
-        try {
-            server.close();
-        } catch (IOException e) {
-            LOG.debug("vfio-user {}: close: {}", path, e.toString());
-        }
+        // the accept loop is woken with a connection of its own and ends before the listening socket closes
+        // (see UnixAcceptLoop); the socket file goes with it
+        sockets.close();
         VfioUserConnection c = current;
         Thread t = currentThread;
         if (c != null) {
