@@ -49,7 +49,10 @@ import org.slf4j.LoggerFactory;
  * <p>CQP ops are synchronous: post the WQE, ring PFPE_CQPDB, run the {@link SimScheduler} until the completion
  * for that WQE index arrives (through PFPE_CQPTAIL before the CCQ exists, from the CCQ after), bounded by
  * {@link #CQP_TIMEOUT_NANOS} of simulated time (ctrl.c irdma_sc_poll_for_cqp_op_done /
- * irdma_cqp_poll_registers): a missing completion is a {@link CqpException}, never a hang.
+ * irdma_cqp_poll_registers): a missing completion is a {@link CqpException}, never a hang. The requests irdma
+ * posts without waiting (the passive side's AH create, every AH destroy, the stats timer's Gather Stats) go through
+ * {@link #post}: their completions reach their callbacks from the interrupt handler, through the CCQ's CEQE
+ * (hw.c irdma_cqp_ce_handler).
  */
 public final class IrdmaDriver {
     private static final Logger LOG = LoggerFactory.getLogger(IrdmaDriver.class);
