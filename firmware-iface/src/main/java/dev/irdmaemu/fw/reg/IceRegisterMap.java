@@ -99,7 +99,6 @@ public final class IceRegisterMap {
         array("GLFLXP_RXDID_FLX_WRD_1", 0x0045C900, 4, 8);
         array("GLFLXP_RXDID_FLX_WRD_2", 0x0045CA00, 4, 8);
         array("GLFLXP_RXDID_FLX_WRD_3", 0x0045CB00, 4, 8);
-        one("GLQF_FD_SIZE", 0x00460010);
         one("GLQF_FD_CNT", 0x00460018);
         one("PFQF_FD_SIZE", 0x00460100);
         // Two-dimensional arrays: NAME(_i, _j) = base + _i * stride + _j * stride2.
