@@ -14,7 +14,7 @@ import java.util.Objects;
  * the guest's NIC.
  */
 public record BootOptions(BootScenario scenario, Siw siw, Path kernel, Path initrd, Path runDir, Duration timeout,
-                          int memoryMiB, Nic nic) {
+                          int memoryMiB, Nic nic, Path modules) {
     /** The NIC the guest gets, with the hosted node at the far end of its wire. */
     public enum Nic {
         /** virtio-net served over vhost-user by the node's port; the guest's iWARP is siw (the kit's 6.1 kernel). */
@@ -56,6 +56,10 @@ public record BootOptions(BootScenario scenario, Siw siw, Path kernel, Path init
         Objects.requireNonNull(runDir, "runDir");
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(nic, "nic");
+        if (modules != null && (nic != Nic.E810 || kernel == null)) {
+            throw new IllegalArgumentException("--modules goes with --kernel and --nic e810 (the user's kernel and its "
+                    + "ice.ko, irdma.ko and RDMA modules)");
+        }
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("the timeout must be positive: " + timeout);
         }
@@ -68,6 +72,12 @@ public record BootOptions(BootScenario scenario, Siw siw, Path kernel, Path init
     public BootOptions(BootScenario scenario, Siw siw, Path kernel, Path initrd, Path runDir, Duration timeout,
                        int memoryMiB) {
         this(scenario, siw, kernel, initrd, runDir, timeout, memoryMiB, Nic.VIRTIO);
+    }
+
+    /** A boot on {@code nic} with the kit's modules (or none of the user's). */
+    public BootOptions(BootScenario scenario, Siw siw, Path kernel, Path initrd, Path runDir, Duration timeout,
+                       int memoryMiB, Nic nic) {
+        this(scenario, siw, kernel, initrd, runDir, timeout, memoryMiB, nic, null);
     }
 
     /** The scenario with everything else as {@code irdma-emu boot} defaults it, the run folder under {@code base}. */
@@ -86,10 +96,10 @@ public record BootOptions(BootScenario scenario, Siw siw, Path kernel, Path init
     }
 
     public BootOptions withTimeout(Duration t) {
-        return new BootOptions(scenario, siw, kernel, initrd, runDir, t, memoryMiB, nic);
+        return new BootOptions(scenario, siw, kernel, initrd, runDir, t, memoryMiB, nic, modules);
     }
 
     public BootOptions withNic(Nic n) {
-        return new BootOptions(scenario, siw, kernel, initrd, runDir, timeout, memoryMiB, n);
+        return new BootOptions(scenario, siw, kernel, initrd, runDir, timeout, memoryMiB, n, modules);
     }
 }

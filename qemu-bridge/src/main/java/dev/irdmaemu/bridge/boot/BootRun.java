@@ -235,7 +235,13 @@ public final class BootRun implements AutoCloseable {
                 throw new BootFailure(e.getMessage());
             }
         }
-        ScenarioOverlay.write(options.initrd() != null ? options.initrd() : guestKit.initramfs(), initrd);
+        Path base = options.initrd() != null ? options.initrd() : guestKit.initramfs();
+        if (options.modules() != null) {
+            // the user's kernel: its own ice.ko, irdma.ko and RDMA modules in place of the kit's
+            ScenarioOverlay.write(base, initrd, GuestModules.overlay(options.modules(), guestKit.recipe()));
+        } else {
+            ScenarioOverlay.write(base, initrd);
+        }
         GuestLaunch launch = host.launch(guestKit).scenario(options.scenario().word())
                 .memoryMiB(options.memoryMiB()).initramfs(initrd);
         if (e810 != null) {

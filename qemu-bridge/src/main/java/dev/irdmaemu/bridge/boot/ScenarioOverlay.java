@@ -9,8 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.zip.GZIPOutputStream;
 
 /**
@@ -66,7 +68,17 @@ public final class ScenarioOverlay {
 
     /** Writes {@code base} (an initramfs) then the overlay of this jar's scenarios to {@code out}. */
     public static void write(Path base, Path out) throws IOException {
-        write(base, out, scenarios());
+        writeFiles(base, out, scenarios());
+    }
+
+    /**
+     * As {@link #write(Path, Path)}, with {@code extra} files (path in the initramfs to bytes) in the same overlay,
+     * replacing the base's files of the same paths: e.g. the user's kernel modules ({@link GuestModules}).
+     */
+    public static void write(Path base, Path out, Map<String, byte[]> extra) throws IOException {
+        Map<String, byte[]> files = new LinkedHashMap<>(scenarios());
+        files.putAll(extra);
+        writeFiles(base, out, files);
     }
 
     /**
@@ -74,10 +86,10 @@ public final class ScenarioOverlay {
      * not a {@link BootScenario} names them: e.g. the e810 flavour's) to {@code out}.
      */
     public static void write(Path base, Path out, String... names) throws IOException {
-        write(base, out, scripts(List.of(names)));
+        writeFiles(base, out, scripts(List.of(names)));
     }
 
-    private static void write(Path base, Path out, Map<String, byte[]> files) throws IOException {
+    private static void writeFiles(Path base, Path out, Map<String, byte[]> files) throws IOException {
         byte[] overlay = gzip(archive(files));
         try (OutputStream o = Files.newOutputStream(out)) {
             Files.copy(base, o);
@@ -85,11 +97,24 @@ public final class ScenarioOverlay {
         }
     }
 
-    /** A newc archive of the directory {@code scenarios} and {@code files} (paths relative to the root). */
+    /**
+     * A newc archive of the directory {@code scenarios}, every other folder the files lie in (parents first: the
+     * kernel's unpacker makes no folder by itself; one the base already has is made again harmlessly), and
+     * {@code files} (paths relative to the root).
+     */
     static byte[] archive(Map<String, byte[]> files) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int inode = FIRST_INODE;
-        entry(out, "scenarios", DIRECTORY, 2, inode++, new byte[0]);
+        Set<String> folders = new LinkedHashSet<>();
+        folders.add("scenarios");
+        for (String path : files.keySet()) {
+            for (int slash = path.indexOf('/'); slash > 0; slash = path.indexOf('/', slash + 1)) {
+                folders.add(path.substring(0, slash));
+            }
+        }
+        for (String folder : folders) {
+            entry(out, folder, DIRECTORY, 2, inode++, new byte[0]);
+        }
         for (Map.Entry<String, byte[]> f : files.entrySet()) {
             entry(out, f.getKey(), REGULAR, 1, inode++, f.getValue());
         }

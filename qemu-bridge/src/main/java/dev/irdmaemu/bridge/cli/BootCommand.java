@@ -61,6 +61,11 @@ final class BootCommand implements Callable<Integer> {
     @Option(names = "--kernel", paramLabel = "K", description = "Boot this kernel image instead of the kit's.")
     Path kernel;
 
+    @Option(names = "--modules", paramLabel = "DIR",
+            description = "With --kernel and --nic e810: the kernel's modules tree (INSTALL_MOD_PATH/lib/modules/"
+                    + "RELEASE, as make modules_install writes it); its ice, irdma and RDMA modules replace the kit's.")
+    Path modules;
+
     @Option(names = "--initrd", paramLabel = "I",
             description = "Use this initramfs instead of the kit's (the scenarios are laid over it).")
     Path initrd;
@@ -134,10 +139,14 @@ final class BootCommand implements Callable<Integer> {
                 throw new CliFailure(ExitCodes.NO_INPUT, "boot: " + p + ": no such file", null);
             }
         }
+        if (modules != null && !Files.isRegularFile(modules.resolve("modules.dep"))) {
+            throw new CliFailure(ExitCodes.NO_INPUT, "boot: " + modules + ": no modules.dep there (give "
+                    + "INSTALL_MOD_PATH/lib/modules/RELEASE)", null);
+        }
         Path dir = this.out != null ? this.out : BootOptions.newRunDir(Path.of("target", "boot"));
         try {
             return new BootOptions(s, build, kernel, initrd, dir, Duration.ofSeconds(timeoutSeconds), memoryMiB,
-                    BootOptions.Nic.of(nic));
+                    BootOptions.Nic.of(nic), modules);
         } catch (IllegalArgumentException e) {
             throw new CliFailure(ExitCodes.USAGE, "boot: " + e.getMessage(), e);
         }
