@@ -1,5 +1,5 @@
-# ping: the guest reaches the hosted node's port (issue 6, test 1). eth0 is the virtio-net NIC the node serves
-# over vhost-user; the node's LAN function answers for its addresses: ARP and ICMP echo for 192.0.2.1, Neighbor
+# ping: the guest reaches the hosted node's port (issue 6, test 1). The NIC (nic.sh) is the virtio-net NIC the node
+# serves over vhost-user, or the emulated E810 with the node on its wire; the node's LAN function answers for its addresses: ARP and ICMP echo for 192.0.2.1, Neighbor
 # Discovery and ICMPv6 echo for 2001:db8::1. Reports the replies and the MACs the guest resolved.
 # iproute2's ip by its path: busybox's ash runs its own ip applet first (Debian builds it standalone)
 IP=/sbin/ip
@@ -7,15 +7,15 @@ NODE4=192.0.2.1
 NODE6=2001:db8::1
 COUNT=3
 
-step eth0
-run $IP addr add 192.0.2.2/24 dev eth0
-# nodad: usable at once (duplicate address detection would hold the address back for a second)
-run $IP -6 addr add 2001:db8::2/64 dev eth0 nodad
-run $IP link set eth0 up
-field eth0_mac "$(cat /sys/class/net/eth0/address)"
+. /scenarios/nic.sh
+nic_up 192.0.2.2/24 2001:db8::2/64
+field eth0_mac "$(cat /sys/class/net/$NIC/address)"
 
 replies() { # PING-OUTPUT: the "N packets received" count
     echo "$1" | sed -n 's/.* \([0-9][0-9]*\) packets received.*/\1/p'
+}
+rtt_avg() { # PING-OUTPUT: the average round trip in ms (busybox: "round-trip min/avg/max = a/b/c ms")
+    echo "$1" | sed -n 's/^.*min\/avg\/max[^=]*= *[0-9.]*\/\([0-9.]*\)\/.*/\1/p'
 }
 
 step ping
@@ -23,7 +23,9 @@ out="$(ping -c "$COUNT" -i 0.2 -W 5 -w 30 "$NODE4" 2>&1)"
 echo "$out"
 got="$(replies "$out")"
 field ping4_replies "${got:-0}"
-neigh="$($IP neigh show "$NODE4" dev eth0 2>&1)"
+field ping4_rtt_avg_ms "$(rtt_avg "$out")"
+field ping4_done_ms "$(awk '{printf "%d", $1 * 1000}' /proc/uptime)"
+neigh="$($IP neigh show "$NODE4" dev "$NIC" 2>&1)"
 echo "$neigh"
 field arp_mac "$(echo "$neigh" | sed -n 's/.*lladdr \([0-9a-f:]*\).*/\1/p')"
 [ "$got" = "$COUNT" ] || fail "ping $NODE4: ${got:-0} of $COUNT replies"
@@ -33,7 +35,8 @@ out="$(ping6 -c "$COUNT" -i 0.2 -W 5 -w 30 "$NODE6" 2>&1)"
 echo "$out"
 got="$(replies "$out")"
 field ping6_replies "${got:-0}"
-neigh="$($IP -6 neigh show "$NODE6" dev eth0 2>&1)"
+field ping6_rtt_avg_ms "$(rtt_avg "$out")"
+neigh="$($IP -6 neigh show "$NODE6" dev "$NIC" 2>&1)"
 echo "$neigh"
 field nd_mac "$(echo "$neigh" | sed -n 's/.*lladdr \([0-9a-f:]*\).*/\1/p')"
 [ "$got" = "$COUNT" ] || fail "ping6 $NODE6: ${got:-0} of $COUNT replies"

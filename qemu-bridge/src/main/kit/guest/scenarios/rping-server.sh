@@ -7,12 +7,9 @@ IP=/sbin/ip
 NODE4=192.0.2.1
 COUNT=10
 
-step eth0
-run $IP addr add 192.0.2.2/24 dev eth0
-run $IP link set eth0 up
-
-step siw-link
-run rdma link add siw0 type siw netdev eth0
+. /scenarios/nic.sh
+nic_up 192.0.2.2/24
+rdma_up
 
 step announce
 ping -c 1 -W 5 -w 30 "$NODE4" >/dev/null 2>&1 || fail "no reply from the node at $NODE4"

@@ -13,12 +13,9 @@ NODE4=192.0.2.1
 PROCESSES=4
 EACH=25
 
-step eth0
-run $IP addr add 192.0.2.2/24 dev eth0
-run $IP link set eth0 up
-
-step siw-link
-run rdma link add siw0 type siw netdev eth0
+. /scenarios/nic.sh
+nic_up 192.0.2.2/24
+rdma_up
 
 ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
 

@@ -15,12 +15,9 @@ GUEST4=192.0.2.2
 PROCESSES=4
 EACH=25
 
-step eth0
-run $IP addr add "$GUEST4/24" dev eth0
-run $IP link set eth0 up
-
-step siw-link
-run rdma link add siw0 type siw netdev eth0
+. /scenarios/nic.sh
+nic_up "$GUEST4/24"
+rdma_up
 
 ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
 # a round's servers normally finish in a few seconds under TCG

@@ -14,6 +14,8 @@ import dev.irdmaemu.fw.lan.RxQueueContext;
 import dev.irdmaemu.fw.lan.TxDescriptor;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.lan.LanQueues;
+import dev.irdmaemu.model.lan.RssView;
+import dev.irdmaemu.model.lan.RxSteering;
 import dev.irdmaemu.model.trace.Trace;
 import java.util.concurrent.TimeUnit;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -31,7 +33,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * ice's LAN rings on the model, nanoseconds per operation: a Tx doorbell for one 60-byte ARP frame (descriptor
  * fetch, gather, the frame handed to the port, DESC_DONE, the queue's interrupt); a Tx doorbell for a 1514-byte TCP
  * frame with IPv4 and TCP checksum offload; a 64 KiB TSO super-frame cut into 46 MSS-1448 segments; and a 1514-byte
- * frame from the port into a posted Rx buffer with its flex write-back (ptype, checksum status) and interrupt.
+ * frame from the port into a posted Rx buffer with its flex write-back (ptype, checksum status) and interrupt; the
+ * same with RSS on (a 52-byte key, the PF's 2048-entry LUT): the Toeplitz hash over the IPv4 or IPv6 TCP 4-tuple, the
+ * LUT lookup and the hash in the descriptor. Run with {@code -prof gc} for B/op.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -56,6 +60,12 @@ public class LanQueuesBench {
     private int txNtu;
     private int rxNtu;
     private long sent;
+    private LanQueues rssLan;
+    private long rssRing;
+    private long[] rssBufs;
+    private int rssNtu;
+    private BytesStore<?, ?> rx6Frame;
+    private int rx6Len;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -95,6 +105,53 @@ public class LanQueuesBench {
         rxLen = tcp(scratch, 1460);
         rxFrame = BytesStore.nativeStoreWithFixedCapacity(rxLen);
         rxFrame.write(0, scratch, 0, rxLen);
+        rx6Len = tcp6(scratch, 1440);
+        rx6Frame = BytesStore.nativeStoreWithFixedCapacity(rx6Len);
+        rx6Frame.write(0, scratch, 0, rx6Len);
+
+        // a second PF's queues with RSS: every LUT entry names queue 0 of a 1-queue VSI, so one ring takes all
+        rssLan = new LanQueues(0, memory, new Trace(new SimScheduler(1)));
+        byte[] key = new byte[52];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = (byte) (i * 37 + 11);
+        }
+        rssLan.rxSteering(new RxSteering() {
+            @Override
+            public long generation() {
+                return 1;
+            }
+
+            @Override
+            public boolean lookup(int queue, RssView out) {
+                out.key(key, key.length).lutEntries(2048).contiguousQueues(0, 1).tc0(0, 0);
+                for (int i = 0; i < 2048; i++) {
+                    out.lutEntry(i, i % 4);
+                }
+                return true;
+            }
+        });
+        rssRing = ram.allocate((long) QLEN * RxFlexDescriptor.SIZE);
+        rssBufs = new long[QLEN];
+        for (int i = 0; i < QLEN; i++) {
+            rssBufs[i] = ram.allocate(2048);
+        }
+        ctx.zeroOut(0, RxQueueContext.SIZE);
+        new RxQueueContext().wrap(ctx, 0).ringBase(rssRing).queueLength(QLEN).dataBufferBytes(2048)
+                .descriptor32(true).crcStrip(true).rxMax(9000);
+        for (int i = 0; i < QRX_CONTEXT_DWORDS; i++) {
+            rssLan.write32(QRX_CONTEXT + (long) i * QRX_CONTEXT_DWORD_STRIDE, ctx.readInt(i * 4L));
+        }
+        rssLan.write32(QINT_RQCTL, 1 | QINT_CAUSE_ENA_M);
+        rssLan.write32(QRX_CTRL, QRX_CTRL_QENA_REQ_M);
+    }
+
+    private int tcp6(BytesStore<?, ?> out, int payload) {
+        TcpPacketBuilder b = new TcpPacketBuilder().ethernet(4, 2).ipv6(0x3ffe_2501_0200_1fffL, 7,
+                0x3ffe_2501_0200_0003L, 1);
+        b.tcp().ports(2794, 1766).sequenceNumber(1).acknowledgmentNumber(1).flags(TcpHeader.ACK).window(512);
+        long at = b.begin(out, 0, payload);
+        out.zeroOut(at, at + payload);
+        return b.finish();
     }
 
     private int tcp(BytesStore<?, ?> out, int payload) {
@@ -165,5 +222,25 @@ public class LanQueuesBench {
         lan.write32(QRX_TAIL, rxNtu);
         lan.frame(rxFrame, 0, rxLen);
         return lan.counters().rxFrames();
+    }
+
+    private long rssReceive(BytesStore<?, ?> frame, int len) {
+        rssLan.frame(frame, 0, len);
+        long at = rssRing + (long) rssNtu * RxFlexDescriptor.SIZE;
+        memory.writeLong(at, rssBufs[rssNtu]);
+        memory.writeLong(at + 8, 0);
+        rssNtu = (rssNtu + 1) % QLEN;
+        rssLan.write32(QRX_TAIL, rssNtu);
+        return rssLan.counters().rxHashed();
+    }
+
+    @Benchmark
+    public long rxTcpFrameRss() {
+        return rssReceive(rxFrame, rxLen);
+    }
+
+    @Benchmark
+    public long rxTcp6FrameRss() {
+        return rssReceive(rx6Frame, rx6Len);
     }
 }

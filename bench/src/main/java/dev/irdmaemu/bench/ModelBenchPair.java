@@ -58,6 +58,8 @@ final class ModelBenchPair implements AutoCloseable {
 
     @Override
     public void close() {
+        a.driver.tearDown();
+        b.driver.tearDown();
         a.ram.close();
         b.ram.close();
     }

@@ -45,12 +45,26 @@ public interface CmHardwarePort {
     /** The MAC of the next hop for {@code remote} (ARP/ND), or -1 when it does not resolve. */
     long resolveNeighbour(boolean ipv4, long remoteHi, long remoteLo);
 
+    /** utils.c irdma_ilq_ah_cb: the device's answer to an address handle created without waiting. */
+    @FunctionalInterface
+    interface AhCompletion {
+        /** {@code valid}: the device took the AH (ah_info.ah_valid); a frame through an invalid AH is not sent. */
+        void ahCreated(int ah, boolean valid);
+    }
+
     /**
-     * cm.c irdma_cm_create_ah (uda.c irdma_sc_access_ah, CREATE_ADDR_HANDLE, waited for): an address handle for a
-     * CM node's frames. Answers its index, or -1 when the device refuses it (irdma_connect / irdma_handle_syn_pkt
-     * then fail the node).
+     * cm.c irdma_cm_create_ah(cm_node, true), as irdma_connect calls it (uda.c irdma_sc_access_ah,
+     * CREATE_ADDR_HANDLE, waited for): an address handle for a CM node's frames, valid on return. Answers its
+     * index, or -1 when the device refuses it (irdma_connect then fails the node).
      */
     int createAh(AhInfo info);
+
+    /**
+     * cm.c irdma_cm_create_ah(cm_node, false), as irdma_handle_syn_pkt calls it: CREATE_ADDR_HANDLE posted and not
+     * waited for. Answers the index (not valid yet), or -1 when none could be taken; {@code done} runs later, from
+     * the op's completion, never inside this call, and not at all once {@link #destroyAh} freed the index.
+     */
+    int createAh(AhInfo info, AhCompletion done);
 
     /** cm.c irdma_cm_free_ah (DESTROY_ADDR_HANDLE, not waited for). */
     void destroyAh(int ah);

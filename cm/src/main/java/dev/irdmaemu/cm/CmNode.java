@@ -80,6 +80,8 @@ public final class CmNode {
     int sendHeaderLength;
     /** The node's address handle (cm.c cm_node->ah), -1 when it has none. */
     int ah = -1;
+    /** ah_info.ah_valid: the device took the AH (a passive node's is not until its create completes). */
+    boolean ahValid;
     boolean sendEntry;
     boolean sendRetransmits;
     boolean closeWhenComplete;

@@ -120,6 +120,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     private long framesRefused;
     private long connectErrors;
     private long framesWithoutAh;
+    private long ahRefusals;
     private long passiveErrors;
     private long accepts;
     private long rejects;
@@ -749,9 +750,10 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                     passiveOpenError(n, true, CmReason.PROTOCOL_ERROR, null);
                     return;
                 }
-                // cm.c irdma_handle_syn_pkt: irdma_cm_create_ah, whose completion (irdma_ilq_ah_cb) adds the
-                // established qhash entry (irdma_add_conn_est_qh), whose completion sends the SYN-ACK
-                if (!createAh(n)) {
+                // cm.c irdma_handle_syn_pkt: irdma_cm_create_ah(cm_node, false): the AH is posted, not waited
+                // for; its completion (irdma_ilq_ah_cb, ahCreated) adds the established qhash entry
+                // (irdma_add_conn_est_qh), whose completion sends the SYN-ACK
+                if (!createAhNoWait(n)) {
                     passiveOpenError(n, false, CmReason.LOCAL_ABORT, null);
                     return;
                 }
@@ -759,13 +761,6 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
                 n.acceptPending = true;
                 l.pendingAccepts++;
                 n.state = CmState.SYN_RCVD;
-                n.connectionQhash = connectionQhash(n);
-                if (!port.addQhash(n.connectionQhash)) {
-                    passiveOpenError(n, false, CmReason.LOCAL_ABORT, null);
-                    return;
-                }
-                n.qhashSet = true;
-                sendSyn(n, true);
             }
             case CLOSED -> {
                 clearSendEntry(n);
@@ -1178,7 +1173,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
      * irdma_form_ah_cm_frame answers "AH invalid" and nothing goes out.
      */
     private void transmit(CmNode n, BytesStore<?, ?> segment, int length, int headerLength) {
-        if (n.ah < 0) {
+        if (n.ah < 0 || !n.ahValid) {
             framesWithoutAh++;
             LOG.debug("no AH for {}: segment not sent", n);
             return;
@@ -1186,15 +1181,65 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         port.transmit(n.ah, segment, 0, length, headerLength);
     }
 
-    /** cm.c irdma_cm_create_ah for node {@code n}; false when the device refused it. */
+    /** cm.c irdma_cm_create_ah(cm_node, true) for node {@code n}: valid on return; false when refused. */
     private boolean createAh(CmNode n) {
-        int ah = port.createAh(new AhInfo(n.ipv4, n.key.localHi, n.key.localLo, n.key.remoteHi, n.key.remoteLo,
-                n.localMac, n.remoteMac, n.tos, DEFAULT_TTL, n.vlanId, n.userPriority, n.loopback));
+        int ah = port.createAh(ahInfo(n));
         if (ah < 0) {
             return false;
         }
         n.ah = ah;
+        n.ahValid = true;
         return true;
+    }
+
+    /**
+     * cm.c irdma_cm_create_ah(cm_node, false) for node {@code n}: the AH exists but is not valid until
+     * {@link #ahCreated}; false when no AH could be posted.
+     */
+    private boolean createAhNoWait(CmNode n) {
+        int ah = port.createAh(ahInfo(n), (index, valid) -> ahCreated(n, index, valid));
+        if (ah < 0) {
+            return false;
+        }
+        n.ah = ah;
+        n.ahValid = false;
+        return true;
+    }
+
+    private AhInfo ahInfo(CmNode n) {
+        return new AhInfo(n.ipv4, n.key.localHi, n.key.localLo, n.key.remoteHi, n.key.remoteLo, n.localMac,
+                n.remoteMac, n.tos, DEFAULT_TTL, n.vlanId, n.userPriority, n.loopback);
+    }
+
+    /**
+     * utils.c irdma_ilq_ah_cb for a passive node: ah_valid from the completion, then irdma_add_conn_est_qh (the
+     * established qhash entry, whether or not the AH is valid) and, once it is in, the SYN-ACK
+     * (hw.c irdma_send_syn_cqp_callback). With an invalid AH the SYN-ACK finds no AH and is not sent
+     * (cm.c irdma_form_ah_cm_frame: "AH invalid"); the node then waits for the peer to retry or give up.
+     */
+    private void ahCreated(CmNode n, int ah, boolean valid) {
+        if (n.destroyed || n.ah != ah) {
+            return;
+        }
+        n.ahValid = valid;
+        if (!valid) {
+            ahRefusals++;
+        }
+        if (n.state != CmState.SYN_RCVD) {
+            return;
+        }
+        n.connectionQhash = connectionQhash(n);
+        if (!port.addQhash(n.connectionQhash)) {
+            passiveOpenError(n, false, CmReason.LOCAL_ABORT, null);
+            return;
+        }
+        n.qhashSet = true;
+        sendSyn(n, true);
+    }
+
+    /** Address handles the device answered "not valid" after a create without waiting. */
+    public long ahRefusals() {
+        return ahRefusals;
     }
 
     /** cm.c irdma_cm_free_ah: once per AH. */
@@ -1202,6 +1247,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         if (n.ah >= 0) {
             port.destroyAh(n.ah);
             n.ah = -1;
+            n.ahValid = false;
         }
     }
 
@@ -1237,6 +1283,17 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
      */
     private void scheduleSend(CmNode n, int length, boolean retransmit, boolean closeWhenComplete) {
         clearSendEntry(n);
+        if (n.ah >= 0 && !n.ahValid) {
+            // cm.c irdma_form_ah_cm_frame: an AH not (yet) valid gives no frame, so irdma_schedule_cm_timer is
+            // never reached: nothing is sent and nothing retransmitted. A node that was to close once the frame
+            // went out is released now rather than kept for a send that never comes.
+            framesWithoutAh++;
+            LOG.debug("AH {} of {} not valid: segment not sent", n.ah, n);
+            if (closeWhenComplete) {
+                release(n);
+            }
+            return;
+        }
         retain(n);
         n.sendEntry = true;
         n.sendLength = length;

@@ -44,6 +44,8 @@ class CloseStateTimersTest {
     /** The silent peer's SYN, then the ACK of B's SYN-ACK: B's node is ESTABLISHED, waiting for the MPA request. */
     private CmNode established() {
         segments.injectSyn(p.b, PEER, SERVER, 1000);
+        // the passive AH's completion (due now: irdma_ilq_ah_cb) adds the qhash entry and sends the SYN-ACK
+        p.scheduler.runUntil(p.scheduler.now());
         CmNode n = passive();
         assertEquals(CmState.SYN_RCVD, n.state());
         segments.injectInSequence(p.b, n, TcpHeader.ACK, NONE);
@@ -146,6 +148,8 @@ class CloseStateTimersTest {
     @Test
     void synRcvdWithASilentPeerEndsWhenTheRetransmissionsRunOut() {
         segments.injectSyn(p.b, PEER, SERVER, 1000);
+        // the passive AH's completion (due now: irdma_ilq_ah_cb) adds the qhash entry and sends the SYN-ACK
+        p.scheduler.runUntil(p.scheduler.now());
         CmNode n = passive();
         assertEquals(CmState.SYN_RCVD, n.state());
         assertTrue(p.runUntilIdle(3_600_000_000_000L));

@@ -10,6 +10,7 @@ import dev.irdmaemu.model.ice.IceFirmware;
 import dev.irdmaemu.model.ice.IceSwitchAndScheduler;
 import dev.irdmaemu.model.lan.AddTxqsContexts;
 import dev.irdmaemu.model.lan.LanQueues;
+import dev.irdmaemu.model.lan.VsiRssSteering;
 import dev.irdmaemu.model.pci.E810PciFunction;
 import dev.irdmaemu.model.pci.FunctionBlock;
 import dev.irdmaemu.model.trace.Trace;
@@ -54,9 +55,10 @@ public final class E810PhysicalFunction {
         ice.onPfReset(this::pfSoftwareReset);
         // ice's LAN rings: registers behind the ice block, Tx contexts from add_txqs, frames to and from the port
         this.lan = new LanQueues(pfId, memory, trace);
-        lan.interrupts(rdma.vectorCauses());
+        lan.interrupts(rdma.throttledVectorCauses());
         lan.msixVectors(E810PciFunction.MSIX_VECTORS);
         lan.txContexts(new AddTxqsContexts(switchAndScheduler.txQueues(), lan.tx()));
+        lan.rxSteering(new VsiRssSteering(switchAndScheduler.vsis()));
         lan.wire((store, offset, length) -> rdma.port().transmit(store, offset, length));
         rdma.port().setLanSink(lan);
         ice.attachLan(lan);
@@ -97,6 +99,14 @@ public final class E810PhysicalFunction {
 
     public IceSwitchAndScheduler switchAndScheduler() {
         return switchAndScheduler;
+    }
+
+    /**
+     * What the function holds for its drivers now ({@link E810Holdings}): the check that an unload or a reset
+     * left nothing behind. On the model's thread.
+     */
+    public E810Holdings holdings() {
+        return E810Holdings.of(this);
     }
 
     /** ice's LAN Rx/Tx queues. */

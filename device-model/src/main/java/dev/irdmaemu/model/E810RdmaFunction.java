@@ -18,6 +18,7 @@ import dev.irdmaemu.model.cqp.CqpOperations;
 import dev.irdmaemu.model.eq.AsyncEventQueue;
 import dev.irdmaemu.model.eq.CompletionEventQueue;
 import dev.irdmaemu.model.eq.InterruptController;
+import dev.irdmaemu.model.eq.VectorCauses;
 import dev.irdmaemu.model.hmc.HmcFunction;
 import dev.irdmaemu.model.hmc.HmcLimits;
 import dev.irdmaemu.model.iwarp.IwarpDataPath;
@@ -239,6 +240,14 @@ public final class E810RdmaFunction implements Mmio {
         return vector -> irq.vectorCause(vector);
     }
 
+    /**
+     * The same, for causes that name the ITR they wait on (ice's queue causes: QINT_RQCTL / QINT_TQCTL ITR_INDX), so
+     * GLINT_ITR and GLINT_RATE throttle them as the hardware does.
+     */
+    public VectorCauses throttledVectorCauses() {
+        return (vector, itrIndex) -> irq.vectorCause(vector, itrIndex);
+    }
+
     // --- the register table
 
     private void defineRegisters() {
@@ -283,7 +292,15 @@ public final class E810RdmaFunction implements Mmio {
                 (e, v) -> hmc.invalidatePd(Gen2Registers.pdInvalidateSdIndex(v), Gen2Registers.pdInvalidatePdIndex(v)));
         reg(Gen2Register.GLHMC_VFPDINV, null, null, null, null);
         reg(Gen2Register.GLPE_CRITERR, null, null, null, null);
-        reg(Gen2Register.GLINT_RATE, null, null, null, null);
+        reg(Gen2Register.GLINT_RATE, "intrl", (e, s) -> irq.readRate(e), "intrl_set", (e, v) -> irq.writeRate(e, v));
+        // GLINT_ITR(i, vector): ice's three throttling intervals per vector (ice_lib.c __ice_write_itr); one array for
+        // every vector of the PF, like GLINT_DYN_CTL, so they live with it here.
+        for (int i = 0; i < Gen2Registers.GLINT_ITR_INDEXES; i++) {
+            int index = i;
+            regs.define("GLINT_ITR" + i, Gen2Registers.GLINT_ITR + (long) i * Gen2Registers.GLINT_ITR_INDEX_STRIDE,
+                    InterruptController.VECTORS, 4, "itr", (e, s) -> irq.readItr(index, e), "itr_set",
+                    (e, v) -> irq.writeItr(index, e, v));
+        }
         reg(Gen2Register.PFHMC_ERRORINFO, "hmc_error_info", (e, s) -> hmc.errorInfo(), "hmc_error_clear",
                 (e, v) -> hmc.clearError());
         readOnly(Gen2Register.PFHMC_ERRORDATA, "hmc_error_data", (e, s) -> hmc.errorData());

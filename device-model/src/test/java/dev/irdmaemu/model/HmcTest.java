@@ -37,6 +37,40 @@ class HmcTest {
         d.close();
     }
 
+    /**
+     * The ARP cache lives in the HMC (IRDMA_HMC_IW_ARP): irdma adds an entry for its own address at probe and never
+     * deletes it, and its teardown clears every SD. That leaves no entry on the model (E810LifecycleBootTest saw one
+     * left after rmmod irdma before), and a new commit starts with an empty cache too.
+     */
+    @Test
+    void theArpCacheGoesWithTheLastSdAndWithANewCommit() {
+        d.bringUpHmcAndCcq(64);
+        d.post((o, v) -> CqpWriters.addArp(d, o, 1, 0x02_00_5E_10_00_01L, true));
+        assertFalse(d.completion().error());
+        assertTrue(d.dev.arp().valid(1));
+        assertEquals(1, d.dev.arp().validCount());
+
+        // irdma_del_hmc_objects: every SD cleared
+        int sds = d.sdPdPages.size();
+        long[] cmds = new long[sds];
+        long[] data = new long[sds];
+        for (int sd = 0; sd < sds; sd++) {
+            cmds[sd] = SegmentDescriptor.command(sd);
+            data[sd] = SegmentDescriptor.clearData(false);
+        }
+        assertFalse(d.updateSds(cmds, data, sds).error());
+        assertEquals(0, d.dev.hmc().validSds());
+        assertEquals(0, d.dev.arp().validCount(), "no SD, no ARP cache");
+
+        // back again, an entry, then a new layout: empty again
+        assertFalse(d.backHmcPaged().error());
+        d.post((o, v) -> CqpWriters.addArp(d, o, 2, 0x02_00_5E_10_00_02L, true));
+        assertFalse(d.completion().error());
+        assertEquals(1, d.dev.arp().validCount());
+        assertFalse(d.queryAndCommit(TestDriver.SMALL).error());
+        assertEquals(0, d.dev.arp().validCount(), "a new FPM layout starts with an empty ARP cache");
+    }
+
     @Test
     void queryAnswersTheModelsLimitsAsIrdmaParsesThem() {
         long q = d.alloc(FpmQueryBuffer.SIZE);

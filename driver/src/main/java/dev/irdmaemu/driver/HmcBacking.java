@@ -71,6 +71,11 @@ final class HmcBacking {
     private long pbleChunkStart;
     private long pbleChunkEnd;
     private PbleChunkType pbleChunkType = PbleChunkType.NONE;
+    // pble.c struct irdma_hmc_pble_rsrc: the object's base, next_fpm_addr and unallocated_pble
+    private long pbleBase;
+    private long pbleNext;
+    private long pbleUnallocated;
+    private int pbleChunks;
 
     /**
      * @param sdCount      hmc_info->sd_table.sd_cnt as irdma_sc_parse_fpm_commit_buf sets it (the last object's end)
@@ -171,64 +176,140 @@ final class HmcBacking {
      */
     long initPble(long base, long count) {
         long fpmIdx = (base & 0xfff) != 0 ? (4096 - (base & 0xfff)) >> 3 : 0;
-        long unallocated = count - fpmIdx;
-        long next = base + fpmIdx * 8;
-        pbleChunkStart = next;
-        pbleChunkEnd = next;
-        if (unallocated < PageDescriptor.PDS_PER_SD) {
-            // pble.c add_pble_prm: fewer PBLEs than one page holds gives -ENOMEM; the driver has no PBLEs then
-            return fpmIdx;
+        pbleBase = base;
+        pbleUnallocated = count - fpmIdx;
+        pbleNext = base + fpmIdx * 8;
+        pbleChunkStart = pbleNext;
+        pbleChunkEnd = pbleNext;
+        if (pbleUnallocated >= PageDescriptor.PDS_PER_SD && pbleNext / SD_BYTES >= sdCount) {
+            LOG.warn("PBLE object at SD {} beyond sd_cnt {}", pbleNext / SD_BYTES, sdCount);
+            throw new CqpException(CqpException.Kind.BAD_FPM, "COMMIT_FPM_VAL", 0, 0);
+        }
+        long end = addPbleChunk();
+        return end < 0 ? fpmIdx : end;
+    }
+
+    /**
+     * pble.c add_pble_prm: backs the next chunk of the PBLE object, from where the last one ended to the end of its
+     * SD (or of the object): reusing a valid direct SD, a new direct SD when the chunk is a whole SD, else a paged
+     * SD with a 4 KiB page per PD; a newly valid SD is programmed with one Update PE SDs (hmc.c irdma_hmc_sd_one).
+     * Answers the PBLE index (relative to the object's base) where the backed range now ends, or -1 when no chunk
+     * can be added: fewer than a page of PBLEs left, an SD beyond sd_cnt, or no host memory for the pages
+     * (irdma_pble_get_paged_mem: -ENOMEM, nothing taken).
+     */
+    long addPbleChunk() {
+        if (pbleUnallocated < PageDescriptor.PDS_PER_SD) {
+            // fewer PBLEs than one page holds: -ENOMEM
+            return -1;
+        }
+        long next = pbleNext;
+        if ((next & 0xfff) != 0) {
+            return -1;
         }
         int sd = (int) (next / SD_BYTES);
         if (sd >= sdCount) {
-            LOG.warn("PBLE object at SD {} beyond sd_cnt {}", sd, sdCount);
-            throw new CqpException(CqpException.Kind.BAD_FPM, "COMMIT_FPM_VAL", 0, 0);
+            LOG.warn("PBLE chunk at SD {} beyond sd_cnt {}", sd, sdCount);
+            return -1;
         }
         int relPd = (int) (next / PAGE % PageDescriptor.PDS_PER_SD);
         long pages = relPd != 0 ? PageDescriptor.PDS_PER_SD - relPd : PageDescriptor.PDS_PER_SD;
-        pages = Math.min(pages, unallocated >> 9);
-        boolean useDirect = valid[sd] ? direct[sd] : relPd == 0 && pages == PageDescriptor.PDS_PER_SD;
-        if (useDirect) {
-            boolean wasValid = valid[sd];
-            if (!wasValid) {
-                address[sd] = allocate(SD_BYTES);
+        pages = Math.min(pages, pbleUnallocated >> 9);
+        boolean wasValid = valid[sd];
+        boolean useDirect = wasValid ? direct[sd] : relPd == 0 && pages == PageDescriptor.PDS_PER_SD;
+        if (useDirect && !wasValid) {
+            // add_sd_direct: a 2 MiB page; when it cannot be had, add_pble_prm falls back to a paged SD
+            long page = tryAllocate(SD_BYTES);
+            if (page == 0) {
+                useDirect = false;
+            } else {
+                address[sd] = page;
                 direct[sd] = true;
                 valid[sd] = true;
                 directSds++;
                 pbleChunkType = PbleChunkType.NEW_DIRECT;
-            } else {
-                pbleChunkType = PbleChunkType.REUSED_DIRECT;
             }
-            pbleChunkEnd = next + pages * PAGE;
-            if (!wasValid) {
-                programGroup(sd, 1);
+        } else if (useDirect) {
+            pbleChunkType = PbleChunkType.REUSED_DIRECT;
+        }
+        if (!useDirect && !addPagedChunk(sd, relPd, (int) pages, wasValid)) {
+            return -1;
+        }
+        pbleChunkStart = next;
+        pbleChunkEnd = next + pages * PAGE;
+        pbleNext = pbleChunkEnd;
+        pbleUnallocated -= pages * PAGE / 8;
+        pbleChunks++;
+        if (!wasValid) {
+            programGroup(sd, 1);
+        }
+        return (pbleChunkEnd - pbleBase) / 8;
+    }
+
+    /**
+     * pble.c add_bp_pages: every page of the chunk first (irdma_pble_get_paged_mem: all or nothing), then the SD's
+     * PD page if it has none, each PD written and invalidated (hmc.c irdma_add_pd_table_entry).
+     */
+    private boolean addPagedChunk(int sd, int relPd, int pages, boolean wasValid) {
+        long[] taken = new long[pages];
+        long pdPage = 0;
+        for (int i = 0; i < pages; i++) {
+            int rel = relPd + i;
+            if (pdPages[sd] != null && pdPages[sd][rel] != 0) {
+                continue;
             }
-        } else {
-            boolean wasValid = valid[sd];
-            if (!wasValid) {
-                address[sd] = allocate(PAGE);
-                direct[sd] = false;
-                pdPages[sd] = new long[PageDescriptor.PDS_PER_SD];
-            }
-            long pdPageOffset = ram.offsetOf(address[sd]);
-            for (int i = 0; i < pages; i++) {
-                int rel = relPd + i;
-                if (pdPages[sd][rel] != 0) {
-                    continue;
-                }
-                long page = allocate(PAGE);
-                pdPages[sd][rel] = page;
-                PageDescriptor.write(store, pdPageOffset, rel, PageDescriptor.encode(page));
-                pdInvalidate.accept(Gen2Registers.pdInvalidate(sd, rel));
-            }
-            valid[sd] = true;
-            pbleChunkType = PbleChunkType.PAGED;
-            pbleChunkEnd = next + pages * PAGE;
-            if (!wasValid) {
-                programGroup(sd, 1);
+            taken[i] = tryAllocate(PAGE);
+            if (taken[i] == 0) {
+                giveBack(taken);
+                return false;
             }
         }
-        return (pbleChunkEnd - base) / 8;
+        if (!wasValid) {
+            pdPage = tryAllocate(PAGE);
+            if (pdPage == 0) {
+                giveBack(taken);
+                return false;
+            }
+            address[sd] = pdPage;
+            direct[sd] = false;
+            pdPages[sd] = new long[PageDescriptor.PDS_PER_SD];
+        }
+        long pdPageOffset = ram.offsetOf(address[sd]);
+        for (int i = 0; i < pages; i++) {
+            if (taken[i] == 0) {
+                continue;
+            }
+            int rel = relPd + i;
+            pdPages[sd][rel] = taken[i];
+            PageDescriptor.write(store, pdPageOffset, rel, PageDescriptor.encode(taken[i]));
+            pdInvalidate.accept(Gen2Registers.pdInvalidate(sd, rel));
+        }
+        valid[sd] = true;
+        pbleChunkType = PbleChunkType.PAGED;
+        return true;
+    }
+
+    /** A host allocation, or 0 when host memory has no room for it (the kernel's failed dma_alloc_coherent). */
+    private long tryAllocate(long bytes) {
+        try {
+            return allocate(bytes);
+        } catch (IllegalStateException e) {
+            LOG.debug("no host memory for {} bytes of PBLE backing: {}", bytes, e.getMessage());
+            return 0;
+        }
+    }
+
+    private void giveBack(long[] pages) {
+        for (long p : pages) {
+            if (p != 0) {
+                ram.free(p, PAGE);
+                bytesAllocated -= PAGE;
+            }
+        }
+    }
+
+    /** Chunks add_pble_prm added to the PBLE pool (the first one included). */
+    int pbleChunks() {
+        return pbleChunks;
     }
 
     private long allocate(long bytes) {

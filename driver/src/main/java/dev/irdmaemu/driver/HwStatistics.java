@@ -16,9 +16,11 @@ import org.slf4j.LoggerFactory;
  * HMC function index), and 64-bit totals that add each counter's movement since the last gather, modulo its width.
  * A failed gather is logged and changes nothing (the totals keep their last values), as irdma only logs it.
  *
- * <p>irdma gathers every STATS_TIMER_DELAY (60 s); {@link #startTimer()} schedules that on the simulated clock. It
- * is not started by bring-up (see {@link IrdmaDriver#statistics()}), so that scenarios that run their scheduler
- * until idle keep ending; a caller that wants irdma's periodic gather starts it.
+ * <p>irdma gathers every STATS_TIMER_DELAY (60 s) from a timer that bring-up starts (irdma_vsi_stats_init, gen2)
+ * and teardown stops (irdma_vsi_stats_free); the timer's Gather Stats is posted without waiting and the totals are
+ * brought up to date by its completion (utils.c irdma_hw_stats_timeout with wait = false, irdma_process_cqp_stats).
+ * On the simulated clock it is a background timer ({@link dev.irdmaemu.fw.sim.SimScheduler#newBackgroundTimer}):
+ * it fires whenever simulated time passes its deadline, but a run until idle does not wait 60 s for it.
  */
 public final class HwStatistics {
     private static final Logger LOG = LoggerFactory.getLogger(HwStatistics.class);
@@ -34,6 +36,8 @@ public final class HwStatistics {
     private final GatherStatsBuffer last = new GatherStatsBuffer();
     private final SimTimer timer;
     private final IrdmaDriver.WqeWriter writer;
+    private final IrdmaDriver.CqpCallback timerGatherDone;
+    private long timerGathers;
     private long buffer;
     private long gathers;
     private long failures;
@@ -42,8 +46,16 @@ public final class HwStatistics {
         this.driver = driver;
         this.ram = ram;
         this.store = ram.store();
-        this.timer = driver.scheduler().newTimer("irdma-hw-stats", this::onTimer);
+        this.timer = driver.scheduler().newBackgroundTimer("irdma-hw-stats", this::onTimer);
         this.writer = (o, v) -> CqpWqeWriter.gatherStats(store, o, buffer, IrdmaDriver.HMC_FN_ID, false, false, 0, v);
+        this.timerGatherDone = (error, major, minor, ret) -> {
+            if (error) {
+                failures++;
+                LOG.warn("Gather stats failed: major {} minor {}", major, minor);
+                return;
+            }
+            update();
+        };
     }
 
     /** irdma_vsi_stats_init: the buffer, zeroed (the last gather starts at 0). */
@@ -68,6 +80,15 @@ public final class HwStatistics {
             LOG.warn("Gather stats failed: {}", e.getMessage());
             return false;
         }
+        update();
+        return true;
+    }
+
+    /**
+     * ctrl.c irdma_update_stats: each counter's movement since the last gather, modulo its width (a wrapped 48-bit
+     * counter still adds what it moved), added to its 64-bit total; then the gather becomes the last gather.
+     */
+    private void update() {
         gathers++;
         for (Stat s : STATS) {
             long now = gather.value(s);
@@ -75,11 +96,14 @@ public final class HwStatistics {
         }
         store.write(ram.offsetOf(buffer) + GatherStatsBuffer.SIZE, store, ram.offsetOf(buffer),
                 GatherStatsBuffer.SIZE);
-        return true;
     }
 
-    /** utils.c irdma_hw_stats_start_timer: gather every 60 s of simulated time from now on. */
+    /**
+     * utils.c irdma_hw_stats_start_timer (from irdma_vsi_stats_init, which allocates the buffer first): gather
+     * every 60 s of simulated time from now on.
+     */
     public void startTimer() {
+        allocate();
         if (!timer.isPending()) {
             timer.scheduleIn(STATS_TIMER_DELAY_NANOS);
         }
@@ -94,9 +118,24 @@ public final class HwStatistics {
         return timer.isPending();
     }
 
+    /**
+     * utils.c irdma_hw_stats_timeout (gen2): Gather Stats posted without waiting, its completion updates the
+     * totals (irdma_process_cqp_stats); the timer is re-armed at once (mod_timer), whatever the op's fate.
+     */
     private void onTimer() {
-        gather();
+        timerGathers++;
+        try {
+            driver.post("GATHER_STATS", writer, timerGatherDone);
+        } catch (RuntimeException e) {
+            failures++;
+            LOG.warn("Gather stats not posted: {}", e.getMessage());
+        }
         timer.scheduleIn(STATS_TIMER_DELAY_NANOS);
+    }
+
+    /** Gathers the timer has posted. */
+    public long timerGathers() {
+        return timerGathers;
     }
 
     /** hw_stats->stats_val[]: the counter's total since the first gather. */

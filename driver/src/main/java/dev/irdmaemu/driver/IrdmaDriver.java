@@ -50,7 +50,10 @@ import org.slf4j.LoggerFactory;
  * <p>CQP ops are synchronous: post the WQE, ring PFPE_CQPDB, run the {@link SimScheduler} until the completion
  * for that WQE index arrives (through PFPE_CQPTAIL before the CCQ exists, from the CCQ after), bounded by
  * {@link #CQP_TIMEOUT_NANOS} of simulated time (ctrl.c irdma_sc_poll_for_cqp_op_done /
- * irdma_cqp_poll_registers): a missing completion is a {@link CqpException}, never a hang.
+ * irdma_cqp_poll_registers): a missing completion is a {@link CqpException}, never a hang. The requests irdma
+ * posts without waiting (the passive side's AH create, every AH destroy, the stats timer's Gather Stats) go through
+ * {@link #post}: their completions reach their callbacks from the interrupt handler, through the CCQ's CEQE
+ * (hw.c irdma_cqp_ce_handler).
  */
 public final class IrdmaDriver {
     private static final Logger LOG = LoggerFactory.getLogger(IrdmaDriver.class);
@@ -193,6 +196,17 @@ public final class IrdmaDriver {
     private final int[] ccqMajor = new int[CQP_ENTRIES];
     private final int[] ccqMinor = new int[CQP_ENTRIES];
     private final long[] ccqReturn = new long[CQP_ENTRIES];
+    /**
+     * cqp_request->callback_fcn of the requests posted without waiting ({@link #post}), by WQE index; null for a
+     * waited op. hw.c irdma_complete_cqp_request calls it from the CCQ handler (irdma_cqp_ce_handler).
+     */
+    private final CqpCallback[] ccqCallback = new CqpCallback[CQP_ENTRIES];
+    /** Completed requests whose callback has not run yet (polled during a waited op), a FIFO of WQE indexes. */
+    private final int[] callbacksDue = new int[CQP_ENTRIES];
+    private int callbacksDueHead;
+    private int callbacksDueCount;
+    private int cqpRequestsPending;
+    private long cqpCallbacksRun;
 
     // Reused flyweights and field holders: nothing allocated per op or per frame.
     private final CqpCompletion completion = new CqpCompletion();
@@ -238,7 +252,14 @@ public final class IrdmaDriver {
     private final boolean[] ahInUse = new boolean[4096];
     private int nextAh;
     private final AhFields[] ahFields = new AhFields[4096];
+    /** irdma_sc_ah.ah_info.ah_valid: the device took the create; only a valid AH is destroyed by a CQP op. */
+    private final boolean[] ahValid = new boolean[4096];
+    /** A create posted without waiting whose completion has not come yet, and its caller's callback. */
+    private final AhCompletion[] ahPending = new AhCompletion[4096];
+    /** Freed while its create was in flight: the completion destroys it (if valid) and frees the index. */
+    private final boolean[] ahFreeOnCreate = new boolean[4096];
     private long interruptsHandled;
+    private boolean ccqEvent;
 
     /**
      * A driver for the device behind {@code mmio}. When the device must be built with this driver's
@@ -338,8 +359,8 @@ public final class IrdmaDriver {
     }
 
     /**
-     * PBLE indexes (from the PBLE object's base) that the first chunk pble.c backs covers: the verbs allocate PBLEs
-     * below this.
+     * PBLE indexes (from the PBLE object's base) that the chunks pble.c backed cover (the first one at bring-up, more
+     * as the PBLE pool grows on demand): the verbs allocate PBLEs below this.
      */
     public long pbleBackedCount() {
         return pbleBacked;
@@ -397,6 +418,18 @@ public final class IrdmaDriver {
 
     public boolean isUp() {
         return up;
+    }
+
+    /**
+     * The timers of irdma's remove path (main.c irdma_remove -> irdma_rt_deinit_hw -> ctrl.c irdma_vsi_stats_free:
+     * irdma_hw_stats_stop_timer), so that nothing of this driver stays armed on the scheduler; the driver answers
+     * no interrupt afterwards. The device's objects are not destroyed by CQP ops here (the caller drops the device
+     * or resets it).
+     */
+    public void tearDown() {
+        statistics.stopTimer();
+        irqTimer.cancel();
+        up = false;
     }
 
     public long committedCount(HmcObjectType t) {
@@ -464,10 +497,15 @@ public final class IrdmaDriver {
         hmcSetup();
         createCcq();
         setupCeq0();
+        // hw.c irdma_ctrl_init_hw: the CCQ is armed once CEQ 0 exists; its completions then raise CEQEs
+        armCq(CCQ_ID, ccqShadow);
         // hw.c irdma_ctrl_init_hw: the PBLE object's first chunk after the CEQs, before the AEQ
         initPble();
         initPbles();
         setupAeq();
+        // hw.c irdma_rt_init_hw: ctrl.c irdma_vsi_stats_init after the VSI, before the ILQ: the stats buffer and
+        // (gen2) the 60 s timer whose Gather Stats is posted without waiting (utils.c irdma_hw_stats_timeout)
+        statistics.startTimer();
         ilq = createPuda(ILQ_QP);
         ieq = createPuda(IEQ_QP);
         armCq(ilq.cqId, ilq.cqShadow);
@@ -684,7 +722,16 @@ public final class IrdmaDriver {
         pbles = new PbleResource(store, fpm -> {
             long pa = hmcAddress(fpm);
             return pa < 0 ? -1 : ram.offsetOf(pa);
-        }, committedBase(HmcObjectType.PBLE), pbleBacked);
+        }, committedBase(HmcObjectType.PBLE), pbleBacked, this::addPbleChunk);
+    }
+
+    /** pble.c add_pble_prm, asked for by the PBLE pool when a request finds no room: the next chunk backed. */
+    private long addPbleChunk() {
+        long end = hmc.addPbleChunk();
+        if (end > pbleBacked) {
+            pbleBacked = end;
+        }
+        return end;
     }
 
     /** The function's PBLE resource (rf-&gt;pble_rsrc), once brought up: the verbs register memory through it. */
@@ -1123,15 +1170,81 @@ public final class IrdmaDriver {
 
     // ------------------------------------------------------------------ address handles
 
+    /** utils.c irdma_ilq_ah_cb: the answer to an AH created without waiting; {@code valid} = op_ret_val 0. */
+    @FunctionalInterface
+    public interface AhCompletion {
+        void ahCreated(int ah, boolean valid);
+    }
+
     /**
-     * utils.c irdma_puda_create_ah: an index from the AH bitmap below rf->max_ah (the committed FSIAV count,
-     * irdma_alloc_rsrc), then CREATE_ADDR_HANDLE (uda.c irdma_sc_access_ah) with the caller's fields, waited for.
+     * utils.c irdma_puda_create_ah with wait = true (cm.c irdma_connect, the active side): an index from the AH
+     * bitmap below rf->max_ah (the committed FSIAV count, irdma_alloc_rsrc), then CREATE_ADDR_HANDLE (uda.c
+     * irdma_sc_access_ah) with the caller's fields, waited for; the AH is valid on return (irdma_ah_cqp_op).
      * {@code dest} / {@code src}: irdma_ah_info.dest_ip_addr / src_ip_addr (IPv4 in word 0). Answers the index.
      *
      * @throws CqpException when no index is free or the device refuses the op (the index is freed again)
      */
     public int createAddressHandle(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex,
                                    int hopLimit, boolean ipv4, boolean loopback, int[] dest, int[] src) {
+        int ah = allocAh();
+        AhFields f = new AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4, loopback,
+                dest.clone(), src.clone());
+        try {
+            accessAh(CqpOpcode.CREATE_ADDR_HANDLE, ah, f);
+        } catch (CqpException e) {
+            ahInUse[ah] = false;
+            throw e;
+        }
+        ahFields[ah] = f;
+        ahValid[ah] = true;
+        return ah;
+    }
+
+    /**
+     * utils.c irdma_puda_create_ah with wait = false (cm.c irdma_handle_syn_pkt, the passive side): the index, then
+     * CREATE_ADDR_HANDLE posted and not waited for. The AH is not valid until the CCQ completion, which runs
+     * {@code done} from the interrupt handler (irdma_ilq_ah_cb), never from inside this call. Answers the index.
+     *
+     * @throws CqpException when no index is free (irdma_alloc_rsrc: -ENOMEM; nothing was posted)
+     */
+    public int createAddressHandle(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex,
+                                   int hopLimit, boolean ipv4, boolean loopback, int[] dest, int[] src,
+                                   AhCompletion done) {
+        int ah = allocAh();
+        AhFields f = new AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4, loopback,
+                dest.clone(), src.clone());
+        ahFields[ah] = f;
+        ahPending[ah] = done;
+        post(CqpOpcode.CREATE_ADDR_HANDLE.name(), ahWriter(CqpOpcode.CREATE_ADDR_HANDLE, ah, f),
+                (error, major, minor, ret) -> ahCreateCompleted(ah, !error && ret == 0, major, minor));
+        return ah;
+    }
+
+    /**
+     * irdma_ilq_ah_cb: ah_valid from the completion, then the caller's callback. An AH freed while its create was
+     * in flight is destroyed now if the device took it, and its index returns to the bitmap either way. (irdma
+     * itself frees nothing for such an AH, and its callback would then dereference the freed handle; a failed
+     * create also keeps its bitmap bit there: this driver gives the index back instead of leaking it.)
+     */
+    private void ahCreateCompleted(int ah, boolean valid, int major, int minor) {
+        AhCompletion done = ahPending[ah];
+        ahPending[ah] = null;
+        ahValid[ah] = valid;
+        if (!valid) {
+            LOG.debug("AH {} create refused: major {} minor {}", ah, major, minor);
+        }
+        if (ahFreeOnCreate[ah]) {
+            ahFreeOnCreate[ah] = false;
+            freeAh(ah);
+            return;
+        }
+        if (done != null) {
+            done.ahCreated(ah, valid);
+        }
+    }
+
+    /** irdma_alloc_rsrc over rf->allocated_ahs from rf->next_ah. */
+    private int allocAh() {
         int max = (int) Math.min(committedCount(HmcObjectType.FSIAV), ahInUse.length);
         int index = -1;
         for (int n = 0; n < max; n++) {
@@ -1144,37 +1257,46 @@ public final class IrdmaDriver {
         if (index < 0) {
             throw new CqpException(CqpException.Kind.OP_ERROR, "CREATE_ADDR_HANDLE", 0, 0);
         }
-        int ah = index;
-        ahInUse[ah] = true;
-        nextAh = (ah + 1) % max;
-        AhFields f = new AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4, loopback,
-                dest.clone(), src.clone());
-        try {
-            accessAh(CqpOpcode.CREATE_ADDR_HANDLE, ah, f);
-        } catch (CqpException e) {
-            ahInUse[ah] = false;
-            throw e;
-        }
-        ahFields[ah] = f;
-        return ah;
+        ahInUse[index] = true;
+        nextAh = (index + 1) % max;
+        return index;
     }
 
     /**
-     * utils.c irdma_puda_free_ah: DESTROY_ADDR_HANDLE for a valid AH (irdma_sc_access_ah repeats its fields; only
-     * the index counts), and the index back to the bitmap. A refused destroy is logged, as irdma does not wait.
+     * utils.c irdma_puda_free_ah: for a valid AH, DESTROY_ADDR_HANDLE posted and not waited for (irdma_ah_cqp_op
+     * with wait = false and no callback; irdma_sc_access_ah repeats its fields, only the index counts), and the
+     * index back to the bitmap at once. A refused destroy is only logged when its completion comes. An AH whose
+     * create is still in flight is freed by that completion ({@link #ahCreateCompleted}).
      */
     public void destroyAddressHandle(int ah) {
-        if (ah < 0 || ah >= ahInUse.length || !ahInUse[ah]) {
+        if (ah < 0 || ah >= ahInUse.length || !ahInUse[ah] || ahFreeOnCreate[ah]) {
             return;
         }
-        ahInUse[ah] = false;
+        if (ahPending[ah] != null) {
+            ahFreeOnCreate[ah] = true;
+            return;
+        }
+        freeAh(ah);
+    }
+
+    private void freeAh(int ah) {
         AhFields f = ahFields[ah];
         ahFields[ah] = null;
-        try {
-            accessAh(CqpOpcode.DESTROY_ADDR_HANDLE, ah, f);
-        } catch (CqpException e) {
-            LOG.debug("AH {} destroy refused: {}", ah, e.getMessage());
+        if (ahValid[ah]) {
+            ahValid[ah] = false;
+            post(CqpOpcode.DESTROY_ADDR_HANDLE.name(), ahWriter(CqpOpcode.DESTROY_ADDR_HANDLE, ah, f),
+                    (error, major, minor, ret) -> {
+                        if (error) {
+                            LOG.debug("AH {} destroy refused: major {} minor {}", ah, major, minor);
+                        }
+                    });
         }
+        ahInUse[ah] = false;
+    }
+
+    /** ah_info.ah_valid of index {@code ah}: the device holds it (false while its create is in flight). */
+    public boolean addressHandleValid(int ah) {
+        return ah >= 0 && ah < ahValid.length && ahValid[ah];
     }
 
     /** struct irdma_ah_info as the driver keeps it for the AH's lifetime (irdma_sc_ah.ah_info). */
@@ -1184,8 +1306,12 @@ public final class IrdmaDriver {
 
     /** uda.c irdma_sc_access_ah: every op carries the whole ah_info (PD 0: the CM's AHs have none). */
     private void accessAh(CqpOpcode op, int ah, AhFields f) {
-        op(op.name(), (o, v) -> CqpWqeWriter.addressHandle(store, o, op, ah, f.mac(), 0, f.tcTos(), f.vlanTag(),
-                f.insertVlanTag(), f.arpIndex(), 0, f.hopLimit(), f.ipv4(), f.loopback(), f.dest(), f.src(), v));
+        op(op.name(), ahWriter(op, ah, f));
+    }
+
+    private WqeWriter ahWriter(CqpOpcode op, int ah, AhFields f) {
+        return (o, v) -> CqpWqeWriter.addressHandle(store, o, op, ah, f.mac(), 0, f.tcTos(), f.vlanTag(),
+                f.insertVlanTag(), f.arpIndex(), 0, f.hopLimit(), f.ipv4(), f.loopback(), f.dest(), f.src(), v);
     }
 
     /** Address handles the driver holds. */
@@ -1214,7 +1340,14 @@ public final class IrdmaDriver {
         }
         interruptsHandled++;
         drainAeq();
+        ccqEvent = false;
         drainCeq();
+        // hw.c irdma_process_reserved_ceqe -> irdma_cqp_ce_handler, and its irdma_sc_ccq_arm: the CEQE used the
+        // CCQ's arm, so it is armed again (a waited op may have polled the CQE itself already)
+        serviceCcq();
+        if (ccqEvent) {
+            armCq(CCQ_ID, ccqShadow);
+        }
         // Poll the PUDA CQs regardless (a CEQE may have coalesced), then re-arm (irdma_sc_ccq_arm style).
         if (ilq != null) {
             pollPuda(ilq, true);
@@ -1242,6 +1375,9 @@ public final class IrdmaDriver {
             }
             // irdma_process_ceq: the CCQ and the PUDA CQs are polled below; every other CQ below the committed
             // count goes to its consumer (irdma_iwarp_ce_handler); IRDMA_INVALID_CQ_IDX and stray ids are skipped
+            if (cq == CCQ_ID) {
+                ccqEvent = true;
+            }
             if (cq != CCQ_ID && cq != ILQ_QP && cq != IEQ_QP && cq < committedCount(HmcObjectType.CQ)
                     && deviceEvents != null) {
                 deviceEvents.completionEvent((int) cq);
@@ -1372,6 +1508,41 @@ public final class IrdmaDriver {
     }
 
     /**
+     * A request's completion when its poster does not wait (cqp_request->callback_fcn with
+     * cqp_request->compl_info): run from the interrupt handler, where it may post or run further ops.
+     */
+    @FunctionalInterface
+    public interface CqpCallback {
+        void completed(boolean error, int majorCode, int minorCode, long opReturnValue);
+    }
+
+    /**
+     * irdma_handle_cqp_op for a request allocated with wait = false: posts the WQE, rings PFPE_CQPDB and returns
+     * without waiting. The CCQ completion, whenever it comes, runs {@code callback} from the interrupt handler
+     * (hw.c irdma_cqp_ce_handler -> irdma_complete_cqp_request). Needs the CCQ (before it, ops poll registers).
+     * Answers the WQE index.
+     */
+    public int post(String name, WqeWriter writer, CqpCallback callback) {
+        if (!ccqLive) {
+            throw new IllegalStateException(name + " posted without waiting before the CCQ exists");
+        }
+        int index = postWqe(writer);
+        ccqCallback[index] = callback;
+        cqpRequestsPending++;
+        return index;
+    }
+
+    /** Requests posted without waiting whose completion has not been handled yet. */
+    public int cqpRequestsPending() {
+        return cqpRequestsPending;
+    }
+
+    /** Callbacks of requests posted without waiting that have run. */
+    public long cqpCallbacksRun() {
+        return cqpCallbacksRun;
+    }
+
+    /**
      * Posts one CQP WQE, rings PFPE_CQPDB and runs the scheduler until its completion (ctrl.c
      * irdma_sc_cqp_post_sq + irdma_sc_poll_for_cqp_op_done). Answers the op's return value (CQE OPRETVAL).
      */
@@ -1390,7 +1561,8 @@ public final class IrdmaDriver {
         }
     }
 
-    private long postAndWait(String name, WqeWriter writer) {
+    /** ctrl.c irdma_sc_cqp_get_next_send_wqe_idx + irdma_sc_cqp_post_sq: the WQE written, PFPE_CQPDB rung. */
+    private int postWqe(WqeWriter writer) {
         opsPosted++;
         int index = cqpHead;
         if (cqpHead == 0) {
@@ -1399,8 +1571,14 @@ public final class IrdmaDriver {
         cqpHead = (cqpHead + 1) % CQP_ENTRIES;
         lastWqeIndex = index;
         ccqDone[index] = false;
+        ccqCallback[index] = null;
         writer.write(off(cqpSq + (long) index * CqpWqe.SIZE), cqpPolarity);
         write(Gen2Register.CQPDB, Gen2Registers.cqpDoorbell(cqpHead));
+        return index;
+    }
+
+    private long postAndWait(String name, WqeWriter writer) {
+        int index = postWqe(writer);
         long limit = scheduler.now() + CQP_TIMEOUT_NANOS;
         while (true) {
             if (ccqLive) {
@@ -1465,11 +1643,8 @@ public final class IrdmaDriver {
                     LOG.warn("CCQ completion for WQE {} while waiting for {} ({})", wqe, index, name);
                     continue;
                 }
-                ccqDone[wqe] = true;
-                ccqError[wqe] = error;
-                ccqMajor[wqe] = major;
-                ccqMinor[wqe] = minor;
-                ccqReturn[wqe] = ret;
+                // a request posted without waiting: its callback runs from the handler once this op is done
+                recordCompletion(wqe, error, major, minor, ret);
                 continue;
             }
             if (error) {
@@ -1477,6 +1652,63 @@ public final class IrdmaDriver {
             }
             lastCompletionMinor = minor;
             return ret;
+        }
+    }
+
+    /** One CCQ CQE for a request other than a waited-for one: kept for its waiter, or queued for its callback. */
+    private void recordCompletion(int wqe, boolean error, int major, int minor, long ret) {
+        ccqError[wqe] = error;
+        ccqMajor[wqe] = major;
+        ccqMinor[wqe] = minor;
+        ccqReturn[wqe] = ret;
+        if (ccqCallback[wqe] != null) {
+            callbacksDue[(callbacksDueHead + callbacksDueCount) % CQP_ENTRIES] = wqe;
+            callbacksDueCount++;
+            irqDeferred = true;
+        } else {
+            ccqDone[wqe] = true;
+        }
+    }
+
+    /**
+     * hw.c irdma_cqp_ce_handler: every valid CCQ CQE to its request, then the callbacks of those posted without
+     * waiting (irdma_complete_cqp_request), in completion order. A callback may post or wait for further ops.
+     */
+    private void serviceCcq() {
+        if (!ccqLive) {
+            return;
+        }
+        while (true) {
+            completion.wrap(store, off(ccqRing + (long) ccqHead * CqpCompletion.SIZE));
+            if (completion.valid() != ccqPolarity) {
+                break;
+            }
+            int wqe = completion.wqeIndex();
+            boolean error = completion.error();
+            int major = completion.majorCode();
+            int minor = completion.minorCode();
+            long ret = completion.opReturnValue();
+            ccqHead++;
+            if (ccqHead == CCQ_ENTRIES) {
+                ccqHead = 0;
+                ccqPolarity = !ccqPolarity;
+            }
+            store.writeLong(off(ccqShadow), ccqHead);
+            if (wqe < 0 || wqe >= CQP_ENTRIES) {
+                LOG.warn("CCQ completion for WQE {} out of range", wqe);
+                continue;
+            }
+            recordCompletion(wqe, error, major, minor, ret);
+        }
+        while (callbacksDueCount > 0) {
+            int wqe = callbacksDue[callbacksDueHead];
+            callbacksDueHead = (callbacksDueHead + 1) % CQP_ENTRIES;
+            callbacksDueCount--;
+            CqpCallback cb = ccqCallback[wqe];
+            ccqCallback[wqe] = null;
+            cqpRequestsPending--;
+            cqpCallbacksRun++;
+            cb.completed(ccqError[wqe], ccqMajor[wqe], ccqMinor[wqe], ccqReturn[wqe]);
         }
     }
 

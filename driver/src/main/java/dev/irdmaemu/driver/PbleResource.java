@@ -13,9 +13,11 @@ import net.openhft.chronicle.bytes.BytesStore;
  * {@link PbleLayout#PBLE_PER_PAGE} entries that allows it falls back to level 2: a root run holding the leaf
  * indexes and one run of up to 512 entries per leaf (get_lvl2_pble).
  *
- * <p>Backing: the driver backs the whole object up front at HMC setup (see IrdmaDriver.hmcSetup), where pble.c adds
- * SDs and pages on demand (add_pble_prm); which pages back which FPM address is the same contract for the device.
- * Like rf-&gt;pble_rsrc it belongs to the function: the driver makes it after the HMC commit (hw.c
+ * <p>Backing grows on demand as pble.c's does: the pool starts with the chunk irdma_hmc_init_pble backed, and
+ * when a request finds no room (irdma_get_pble) one more chunk is added ({@link ChunkSource}, pble.c
+ * add_pble_prm: up to the end of the next SD, with its Update PE SDs) and the request tried again. A run of
+ * PBLEs never spans two chunks (irdma_prm_get_pbles searches one chunk's bitmap at a time). Freed PBLEs go back to
+ * their chunk; chunks are kept until the function goes away (irdma_destroy_pble_prm). Like rf-&gt;pble_rsrc it belongs to the function: the driver makes it after the HMC commit (hw.c
  * irdma_ctrl_init_hw calls irdma_hmc_init_pble before irdma_setup_aeq, whose virtual AEQ takes PBLEs from it) and
  * the verbs register memory regions and queue rings through it.
  */
@@ -43,12 +45,25 @@ public final class PbleResource {
         }
     }
 
+    /** pble.c add_pble_prm for this pool: backs one more chunk. */
+    @FunctionalInterface
+    public interface ChunkSource {
+        /** Answers the PBLE index where the backed range now ends, or -1 when no chunk can be added (-ENOMEM). */
+        long addChunk();
+    }
+
     private final BytesStore<?, ?> store;
     private final LongUnaryOperator storeOffsetOfFpm;
     private final long fpmBase;
-    private final int count;
     private final int firstUsable;
     private final BitSet used;
+    private final ChunkSource chunks;
+    /** The chunks' [start, end) PBLE indexes, in the order they were added (contiguous in the object). */
+    private int[] chunkStart = new int[4];
+    private int[] chunkEnd = new int[4];
+    private int chunkCount;
+    private int count;
+    private long chunksAdded;
     private long level1Allocations;
     private long level2Allocations;
     private long failures;
@@ -59,13 +74,51 @@ public final class PbleResource {
      * @param count            the committed PBLE count
      */
     public PbleResource(BytesStore<?, ?> store, LongUnaryOperator storeOffsetOfFpm, long fpmBase, long count) {
+        this(store, storeOffsetOfFpm, fpmBase, count, null);
+    }
+
+    /**
+     * A pool whose first chunk ends at PBLE index {@code backed} and that grows through {@code chunks} (null: never).
+     */
+    public PbleResource(BytesStore<?, ?> store, LongUnaryOperator storeOffsetOfFpm, long fpmBase, long backed,
+                        ChunkSource chunks) {
         this.store = store;
         this.storeOffsetOfFpm = storeOffsetOfFpm;
         this.fpmBase = fpmBase;
-        this.count = (int) Math.min(Integer.MAX_VALUE, Math.max(0, count));
+        this.chunks = chunks;
+        this.count = (int) Math.min(Integer.MAX_VALUE, Math.max(0, backed));
         // pble.c irdma_hmc_init_pble: start on a 4 KiB boundary
         this.firstUsable = (fpmBase & 0xfff) != 0 ? (int) ((4096 - (fpmBase & 0xfff)) >> 3) : 0;
         this.used = new BitSet(this.count);
+        if (this.count > firstUsable) {
+            addChunkRange(firstUsable, this.count);
+        }
+    }
+
+    private void addChunkRange(int start, int end) {
+        if (chunkCount == chunkStart.length) {
+            chunkStart = java.util.Arrays.copyOf(chunkStart, chunkCount * 2);
+            chunkEnd = java.util.Arrays.copyOf(chunkEnd, chunkCount * 2);
+        }
+        chunkStart[chunkCount] = start;
+        chunkEnd[chunkCount] = end;
+        chunkCount++;
+    }
+
+    /** pble.c add_pble_prm through the {@link ChunkSource}: false when the pool cannot grow. */
+    private boolean grow() {
+        if (chunks == null) {
+            return false;
+        }
+        long end = chunks.addChunk();
+        if (end <= count) {
+            return false;
+        }
+        int newEnd = (int) Math.min(Integer.MAX_VALUE, end);
+        addChunkRange(Math.max(count, firstUsable), newEnd);
+        count = newEnd;
+        chunksAdded++;
+        return true;
     }
 
     /**
@@ -76,19 +129,31 @@ public final class PbleResource {
         if (pages <= 0) {
             return null;
         }
+        Allocation a = allocateLevels(pages, allowLevel2);
+        // pble.c irdma_get_pble: no room without more SDs: add a chunk and try again; with a level asked for (every
+        // caller here asks for one) that is one chunk, once
+        if (a == null && grow()) {
+            a = allocateLevels(pages, allowLevel2);
+        }
+        if (a == null) {
+            failures++;
+        }
+        return a;
+    }
+
+    /** pble.c get_lvl1_lvl2_pble: level 1, else level 2 when allowed and more than a page of PBLEs is asked for. */
+    private Allocation allocateLevels(int pages, boolean allowLevel2) {
         int first = run(pages);
         if (first >= 0) {
             level1Allocations++;
             return new Allocation(1, pages, first, null, null);
         }
         if (!allowLevel2 || pages <= PbleLayout.PBLE_PER_PAGE) {
-            failures++;
             return null;
         }
         int leaves = PbleLayout.leafCount(pages);
         int root = run(leaves);
         if (root < 0) {
-            failures++;
             return null;
         }
         int[] leafFirst = new int[leaves];
@@ -103,7 +168,6 @@ public final class PbleResource {
                     used.clear(leafFirst[j], leafFirst[j] + leafCount[j]);
                 }
                 used.clear(root, root + leaves);
-                failures++;
                 return null;
             }
             leafFirst[i] = at;
@@ -115,16 +179,22 @@ public final class PbleResource {
         return new Allocation(2, pages, root, leafFirst, leafCount);
     }
 
-    /** First-fit run of {@code n} free PBLEs from the first usable index, taken; -1 when there is none. */
+    /**
+     * First-fit run of {@code n} free PBLEs inside one chunk (pble.c irdma_prm_get_pbles walks the chunk list and
+     * each chunk's bitmap), taken; -1 when there is none.
+     */
     private int run(int n) {
-        int at = used.nextClearBit(firstUsable);
-        while (at + n <= count) {
-            int next = used.nextSetBit(at);
-            if (next < 0 || next >= at + n) {
-                used.set(at, at + n);
-                return at;
+        for (int c = 0; c < chunkCount; c++) {
+            int end = chunkEnd[c];
+            int at = used.nextClearBit(chunkStart[c]);
+            while (at + n <= end) {
+                int next = used.nextSetBit(at);
+                if (next < 0 || next >= at + n) {
+                    used.set(at, at + n);
+                    return at;
+                }
+                at = used.nextClearBit(next);
             }
-            at = used.nextClearBit(next);
         }
         return -1;
     }
@@ -174,8 +244,19 @@ public final class PbleResource {
         return firstUsable;
     }
 
+    /** The end of the backed PBLE indexes (the pool's chunks end there); grows with each chunk added. */
     public int capacity() {
         return count;
+    }
+
+    /** The pool's chunks (the first one included). */
+    public int chunks() {
+        return chunkCount;
+    }
+
+    /** Chunks added on demand after the first (pble.c add_pble_prm from irdma_get_pble). */
+    public long chunksAdded() {
+        return chunksAdded;
     }
 
     public long level1Allocations() {

@@ -193,6 +193,22 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         }
     }
 
+    /** The same without waiting: the driver posts CREATE_ADDR_HANDLE and its completion runs {@code done}. */
+    @Override
+    public int createAh(AhInfo info, AhCompletion done) {
+        try {
+            int arp = arpIndexFor(info.remoteMac());
+            words(info.ipv4(), info.localHi(), info.localLo(), localWords);
+            words(info.ipv4(), info.remoteHi(), info.remoteLo(), remoteWords);
+            return driver.createAddressHandle(mac, info.tos(), info.vlanTag(), info.insertVlanTag(), arp,
+                    info.hopLimit(), info.ipv4(), info.loopback(), remoteWords, localWords, done::ahCreated);
+        } catch (CqpException x) {
+            cqpFailures++;
+            LOG.debug("AH create refused: {}", x.getMessage());
+            return -1;
+        }
+    }
+
     @Override
     public void destroyAh(int ah) {
         driver.destroyAddressHandle(ah);

@@ -16,10 +16,12 @@ import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.frame.TcpPacketBuilder;
 import dev.irdmaemu.fw.iwarp.IwarpFrame;
 import dev.irdmaemu.fw.sim.SimScheduler;
+import dev.irdmaemu.fw.sim.SimTimer;
 import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.FrameReceiver;
 import dev.irdmaemu.fw.wire.Link;
 import dev.irdmaemu.fw.wire.LinkPort;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -50,6 +52,10 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
     private final Set<Qhash> qhash = new HashSet<>();
     private final HashMap<Integer, AhInfo> ahs = new HashMap<>();
     private int nextAh;
+    /** AHs created without waiting whose completion has not run yet, in creation order, and its timer. */
+    private final ArrayDeque<PendingAh> pendingAhs = new ArrayDeque<>();
+    private final SimTimer ahCompletionTimer;
+    private boolean refuseAhCreates;
     private int ipIdentification;
     private long sendsWithoutAh;
     private final HashMap<FourTuple, Qhash> connectionEntries = new HashMap<>();
@@ -94,6 +100,10 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         this.maxOrd = maxOrd;
         this.addresses = List.copyOf(addresses);
         this.neighbours = new NeighbourTable(mac, this.addresses);
+        this.ahCompletionTimer = scheduler.newTimer("in-memory-ah-completions", this::completeAhs);
+    }
+
+    private record PendingAh(int ah, AhCompletion done) {
     }
 
     /** A port with MTU 1500 and IRD/ORD limits of 128. */
@@ -198,6 +208,48 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         ahs.put(index, info);
         record("ah create " + index);
         return index;
+    }
+
+    /**
+     * The create is recorded now and answered at the current instant, after what is already due (the CQP's
+     * completion); with {@link #refuseAhCreates} the answer is "not valid" and the AH does not exist.
+     */
+    @Override
+    public int createAh(AhInfo info, AhCompletion done) {
+        int index = nextAh++;
+        ahs.put(index, info);
+        record("ah create " + index + " (no wait)");
+        pendingAhs.add(new PendingAh(index, done));
+        if (!ahCompletionTimer.isPending()) {
+            ahCompletionTimer.scheduleIn(0);
+        }
+        return index;
+    }
+
+    private void completeAhs() {
+        while (!pendingAhs.isEmpty()) {
+            PendingAh p = pendingAhs.poll();
+            if (!ahs.containsKey(p.ah())) {
+                continue;
+            }
+            boolean valid = !refuseAhCreates;
+            if (!valid) {
+                ahs.remove(p.ah());
+            }
+            record("ah " + (valid ? "valid " : "refused ") + p.ah());
+            p.done().ahCreated(p.ah(), valid);
+        }
+    }
+
+    /** Makes the device refuse (true) or take (false) the AHs created without waiting from now on. */
+    public InMemoryHardwarePort refuseAhCreates(boolean refuse) {
+        this.refuseAhCreates = refuse;
+        return this;
+    }
+
+    /** AHs created without waiting whose completion has not come yet. */
+    public int addressHandlesPending() {
+        return pendingAhs.size();
     }
 
     @Override

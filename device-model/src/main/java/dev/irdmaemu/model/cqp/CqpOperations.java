@@ -181,7 +181,11 @@ public final class CqpOperations implements CqpOpHandler {
             return;
         }
         switch (hmc.commit(w.fpmBufferAddress())) {
-            case OK -> arp.setLimit(hmc.count(HmcObjectType.ARP));
+            case OK -> {
+                // the ARP cache is an HMC object (IRDMA_HMC_IW_ARP): a new layout starts it empty
+                arp.clearAll();
+                arp.setLimit(hmc.count(HmcObjectType.ARP));
+            }
             case DMA_FAULT -> r.fail(CqpFault.DMA_FAULT, "commit buffer outside mapped memory");
             case COUNT_ABOVE_MAX -> r.fail(CqpFault.INDEX_OUT_OF_RANGE, "a count above the queried maximum");
             case TOO_MANY_SDS -> r.fail(CqpFault.INDEX_OUT_OF_RANGE, "objects need more SDs than max_pe_sds");
@@ -271,6 +275,11 @@ public final class CqpOperations implements CqpOpHandler {
             if (!programSd(word[0], word[1], r)) {
                 return;
             }
+        }
+        if (hmc.validSds() == 0) {
+            // irdma's teardown cleared the last SD (hmc.c irdma_del_hmc_objects): the HMC memory the ARP cache
+            // lived in is gone, and with it the entries irdma never deletes one by one (its own addresses')
+            arp.clearAll();
         }
     }
 

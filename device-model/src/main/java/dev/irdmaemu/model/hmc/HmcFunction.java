@@ -282,6 +282,17 @@ public final class HmcFunction {
         return idx >= 0 && idx < HmcLimits.MAX_PE_SDS && sdValid[idx];
     }
 
+    /** Segment descriptors irdma has made valid (UPDATE_PE_SDS) and not cleared again. */
+    public int validSds() {
+        int n = 0;
+        for (boolean v : sdValid) {
+            if (v) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     public long pdInvalidations() {
         return pdInvalidations;
     }

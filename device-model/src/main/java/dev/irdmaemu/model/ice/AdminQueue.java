@@ -297,6 +297,8 @@ public final class AdminQueue {
         int flags = desc.flags();
         int driverLen = desc.datalen();
         long bufGpa = desc.bufferAddress();
+        long param0 = desc.paramU32(0);
+        long param1 = desc.paramU32(4);
         boolean hasBuf = (flags & AqDescriptor.BUF) != 0;
         int retval;
         int replyLen = 0;
@@ -348,7 +350,10 @@ public final class AdminQueue {
         if (t != null) {
             t.text("q", name).text("dir", "cmd").hex("opcode", opcode).text("op", AqOpcode.name(opcode))
                     .text("retval", AqError.name(retval)).num("datalen", driverLen).num("reply_len", replyLen)
-                    .num("idx", index);
+                    .num("idx", index).hex("flags", flags).hex("param0", param0).hex("param1", param1);
+            if (hasBuf) {
+                t.hex("buf", bufGpa);
+            }
             if (reason != null) {
                 t.text("reason", reason);
             }

@@ -14,8 +14,24 @@ import net.openhft.chronicle.bytes.Bytes;
  * ice_parse_func_caps read them. The minimal set of the fact sheet (e810-probe-facts §1.5): VALID_FUNCTIONS (one
  * bit, this PF: ice computes its VSI share as 768 / popcount, and more than 4 functions turn RDMA off), VSI,
  * RXQS / TXQS / MSIX (number and first id), MAX_MTU 9728 and RDMA = 1 (ice_init_dev sets ICE_FLAG_RDMA_ENA from
- * it). FD, 1588, DCB, SR-IOV, LAG, NVM_MGMT, Tx topology and sensor caps are left out on purpose: each would pull in
- * a feature the model does not serve (fact sheet §1.5).
+ * it) and FD (below). 1588, DCB, SR-IOV, LAG, NVM_MGMT, Tx topology and sensor caps are left out on purpose: each
+ * would pull in a feature the model does not serve (fact sheet §1.5).
+ *
+ * <p>FD is listed although the model serves no flow director: every E810 lists it, and ice depends on it beyond
+ * the feature. ice_main.c ice_set_pf_caps sets {@code pf->ctrl_vsi_idx = ICE_NO_VSI} only when the function has FD
+ * filters; without them the index stays 0, the PF VSI's: ice_deinit_fdir (rmmod ice, devlink reload) takes the PF
+ * VSI for the FD control VSI and releases it, and ice_lib.c ice_vsi_cfg of a control VSI trips its
+ * WARN_ON(pf->ctrl_vsi_idx != ICE_NO_VSI), as the second probe of ice on the model did (E810LifecycleBootTest).
+ * With the cap listed, ice_init_fdir still fails on the model (it cannot
+ * program FD profiles) and unwinds with the index back at ICE_NO_VSI. The table sizes come from GLQF_FD_SIZE
+ * ({@link #FD_GUARANTEED}, {@link #FD_BEST_EFFORT}); the device cap's number is their sum (ice_parse_fdir_dev_caps).
+ *
+ * <p>RSS (0x0040: rss_table_size 2048, the PF's LUT; rss_table_entry_width 8, one byte per LUT entry as
+ * set_rss_lut carries them) is reported only when the system property {@value #RSS_PROPERTY} is true: with it ice
+ * sets ICE_FLAG_RSS_ENA (ice_main.c ice_set_pf_caps), asks for one Rx queue per CPU instead of one and programs
+ * the key and LUT the Rx engine hashes through; it also sends the flow-profile commands of ice_add_rss_cfg
+ * (update_pkg 0x0C42), which the model does not serve, so ice logs their failure at debug level and the model
+ * hashes ice's default input sets (ice_lib.c default_rss_cfgs) whatever the profiles say.
  *
  * <p>The count field: ice sends a 4 KiB buffer and reads back {@code count}; a buffer too small for every element
  * gets ENOMEM with {@code count} = the elements needed and no buffer (the size ice would retry with).
@@ -25,15 +41,30 @@ public final class Capabilities {
     public static final int VSIS = 768;
     public static final int QUEUES_PER_PF = 64;
     public static final int DEVICE_QUEUES = 2048;
+    /** Flow director filters: guaranteed (FD_GSIZE) and best effort (FD_BSIZE); 16 K in all. */
+    public static final int FD_GUARANTEED = 512;
+    public static final int FD_BEST_EFFORT = 16384 - FD_GUARANTEED;
 
     private final int pfId;
     private final int msixVectors;
     private final int firstVector;
+    private final boolean reportRss;
+
+    /** Turns the RSS capability on (see the class comment). */
+    public static final String RSS_PROPERTY = "irdmaemu.ice.rss";
+    /** ICE_LUT_PF_SIZE: the PF's LUT. */
+    public static final int RSS_TABLE_SIZE = 2048;
+    public static final int RSS_ENTRY_WIDTH = 8;
 
     public Capabilities(int pfId, int msixVectors, int firstVector) {
+        this(pfId, msixVectors, firstVector, Boolean.getBoolean(RSS_PROPERTY));
+    }
+
+    public Capabilities(int pfId, int msixVectors, int firstVector, boolean reportRss) {
         this.pfId = pfId;
         this.msixVectors = msixVectors;
         this.firstVector = firstVector;
+        this.reportRss = reportRss;
     }
 
     public void registerWith(BiConsumer<Integer, AqCommandHandler> r) {
@@ -45,7 +76,7 @@ public final class Capabilities {
         if (b == null) {
             return AqError.EINVAL;
         }
-        int n = device ? 6 : 7;
+        int n = device ? 7 : reportRss ? 9 : 8;
         if (b.readRemaining() < (long) n * ELEM_SIZE) {
             d.paramU32(COUNT, n).datalen(0);
             return AqError.ENOMEM;
@@ -60,9 +91,13 @@ public final class Capabilities {
             at = elem(b, at, CAP_RXQS, QUEUES_PER_PF, 0, (long) pfId * QUEUES_PER_PF);
             at = elem(b, at, CAP_TXQS, QUEUES_PER_PF, 0, (long) pfId * QUEUES_PER_PF);
             at = elem(b, at, CAP_MSIX, msixVectors, 0, firstVector);
+            if (reportRss) {
+                at = elem(b, at, CAP_RSS, RSS_TABLE_SIZE, RSS_ENTRY_WIDTH, 0);
+            }
         }
         at = elem(b, at, CAP_MAX_MTU, MAX_MTU, 0, 0);
         at = elem(b, at, CAP_RDMA, 1, 0, 0);
+        at = elem(b, at, CAP_FD, device ? FD_GUARANTEED + FD_BEST_EFFORT : 0, 0, 0);
         d.paramU32(COUNT, at / ELEM_SIZE).datalen(at);
         return AqError.OK;
     }

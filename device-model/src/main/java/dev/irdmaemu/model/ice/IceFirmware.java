@@ -5,6 +5,7 @@ import static dev.irdmaemu.fw.reg.IceRegister.*;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.InterruptSink;
 import dev.irdmaemu.fw.bus.Mmio;
+import dev.irdmaemu.fw.reg.IceRegisterMap;
 import dev.irdmaemu.model.lan.LanQueues;
 import dev.irdmaemu.model.reg.RegisterFile;
 import dev.irdmaemu.model.trace.Trace;
@@ -103,6 +104,8 @@ public final class IceFirmware implements Mmio {
         regs.defineReadOnly("GLGEN_CLKSTAT_SRC", GLGEN_CLKSTAT_SRC, 1, 0, null, null);
         regs.defineReadOnly("GLPCI_CNF2", GLPCI_CNF2, 1, 0, null, null);
         fdEna = regs.define("PFQF_FD_ENA", PFQF_FD_ENA);
+        regs.defineReadOnly("GLQF_FD_SIZE", GLQF_FD_SIZE, 1, 0, "fd_sizes", (e, s) -> Capabilities.FD_GUARANTEED
+                | Capabilities.FD_BEST_EFFORT << GLQF_FD_SIZE_FD_BSIZE_S);
         pfpmWus = regs.define("PFPM_WUS", PFPM_WUS, 1, 0, null, null, "write_one_to_clear",
                 (e, v) -> pfpmWusWrite(v));
         oicrEna = regs.define("PFINT_OICR_ENA", PFINT_OICR_ENA);
@@ -156,10 +159,7 @@ public final class IceFirmware implements Mmio {
             return lan.read32(offset);
         }
         int v = other.read(offset);
-        TraceEvent t = trace.start(TraceKind.REG_READ);
-        if (t != null) {
-            t.text("reg", "ice_storage").hex("off", offset).hex("val", v & 0xffff_ffffL).emit();
-        }
+        traceStorage(TraceKind.REG_READ, offset, v);
         return v;
     }
 
@@ -173,14 +173,32 @@ public final class IceFirmware implements Mmio {
             lan.write32(offset, value);
             return;
         }
-        TraceEvent t = trace.start(TraceKind.REG_WRITE);
-        if (t != null) {
-            t.text("reg", "ice_storage").hex("off", offset).hex("val", value & 0xffff_ffffL).emit();
-        }
+        traceStorage(TraceKind.REG_WRITE, offset, value);
         if (!other.write(offset, value) && other.dropped() == 1) {
             LOG.warn("ice register write of 0x{} to 0x{} dropped (storage full or an unaligned offset); "
                     + "later drops only counted", Integer.toHexString(value), Long.toHexString(offset));
         }
+    }
+
+    /**
+     * Traces an access to a register the model keeps as plain storage, by its ice_hw_autogen.h name when
+     * {@link IceRegisterMap} knows the offset ({@code "reg":"GLPRT_GORCL","idx":0}), else as {@code ice_storage}.
+     */
+    private void traceStorage(TraceKind kind, long offset, int value) {
+        TraceEvent t = trace.start(kind);
+        if (t == null) {
+            return;
+        }
+        int e = IceRegisterMap.find(offset);
+        if (e < 0) {
+            t.text("reg", "ice_storage");
+        } else {
+            t.text("reg", IceRegisterMap.name(e)).num("idx", IceRegisterMap.index(e, offset));
+            if (IceRegisterMap.twoDimensional(e)) {
+                t.num("idx2", IceRegisterMap.index2(e, offset));
+            }
+        }
+        t.hex("off", offset).hex("val", value & 0xffff_ffffL).text("handler", "storage").emit();
     }
 
     // ---- side effects ----

@@ -15,6 +15,11 @@ import net.openhft.chronicle.bytes.Bytes;
  * ice_common.c ice_alloc_hw_res / ice_free_hw_res and ice_switch.c send them. One pool of ids per resource type
  * (res_type bits 6:0); recipes are limited to 64 ids (ICE_MAX_NUM_RECIPES), every other type to 1024. An allocation
  * is all or nothing (ENOSPC); a free naming an id not allocated frees nothing and answers ENOENT.
+ *
+ * <p>Flow director filter entries are counted, not named: ice_switch.c ice_alloc_res_cntr asks for {@code
+ * num_elems} guaranteed or shared entries with a one-element buffer and reads the block's first id back from
+ * elem[0]; ice_free_res_cntr frees {@code num_elems} from that id. Their pools hold {@link
+ * Capabilities#FD_GUARANTEED} and {@link Capabilities#FD_BEST_EFFORT} entries (GLQF_FD_SIZE).
  */
 public final class ResourcePool {
     public static final int RECIPES = 64;
@@ -29,7 +34,16 @@ public final class ResourcePool {
     }
 
     private static int capacity(int type) {
-        return type == RES_TYPE_RECIPE ? RECIPES : IDS_PER_TYPE;
+        return switch (type) {
+            case RES_TYPE_RECIPE -> RECIPES;
+            case RES_TYPE_FDIR_GUARANTEED_ENTRIES -> Capabilities.FD_GUARANTEED;
+            case RES_TYPE_FDIR_SHARED_ENTRIES -> Capabilities.FD_BEST_EFFORT;
+            default -> IDS_PER_TYPE;
+        };
+    }
+
+    private static boolean counted(int type) {
+        return type == RES_TYPE_FDIR_GUARANTEED_ENTRIES || type == RES_TYPE_FDIR_SHARED_ENTRIES;
     }
 
     private BitSet pool(int type) {
@@ -45,6 +59,9 @@ public final class ResourcePool {
         }
         int type = b.readUnsignedShort(BUF_RES_TYPE) & RES_TYPE_M;
         int n = b.readUnsignedShort(BUF_NUM_ELEMS);
+        if (counted(type)) {
+            return allocOrFreeBlock(b, type, n, alloc);
+        }
         if (n == 0 || BUF_ELEM + 2L * n > b.readRemaining()) {
             return AqError.EINVAL;
         }
@@ -74,6 +91,36 @@ public final class ResourcePool {
             p.clear(b.readUnsignedShort(BUF_ELEM + 2L * i));
         }
         return AqError.OK;
+    }
+
+    /** A block of {@code n} counted entries: found first-fit and answered by its first id, or freed from it. */
+    private int allocOrFreeBlock(Bytes<?> b, int type, int n, boolean alloc) {
+        int cap = capacity(type);
+        if (n == 0 || b.readRemaining() < BUF_ELEM + 2) {
+            return AqError.EINVAL;
+        }
+        if (n > cap) {
+            return alloc ? AqError.ENOSPC : AqError.ENOENT;
+        }
+        BitSet p = pool(type);
+        if (!alloc) {
+            int first = b.readUnsignedShort(BUF_ELEM);
+            if (first + n > cap || p.get(first, first + n).cardinality() != n) {
+                return AqError.ENOENT;
+            }
+            p.clear(first, first + n);
+            return AqError.OK;
+        }
+        for (int first = p.nextClearBit(0); first + n <= cap; first = p.nextClearBit(first + 1)) {
+            int used = p.nextSetBit(first);
+            if (used < 0 || used >= first + n) {
+                p.set(first, first + n);
+                b.writeShort(BUF_ELEM, (short) first);
+                return AqError.OK;
+            }
+            first = used;
+        }
+        return AqError.ENOSPC;
     }
 
     /** Ids of {@code type} in use. */

@@ -20,12 +20,24 @@ import org.slf4j.LoggerFactory;
  * as vsis_allocd / vsis_unallocated. The 128-byte VSI context (struct ice_aqc_vsi_props) is kept as sent; the reply
  * buffer is the driver's context, unchanged (ice copies it back over its own); get VSI answers the kept one. VSI numbers are 10 bits (ICE_AQ_VSI_NUM_M); the pool is {@link #DEFAULT_CAPACITY}
  * (ICE_MAX_VSI). RSS state needs the VSI to exist (ICE_AQC_RSS_VSI_VALID names it in vsi_id).
+ *
+ * <p>set_rss_lut names the table it writes in its flags (ice_common.c __ice_aq_get_set_rss_lut, enum ice_lut_type in
+ * bits 1:0): the VSI's own small table, the PF's 2K table or one of the 16 global 512-entry tables (index in bits
+ * 7:4); a VSI hashes through the table its context's q_opt_rss selects (ice_lib.c ice_set_rss_vsi_ctx: the PF VSI
+ * inherits the PF's). {@link #generation()} counts every change the Rx engine's RSS view depends on, so it re-reads
+ * the tables only after one.
  */
 public final class VsiTable {
     private static final Logger LOG = LoggerFactory.getLogger(VsiTable.class);
 
     /** ice_type.h ICE_MAX_VSI. */
     public static final int DEFAULT_CAPACITY = 768;
+    /** enum ice_lut_type as set_rss_lut's flags carry it. */
+    public static final int LUT_TYPE_VSI = 0;
+    public static final int LUT_TYPE_PF = 1;
+    public static final int LUT_TYPE_GLOBAL = 2;
+    /** ICE_AQC_LUT_GLOBAL_IDX: 4 bits. */
+    public static final int GLOBAL_LUTS = 16;
     /** The VSI number space: 10 bits. */
     public static final int VSI_SPACE = VsiCommand.VSI_NUM_MASK + 1;
 
@@ -35,6 +47,9 @@ public final class VsiTable {
     private final int[] type = new int[VSI_SPACE];
     private final byte[][] rssKey = new byte[VSI_SPACE][];
     private final byte[][] rssLut = new byte[VSI_SPACE][];
+    private byte[] pfLut;
+    private final byte[][] globalLut = new byte[GLOBAL_LUTS][];
+    private long generation;
     private final VsiCommand vsi = new VsiCommand();
 
     public VsiTable() {
@@ -55,6 +70,16 @@ public final class VsiTable {
             rssKey[i] = null;
             rssLut[i] = null;
         }
+        pfLut = null;
+        for (int i = 0; i < GLOBAL_LUTS; i++) {
+            globalLut[i] = null;
+        }
+        generation++;
+    }
+
+    /** Bumped on every change of a VSI, its context, an RSS key or a LUT. */
+    public long generation() {
+        return generation;
     }
 
     public void install(BiConsumer<Integer, AqCommandHandler> register) {
@@ -90,9 +115,58 @@ public final class VsiTable {
         return exists(vsiNum) ? props[vsiNum].clone() : null;
     }
 
-    /** A copy of the VSI's RSS LUT as last set, or null. */
+    /** A copy of the LUT the VSI hashes through (its context's q_opt_rss selects it), or null when unset. */
     public byte[] rssLut(int vsiNum) {
-        return exists(vsiNum) && rssLut[vsiNum] != null ? rssLut[vsiNum].clone() : null;
+        byte[] lut = lutInUse(vsiNum);
+        return lut != null ? lut.clone() : null;
+    }
+
+    /** Entries of the LUT the VSI hashes through, 0 when that table is unset. */
+    public int rssLutEntries(int vsiNum) {
+        byte[] lut = lutInUse(vsiNum);
+        return lut != null ? lut.length : 0;
+    }
+
+    /** Entry {@code i} of the LUT the VSI hashes through (a queue index within the VSI), or -1. */
+    public int rssLutEntry(int vsiNum, int i) {
+        byte[] lut = lutInUse(vsiNum);
+        return lut != null && i >= 0 && i < lut.length ? lut[i] & 0xFF : -1;
+    }
+
+    /** Copies the VSI's RSS key into {@code dst} (52 bytes, zeroes after a 40-byte key); false when none was set. */
+    public boolean rssKey(int vsiNum, byte[] dst) {
+        if (!exists(vsiNum) || rssKey[vsiNum] == null) {
+            return false;
+        }
+        System.arraycopy(rssKey[vsiNum], 0, dst, 0, RssCommand.EXTENDED_KEY_SIZE);
+        return true;
+    }
+
+    /** A little-endian u16 of the VSI's kept context at {@code offset} (VsiCommand's offsets), or -1. */
+    public int contextU16(int vsiNum, int offset) {
+        return exists(vsiNum) ? VsiCommand.propsU16(props[vsiNum], offset) : -1;
+    }
+
+    /** q_opt_rss of the VSI's kept context, or -1. */
+    public int rssOptions(int vsiNum) {
+        return exists(vsiNum) ? props[vsiNum][VsiCommand.Q_OPT_RSS] & 0xFF : -1;
+    }
+
+    private byte[] lutInUse(int vsiNum) {
+        if (!exists(vsiNum)) {
+            return null;
+        }
+        int opt = props[vsiNum][VsiCommand.Q_OPT_RSS] & 0xFF;
+        switch (opt & VsiCommand.RSS_LUT_M) {
+            case VsiCommand.RSS_LUT_VSI:
+                return rssLut[vsiNum];
+            case VsiCommand.RSS_LUT_PF:
+                return pfLut;
+            case VsiCommand.RSS_LUT_GBL:
+                return globalLut[opt >>> VsiCommand.RSS_GBL_LUT_S & VsiCommand.RSS_GBL_LUT_M];
+            default:
+                return null;
+        }
     }
 
     public byte[] rssKey(int vsiNum) {
@@ -127,6 +201,7 @@ public final class VsiTable {
         type[num] = desc.paramU16(VsiCommand.PARAM_VSI_FLAGS) & 0x3;
         rssKey[num] = null;
         rssLut[num] = null;
+        generation++;
         reply(desc, num);
         return AqError.OK;
     }
@@ -149,6 +224,7 @@ public final class VsiTable {
         vsi.readProps(mine);
         mine[0] = (byte) merged;
         mine[1] = (byte) (merged >>> 8);
+        generation++;
         reply(desc, num);
         return AqError.OK;
     }
@@ -179,6 +255,7 @@ public final class VsiTable {
         props[num] = null;
         rssKey[num] = null;
         rssLut[num] = null;
+        generation++;
         desc.paramU16(VsiCommand.RESP_VSI_NUM, num);
         desc.paramU16(VsiCommand.RESP_EXT_STATUS, 0);
         desc.paramU16(VsiCommand.RESP_VSI_USED, used.cardinality());
@@ -206,6 +283,7 @@ public final class VsiTable {
             key[i] = buf.readByte(at + i);
         }
         rssKey[num] = key;
+        generation++;
         return AqError.OK;
     }
 
@@ -232,7 +310,19 @@ public final class VsiTable {
         if (num < 0) {
             return reject("set_rss_lut", "vsi_id names no VSI", AqError.ENOENT);
         }
-        int size = RssCommand.lutSize(desc.paramU16(RssCommand.PARAM_LUT_FLAGS));
+        int flags = desc.paramU16(RssCommand.PARAM_LUT_FLAGS);
+        int lutType = flags & RssCommand.LUT_TYPE_M;
+        if (lutType > LUT_TYPE_GLOBAL) {
+            return reject("set_rss_lut", "LUT type " + lutType, AqError.EINVAL);
+        }
+        int size = RssCommand.lutSize(flags);
+        // ice_lut_type_to_size: the PF's table is 2K, a global one 512, a VSI's the small one; the size flag follows
+        int typeSize = lutType == LUT_TYPE_PF ? RssCommand.LUT_PF_SIZE
+                : lutType == LUT_TYPE_GLOBAL ? RssCommand.LUT_GLOBAL_SIZE : RssCommand.LUT_VSI_SIZE;
+        if (size != typeSize) {
+            return reject("set_rss_lut", "LUT type " + lutType + " with a " + size + "-entry size flag",
+                    AqError.EINVAL);
+        }
         long len = CommandBuffer.length(desc, buf);
         boolean fits = len == size || size == RssCommand.LUT_VSI_SIZE && len == 2 * RssCommand.LUT_VSI_SIZE;
         if (!fits) {
@@ -243,7 +333,18 @@ public final class VsiTable {
         for (int i = 0; i < len; i++) {
             lut[i] = buf.readByte(at + i);
         }
-        rssLut[num] = lut;
+        switch (lutType) {
+            case LUT_TYPE_PF:
+                pfLut = lut;
+                break;
+            case LUT_TYPE_GLOBAL:
+                globalLut[flags >>> RssCommand.LUT_GLOBAL_IDX_S & RssCommand.LUT_GLOBAL_IDX_M] = lut;
+                break;
+            default:
+                rssLut[num] = lut;
+                break;
+        }
+        generation++;
         return AqError.OK;
     }
 
@@ -252,8 +353,22 @@ public final class VsiTable {
         if (num < 0) {
             return reject("get_rss_lut", "vsi_id names no VSI", AqError.ENOENT);
         }
-        byte[] lut = rssLut[num] != null ? rssLut[num]
-                : new byte[RssCommand.lutSize(desc.paramU16(RssCommand.PARAM_LUT_FLAGS))];
+        int flags = desc.paramU16(RssCommand.PARAM_LUT_FLAGS);
+        byte[] kept;
+        switch (flags & RssCommand.LUT_TYPE_M) {
+            case LUT_TYPE_VSI:
+                kept = rssLut[num];
+                break;
+            case LUT_TYPE_PF:
+                kept = pfLut;
+                break;
+            case LUT_TYPE_GLOBAL:
+                kept = globalLut[flags >>> RssCommand.LUT_GLOBAL_IDX_S & RssCommand.LUT_GLOBAL_IDX_M];
+                break;
+            default:
+                return reject("get_rss_lut", "LUT type " + (flags & RssCommand.LUT_TYPE_M), AqError.EINVAL);
+        }
+        byte[] lut = kept != null ? kept : new byte[RssCommand.lutSize(flags)];
         long len = CommandBuffer.length(desc, buf);
         if (len < lut.length) {
             return reject("get_rss_lut", "reply buffer of " + len + " bytes for " + lut.length, AqError.ENOMEM);

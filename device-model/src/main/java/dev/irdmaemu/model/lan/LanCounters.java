@@ -13,6 +13,10 @@ public final class LanCounters {
     long rxOversize;
     /** Frames dropped because a descriptor or buffer address was not in guest memory. */
     long rxDmaFault;
+    /** Frames the RSS hash steered (their VSI had a key and a LUT). */
+    long rxHashed;
+    /** Frames whose LUT entry named a queue outside the VSI's map or not enabled: dropped. */
+    long rxRssQueueDisabled;
     long txFrames;
     long txBytes;
     long txPackets;
@@ -51,6 +55,14 @@ public final class LanCounters {
 
     public long rxDmaFault() {
         return rxDmaFault;
+    }
+
+    public long rxHashed() {
+        return rxHashed;
+    }
+
+    public long rxRssQueueDisabled() {
+        return rxRssQueueDisabled;
     }
 
     public long txFrames() {

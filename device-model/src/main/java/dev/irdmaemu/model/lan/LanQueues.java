@@ -5,6 +5,7 @@ import static dev.irdmaemu.fw.lan.LanRegister.*;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.InterruptSink;
 import dev.irdmaemu.fw.bus.Mmio;
+import dev.irdmaemu.model.eq.VectorCauses;
 import dev.irdmaemu.model.port.FrameTransmitter;
 import dev.irdmaemu.model.port.LanSink;
 import dev.irdmaemu.model.reg.RegisterFile;
@@ -20,8 +21,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * Queue numbers are the device's absolute ones (ice writes pf_q). The ice block forwards the offsets this table
  * {@link #owns} and calls {@link #reset} on a PF reset.
  *
- * <p>Interrupts go out through the {@link InterruptSink} the PCI function gives (the RDMA block's vector causes,
- * which apply the shared GLINT_DYN_CTL gating); ITR is not modelled (a cause raises its vector at once). An MDD event
+ * <p>Interrupts go out through the {@link VectorCauses} the PCI function gives (the RDMA block's interrupt
+ * controller), each with the ITR index its QINT_RQCTL / QINT_TQCTL names, so GLINT_ITR and GLINT_RATE throttle it
+ * before the shared GLINT_DYN_CTL gating; index 3 (no ITR) raises at once. An MDD event
  * sets GL_MDET_* / PF_MDET_* (ice_handle_mdd_event reads, then clears by writing ones) and calls the MDD hook (the
  * ice block's PFINT_OICR MAL_DETECT cause).
  */
@@ -42,7 +44,7 @@ public final class LanQueues implements Mmio, LanSink {
     private final int pfMdetRx;
     private final int pfMdetTx;
     private final int rdpc;
-    private InterruptSink irq = InterruptSink.NONE;
+    private VectorCauses irq = VectorCauses.NONE;
     private int msixVectors = 2048;
     private long droppedVectors;
     private Runnable mddHook = () -> { };
@@ -107,9 +109,21 @@ public final class LanQueues implements Mmio, LanSink {
 
     // ---- wiring
 
-    /** The interrupt sink (the PCI function's vector causes, gated by GLINT_DYN_CTL). */
+    /**
+     * The PF's vector causes with their ITR index (the RDMA block's interrupt controller: GLINT_ITR / GLINT_RATE
+     * throttling, then the shared GLINT_DYN_CTL gating).
+     */
+    public void interrupts(VectorCauses causes) {
+        this.irq = causes == null ? VectorCauses.NONE : causes;
+    }
+
+    /** A plain sink: every cause raises its vector at once (no ITR). */
     public void interrupts(InterruptSink sink) {
-        this.irq = sink == null ? InterruptSink.NONE : sink;
+        InterruptSink s = sink == null ? InterruptSink.NONE : sink;
+        this.irq = (vector, itrIndex) -> {
+            s.raise(vector);
+            return true;
+        };
     }
 
     /**
@@ -127,6 +141,11 @@ public final class LanQueues implements Mmio, LanSink {
     /** Where Tx frames leave (the Ethernet port's transmit). */
     public void wire(FrameTransmitter t) {
         tx.wire(t);
+    }
+
+    /** Where the Rx engine finds each VSI's RSS key, LUT and queue map (the firmware's VSI table). */
+    public void rxSteering(RxSteering steering) {
+        rx.steering(steering);
     }
 
     /** Where the Tx contexts come from (the add_txqs queues of the ice block). */
@@ -204,7 +223,7 @@ public final class LanQueues implements Mmio, LanSink {
         if (t != null) {
             t.text("cause", cause).num("q", q).num("vector", vector).emit();
         }
-        irq.raise(vector);
+        irq.cause(vector, ctl >>> QINT_ITR_INDX_S & QINT_ITR_INDX_M);
         return true;
     }
 

@@ -9,6 +9,7 @@ import dev.irdmaemu.fw.lan.OffloadHeaders;
 import dev.irdmaemu.fw.lan.RxFlexDescriptor;
 import dev.irdmaemu.fw.lan.RxPacketType;
 import dev.irdmaemu.fw.lan.RxQueueContext;
+import dev.irdmaemu.fw.lan.ToeplitzHash;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -20,8 +21,13 @@ import org.slf4j.LoggerFactory;
  * The receive side of the LAN queues (ice_base.c ice_setup_rx_ctx / ice_vsi_ctrl_one_rx_ring, ice_txrx.c
  * ice_clean_rx_irq): each queue's context as the eight QRX_CONTEXT dwords ice wrote, taken when ice sets QRX_CTRL
  * QENA_REQ (QENA_STAT follows at once when the context is valid, stays clear when not); QRX_TAIL posts descriptors.
- * A frame the port hands to the LAN goes to the lowest enabled queue (RSS is not modelled): it fills the posted
- * buffers from the head, a data buffer's size each (ice_setup_rx_ctx's dbuf), then each descriptor is written back
+ * A frame the port hands to the LAN lands in the VSI that holds the lowest enabled queue; when that VSI has an RSS key
+ * and LUT ({@link RxSteering}), the frame's Toeplitz hash over the fields ice_lib.c's default_rss_cfgs select (the
+ * IPv4 or IPv6 source and destination, then the TCP or UDP source and destination ports; fragments and other
+ * protocols the addresses alone; other frames no hash) picks the queue through the LUT ({@link RssView}) and is
+ * written into the descriptor's rss_hash with RSS_VALID (ice_txrx_lib.c ice_get_rx_hash reads it from RXDID 2);
+ * without RSS the frame goes to the lowest enabled queue, as before. A frame steered to a queue that is not enabled
+ * is dropped and counted. The frame fills the posted buffers from the head, a data buffer's size each (ice_setup_rx_ctx's dbuf), then each descriptor is written back
  * in the flex NIC format with DD, the last with EOF, the packet type and the checksum status, and the queue's
  * interrupt is raised through QINT_RQCTL. A frame that does not fit the posted descriptors is dropped whole and
  * counted (GLV_RDPC); a descriptor or buffer outside guest memory drops the frame and raises an Rx MDD event.
@@ -48,6 +54,14 @@ public final class RxPath {
     private final EthernetFrame eth = new EthernetFrame();
     private final Ipv4Header ipv4 = new Ipv4Header();
     private final Ipv6Header ipv6 = new Ipv6Header();
+    private final RssView rss = new RssView();
+    private RxSteering steering = RxSteering.NONE;
+    private long rssGeneration = Long.MIN_VALUE;
+    private int rssQueue = -1;
+    private boolean rssOn;
+    /** What {@link #classify} found to hash: none, the IP addresses, or the addresses and the ports. */
+    private int hashInput;
+    private long l4At;
     private int lowestEnabled = -1;
     private long rejectedContexts;
     private int status0;
@@ -70,7 +84,20 @@ public final class RxPath {
         this.bufferAddress = new long[RxQueueContext.MAX_CHAINED_BUFFERS * 4];
     }
 
+    private static final int HASH_NONE = 0;
+    private static final int HASH_IPV4 = 1;
+    private static final int HASH_IPV4_PORTS = 2;
+    private static final int HASH_IPV6 = 3;
+    private static final int HASH_IPV6_PORTS = 4;
+
+    /** Where the RSS configuration comes from (the firmware's VSI table). */
+    void steering(RxSteering source) {
+        this.steering = source == null ? RxSteering.NONE : source;
+        this.rssGeneration = Long.MIN_VALUE;
+    }
+
     void reset() {
+        rssGeneration = Long.MIN_VALUE;
         contexts.zeroOut(0, contexts.capacity());
         for (int q = 0; q < queues; q++) {
             enabled[q] = false;
@@ -187,6 +214,17 @@ public final class RxPath {
         return q < 0 || q >= queues ? 0 : head[q];
     }
 
+    /** Rx queues enabled (QRX_CTRL.QENA_REQ) and not disabled since. */
+    public int enabledCount() {
+        int n = 0;
+        for (boolean e : enabled) {
+            if (e) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     public boolean enabled(int q) {
         return q >= 0 && q < queues && enabled[q];
     }
@@ -197,6 +235,19 @@ public final class RxPath {
         if (q < 0) {
             counters.rxNoQueue++;
             return;
+        }
+        int ptype = classify(store, offset, frameLength);
+        int rssHash = 0;
+        if (rssFor(q)) {
+            rssHash = hash(store);
+            int target = rss.queue(rssHash);
+            if (target < 0 || target >= queues || !enabled[target]) {
+                counters.rxRssQueueDisabled++;
+                drop(q, "rss_queue_disabled", frameLength);
+                return;
+            }
+            q = target;
+            counters.rxHashed++;
         }
         if (frameLength <= 0 || frameLength > rxMax[q]) {
             counters.rxOversize++;
@@ -235,7 +286,6 @@ public final class RxPath {
             left -= chunk;
             h = h + 1 == length[q] ? 0 : h + 1;
         }
-        int ptype = classify(store, offset, frameLength);
         h = head[q];
         left = frameLength;
         long at = offset;
@@ -244,12 +294,15 @@ public final class RxPath {
             memory.copyIn(bufferAddress[i], store, at, chunk);
             boolean last = i == needed - 1;
             int status = RxFlexDescriptor.STATUS0_DD | (last ? RxFlexDescriptor.STATUS0_EOF | status0 : 0);
+            if (last && hashInput != HASH_NONE && rssOn) {
+                status |= RxFlexDescriptor.STATUS0_RSS_VALID;
+            }
             long descriptor = base[q] + (long) h * RxFlexDescriptor.SIZE;
             // qword 1 (with DD) last, as the device writes it: the driver reads DD before the rest
             memory.writeLong(descriptor, RxFlexDescriptor.writeBackQword0(ptype, chunk));
             memory.writeLong(descriptor + 16, 0);
             memory.writeLong(descriptor + 24, 0);
-            memory.writeLong(descriptor + 8, RxFlexDescriptor.writeBackQword1(status, 0));
+            memory.writeLong(descriptor + 8, RxFlexDescriptor.writeBackQword1(status, last ? rssHash : 0));
             at += chunk;
             left -= chunk;
             h = h + 1 == length[q] ? 0 : h + 1;
@@ -261,9 +314,43 @@ public final class RxPath {
         TraceEvent t = trace.start(TraceKind.LAN);
         if (t != null) {
             t.text("dir", "rx").text("op", "frame").num("q", q).num("len", frameLength).num("descs", needed)
-                    .num("ptype", ptype).emit();
+                    .num("ptype", ptype).num("rss_hash", rssHash & 0xFFFF_FFFFL).emit();
         }
         owner.raiseRx(q);
+    }
+
+    /** True when the VSI holding queue {@code q} hashes; re-reads the steering only after a change. */
+    private boolean rssFor(int q) {
+        long g = steering.generation();
+        if (g != rssGeneration || q != rssQueue) {
+            rssGeneration = g;
+            rssQueue = q;
+            rssOn = steering.lookup(q, rss);
+        }
+        return rssOn;
+    }
+
+    /** The Toeplitz hash of the fields {@link #classify} found (0 for a frame with nothing to hash). */
+    private int hash(BytesStore<?, ?> store) {
+        ToeplitzHash t = rss.hash.start();
+        switch (hashInput) {
+            case HASH_IPV4:
+            case HASH_IPV4_PORTS:
+                t.addInt(ipv4.source()).addInt(ipv4.destination());
+                break;
+            case HASH_IPV6:
+            case HASH_IPV6_PORTS:
+                t.addLong(ipv6.sourceHi()).addLong(ipv6.sourceLo()).addLong(ipv6.destinationHi())
+                        .addLong(ipv6.destinationLo());
+                break;
+            default:
+                return 0;
+        }
+        if (hashInput == HASH_IPV4_PORTS || hashInput == HASH_IPV6_PORTS) {
+            t.addShort(store.readUnsignedByte(l4At) << 8 | store.readUnsignedByte(l4At + 1));
+            t.addShort(store.readUnsignedByte(l4At + 2) << 8 | store.readUnsignedByte(l4At + 3));
+        }
+        return t.value();
     }
 
     private void drop(int q, String why, int frameLength) {
@@ -279,6 +366,7 @@ public final class RxPath {
      */
     private int classify(BytesStore<?, ?> store, long offset, int frameLength) {
         status0 = 0;
+        hashInput = HASH_NONE;
         eth.wrap(store, offset, frameLength);
         if (!eth.validate().accepted()) {
             return RxPacketType.L2;
@@ -291,6 +379,7 @@ public final class RxPath {
             if (!ipv4.validateStructure().accepted()) {
                 return RxPacketType.L2;
             }
+            hashInput = HASH_IPV4;
             if (ipv4.moreFragments() || ipv4.fragmentOffset() != 0) {
                 return RxPacketType.IPV4_FRAG;
             }
@@ -309,6 +398,10 @@ public final class RxPath {
                 }
                 return RxPacketType.IPV4;
             }
+            if (l4Length >= 4 && l4 + 4 <= offset + frameLength) {
+                hashInput = HASH_IPV4_PORTS;
+                l4At = l4;
+            }
             long pseudo = InternetChecksum.ipv4PseudoHeaderSum(ipv4.source(), ipv4.destination(), protocol, l4Length);
             status0 = RxFlexDescriptor.STATUS0_L3L4P | ipError | l4Status(store, l4, l4Length, protocol, pseudo);
             return ptype;
@@ -318,6 +411,7 @@ public final class RxPath {
             if (!ipv6.validate().accepted()) {
                 return RxPacketType.L2;
             }
+            hashInput = HASH_IPV6;
             int next = ipv6.nextHeader();
             long l4 = ip + Ipv6Header.HEADER_LENGTH;
             int l4Length = ipv6.payloadLength();
@@ -328,6 +422,10 @@ public final class RxPath {
                 ptype = RxPacketType.IPV6_UDP;
             } else {
                 return next == 58 ? RxPacketType.IPV6_ICMP : RxPacketType.IPV6;
+            }
+            if (l4Length >= 4 && l4 + 4 <= offset + frameLength) {
+                hashInput = HASH_IPV6_PORTS;
+                l4At = l4;
             }
             long pseudo = InternetChecksum.ipv6PseudoHeaderSum(ipv6.sourceHi(), ipv6.sourceLo(),
                     ipv6.destinationHi(), ipv6.destinationLo(), l4Length, next);

@@ -387,6 +387,10 @@ public final class E810PciFunction {
             return;
         }
         msixSent++;
+        TraceEvent t = trace.start(TraceKind.MSIX);
+        if (t != null) {
+            t.num("vector", vector).emit();
+        }
         msix.raise(vector);
     }
 

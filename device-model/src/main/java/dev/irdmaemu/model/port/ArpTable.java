@@ -42,6 +42,27 @@ public final class ArpTable {
         mac[index] = 0;
     }
 
+    /**
+     * Forgets every entry: the cache lives in the HMC's ARP object area, so a new FPM layout (COMMIT_FPM_VAL) or the
+     * loss of every SD behind the HMC (irdma's teardown, hmc.c irdma_del_hmc_objects) leaves none of them.
+     */
+    public void clearAll() {
+        java.util.Arrays.fill(valid, false);
+        java.util.Arrays.fill(permanent, false);
+        java.util.Arrays.fill(mac, 0);
+    }
+
+    /** Entries irdma has added (MANAGE_ARP_CACHE add) and not deleted. */
+    public int validCount() {
+        int n = 0;
+        for (boolean v : valid) {
+            if (v) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     public boolean valid(int index) {
         return inRange(index) && valid[index];
     }

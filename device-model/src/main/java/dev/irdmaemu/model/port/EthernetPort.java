@@ -140,7 +140,7 @@ public final class EthernetPort implements PudaQueues.Wire {
         tap.frame(scheduler.now(), store, offset, length);
         TraceEvent t = trace.start(TraceKind.FRAME_RX);
         if (t != null) {
-            t.num("len", length).num("queued", rxCount).emit();
+            t.num("len", length).num("queued", rxCount).bytes("hdr", store, offset, length).emit();
         }
         if (length < 0 || length > RX_SLOT_BYTES || rxCount == RX_SLOTS) {
             rxOverflow++;
@@ -298,7 +298,7 @@ public final class EthernetPort implements PudaQueues.Wire {
         tap.frame(scheduler.now(), store, offset, length);
         TraceEvent t = trace.start(TraceKind.FRAME_TX);
         if (t != null) {
-            t.num("len", length).emit();
+            t.num("len", length).bytes("hdr", store, offset, length).emit();
         }
         transmitter.transmit(store, offset, length);
         return latency.wireNanos(length);

@@ -30,6 +30,9 @@ public final class CompletionQueue {
     private boolean armed;
     private boolean armedSolicitedOnly;
     private long produced;
+    /** CQEs written while the CQ was not armed, since its last notification (or creation). */
+    private boolean unnotified;
+    private long armCatchUps;
     private long overflows;
     private long notifications;
 
@@ -64,6 +67,7 @@ public final class CompletionQueue {
         armed = false;
         armedSolicitedOnly = false;
         produced = 0;
+        unnotified = false;
         live = true;
     }
 
@@ -169,11 +173,18 @@ public final class CompletionQueue {
         }
         produced++;
         if (armed && (!armedSolicitedOnly || solicited)) {
-            armed = false;
-            notifications++;
-            if (ceqIdValid) {
-                events.cqNotify(ceqId, id);
-            }
+            notifyNow();
+        } else {
+            unnotified = true;
+        }
+    }
+
+    private void notifyNow() {
+        armed = false;
+        unnotified = false;
+        notifications++;
+        if (ceqIdValid) {
+            events.cqNotify(ceqId, id);
         }
     }
 
@@ -193,8 +204,33 @@ public final class CompletionQueue {
         if (next || nextSolicited) {
             armed = true;
             armedSolicitedOnly = !next;
+            if (next && unnotified && unreaped()) {
+                // The arm doorbell is a posted write: over vfio-user it reaches the device long after the driver
+                // wrote it and went on to poll (rping's cq thread: req_notify, then poll until empty). A CQE the
+                // device wrote in between was neither seen by that poll nor armed for, and the consumer would
+                // sleep on it forever. So an arm that finds CQEs written since the last notification and not
+                // yet reaped (the head the driver keeps in the shadow area, uk.c irdma_uk_cq_poll_cmpl) notifies
+                // at once, as an arm does in the next-completion window on hardware. At worst the consumer
+                // polls once and finds nothing.
+                armCatchUps++;
+                notifyNow();
+            }
         }
         return true;
+    }
+
+    /** True when the driver's head (shadow area quadword 0) is behind the device's next write index. */
+    private boolean unreaped() {
+        if (!memory.readLong(shadowArea, scratch, 0)) {
+            return true;
+        }
+        int swHead = (int) ((scratch[0] & Gen2Registers.CQ_DBSA_CQEIDX) % cursor.size());
+        return swHead != cursor.index();
+    }
+
+    /** Arms that notified at once because CQEs were waiting unreaped (see {@link #arm}). */
+    public long armCatchUps() {
+        return armCatchUps;
     }
 
     public long producedCount() {

@@ -23,7 +23,11 @@ public final class JsonLinesTraceSink implements TraceSink {
             line.append(",\"");
             escape(e.name(i));
             line.append("\":");
-            if (e.textAt(i) != null) {
+            if (e.isBytes(i)) {
+                line.append('"');
+                e.appendHex(i, line);
+                line.append('"');
+            } else if (e.textAt(i) != null) {
                 String t = e.textAt(i);
                 if (t.equals("true") || t.equals("false")) {
                     line.append(t);

@@ -63,7 +63,9 @@ public enum TraceKind {
      */
     PCI_BAR("pci_bar"),
     /** A function reset (FLR, the transport's device reset) and what it returned to power-on state. */
-    FUNCTION_RESET("function_reset");
+    FUNCTION_RESET("function_reset"),
+    /** An MSI-X message the PCI function sent to the host (model.pci), after the enable and bus-master checks. */
+    MSIX("msix");
 
     private final String wireName;
 

@@ -241,12 +241,12 @@ class IceProbeSequenceTest {
     @Test
     void irdmaFilterUpdateIsKeptAndGetAnswersIt() {
         int vsi = addPfVsi();
-        // ice_rdma_update_vsi_filter: update_vsi with Q_OPT valid and PE_FLTR_EN in q_opt_flags (byte 82).
+        // ice_rdma_update_vsi_filter: update_vsi with Q_OPT valid and PE_FLTR_EN in q_opt_flags (byte 80).
         Bytes<?> upd = AqBench.buffer(VsiCommand.PROPS_SIZE);
         upd.writeShort(0, (short) VsiCommand.PROP_Q_OPT_VALID);
-        upd.writeByte(82, (byte) VsiCommand.Q_OPT_PE_FLTR_EN);
+        upd.writeByte(80, (byte) VsiCommand.Q_OPT_PE_FLTR_EN);
         assertEquals(AqError.OK, bench.send(AqOpcode.UPDATE_VSI, d -> d.paramU16(VsiCommand.PARAM_VSI_NUM, vsi), upd));
-        assertEquals(VsiCommand.Q_OPT_PE_FLTR_EN, upd.readByte(82), "the driver's context comes back unchanged");
+        assertEquals(VsiCommand.Q_OPT_PE_FLTR_EN, upd.readByte(80), "the driver's context comes back unchanged");
         assertEquals(VsiCommand.PROP_Q_OPT_VALID, upd.readShort(0));
         Bytes<?> got = AqBench.buffer(VsiCommand.PROPS_SIZE);
         assertEquals(AqError.OK, bench.send(AqOpcode.GET_VSI, d -> d.paramU16(VsiCommand.PARAM_VSI_NUM, vsi), got));

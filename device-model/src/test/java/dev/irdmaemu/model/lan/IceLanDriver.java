@@ -23,7 +23,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  */
 final class IceLanDriver {
     /** A received frame as ice_clean_rx_irq assembles it. */
-    record Received(byte[] bytes, int ptype, int status0, int descriptors) {
+    record Received(byte[] bytes, int ptype, int status0, int descriptors, int rssHash) {
     }
 
     final HostRam ram;
@@ -133,7 +133,7 @@ final class IceLanDriver {
             at = (at + 1) % rxCount;
             if (desc.endOfPacket()) {
                 rxNtc = at;
-                return new Received(out.toByteArray(), desc.packetType(), desc.status0(), n);
+                return new Received(out.toByteArray(), desc.packetType(), desc.status0(), n, desc.rssHash());
             }
         }
     }

@@ -59,4 +59,34 @@ class TraceTest {
         assertTrue(st.summary().contains("CREATE_QP"));
         assertTrue(!st.summary().contains("NOP "));
     }
+
+    /** A bytes field (a frame's headers) is written as hexadecimal from the emitter's buffer, cut to MAX_BYTES. */
+    @Test
+    void bytesFieldsAreHexCutToTheLimitAndBoundsChecked() {
+        StringBuilder out = new StringBuilder();
+        RecordingTraceSink rec = new RecordingTraceSink();
+        Trace t = new Trace(new SimScheduler(1)).enableAll(e -> {
+            new JsonLinesTraceSink(out).accept(e);
+            rec.accept(e);
+        });
+        byte[] frame = new byte[300];
+        for (int i = 0; i < frame.length; i++) {
+            frame[i] = (byte) i;
+        }
+        var store = net.openhft.chronicle.bytes.BytesStore.wrap(frame);
+        t.start(TraceKind.FRAME_RX).num("len", 3).bytes("hdr", store, 1, 3).emit();
+        assertEquals("{\"t\":0,\"ev\":\"frame_rx\",\"len\":3,\"hdr\":\"010203\"}\n", out.toString());
+        assertEquals("010203", rec.events().get(0).get("hdr"));
+        out.setLength(0);
+        t.start(TraceKind.FRAME_TX).bytes("hdr", store, 0, 300).emit();
+        assertEquals(TraceEvent.MAX_BYTES * 2, rec.events().get(1).get("hdr").length());
+        // past the end of the store, negative lengths, before its start: an empty field, never an exception
+        t.start(TraceKind.FRAME_TX).bytes("hdr", store, 299, 10).emit();
+        assertEquals("2b", rec.events().get(2).get("hdr"));
+        t.start(TraceKind.FRAME_TX).bytes("hdr", store, 400, 10).bytes("b", store, 0, -1).bytes("c", store, -8, 4)
+                .emit();
+        assertEquals("", rec.events().get(3).get("hdr"));
+        assertEquals("", rec.events().get(3).get("b"));
+        assertEquals("", rec.events().get(3).get("c"));
+    }
 }

@@ -80,6 +80,7 @@ final class ScriptedDevice implements Mmio {
     int sqDoorbells;
     int lastSqDoorbell = -1;
     int cqArms;
+    private boolean ccqArmed;
     int lastCqArm = -1;
     private final Map<CqpOpcode, int[]> failures = new EnumMap<>(CqpOpcode.class);
     private final Map<CqpOpcode, Integer> returnMinor = new EnumMap<>(CqpOpcode.class);
@@ -172,6 +173,9 @@ final class ScriptedDevice implements Mmio {
         } else if (offset == Gen2Register.CQARM.offset()) {
             cqArms++;
             lastCqArm = value;
+            if (value == 0) {
+                ccqArmed = true;
+            }
         } else if (offset == Gen2Register.PFHMC_PDINV.offset()) {
             pdInvalidations.add(value);
         }
@@ -229,6 +233,11 @@ final class ScriptedDevice implements Mmio {
         if (ccqHead == ccqSize) {
             ccqHead = 0;
             ccqPolarity = !ccqPolarity;
+        }
+        if (ccqArmed && ceqRing != 0) {
+            // an armed CCQ's completion raises a CEQE for CQ 0 (the driver's completion handler runs from it)
+            ccqArmed = false;
+            raiseCeqe(0);
         }
     }
 

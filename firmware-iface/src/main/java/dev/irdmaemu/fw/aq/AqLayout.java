@@ -202,6 +202,9 @@ public final class AqLayout {
         public static final int RES_TYPE_RECIPE = 0x05;
         public static final int RES_TYPE_SWID = 0x07;
         public static final int RES_TYPE_FDIR_COUNTER_BLOCK = 0x21;
+        /** Flow director filter entries: allocated as one block of num_elems, answered by its first id. */
+        public static final int RES_TYPE_FDIR_GUARANTEED_ENTRIES = 0x22;
+        public static final int RES_TYPE_FDIR_SHARED_ENTRIES = 0x23;
 
         private AllocFreeRes() {
         }

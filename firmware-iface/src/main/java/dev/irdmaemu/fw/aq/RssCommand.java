@@ -17,6 +17,10 @@ public final class RssCommand {
     public static final int VSI_MASK = 0x3FF;
     public static final int STANDARD_KEY_SIZE = 0x28;
     public static final int EXTENDED_KEY_SIZE = 0x28 + 0xC;
+    /** enum ice_lut_type in flags bits 1:0 (VSI 0, PF 1, global 2); ICE_AQC_LUT_GLOBAL_IDX bits 7:4. */
+    public static final int LUT_TYPE_M = 0x3;
+    public static final int LUT_GLOBAL_IDX_S = 4;
+    public static final int LUT_GLOBAL_IDX_M = 0xF;
     public static final int LUT_SIZE_512 = 1 << 2;
     public static final int LUT_SIZE_2K = 1 << 3;
     /** enum ice_lut_size. */

@@ -33,7 +33,36 @@ public final class VsiCommand extends LeView {
     public static final int Q_OPT_PE_FLTR_EN = 1;
     private static final int VALID_SECTIONS = 0;
     private static final int SW_ID = 2;
-    private static final int Q_OPT_FLAGS = 82;
+    /** struct ice_aqc_vsi_props offsets (checked with offsetof): the queue mapping and queueing option sections. */
+    public static final int MAPPING_FLAGS = 28;
+    public static final int Q_MAPPING = 30;
+    public static final int Q_MAPPINGS = 16;
+    public static final int TC_MAPPING = 62;
+    public static final int Q_OPT_RSS = 78;
+    private static final int Q_OPT_FLAGS = 80;
+    /** ICE_AQ_VSI_PROP_RXQ_MAP_VALID. */
+    public static final int PROP_RXQ_MAP_VALID = 1 << 6;
+    /** mapping_flags ICE_AQ_VSI_Q_MAP_NONCONTIG (else CONTIG: q_mapping[0] the first queue, [1] the count). */
+    public static final int Q_MAP_NONCONTIG = 1;
+    /** tc_mapping: ICE_AQ_VSI_TC_Q_OFFSET (11 bits), ICE_AQ_VSI_TC_Q_NUM (log2 of the TC's queues, 4 bits at 11). */
+    public static final int TC_Q_OFFSET_M = 0x7FF;
+    public static final int TC_Q_NUM_S = 11;
+    public static final int TC_Q_NUM_M = 0xF;
+    /** q_opt_rss: ICE_AQ_VSI_Q_OPT_RSS_LUT (bits 1:0: VSI 0, PF 2, global 3), the global LUT (bits 5:2), the hash
+     * (bits 7:6: Toeplitz 0, symmetric Toeplitz 1, XOR 2, JHash 3). */
+    public static final int RSS_LUT_M = 0x3;
+    public static final int RSS_LUT_VSI = 0;
+    public static final int RSS_LUT_PF = 2;
+    public static final int RSS_LUT_GBL = 3;
+    public static final int RSS_GBL_LUT_S = 2;
+    public static final int RSS_GBL_LUT_M = 0xF;
+    public static final int RSS_HASH_S = 6;
+    public static final int RSS_HASH_TPLZ = 0;
+
+    /** A little-endian u16 of a kept 128-byte context. */
+    public static int propsU16(byte[] props, int offset) {
+        return props[offset] & 0xFF | (props[offset + 1] & 0xFF) << 8;
+    }
 
     public VsiCommand wrap(BytesStore<?, ?> store, long offset, long length) {
         attach(store, offset, length);

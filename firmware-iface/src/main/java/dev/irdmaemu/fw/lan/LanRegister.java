@@ -27,6 +27,8 @@ public final class LanRegister {
     public static final int QINT_RQCTL = 0x0015_0000;
     public static final int QINT_TQCTL = 0x0014_0000;
     public static final int QINT_MSIX_INDX_M = 0x7FF;
+    public static final int QINT_ITR_INDX_S = 11;
+    public static final int QINT_ITR_INDX_M = 0x3;
     public static final int QINT_CAUSE_ENA_M = 1 << 30;
     /** QTX_COMM_DBELL(q): the Tx tail doorbell (ice_tx_map writes next_to_use). */
     public static final int QTX_COMM_DBELL = 0x002C_0000;

@@ -153,6 +153,24 @@ public final class Gen2Registers {
     public static final long GLINT_DYN_CTL_CLEARPBA = Bits.bit(1);
     public static final long GLINT_DYN_CTL_ITR_INDX = Bits.genmask(4, 3);
     public static final long GLINT_DYN_CTL_INTERVAL = Bits.genmask(16, 5);
+    // The rest of the register as ice uses it (ice_hw_autogen.h; ice_txrx.c ice_buildreg_itr, ice_enable_interrupt,
+    // ice_set_wb_on_itr): a software interrupt, the ITR index it waits on, write-back on ITR, and INTENA_MSK, which
+    // makes the write leave INTENA as it is.
+    public static final long GLINT_DYN_CTL_SWINT_TRIG = Bits.bit(2);
+    public static final long GLINT_DYN_CTL_SW_ITR_INDX_ENA = Bits.bit(24);
+    public static final long GLINT_DYN_CTL_SW_ITR_INDX = Bits.genmask(26, 25);
+    public static final long GLINT_DYN_CTL_WB_ON_ITR = Bits.bit(30);
+    public static final long GLINT_DYN_CTL_INTENA_MSK = Bits.bit(31);
+    /** ITR index 3 in ITR_INDX: "no ITR" (ice_txrx.h ICE_ITR_NONE): the write updates no interval, a cause waits on none. */
+    public static final int ITR_NONE = 3;
+    /** The ITR interval unit: 2 us (ice_txrx.h ICE_ITR_GRAN_S; ice_lib.c __ice_write_itr writes usecs >> 1). */
+    public static final long ITR_GRANULE_NANOS = 2_000;
+
+    // --- GLINT_ITR(i, vector) (ice_hw_autogen.h): the three throttling intervals of each vector, 12 bits of 2 us.
+    public static final int GLINT_ITR = 0x0015_4000;
+    public static final int GLINT_ITR_INDEX_STRIDE = 8192;
+    public static final int GLINT_ITR_INDEXES = 3;
+    public static final long GLINT_ITR_INTERVAL = Bits.genmask(11, 0);
 
     /** The value icrdma_ena_irq writes: ITR index 0, the interval (2 us units), INTENA and CLEARPBA set. */
     public static int dynCtlEnable(int interval) {
@@ -192,6 +210,8 @@ public final class Gen2Registers {
     // --- GLINT_RATE (irdma.h IRDMA_GLINT_RATE_*).
     public static final long GLINT_RATE_INTERVAL = Bits.genmask(5, 0);
     public static final long GLINT_RATE_INTRL_ENA = Bits.bit(6);
+    /** The INTRL unit ice writes in (ice_lib.c ice_write_intrl: ICE_INTRL_GRAN_ABOVE_25, 4 us). */
+    public static final long INTRL_GRANULE_NANOS = 4_000;
 
     // --- PFHMC_PDINV (hmc.c irdma_invalidate_pf_hmc_pd): invalidate one PD of a paged SD in the device's cache.
     public static final long PFHMC_PDINV_PMSDIDX = Bits.genmask(11, 0);

@@ -75,6 +75,15 @@ public final class IceRegister {
     public static final int PF_FUNC_RID_FUNC_NUM_M = 0x7;
     public static final int PFPM_WUS = 0x0009_DB80;
     public static final int PFQF_FD_ENA = 0x0043_A000;
+    /**
+     * Flow director table sizes (ice_hw_autogen.h): FD_GSIZE bits 14:0 (guaranteed filters, shared by the valid
+     * functions), FD_BSIZE bits 30:16 (best effort); ice_common.c ice_parse_fdir_func_caps reads it when the
+     * function capabilities list ICE_AQC_CAPS_FD.
+     */
+    public static final int GLQF_FD_SIZE = 0x0046_0010;
+    public static final int GLQF_FD_SIZE_FD_GSIZE_M = 0x7FFF;
+    public static final int GLQF_FD_SIZE_FD_BSIZE_S = 16;
+    public static final int GLQF_FD_SIZE_FD_BSIZE_M = 0x7FFF << GLQF_FD_SIZE_FD_BSIZE_S;
 
     // Misc / OICR interrupt causes (ice_main.c ice_ena_misc_vector, ice_ena_ctrlq_interrupts, ice_misc_intr).
     public static final int PFINT_MBX_CTL = 0x0016_B280;

@@ -27,6 +27,8 @@ public final class SimScheduler {
     private long[] heapDeadline = new long[INITIAL];
     private long[] heapSequence = new long[INITIAL];
     private int size;
+    /** Pending background timers (in the heap): {@link #runUntilIdle} does not wait for them. */
+    private int backgroundPending;
     // slot -> timer and heap position; a free slot may still name the timer that last had it
     private SimTimer[] slotTimer = new SimTimer[INITIAL];
     private int[] slotPosition = new int[INITIAL];
@@ -62,6 +64,21 @@ public final class SimScheduler {
     }
 
     /**
+     * A periodic housekeeping timer (irdma's 60 s statistics timer, utils.c irdma_hw_stats_start_timer) that does
+     * not keep the scheduler busy: {@link #runUntilIdle} answers idle when only such timers are pending, while
+     * {@link #runUntil} and {@link #runNext} fire them at their deadlines like any other, and
+     * {@link #pendingTimers} counts them (a leak check sees one left armed).
+     */
+    public SimTimer newBackgroundTimer(String name, Runnable action) {
+        return new SimTimer(this, name, action, creatingOwner, true);
+    }
+
+    /** Pending background timers ({@link #newBackgroundTimer}). */
+    public int pendingBackgroundTimers() {
+        return backgroundPending;
+    }
+
+    /**
      * Timers created from now until {@link #endOwnership} belong to {@code owner}, so that {@link #cancelOwnedBy}
      * can disarm them all at once (a device's function reset drops what its engines had armed while other nodes on
      * the same scheduler keep theirs). Answers the previous owner, to hand back to {@link #endOwnership}. Nothing
@@ -93,6 +110,23 @@ public final class SimScheduler {
         }
         for (int i = 0; i < n; i++) {
             disarm(victims[i]);
+        }
+        return n;
+    }
+
+    /**
+     * Pending timers that belong to {@code owner} ({@link #ownTimersFor}): what a device still has armed, for a
+     * check that a teardown left nothing behind. Walks the heap; allocates nothing.
+     */
+    public int pendingOwnedBy(Object owner) {
+        if (owner == null) {
+            return 0;
+        }
+        int n = 0;
+        for (int i = 0; i < size; i++) {
+            if (slotTimer[heapSlot[i]].owner == owner) {
+                n++;
+            }
         }
         return n;
     }
@@ -176,11 +210,13 @@ public final class SimScheduler {
     }
 
     /**
-     * Runs events until none is pending or the clock would pass {@code limitNanos}.
-     * Returns true when the queue went idle (a bounded run: a livelock shows up as false, not a hang).
+     * Runs events until none is pending (background timers aside: a pending one alone is idle, see
+     * {@link #newBackgroundTimer}) or the clock would pass {@code limitNanos}. A background timer due before the
+     * next foreground event fires on the way. Returns true when the queue went idle (a bounded run: a livelock
+     * shows up as false, not a hang).
      */
     public boolean runUntilIdle(long limitNanos) {
-        while (size > 0) {
+        while (size > backgroundPending) {
             if (heapDeadline[0] > limitNanos) {
                 return false;
             }
@@ -250,12 +286,18 @@ public final class SimScheduler {
             slotTimer[slot] = t;
         }
         t.slot = slot;
+        if (t.background) {
+            backgroundPending++;
+        }
         return slot;
     }
 
     private void release(SimTimer t) {
         freeSlots[freeCount++] = t.slot;
         t.slot = -1;
+        if (t.background) {
+            backgroundPending--;
+        }
     }
 
     private void removeAt(int pos) {

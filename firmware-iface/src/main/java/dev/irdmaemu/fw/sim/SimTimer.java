@@ -11,15 +11,22 @@ public final class SimTimer {
     final String name;
     /** Whose timer this is ({@link SimScheduler#ownTimersFor}), or null. */
     final Object owner;
+    /** A housekeeping timer that does not keep the scheduler busy ({@link SimScheduler#newBackgroundTimer}). */
+    final boolean background;
     long deadline;
     /** The scheduler's slot while pending, -1 when idle. */
     int slot = -1;
 
     SimTimer(SimScheduler scheduler, String name, Runnable action, Object owner) {
+        this(scheduler, name, action, owner, false);
+    }
+
+    SimTimer(SimScheduler scheduler, String name, Runnable action, Object owner, boolean background) {
         this.scheduler = scheduler;
         this.name = name;
         this.action = action;
         this.owner = owner;
+        this.background = background;
     }
 
     /** Arms the timer to fire {@code delayNanos} after now (0 fires at the current instant, after what is due). */

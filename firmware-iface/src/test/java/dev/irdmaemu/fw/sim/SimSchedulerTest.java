@@ -46,6 +46,32 @@ class SimSchedulerTest {
     }
 
     @Test
+    void aPeriodicBackgroundTimerFiresOnTheWayButDoesNotKeepTheRunBusy() {
+        SimScheduler s = new SimScheduler(1);
+        SimTimer[] periodic = new SimTimer[1];
+        List<Long> fired = new ArrayList<>();
+        periodic[0] = s.newBackgroundTimer("stats", () -> {
+            fired.add(s.now());
+            periodic[0].scheduleIn(60);
+        });
+        periodic[0].scheduleIn(60);
+        int[] work = new int[1];
+        SimTimer fg = s.newTimer("work", () -> work[0]++);
+        fg.scheduleIn(150);
+        assertTrue(s.runUntilIdle(1_000), "only the background timer is left: idle");
+        assertEquals(List.of(60L, 120L), fired, "fired on the way to the foreground event");
+        assertEquals(1, work[0]);
+        assertEquals(150, s.now(), "the clock stops at the last foreground event");
+        assertEquals(1, s.pendingTimers(), "still counted as pending");
+        assertEquals(1, s.pendingBackgroundTimers());
+        s.runUntil(300);
+        assertEquals(List.of(60L, 120L, 180L, 240L, 300L), fired);
+        periodic[0].cancel();
+        assertEquals(0, s.pendingTimers());
+        assertEquals(0, s.pendingBackgroundTimers());
+    }
+
+    @Test
     void aTimerMayRearmItselfAndABoundedRunReportsTheLivelock() {
         SimScheduler s = new SimScheduler(1);
         SimTimer[] self = new SimTimer[1];
@@ -189,7 +215,11 @@ class SimSchedulerTest {
         free.scheduleIn(1);
         s.runNext();
         late[0].scheduleIn(5);
+        assertEquals(2, s.pendingOwnedBy(nodeA), "a1 and a2 are armed");
+        assertEquals(1, s.pendingOwnedBy(nodeB));
+        assertEquals(0, s.pendingOwnedBy(null));
         assertEquals(2, s.cancelOwnedBy(nodeA));
+        assertEquals(0, s.pendingOwnedBy(nodeA));
         assertEquals(0, s.cancelOwnedBy(nodeA));
         assertEquals(0, s.cancelOwnedBy(null));
         assertFalse(a1.isPending());

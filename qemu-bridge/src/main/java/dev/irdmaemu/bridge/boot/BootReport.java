@@ -26,11 +26,26 @@ import java.util.Locale;
  * @param bootToResult from the start of the run (the model's bring-up) to the guest's result line; null without one
  * @param qemuToResult from QEMU's start to the result line; null without one
  * @param whole        the whole run, teardown included
+ * @param e810         with the E810 NIC, what its model held after the guest's poweroff; else null
  */
 public record BootReport(BootScenario scenario, Siw siw, Status status, GuestResult guest, String failure,
                          NodeCounters counters, NodeCounters end, Duration nodeUp, List<ServiceOutcome> services, Path runDir, Path console, Path pcap,
-                         Path trace, Duration bootToResult, Duration qemuToResult, Duration whole) {
+                         Path trace, Duration bootToResult, Duration qemuToResult, Duration whole, E810Left e810) {
     public enum Status { OK, FAILED, TIMEOUT, ABORTED, ERROR }
+
+    /**
+     * What the emulated E810 still held once the guest had powered off (its drivers' shutdown ran): its QPs and CQs,
+     * everything irdma made on it ({@code rdmaObjects}: QPs, CQs, CEQs, STags, hash entries, AHs, WS nodes, qsets,
+     * HMC SDs, ... as {@code E810Holdings} counts them, listed in {@code holdings}), everything ice made for its
+     * LAN ({@code lanObjects}: VSIs, queues, switch rules), and the vfio-user server's and the cable's counts; null
+     * for a virtio-net boot or when QEMU did not end.
+     */
+    public record E810Left(int qps, int cqs, int rdmaObjects, int lanObjects, String holdings, String vfioUser,
+                           String cable) {
+        public boolean empty() {
+            return qps == 0 && cqs == 0 && rdmaObjects == 0 && lanObjects == 0;
+        }
+    }
 
     public BootReport {
         services = List.copyOf(services);
@@ -43,7 +58,8 @@ public record BootReport(BootScenario scenario, Siw siw, Status status, GuestRes
     /** The summary {@code irdma-emu boot} prints, one item a line. */
     public List<String> summary() {
         List<String> l = new ArrayList<>();
-        l.add(String.format("scenario  %s (siw %s): %s", scenario.word(), siw.word(), scenario.description()));
+        l.add(String.format("scenario  %s (%s): %s", scenario.word(),
+                siw != null ? "siw " + siw.word() : "E810: ice.ko, irdma.ko", scenario.description()));
         String verdict = switch (status) {
             case OK -> "ok";
             case FAILED -> "FAILED";
@@ -73,6 +89,11 @@ public record BootReport(BootScenario scenario, Siw siw, Status status, GuestRes
         if (end != null) {
             l.add("left      " + (end.leaks().isEmpty() ? "nothing: no CM node or listener child, no QP, CQ or MR in the "
                     + "verbs, no QP, CQ or STag in the device beyond the PUDA queues" : "LEAKED " + end.leaks()));
+        }
+        if (e810 != null) {
+            l.add(String.format("E810      after the guest's poweroff: %s; vfio-user %s; cable %s",
+                    e810.empty() ? "nothing of irdma's or ice's left (" + e810.holdings() + ")" : "LEFT " + e810.holdings(),
+                    e810.vfioUser(), e810.cable()));
         }
         for (ServiceOutcome s : services) {
             l.add("service   " + s);

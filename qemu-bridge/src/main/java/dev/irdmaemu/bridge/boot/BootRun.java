@@ -6,6 +6,11 @@ import dev.irdmaemu.bridge.kit.GuestKit;
 import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.GuestResult;
 import dev.irdmaemu.bridge.vhost.VhostNetPort;
+import dev.irdmaemu.bridge.e810.E810Host;
+import dev.irdmaemu.bridge.e810.E810ProbeRun;
+import dev.irdmaemu.bridge.kit.MissingGuestKitException;
+import dev.irdmaemu.model.E810Holdings;
+import dev.irdmaemu.bridge.kit.VfioUserDevice;
 import dev.irdmaemu.bridge.vhost.VhostUserBackend;
 import dev.irdmaemu.fw.pcap.PcapWriter;
 import dev.irdmaemu.fw.pcap.TimestampResolution;
@@ -60,6 +65,8 @@ public final class BootRun implements AutoCloseable {
     public static final String CONSOLE = "console.log";
     public static final String PCAP = "wire.pcap";
     public static final String TRACE = "trace.jsonl";
+    /** With the E810 NIC: the emulated E810's own trace (every register access, AQ command, CQP op of ice/irdma). */
+    public static final String E810_TRACE = "e810-trace.jsonl";
 
     private final GuestKit kit;
     private final BootOptions options;
@@ -78,6 +85,9 @@ public final class BootRun implements AutoCloseable {
     private HostedNode node;
     private VhostUserBackend backend;
     private VhostNetPort port;
+    private E810Host e810;
+    private Writer e810Trace;
+    private BootReport.E810Left e810Left;
     private boolean servicesStopped;
     private Duration nodeUp;
     private long runStart;
@@ -122,6 +132,15 @@ public final class BootRun implements AutoCloseable {
             stopServices();
             end = settled();
             List<String> problems = new ArrayList<>();
+            if (e810 != null) {
+                e810Left = e810AfterPowerOff();
+                if (e810Left == null) {
+                    problems.add("QEMU did not power off within " + POWER_OFF.toSeconds() + " s");
+                } else if (!e810Left.empty()) {
+                    problems.add("the E810 model holds objects of the guest's drivers after its poweroff: "
+                            + e810Left.holdings());
+                }
+            }
             if (!guest.ok()) {
                 problems.add("the guest failed at step " + guest.field("step")
                         + (guest.field("reason").isEmpty() ? "" : ": " + guest.field("reason")));
@@ -159,9 +178,10 @@ public final class BootRun implements AutoCloseable {
             counters = quietly(this::countersNow);
         }
         close();
-        return new BootReport(options.scenario(), options.effectiveSiw(), status, guest, failure, counters, end,
+        return new BootReport(options.scenario(),
+                options.nic() == BootOptions.Nic.E810 ? null : options.effectiveSiw(), status, guest, failure, counters, end,
                 nodeUp, outcomes, options.runDir(), console, pcapFile, traceFile, bootToResult,
-                guest == null ? null : guest.afterStart(), Duration.ofNanos(System.nanoTime() - start));
+                guest == null ? null : guest.afterStart(), Duration.ofNanos(System.nanoTime() - start), e810Left);
     }
 
     private void setUp() throws IOException, InterruptedException, TimeoutException {
@@ -170,9 +190,21 @@ public final class BootRun implements AutoCloseable {
         temp = Files.createTempDirectory("irdma-emu-boot-");
         pcap = PcapWriter.open(pcapFile, TimestampResolution.NANOSECONDS);
         trace = new BufferedWriter(Files.newBufferedWriter(traceFile, StandardCharsets.UTF_8), 1 << 16);
-        port = new VhostNetPort("eth0");
+        GuestWire wire;
+        if (options.nic() == BootOptions.Nic.E810) {
+            e810Trace = new BufferedWriter(Files.newBufferedWriter(options.runDir().resolve(E810_TRACE),
+                    StandardCharsets.UTF_8), 1 << 16);
+            e810 = E810Host.start(temp.resolve(E810ProbeRun.VFIO_SOCKET), 0, E810ProbeRun.MAC, 1,
+                    new JsonLinesTraceSink(e810Trace));
+            progress.accept(String.format("emulated E810 (8086:1592, MAC %012x) serving vfio-user; its trace in %s",
+                    E810ProbeRun.MAC, options.runDir().resolve(E810_TRACE)));
+            wire = e810.wire();
+        } else {
+            port = new VhostNetPort("eth0");
+            wire = GuestWire.of(port);
+        }
         long t = System.nanoTime();
-        node = new HostedNode(GuestWire.of(port), pcap, new JsonLinesTraceSink(trace), System::nanoTime);
+        node = new HostedNode(wire, pcap, new JsonLinesTraceSink(trace), System::nanoTime);
         node.cm.onPassiveRefusal(new PassiveRefusalTrace(trace, node.scheduler::now));
         node.start();
         nodeUp = Duration.ofNanos(System.nanoTime() - runStart);
@@ -187,16 +219,38 @@ public final class BootRun implements AutoCloseable {
         for (HostedService s : services) {
             progress.accept("node runs " + s.name());
         }
-        backend = VhostUserBackend.start(temp.resolve("vhost.sock"), port);
+        if (port != null) {
+            backend = VhostUserBackend.start(temp.resolve("vhost.sock"), port);
+        }
     }
 
     /** Starts QEMU; answers System.nanoTime() at its start. */
     private long startGuest() throws IOException, GuestBootException, BootFailure {
         Path initrd = temp.resolve("initrd.img");
-        ScenarioOverlay.write(options.initrd() != null ? options.initrd() : kit.initramfs(), initrd);
-        GuestLaunch launch = host.launch(kit).scenario(options.scenario().word()).siw(options.effectiveSiw())
-                .memoryMiB(options.memoryMiB()).vhostUserNic(backend.socketPath(), HostedNode.GUEST_MAC_TEXT)
-                .initramfs(initrd);
+        GuestKit guestKit = kit;
+        if (options.nic() == BootOptions.Nic.E810) {
+            try {
+                guestKit = kit.e810();
+            } catch (MissingGuestKitException e) {
+                throw new BootFailure(e.getMessage());
+            }
+        }
+        Path base = options.initrd() != null ? options.initrd() : guestKit.initramfs();
+        if (options.modules() != null) {
+            // the user's kernel: its own ice.ko, irdma.ko and RDMA modules in place of the kit's
+            ScenarioOverlay.write(base, initrd, GuestModules.overlay(options.modules(), guestKit.recipe()));
+        } else {
+            ScenarioOverlay.write(base, initrd);
+        }
+        GuestLaunch launch = host.launch(guestKit).scenario(options.scenario().word())
+                .memoryMiB(options.memoryMiB()).initramfs(initrd);
+        if (e810 != null) {
+            launch.machine(GuestLaunch.Machine.Q35).kernelArgument("irdma_emu.nic=e810")
+                    .vfioUser(VfioUserDevice.socket(e810.server().socketPath()).id("e810")
+                            .messageTimeout(Duration.ofSeconds(20)).build());
+        } else {
+            launch.siw(options.effectiveSiw()).vhostUserNic(backend.socketPath(), HostedNode.GUEST_MAC_TEXT);
+        }
         if (options.kernel() != null) {
             launch.kernel(options.kernel());
         }
@@ -207,10 +261,11 @@ public final class BootRun implements AutoCloseable {
             }
             qemu = host.start(launch, console, temp);
         }
-        progress.accept(String.format("QEMU %s started (%s, TCG): %s, scenario %s, siw %s; console in %s",
+        progress.accept(String.format("QEMU %s started (%s, TCG): %s, scenario %s, %s; console in %s",
                 kit.property("qemu.reported").replaceAll("^QEMU emulator version ", ""), qemu.where(),
-                options.kernel() != null ? options.kernel().toString() : "linux " + kit.kernelRelease(),
-                options.scenario().word(), options.effectiveSiw().word(), console));
+                options.kernel() != null ? options.kernel().toString() : "linux " + guestKit.kernelRelease(),
+                options.scenario().word(), e810 != null ? "NIC e810 (ice, irdma)"
+                        : "NIC virtio, siw " + options.effectiveSiw().word(), console));
         return t;
     }
 
@@ -227,7 +282,7 @@ public final class BootRun implements AutoCloseable {
                 }
                 throw new BootFailure("QEMU's console failed: " + e.getCause());
             } catch (TimeoutException e) {
-                if (!linkSeen && port.linkUp()) {
+                if (!linkSeen && port != null && port.linkUp()) {
                     linkSeen = true;
                     progress.accept("guest NIC up: QEMU connected over vhost-user and the guest started its rings");
                 }
@@ -239,6 +294,21 @@ public final class BootRun implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * With the E810: waits for QEMU to end (the guest powers off after its result line, and the kernel's shutdown
+     * runs ice's and irdma's teardown on the way), then asks the model what it still holds; null when QEMU did not
+     * end in time.
+     */
+    private BootReport.E810Left e810AfterPowerOff() throws InterruptedException, TimeoutException {
+        if (qemu.awaitExit(POWER_OFF).isEmpty()) {
+            return null;
+        }
+        E810Holdings held = e810.loop().call(() -> E810Holdings.of(e810.pf()), MODEL_CALL);
+        return new BootReport.E810Left(held.count(E810Holdings.Kind.QPS), held.count(E810Holdings.Kind.CQS),
+                held.total(E810Holdings.Side.RDMA), held.total(E810Holdings.Side.LAN), held.toString(), e810.server().counters().summary(),
+                e810.cableSummary());
     }
 
     private void awaitServices() throws InterruptedException {
@@ -334,6 +404,10 @@ public final class BootRun implements AutoCloseable {
             });
             node.close();
         }
+        if (e810 != null) {
+            e810.close();
+        }
+        closeQuietly(e810Trace);
         closeQuietly(pcap);
         closeQuietly(trace);
         deleteTree(temp);

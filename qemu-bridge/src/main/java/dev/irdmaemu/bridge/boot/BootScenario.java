@@ -129,6 +129,11 @@ public enum BootScenario {
 
     /** The guest's script in the jar (the same file the kit's initramfs was made with). */
     public String resource() {
+        return resourceOf(word);
+    }
+
+    /** The jar's resource of the guest script or fragment {@code word} ({@code scenarios/WORD.sh} in the kit). */
+    static String resourceOf(String word) {
         return "/dev/irdmaemu/bridge/boot/scenarios/" + word + ".sh";
     }
 

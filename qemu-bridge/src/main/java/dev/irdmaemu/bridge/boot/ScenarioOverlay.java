@@ -7,8 +7,12 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.zip.GZIPOutputStream;
 
 /**
@@ -35,15 +39,28 @@ public final class ScenarioOverlay {
     private ScenarioOverlay() {
     }
 
-    /** The scenario scripts in this jar, by their path in the initramfs. */
+    /** Scripts beyond the boot scenarios: the NIC and iWARP set-up they source, and the two-guest rping pair. */
+    static final List<String> FRAGMENTS = List.of("nic", "rping-pair");
+
+    /** The scenario scripts in this jar and the fragments they source, by their path in the initramfs. */
     public static Map<String, byte[]> scenarios() throws IOException {
-        Map<String, byte[]> files = new LinkedHashMap<>();
+        List<String> words = new ArrayList<>(FRAGMENTS);
         for (BootScenario s : BootScenario.values()) {
-            try (InputStream in = ScenarioOverlay.class.getResourceAsStream(s.resource())) {
+            words.add(s.word());
+        }
+        return scripts(words);
+    }
+
+    /** The scripts {@code words} of this jar, by their path in the initramfs ({@code scenarios/WORD.sh}). */
+    private static Map<String, byte[]> scripts(List<String> words) throws IOException {
+        Map<String, byte[]> files = new LinkedHashMap<>();
+        for (String word : words) {
+            String resource = BootScenario.resourceOf(word);
+            try (InputStream in = ScenarioOverlay.class.getResourceAsStream(resource)) {
                 if (in == null) {
-                    throw new IOException("the jar lacks the guest scenario " + s.resource());
+                    throw new IOException("the jar lacks the guest scenario " + resource);
                 }
-                files.put("scenarios/" + s.word() + ".sh", in.readAllBytes());
+                files.put("scenarios/" + word + ".sh", in.readAllBytes());
             }
         }
         return files;
@@ -51,18 +68,53 @@ public final class ScenarioOverlay {
 
     /** Writes {@code base} (an initramfs) then the overlay of this jar's scenarios to {@code out}. */
     public static void write(Path base, Path out) throws IOException {
-        byte[] overlay = gzip(archive(scenarios()));
+        writeFiles(base, out, scenarios());
+    }
+
+    /**
+     * As {@link #write(Path, Path)}, with {@code extra} files (path in the initramfs to bytes) in the same overlay,
+     * replacing the base's files of the same paths: e.g. the user's kernel modules ({@link GuestModules}).
+     */
+    public static void write(Path base, Path out, Map<String, byte[]> extra) throws IOException {
+        Map<String, byte[]> files = new LinkedHashMap<>(scenarios());
+        files.putAll(extra);
+        writeFiles(base, out, files);
+    }
+
+    /**
+     * Writes {@code base} then an overlay of the scenarios {@code names} (their scripts in this jar, whether or
+     * not a {@link BootScenario} names them: e.g. the e810 flavour's) to {@code out}.
+     */
+    public static void write(Path base, Path out, String... names) throws IOException {
+        writeFiles(base, out, scripts(List.of(names)));
+    }
+
+    private static void writeFiles(Path base, Path out, Map<String, byte[]> files) throws IOException {
+        byte[] overlay = gzip(archive(files));
         try (OutputStream o = Files.newOutputStream(out)) {
             Files.copy(base, o);
             o.write(overlay);
         }
     }
 
-    /** A newc archive of the directory {@code scenarios} and {@code files} (paths relative to the root). */
+    /**
+     * A newc archive of the directory {@code scenarios}, every other folder the files lie in (parents first: the
+     * kernel's unpacker makes no folder by itself; one the base already has is made again harmlessly), and
+     * {@code files} (paths relative to the root).
+     */
     static byte[] archive(Map<String, byte[]> files) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int inode = FIRST_INODE;
-        entry(out, "scenarios", DIRECTORY, 2, inode++, new byte[0]);
+        Set<String> folders = new LinkedHashSet<>();
+        folders.add("scenarios");
+        for (String path : files.keySet()) {
+            for (int slash = path.indexOf('/'); slash > 0; slash = path.indexOf('/', slash + 1)) {
+                folders.add(path.substring(0, slash));
+            }
+        }
+        for (String folder : folders) {
+            entry(out, folder, DIRECTORY, 2, inode++, new byte[0]);
+        }
         for (Map.Entry<String, byte[]> f : files.entrySet()) {
             entry(out, f.getKey(), REGULAR, 1, inode++, f.getValue());
         }

@@ -52,8 +52,19 @@ final class BootCommand implements Callable<Integer> {
                     + "peer_to_peer true). Default: the scenario's.")
     String siw;
 
+    @Option(names = "--nic", paramLabel = "e810|virtio", defaultValue = "e810",
+            description = "The guest's NIC: e810 (the emulated E810 over vfio-user: Linux 7.3's stock ice.ko and "
+                    + "irdma.ko in iWARP mode, the kit's e810 flavour) or virtio (virtio-net over vhost-user, Debian "
+                    + "12's kernel with siw). Default: ${DEFAULT-VALUE}.")
+    String nic;
+
     @Option(names = "--kernel", paramLabel = "K", description = "Boot this kernel image instead of the kit's.")
     Path kernel;
+
+    @Option(names = "--modules", paramLabel = "DIR",
+            description = "With --kernel and --nic e810: the kernel's modules tree (INSTALL_MOD_PATH/lib/modules/"
+                    + "RELEASE, as make modules_install writes it); its ice, irdma and RDMA modules replace the kit's.")
+    Path modules;
 
     @Option(names = "--initrd", paramLabel = "I",
             description = "Use this initramfs instead of the kit's (the scenarios are laid over it).")
@@ -128,16 +139,21 @@ final class BootCommand implements Callable<Integer> {
                 throw new CliFailure(ExitCodes.NO_INPUT, "boot: " + p + ": no such file", null);
             }
         }
+        if (modules != null && !Files.isRegularFile(modules.resolve("modules.dep"))) {
+            throw new CliFailure(ExitCodes.NO_INPUT, "boot: " + modules + ": no modules.dep there (give "
+                    + "INSTALL_MOD_PATH/lib/modules/RELEASE)", null);
+        }
         Path dir = this.out != null ? this.out : BootOptions.newRunDir(Path.of("target", "boot"));
         try {
-            return new BootOptions(s, build, kernel, initrd, dir, Duration.ofSeconds(timeoutSeconds), memoryMiB);
+            return new BootOptions(s, build, kernel, initrd, dir, Duration.ofSeconds(timeoutSeconds), memoryMiB,
+                    BootOptions.Nic.of(nic), modules);
         } catch (IllegalArgumentException e) {
             throw new CliFailure(ExitCodes.USAGE, "boot: " + e.getMessage(), e);
         }
     }
 
     /** The guest kit; on the first run, provisioned as {@code ./irdma-emu kit} does, its progress on stderr. */
-    private static GuestKit kit(PrintWriter err) throws CliFailure, InterruptedException {
+    static GuestKit kit(PrintWriter err) throws CliFailure, InterruptedException {
         try {
             return GuestKit.locate();
         } catch (MissingGuestKitException missing) {

@@ -1,6 +1,7 @@
 package dev.irdmaemu.bridge.cli;
 
 import dev.irdmaemu.bridge.boot.BootOptions;
+import dev.irdmaemu.bridge.e810.E810PairRun;
 import dev.irdmaemu.bridge.e810.E810ProbeRun;
 import dev.irdmaemu.bridge.kit.GuestBootException;
 import dev.irdmaemu.bridge.kit.GuestKit;
@@ -44,6 +45,11 @@ final class E810Command implements Callable<Integer> {
     @Option(names = "--link-up", description = "Set the E810's netdev up (ice opens its LAN rings) and wait for carrier.")
     boolean linkUp;
 
+    @Option(names = "--pair", paramLabel = "PINGS", description = "Instead: boot two guests, each with its own "
+            + "emulated E810, the two E810s on one cable; one guest's irdma serves rping -s, the other's runs rping -c "
+            + "with PINGS verified pings against it.")
+    Integer pairPings;
+
     @Option(names = "--out", paramLabel = "DIR", description = "The run folder (default: target/e810/<date-time>).")
     Path out;
 
@@ -67,6 +73,9 @@ final class E810Command implements Callable<Integer> {
             throw new CliFailure(ExitCodes.NO_INPUT, "e810: " + e.getMessage(), e);
         }
         Path dir = out != null ? out : BootOptions.newRunDir(Path.of("target", "e810"));
+        if (pairPings != null) {
+            return pair(kit, dir, pw);
+        }
         E810ProbeRun.Outcome o;
         try {
             o = E810ProbeRun.run(kit, dir, rdma, Duration.ofSeconds(timeoutSeconds), s -> {
@@ -97,5 +106,38 @@ final class E810Command implements Callable<Integer> {
         pw.printf("console: %s%ntrace:   %s%n", o.console(), o.trace());
         pw.flush();
         return r.ok() ? ExitCodes.OK : ExitCodes.FAILED;
+    }
+
+    private int pair(GuestKit kit, Path dir, PrintWriter pw) throws CliFailure {
+        if (pairPings < 1 || pairPings > 100_000) {
+            throw new CliFailure(ExitCodes.USAGE, "e810: --pair takes 1..100000 pings", null);
+        }
+        E810PairRun.Outcome o;
+        try {
+            o = E810PairRun.run(kit, dir, pairPings, Duration.ofSeconds(timeoutSeconds), s -> {
+                pw.println("e810: " + s);
+                pw.flush();
+            });
+        } catch (IOException e) {
+            throw new CliFailure(ExitCodes.IO_ERROR, "e810: " + e.getMessage(), e);
+        } catch (TimeoutException e) {
+            throw new CliFailure(ExitCodes.FAILED, "e810: the model did not answer: " + e.getMessage(), e);
+        } catch (GuestBootException e) {
+            throw new CliFailure(ExitCodes.FAILED, "e810: " + e.getMessage() + "; consoles in " + dir, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliFailure(ExitCodes.FAILED, "e810: interrupted", e);
+        }
+        for (GuestResult r : new GuestResult[] {o.server(), o.client()}) {
+            pw.printf("%s: %s after %.1f s; rping exit %s, %s%n", r.field("pair"), r.ok() ? "ok"
+                    : "FAILED at step " + r.field("step") + " (" + r.field("reason") + ")",
+                    r.afterStart().toMillis() / 1000.0, r.field("rping_exit"), r.field("pair").equals("server")
+                            ? r.field("rping_verified") + " verified" : r.field("rping_pings") + " pings");
+        }
+        pw.printf("E810s afterwards: server %d QPs, client %d QPs; cable: %s%n", o.serverQpsLeft(),
+                o.clientQpsLeft(), o.cable());
+        pw.printf("run folder: %s (server.log, client.log, *-trace.jsonl, wire.pcap)%n", o.runDir());
+        pw.flush();
+        return o.ok() ? ExitCodes.OK : ExitCodes.FAILED;
     }
 }

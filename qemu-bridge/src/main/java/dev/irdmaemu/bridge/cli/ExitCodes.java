@@ -7,7 +7,10 @@ import java.util.Map;
 public final class ExitCodes {
     /** Success. */
     public static final int OK = 0;
-    /** {@code boot}: the scenario did not pass (the guest or the node failed, a timeout, Ctrl-C). */
+    /**
+     * {@code boot}: the scenario did not pass (the guest or the node failed, a timeout, Ctrl-C); {@code trace
+     * --before}: no event matched.
+     */
     public static final int FAILED = 1;
     /** EX_USAGE: unknown option or subcommand, missing argument. */
     public static final int USAGE = 64;
@@ -24,9 +27,9 @@ public final class ExitCodes {
     static Map<String, String> helpList() {
         Map<String, String> m = new LinkedHashMap<>();
         m.put(Integer.toString(OK), "success");
-        m.put(Integer.toString(FAILED), "boot: the scenario did not pass (or could not run)");
+        m.put(Integer.toString(FAILED), "boot: the scenario did not pass (or could not run); trace --before: no event matched");
         m.put(Integer.toString(USAGE), "usage error (unknown option, missing argument)");
-        m.put(Integer.toString(DATA_ERROR), "malformed input (not a pcap file, truncated, bad record)");
+        m.put(Integer.toString(DATA_ERROR), "malformed input (not a pcap file, truncated, bad record, a trace line that is not an event)");
         m.put(Integer.toString(NO_INPUT), "input file does not exist");
         m.put(Integer.toString(SOFTWARE), "internal error (a bug; rerun with -vv and report it)");
         m.put(Integer.toString(IO_ERROR), "input cannot be read (permissions, a directory, I/O error)");

@@ -55,6 +55,8 @@ public final class GuestKit {
     private final Path initramfs;
     private final Path siw;
     private final Path siwPeerToPeer;
+    /** Whether the files were checked here (false for a kit relocated to where this JVM cannot look). */
+    private final boolean checked;
 
     private GuestKit(Path dir, Properties manifest) throws MissingGuestKitException {
         this(dir, manifest, true, Flavour.SIW);
@@ -65,6 +67,7 @@ public final class GuestKit {
         this.dir = dir;
         this.manifest = manifest;
         this.flavour = flavour;
+        this.checked = check;
         String p = flavour.prefix();
         this.loader = check ? file("qemu.loader") : named("qemu.loader");
         this.libraryPath = check ? folder("qemu.library.path") : named("qemu.library.path");
@@ -117,7 +120,7 @@ public final class GuestKit {
             throw new MissingGuestKitException("the guest kit in " + dir + " has no e810 flavour (Linux 7.3, ice, irdma;"
                     + " its kit.properties lacks e810.kernel.image: an older kit)");
         }
-        return new GuestKit(dir, manifest, true, Flavour.E810);
+        return new GuestKit(dir, manifest, checked, Flavour.E810);
     }
 
     /** The kit in {@code dir}, validated: a complete manifest and every file it names present. */

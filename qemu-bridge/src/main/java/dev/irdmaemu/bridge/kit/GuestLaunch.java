@@ -70,6 +70,7 @@ public final class GuestLaunch {
     private Path initramfs;
     private String mac;
     private Machine machine;
+    private boolean rebootAllowed;
     /** Each element one pcie-root-port: its functions, function 0 first. */
     private final List<List<VfioUserDevice>> vfioUserPorts = new ArrayList<>();
     private final List<String> kernelArguments = new ArrayList<>();
@@ -199,6 +200,20 @@ public final class GuestLaunch {
         return this;
     }
 
+    /**
+     * Lets a guest reboot: a reset (the guest's {@code reboot -f}, a triple fault) restarts the machine with the
+     * same kernel and command line instead of ending QEMU (no {@code -no-reboot}). Off unless asked for: with it
+     * a guest that panics boots again, so whoever allows it counts the boots.
+     */
+    public GuestLaunch allowReboot() {
+        this.rebootAllowed = true;
+        return this;
+    }
+
+    public boolean rebootAllowed() {
+        return rebootAllowed;
+    }
+
     /** Boots {@code image} instead of the kit's kernel (QEMU still comes from the kit). */
     public GuestLaunch kernel(Path image) {
         this.kernel = Objects.requireNonNull(image, "image").toAbsolutePath();
@@ -252,28 +267,69 @@ public final class GuestLaunch {
     public List<String> command() {
         List<String> c = new ArrayList<>(kit.qemuCommand());
         // TCG only: KVM guests hang on the machines this runs on (issue 6)
-        c.addAll(List.of("-accel", "tcg", "-smp", "1", "-m", memoryMiB + "M"));
-        // all guest memory in one memfd that a vhost-user backend and a vfio-user server can map (share=on): as
-        // NUMA node 0 of the PC, as q35's own memory backend (-m equal to its size)
-        c.addAll(List.of("-object", "memory-backend-memfd,id=mem,size=" + memoryMiB + "M,share=on"));
-        if (machine() == Machine.Q35) {
+        c.addAll(List.of("-accel", "tcg", "-smp", "1"));
+        c.addAll(sharedMemoryArguments(memoryMiB, machine()));
+        if (vhostUserSocket != null) {
+            c.addAll(vhostUserNicArguments(vhostUserSocket, mac));
+        }
+        c.addAll(vfioUserArguments(vfioUserPorts));
+        c.addAll(List.of("-kernel", kernel().toString(), "-initrd", initramfs().toString(),
+                "-append", kernelCommandLine()));
+        // no default devices (no user-mode NIC, no VGA), the serial console on stdio, no monitor; a guest
+        // reboot (a panic, a triple fault) ends QEMU instead of booting again, unless allowReboot() said so
+        c.addAll(List.of("-nographic", "-nodefaults", "-serial", "stdio", "-monitor", "none"));
+        if (!rebootAllowed) {
+            c.add("-no-reboot");
+        }
+        return List.copyOf(c);
+    }
+
+    /**
+     * The guest memory arguments: {@code -m}, and all of it in one memfd that a vhost-user backend and a vfio-user
+     * server can map ({@code share=on}): q35's own memory backend (its size equal to {@code -m}), or the PC's NUMA
+     * node 0. A vfio-user server refuses guest RAM it cannot share (vfio-user-facts.md §3).
+     */
+    public static List<String> sharedMemoryArguments(int memoryMiB, Machine machine) {
+        if (memoryMiB < MIN_MEMORY_MIB || memoryMiB > MAX_MEMORY_MIB) {
+            throw new IllegalArgumentException("memory must be " + MIN_MEMORY_MIB + ".." + MAX_MEMORY_MIB + " MiB: "
+                    + memoryMiB);
+        }
+        List<String> c = new ArrayList<>(List.of("-m", memoryMiB + "M",
+                "-object", "memory-backend-memfd,id=mem,size=" + memoryMiB + "M,share=on"));
+        if (machine == Machine.Q35) {
             c.addAll(List.of("-machine", "q35,memory-backend=mem"));
         } else {
             c.addAll(List.of("-numa", "node,memdev=mem"));
         }
-        if (vhostUserSocket != null) {
-            c.addAll(List.of("-chardev", "socket,id=chr0,path=" + optionValue(vhostUserSocket.toString()),
-                    "-netdev", "vhost-user,id=net0,chardev=chr0",
-                    // no option ROM: the kernel is loaded directly, and iPXE's start-up costs seconds under TCG.
-                    // The offloads the backend does (VirtioNet.OFFERED_FEATURES) are on, the others off: QEMU
-                    // masks what the device line leaves off, whatever the backend offers.
-                    "-device", "virtio-net-pci,netdev=net0,mac=" + mac + ",romfile=," + VIRTIO_NET_OFFLOADS));
-        }
+        return c;
+    }
+
+    /**
+     * A virtio-net-pci NIC whose queues the vhost-user backend on {@code socket} serves, with {@code mac}: the
+     * chardev, the netdev and the device (no option ROM: the kernel is loaded directly, and iPXE's start-up costs
+     * seconds under TCG). The offloads the backend does (VirtioNet.OFFERED_FEATURES) are on, the others off: QEMU
+     * masks what the device line leaves off, whatever the backend offers. The guest RAM must be shared
+     * ({@link #sharedMemoryArguments}).
+     */
+    public static List<String> vhostUserNicArguments(Path socket, String mac) {
+        return List.of("-chardev", "socket,id=chr0,path=" + optionValue(socket.toAbsolutePath().toString()),
+                "-netdev", "vhost-user,id=net0,chardev=chr0",
+                "-device", "virtio-net-pci,netdev=net0,mac=" + mac + ",romfile=," + VIRTIO_NET_OFFLOADS);
+    }
+
+    /**
+     * The vfio-user devices' arguments: each element of {@code ports} one pcie-root-port ({@code rp1}, {@code rp2},
+     * ..., chassis and slot numbered alike) holding its functions, function 0 first, each a {@code vfio-user-pci}
+     * device in the JSON form QEMU 11.1 requires ({@link VfioUserDevice}); functions without an id are numbered
+     * {@code e810-0}, {@code e810-1}, ...
+     */
+    public static List<String> vfioUserArguments(List<List<VfioUserDevice>> ports) {
+        List<String> c = new ArrayList<>();
         Set<String> ids = new HashSet<>();
-        vfioUserDevices().forEach(d -> ids.add(d.id()));
+        ports.forEach(p -> p.forEach(d -> ids.add(d.id())));
         int named = 0;
-        for (int port = 0; port < vfioUserPorts.size(); port++) {
-            List<VfioUserDevice> functions = vfioUserPorts.get(port);
+        for (int port = 0; port < ports.size(); port++) {
+            List<VfioUserDevice> functions = ports.get(port);
             int n = port + 1;
             String bus = "rp" + n;
             c.addAll(List.of("-device", "pcie-root-port,id=" + bus + ",chassis=" + n + ",slot=" + n));
@@ -289,12 +345,7 @@ public final class GuestLaunch {
                 c.addAll(List.of("-device", d.deviceJson(id, bus, "0." + fn, fn == 0 && functions.size() > 1)));
             }
         }
-        c.addAll(List.of("-kernel", kernel().toString(), "-initrd", initramfs().toString(),
-                "-append", kernelCommandLine()));
-        // no default devices (no user-mode NIC, no VGA), the serial console on stdio, no monitor; a guest
-        // reboot (a panic, a triple fault) ends QEMU instead of booting again
-        c.addAll(List.of("-nographic", "-nodefaults", "-serial", "stdio", "-monitor", "none", "-no-reboot"));
-        return List.copyOf(c);
+        return c;
     }
 
     /** A value inside a QEMU option list: a comma is written as two (QEMU's QemuOpts escaping). */

@@ -5,6 +5,7 @@ import java.io.BufferedWriter;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,12 +46,18 @@ public final class QemuProcess implements AutoCloseable {
     private final Thread reader;
     private final CompletableFuture<GuestResult> result = new CompletableFuture<>();
     private final ArrayDeque<String> tail = new ArrayDeque<>();
+    /** QEMU's stdin, the guest's serial input: null unless started with {@link #startInteractive}. */
+    private final OutputStream input;
+    private final Consumer<String> lines;
 
-    private QemuProcess(Process process, List<String> command, Path consoleLog, BufferedWriter log, long startedNanos) {
+    private QemuProcess(Process process, List<String> command, Path consoleLog, BufferedWriter log, long startedNanos,
+                        Consumer<String> lines) {
         this.process = process;
         this.command = command;
         this.consoleLog = consoleLog;
         this.startedNanos = startedNanos;
+        this.lines = lines;
+        this.input = lines == null ? null : process.getOutputStream();
         this.reader = new Thread(() -> pump(log), "qemu-console-" + process.pid());
         this.reader.setDaemon(true);
     }
@@ -87,8 +95,34 @@ public final class QemuProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts the launch's QEMU like {@link #start(GuestLaunch, Path)}, with the guest's serial input open to the
+     * caller ({@link #typeLine}) and every console line (terminal control removed) handed to {@code lines} on the
+     * console's reader thread, in order, before the result line is looked for: a host and a guest scenario can
+     * hold a dialogue (the guest prints a marker and reads the host's answer).
+     */
+    public static QemuProcess startInteractive(GuestLaunch launch, Path consoleLog, Consumer<String> lines)
+            throws GuestBootException {
+        Objects.requireNonNull(lines, "lines");
+        for (VfioUserDevice d : launch.vfioUserDevices()) {
+            requireListeningSocket(d);
+        }
+        return start(launch.command(), consoleLog, lines);
+    }
+
     /** Starts {@code command} (a QEMU argument list), its console going to {@code consoleLog} and to SLF4J. */
     public static QemuProcess start(List<String> command, Path consoleLog) throws GuestBootException {
+        return start(command, consoleLog, null);
+    }
+
+    /** {@link #startInteractive(GuestLaunch, Path, Consumer)} for a QEMU argument list (or a stand-in's). */
+    public static QemuProcess startInteractive(List<String> command, Path consoleLog, Consumer<String> lines)
+            throws GuestBootException {
+        return start(command, consoleLog, Objects.requireNonNull(lines, "lines"));
+    }
+
+    private static QemuProcess start(List<String> command, Path consoleLog, Consumer<String> lines)
+            throws GuestBootException {
         List<String> cmd = List.copyOf(command);
         Objects.requireNonNull(consoleLog, "consoleLog");
         BufferedWriter log;
@@ -109,7 +143,8 @@ public final class QemuProcess implements AutoCloseable {
         long started = System.nanoTime();
         try {
             p = new ProcessBuilder(cmd)
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectInput(lines == null ? ProcessBuilder.Redirect.from(new File("/dev/null"))
+                            : ProcessBuilder.Redirect.PIPE)
                     .redirectErrorStream(true)
                     .start();
         } catch (IOException e) {
@@ -120,7 +155,7 @@ public final class QemuProcess implements AutoCloseable {
             }
             throw new GuestBootException("cannot start QEMU (" + cmd.get(0) + "): " + e.getMessage(), e);
         }
-        QemuProcess q = new QemuProcess(p, cmd, consoleLog, log, started);
+        QemuProcess q = new QemuProcess(p, cmd, consoleLog, log, started, lines);
         q.reader.start();
         return q;
     }
@@ -140,6 +175,13 @@ public final class QemuProcess implements AutoCloseable {
                         tail.removeFirst();
                     }
                     tail.addLast(line);
+                }
+                if (lines != null) {
+                    try {
+                        lines.accept(line);
+                    } catch (RuntimeException e) {
+                        LOG.warn("console line listener failed on {}: {}", line, e.toString());
+                    }
                 }
                 if (!result.isDone()) {
                     GuestResult.parse(line, since).ifPresent(r -> {
@@ -202,6 +244,20 @@ public final class QemuProcess implements AutoCloseable {
      */
     public java.util.concurrent.CompletionStage<GuestResult> result() {
         return result.minimalCompletionStage();
+    }
+
+    /**
+     * Types {@code line} and a newline on the guest's serial input (only for a QEMU started with {@link
+     * #startInteractive}). An ended QEMU is an {@link IOException}.
+     */
+    public void typeLine(String line) throws IOException {
+        if (input == null) {
+            throw new IllegalStateException("QEMU was started without console input");
+        }
+        synchronized (input) {
+            input.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            input.flush();
+        }
     }
 
     /** Waits for QEMU to end by itself (the guest powers off after its result line): its exit code, if it did. */

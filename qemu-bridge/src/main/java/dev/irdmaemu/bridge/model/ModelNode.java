@@ -55,8 +55,10 @@ public final class ModelNode implements AutoCloseable {
         cm = new ConnectionManager(port);
     }
 
+    /** Stops the driver's timers (irdma's stats timer, irdma_vsi_stats_free) and frees the host RAM. */
     @Override
     public void close() {
+        driver.tearDown();
         ram.close();
     }
 }

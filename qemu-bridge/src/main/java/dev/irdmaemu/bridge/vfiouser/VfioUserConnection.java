@@ -52,6 +52,8 @@ final class VfioUserConnection implements Runnable {
     private final VfioUserCounters counters;
     private final long[] regionSizes;
     private final Runnable reset;
+    private final int number;
+    private final VfioUserSessionListener listener;
 
     private final byte[] message;
     private final ByteBuffer buf;
@@ -72,11 +74,20 @@ final class VfioUserConnection implements Runnable {
     private boolean realized;
     private int replyLength;
     private String refusal;
+    /** Set by a handler whose refusal must also end the connection (after the error reply). */
+    private String fatal;
+    /** The client's mapping of its RAM was looked at (once: the first writable window with a descriptor). */
+    private boolean sharingChecked;
+    private volatile boolean negotiatedByClient;
+    private volatile String closeReason;
     private volatile boolean closed;
 
     VfioUserConnection(AFUNIXSocket socket, String name, VfioUserFunction device, DeviceCalls calls, IrqTable irqs,
-            DmaSpace dma, VfioUserCounters counters, long[] regionSizes, byte[] message) {
+            DmaSpace dma, VfioUserCounters counters, long[] regionSizes, byte[] message, int number,
+            VfioUserSessionListener listener) {
         this.socket = socket;
+        this.number = number;
+        this.listener = listener;
         this.name = name;
         this.device = device;
         this.calls = calls;
@@ -138,6 +149,7 @@ final class VfioUserConnection implements Runnable {
                 reason = "I/O error: " + e;
             }
         } finally {
+            closeReason = reason;
             if (reason != null) {
                 counters.clientDropped();
                 LOG.error("vfio-user {}: closing the client: {}", name, reason);
@@ -158,6 +170,7 @@ final class VfioUserConnection implements Runnable {
         trace(command, id, payload);
         replyLength = 0;
         refusal = null;
+        fatal = null;
         VfioUserStatus status;
         try {
             status = dispatch(command, payload);
@@ -177,7 +190,7 @@ final class VfioUserConnection implements Runnable {
                 header.writeError(id, command, status.errno());
                 out.write(message, 0, VfioUserHeader.SIZE);
             }
-            return null;
+            return fatal;
         }
         if (noReply) {
             return null; // a posted write: QEMU expects nothing, and would log a reply as unexpected
@@ -221,6 +234,11 @@ final class VfioUserConnection implements Runnable {
                 }
                 LOG.info("vfio-user {}: DEVICE_RESET", name);
                 calls.run(reset);
+                try {
+                    listener.deviceReset(number);
+                } catch (RuntimeException e) {
+                    LOG.warn("vfio-user {}: the session listener failed on DEVICE_RESET: {}", name, e.toString());
+                }
                 return VfioUserStatus.OK;
             default:
                 return VfioUserStatus.UNKNOWN_COMMAND;
@@ -241,6 +259,7 @@ final class VfioUserConnection implements Runnable {
                 json > 0 ? new String(message, VfioUserHeader.SIZE + VersionPayload.FIXED, json,
                         StandardCharsets.US_ASCII) : "(no capabilities)");
         negotiated = true;
+        negotiatedByClient = true;
         replyLength = version.write(CAPABILITIES);
         return VfioUserStatus.OK;
     }
@@ -255,6 +274,23 @@ final class VfioUserConnection implements Runnable {
                     refusal = "overlaps the window " + w;
                     s = VfioUserStatus.OVERLAP;
                     break;
+                }
+            }
+        }
+        if (s == VfioUserStatus.OK && dmaMap.writable() && (!realized || fds.size() == 1)) {
+            // after realize a writable window without a descriptor is device memory (another device's BAR that
+            // QEMU backs with anonymous RAM, e.g. VGA's): reachable by messages only, as before
+            s = sharedRam(address, size);
+            if (s == VfioUserStatus.NOT_SHARED) {
+                String why = refusal;
+                // QEMU sends its memory map asynchronously and only prints an error reply to it (proxy.c
+                // vfio_user_process), then goes on to boot a guest whose driver can never reach its rings:
+                // closing the socket makes its realize fail, so QEMU stops at start with our reason in the log
+                fatal = why;
+                try {
+                    listener.memoryNotShared(number, why);
+                } catch (RuntimeException e) {
+                    LOG.warn("vfio-user {}: the session listener failed: {}", name, e.toString());
                 }
             }
         }
@@ -307,6 +343,40 @@ final class VfioUserConnection implements Runnable {
             return VfioUserStatus.OK;
         }
         return s;
+    }
+
+    /**
+     * A writable window is guest RAM: the device must see the guest's own pages. Without a descriptor it cannot
+     * (QEMU's RAM is then anonymous memory: no memory backend, or one that is not fd-based); with one QEMU maps
+     * privately ({@code share=off}) the two sides would drift apart page by page. Either is refused while the
+     * device is being realized, and the connection closed, so QEMU fails at start with the reason in our log,
+     * instead of a guest whose driver times out on a device that never sees its rings.
+     */
+    private VfioUserStatus sharedRam(long address, long size) {
+        String window = "0x" + Long.toHexString(address) + "+0x" + Long.toHexString(size);
+        if (fds.isEmpty()) {
+            refusal = "guest RAM " + window + " came without a file descriptor: QEMU's memory is not shared with the"
+                    + " device; give QEMU -object memory-backend-memfd,id=mem,size=<RAM>,share=on -machine"
+                    + " memory-backend=mem";
+            return VfioUserStatus.NOT_SHARED;
+        }
+        if (sharingChecked) {
+            return VfioUserStatus.OK;
+        }
+        sharingChecked = true;
+        long pid;
+        try {
+            pid = socket.getPeerCredentials().getPid();
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("vfio-user {}: no peer credentials: {}", name, e.toString());
+            return VfioUserStatus.OK;
+        }
+        if (ClientMemorySharing.of(pid, fds.get(0)) == ClientMemorySharing.PRIVATE) {
+            refusal = "guest RAM " + window + " is mapped privately by QEMU (pid " + pid + "): the memory backend has"
+                    + " share=off, so the device and the guest would see different pages; give it share=on";
+            return VfioUserStatus.NOT_SHARED;
+        }
+        return VfioUserStatus.OK;
     }
 
     private VfioUserStatus dmaUnmap(int payload) throws DeviceFailure {
@@ -460,6 +530,16 @@ final class VfioUserConnection implements Runnable {
             TRACE.debug("vfio_user {} {} id={} size={} fds={}", name, VfioUserCommand.name(command), id,
                     payload + VfioUserHeader.SIZE, fds.size());
         }
+    }
+
+    /** Whether the client got past VERSION (so it may have changed the device). */
+    boolean negotiated() {
+        return negotiatedByClient;
+    }
+
+    /** Why the server closed the client, or null for a clean hang-up (or while it is still served). */
+    String closeReason() {
+        return closeReason;
     }
 
     /** Makes the connection thread leave its read (server shutdown). Any thread. */

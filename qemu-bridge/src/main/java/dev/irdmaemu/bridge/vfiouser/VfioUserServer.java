@@ -1,8 +1,8 @@
 package dev.irdmaemu.bridge.vfiouser;
 
+import dev.irdmaemu.bridge.sock.UnixAcceptLoop;
 import java.io.File;
 import java.io.IOException;
-import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -10,7 +10,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.newsclub.net.unix.AFUNIXServerSocket;
 import org.newsclub.net.unix.AFUNIXSocket;
 import org.newsclub.net.unix.AFUNIXSocketAddress;
 import org.slf4j.Logger;
@@ -21,7 +20,10 @@ import org.slf4j.LoggerFactory;
  * realize; several functions take one server and one socket each). One client at a time: a second one that
  * connects meanwhile is closed at once with a log line. A client that leaves, cleanly or for breaking the
  * protocol, takes its DMA windows and eventfds with it; the device keeps its state and the socket accepts the next
- * client (vfio-user.rst "Client Disconnection").
+ * client (vfio-user.rst "Client Disconnection"). A {@link VfioUserSessionListener} hears each of these events.
+ *
+ * <p>The socket path is this server's alone: a path where another server is listening is refused
+ * ({@link SocketInUseException}); a socket file nobody listens on (left by a process that died) is replaced.
  *
  * <p>Device accesses run on the device's owner thread through {@code owner} ({@code ModelLoop::execute} under a
  * live model, {@code Runnable::run} to call the device on the connection thread), each waited for.
@@ -30,14 +32,17 @@ public final class VfioUserServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(VfioUserServer.class);
     /** How long one device access may wait for the owner thread before the client is closed. */
     public static final Duration OWNER_TIMEOUT = Duration.ofSeconds(10);
+    /** How long a new client waits for the one served to finish leaving before it is refused as a second one. */
+    public static final Duration BUSY_GRACE = Duration.ofSeconds(2);
 
     private final Path path;
     private final VfioUserFunction device;
     private final Executor owner;
-    private final AFUNIXServerSocket server;
-    private final Thread acceptThread;
+    /** The listening socket and its accept thread (shared with the vhost-user back-end). */
+    private final UnixAcceptLoop sockets;
     private final IrqTable irqs;
     private final DmaSpace dma;
+    private final VfioUserSessionListener listener;
     private final VfioUserCounters counters = new VfioUserCounters();
     private final long[] regionSizes = new long[VfioUserConnection.NUM_REGIONS];
     /** The receive buffer, reused by each client in turn (one at a time). */
@@ -48,9 +53,11 @@ public final class VfioUserServer implements AutoCloseable {
     private volatile Thread currentThread;
     private volatile boolean closed;
 
-    private VfioUserServer(Path path, VfioUserFunction device, Executor owner, DmaSpace dma) throws IOException {
+    private VfioUserServer(Path path, VfioUserFunction device, Executor owner, DmaSpace dma,
+                           VfioUserSessionListener listener) throws IOException {
         this.path = path;
         this.dma = dma;
+        this.listener = listener;
         this.device = device;
         this.owner = owner;
         for (int bar = 0; bar < 6; bar++) {
@@ -68,20 +75,39 @@ public final class VfioUserServer implements AutoCloseable {
             throw new IllegalArgumentException(device.name() + ": " + vectors + " MSI-X vectors (msix_init: 1..2048)");
         }
         this.irqs = new IrqTable(path.getFileName().toString(), vectors, device.errorInterrupt());
-        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)
-                && !Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
-            throw new IOException(path + " exists and is not a socket");
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            if (!Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
+                throw new IOException(path + " exists and is not a socket");
+            }
+            requireNobodyListening(path);
+            LOG.info("vfio-user {}: replacing a stale socket (nobody listens on it)", path);
         }
-        Files.deleteIfExists(path);
-        this.server = AFUNIXServerSocket.newInstance();
-        try {
-            server.bind(AFUNIXSocketAddress.of(new File(path.toString())));
+        this.sockets = UnixAcceptLoop.bind(path, "vfio-user");
+    }
+
+    /** Another server listens on the socket path this one was to bind. */
+    public static final class SocketInUseException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public SocketInUseException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Refuses {@code path} when a server answers on it ({@link SocketInUseException}); returns when nothing is
+     * there or nobody listens. Connecting is the only test that tells a live socket from
+     * the file a dead process left: the other server sees a client that leaves without a word (no VERSION, so it
+     * changes nothing there).
+     */
+    public static void requireNobodyListening(Path path) throws IOException {
+        try (AFUNIXSocket probe = AFUNIXSocket.connectTo(AFUNIXSocketAddress.of(new File(path.toString())))) {
+            LOG.debug("vfio-user {}: a server answered the probe", path);
         } catch (IOException e) {
-            server.close();
-            throw e;
+            return; // ECONNREFUSED: a stale socket file
         }
-        this.acceptThread = new Thread(this::acceptLoop, "vfio-user " + path.getFileName());
-        acceptThread.setDaemon(true);
+        throw new SocketInUseException("the socket " + path + " is in use: another server (another"
+                + " irdma-emu serve?) listens on it; stop it or choose another socket");
     }
 
     /**
@@ -95,9 +121,15 @@ public final class VfioUserServer implements AutoCloseable {
     /** {@link #start(Path, VfioUserFunction, Executor)} publishing the client's DMA windows in {@code dma}. */
     public static VfioUserServer start(Path path, VfioUserFunction device, Executor owner, DmaSpace dma)
             throws IOException {
-        VfioUserServer s = new VfioUserServer(path, device, owner, dma);
+        return start(path, device, owner, dma, VfioUserSessionListener.NONE);
+    }
+
+    /** As above, {@code listener} hearing each client connect, reset the device, leave or be refused. */
+    public static VfioUserServer start(Path path, VfioUserFunction device, Executor owner, DmaSpace dma,
+                                       VfioUserSessionListener listener) throws IOException {
+        VfioUserServer s = new VfioUserServer(path, device, owner, dma, listener);
         device.attach(s.irqs, s.dma);
-        s.acceptThread.start();
+        s.sockets.start(s::accepted);
         LOG.info("vfio-user: serving {} on {}", device.name(), path);
         return s;
     }
@@ -154,51 +186,63 @@ public final class VfioUserServer implements AutoCloseable {
         return true;
     }
 
-    private void acceptLoop() {
-        while (!closed) {
-            AFUNIXSocket socket;
-            try {
-                socket = server.accept();
-            } catch (SocketException e) {
-                break;
-            } catch (IOException e) {
-                if (!closed) {
-                    LOG.error("vfio-user {}: accept failed: {}", path, e.toString());
-                }
-                break;
-            }
-            if (closed) {
-                closeQuietly(socket);
-                break;
-            }
-            if (current != null) {
-                counters.clientRefused();
-                LOG.warn("vfio-user {}: refusing a second client while one is connected", path.getFileName());
-                try {
-                    socket.close();
-                } catch (IOException e) {
-                    LOG.debug("vfio-user {}: close refused client: {}", path, e.toString());
-                }
-                continue;
-            }
-            int n = accepted.incrementAndGet();
-            String name = path.getFileName() + "#" + n;
-            DeviceCalls calls = new DeviceCalls(device, owner, OWNER_TIMEOUT.toNanos());
-            VfioUserConnection c = new VfioUserConnection(socket, name, device, calls, irqs, dma, counters,
-                    regionSizes, message);
-            LOG.info("vfio-user {}: client connected", name);
-            current = c;
-            Thread t = new Thread(() -> serve(c), "vfio-user " + name);
-            t.setDaemon(true);
-            currentThread = t;
-            t.start();
+    /** A client the accept loop took: refused while another is served (after a short grace), else served. */
+    private void accepted(AFUNIXSocket socket) {
+        if (closed) {
+            UnixAcceptLoop.closeQuietly(socket);
+            return;
         }
+        if (current != null && !awaitIdle()) {
+            counters.clientRefused();
+            String reason = "a second client connected while client #" + accepted.get() + " is served: closed"
+                    + " at once (one client per socket; the first is unharmed)";
+            LOG.warn("vfio-user {}: {}", path.getFileName(), reason);
+            tell(() -> listener.clientRefused(reason));
+            UnixAcceptLoop.closeQuietly(socket);
+            return;
+        }
+        int n = accepted.incrementAndGet();
+        String name = path.getFileName() + "#" + n;
+        DeviceCalls calls = new DeviceCalls(device, owner, OWNER_TIMEOUT.toNanos());
+        VfioUserConnection c = new VfioUserConnection(socket, name, device, calls, irqs, dma, counters,
+                regionSizes, message, n, listener);
+        LOG.info("vfio-user {}: client connected", name);
+        current = c;
+        Thread t = new Thread(() -> serve(c, n), "vfio-user " + name);
+        t.setDaemon(true);
+        currentThread = t;
+        t.start();
     }
 
-    private void serve(VfioUserConnection c) {
+    /**
+     * Waits up to {@link #BUSY_GRACE} for the client being served to finish leaving: a QEMU killed and started
+     * again at once connects while the server is still releasing the old one (and resetting the device for the
+     * new), and must not be refused for that. True when the server is idle.
+     */
+    private synchronized boolean awaitIdle() {
+        long deadline = System.nanoTime() + BUSY_GRACE.toNanos();
+        while (current != null) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            try {
+                wait(Math.max(1, left / 1_000_000L));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void serve(VfioUserConnection c, int n) {
         try {
+            tell(() -> listener.clientConnected(n));
             c.run();
         } finally {
+            // before the next client can be accepted: a listener may reset the device for it
+            tell(() -> listener.clientLeft(n, c.closeReason(), c.negotiated()));
             current = null;
             currentThread = null;
             synchronized (this) {
@@ -212,20 +256,9 @@ public final class VfioUserServer implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        // Wake the accept loop with a connection of our own and let it end before closing the listening socket:
-        // closing it under a blocked accept() makes junixsocket open a wake-up socket of its own, which it then
-        // sometimes leaves open (seen in VfioUserServerTest's descriptor count).
-        try (AFUNIXSocket wake = AFUNIXSocket.connectTo(AFUNIXSocketAddress.of(new File(path.toString())))) {
-            LOG.debug("vfio-user {}: woke the accept loop", path.getFileName());
-        } catch (IOException e) {
-            LOG.debug("vfio-user {}: wake the accept loop: {}", path, e.toString());
-        }
-        join(acceptThread);
-        try {
-            server.close();
-        } catch (IOException e) {
-            LOG.debug("vfio-user {}: close: {}", path, e.toString());
-        }
+        // the accept loop is woken with a connection of its own and ends before the listening socket closes
+        // (see UnixAcceptLoop); the socket file goes with it
+        sockets.close();
         VfioUserConnection c = current;
         Thread t = currentThread;
         if (c != null) {
@@ -241,6 +274,14 @@ public final class VfioUserServer implements AutoCloseable {
             LOG.debug("vfio-user {}: remove socket: {}", path, e.toString());
         }
         LOG.info("vfio-user {}: closed; {}", path.getFileName(), counters.summary());
+    }
+
+    private void tell(Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            LOG.warn("vfio-user {}: the session listener failed: {}", path.getFileName(), e.toString());
+        }
     }
 
     private static void closeQuietly(AFUNIXSocket socket) {

@@ -26,6 +26,11 @@ public enum VfioUserStatus {
     BAD_VERSION(Errno.EINVAL),
     /** A command before VERSION was negotiated. */
     NOT_NEGOTIATED(Errno.EINVAL),
+    /**
+     * Guest RAM the device cannot share with the guest: a writable window with no file descriptor (QEMU's RAM is
+     * anonymous memory), or one the client maps privately (a memory backend with share=off).
+     */
+    NOT_SHARED(Errno.EINVAL),
     /** A DMA window overlapping one already mapped (vfio-user.rst DMA_MAP: EEXIST). */
     OVERLAP(Errno.EEXIST),
     /** DMA_UNMAP of a window no DMA_MAP created with exactly that address and size. */

@@ -1,16 +1,10 @@
 package dev.irdmaemu.bridge.vhost;
 
-import java.io.File;
+import dev.irdmaemu.bridge.sock.UnixAcceptLoop;
 import java.io.IOException;
-import java.net.SocketException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.newsclub.net.unix.AFUNIXServerSocket;
 import org.newsclub.net.unix.AFUNIXSocket;
-import org.newsclub.net.unix.AFUNIXSocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,36 +19,21 @@ public final class VhostUserBackend implements AutoCloseable {
 
     private final Path path;
     private final VhostNetPort port;
-    private final AFUNIXServerSocket server;
-    private final Thread thread;
+    private final UnixAcceptLoop listener;
     private final AtomicInteger accepted = new AtomicInteger();
     private int finished;
     private volatile VhostUserConnection current;
-    private volatile boolean closed;
 
     private VhostUserBackend(Path path, VhostNetPort port) throws IOException {
         this.path = path;
         this.port = port;
-        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)
-                && !Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
-            throw new IOException(path + " exists and is not a socket");
-        }
-        Files.deleteIfExists(path);
-        this.server = AFUNIXServerSocket.newInstance();
-        try {
-            server.bind(AFUNIXSocketAddress.of(new File(path.toString())));
-        } catch (IOException e) {
-            server.close();
-            throw e;
-        }
-        this.thread = new Thread(this::acceptLoop, "vhost-user " + path.getFileName());
-        thread.setDaemon(true);
+        this.listener = UnixAcceptLoop.bind(path, "vhost-user");
     }
 
     /** Binds {@code path} (replacing a stale socket there) and starts serving {@code port} on it. */
     public static VhostUserBackend start(Path path, VhostNetPort port) throws IOException {
         VhostUserBackend backend = new VhostUserBackend(path, port);
-        backend.thread.start();
+        backend.listener.start(backend::serve);
         LOG.info("vhost-user: serving {} on {}", port.name(), path);
         return backend;
     }
@@ -88,35 +67,23 @@ public final class VhostUserBackend implements AutoCloseable {
         return true;
     }
 
-    private void acceptLoop() {
-        while (!closed) {
-            AFUNIXSocket socket;
-            try {
-                socket = server.accept();
-            } catch (SocketException e) {
-                break;
-            } catch (IOException e) {
-                if (!closed) {
-                    LOG.error("vhost-user {}: accept failed: {}", path, e.toString());
-                }
-                break;
+    /** Serves one front-end on the accept thread; the next waits in the listen backlog meanwhile. */
+    private void serve(AFUNIXSocket socket) {
+        int n = accepted.incrementAndGet();
+        VhostUserConnection connection = new VhostUserConnection(socket, port, path.getFileName() + "#" + n);
+        current = connection;
+        port.attach(connection);
+        try {
+            if (listener.closing()) {
+                connection.stop();
             }
-            int n = accepted.incrementAndGet();
-            VhostUserConnection connection = new VhostUserConnection(socket, port, path.getFileName() + "#" + n);
-            current = connection;
-            port.attach(connection);
-            try {
-                if (closed) {
-                    connection.stop();
-                }
-                connection.run();
-            } finally {
-                port.detach(connection);
-                current = null;
-                synchronized (this) {
-                    finished++;
-                    notifyAll();
-                }
+            connection.run();
+        } finally {
+            port.detach(connection);
+            current = null;
+            synchronized (this) {
+                finished++;
+                notifyAll();
             }
         }
     }
@@ -124,25 +91,12 @@ public final class VhostUserBackend implements AutoCloseable {
     /** Stops accepting, closes the current connection (releasing all it holds) and removes the socket file. */
     @Override
     public void close() {
-        closed = true;
-        try {
-            server.close();
-        } catch (IOException e) {
-            LOG.debug("vhost-user {}: close: {}", path, e.toString());
-        }
+        // No new front-end from now on; the one being served is stopped, so the accept thread can end.
+        listener.beginClose();
         VhostUserConnection c = current;
         if (c != null) {
             c.stop();
         }
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        try {
-            Files.deleteIfExists(path);
-        } catch (IOException e) {
-            LOG.debug("vhost-user {}: remove socket: {}", path, e.toString());
-        }
+        listener.close();
     }
 }

@@ -40,7 +40,13 @@ final class BootTests {
 
     /** Boots {@code scenario} as {@code irdma-emu boot --scenario S} does; logs the summary. */
     static BootReport boot(BootScenario scenario, String name) throws InterruptedException {
-        BootOptions o = BootOptions.of(scenario, Path.of("target", "boot-tests", name)).withTimeout(TIMEOUT);
+        return boot(scenario, name, BootOptions.Nic.VIRTIO);
+    }
+
+    /** As {@link #boot(BootScenario, String)}, the guest on {@code nic}. */
+    static BootReport boot(BootScenario scenario, String name, BootOptions.Nic nic) throws InterruptedException {
+        BootOptions o = BootOptions.of(scenario, Path.of("target", "boot-tests", name)).withTimeout(TIMEOUT)
+                .withNic(nic);
         BootRun run = new BootRun(kit(), o, line -> LOG.info("boot: {}", line));
         BootReport r = run.run();
         r.summary().forEach(l -> LOG.info("{}", l));

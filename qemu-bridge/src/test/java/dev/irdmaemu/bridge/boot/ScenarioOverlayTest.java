@@ -2,6 +2,8 @@ package dev.irdmaemu.bridge.boot;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -69,7 +71,29 @@ class ScenarioOverlayTest {
             assertArrayEquals(Files.readAllBytes(source), entries.get("1:scenarios/" + s.word() + ".sh"),
                     s.word() + ": the overlay carries the script of this build");
         }
-        assertEquals(BootScenario.values().length + 1, entries.size());
+        for (String extra : ScenarioOverlay.FRAGMENTS) {
+            Path source = Path.of("src", "main", "kit", "guest", "scenarios", extra + ".sh");
+            assertArrayEquals(Files.readAllBytes(source), entries.get("1:scenarios/" + extra + ".sh"),
+                    extra + ": the overlay carries the scripts the scenarios source, and the pair scenario");
+        }
+        assertEquals(BootScenario.values().length + ScenarioOverlay.FRAGMENTS.size() + 1, entries.size());
+    }
+
+    @Test
+    void namedScenariosAreLaidOverTheBaseAndAnUnknownNameIsRefused() throws IOException {
+        Path in = dir.resolve("base.cpio.gz");
+        Files.write(in, ScenarioOverlay.gzip(ScenarioOverlay.archive(new LinkedHashMap<>())));
+        Path out = dir.resolve("named.img");
+        ScenarioOverlay.write(in, out, "e810-lifecycle");
+        byte[] cpio;
+        try (InputStream z = new GZIPInputStream(Files.newInputStream(out))) {
+            cpio = z.readAllBytes();
+        }
+        String text = new String(cpio, StandardCharsets.US_ASCII);
+        assertTrue(text.contains("scenarios/e810-lifecycle.sh"), "the named scenario is in the overlay");
+        assertTrue(text.contains("IRDMA-EMU-CHECKPOINT"), "with the script of this build");
+        assertFalse(text.contains("scenarios/smoke.sh"), "and nothing it was not asked for");
+        assertThrows(IOException.class, () -> ScenarioOverlay.write(in, dir.resolve("x.img"), "no-such-scenario"));
     }
 
     @Test

@@ -23,7 +23,7 @@ class BootCommandTest {
     void helpNamesTheOptionsAndTheScenarios() {
         Run r = run("boot", "--help");
         assertEquals(ExitCodes.OK, r.code());
-        for (String s : new String[] {"--scenario", "--siw", "--kernel", "--initrd", "--out", "--timeout", "--memory",
+        for (String s : new String[] {"--scenario", "--nic", "e810|virtio", "--siw", "--kernel", "--initrd", "--out", "--timeout", "--memory",
             "rping-server (default)", "rping-client-refused", "ucmatose-client", "vhost-user"}) {
             assertTrue(r.out().contains(s), s + " in\n" + r.out());
         }
@@ -42,6 +42,9 @@ class BootCommandTest {
         assertEquals(ExitCodes.USAGE, siw.code());
         assertTrue(siw.err().contains("--siw is stock or p2p"), siw.err());
         assertEquals(ExitCodes.USAGE, run("boot", "--timeout", "0").code());
+        Run nic = run("boot", "--nic", "tap");
+        assertEquals(ExitCodes.USAGE, nic.code());
+        assertTrue(nic.err().contains("NIC tap (virtio or e810)"), nic.err());
         assertEquals(ExitCodes.USAGE, run("boot", "--memory", "16").code());
         Run kernel = run("boot", "--kernel", "target/no-such-kernel");
         assertEquals(ExitCodes.NO_INPUT, kernel.code());

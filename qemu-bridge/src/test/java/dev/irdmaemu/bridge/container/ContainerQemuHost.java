@@ -2,6 +2,7 @@ package dev.irdmaemu.bridge.container;
 
 import dev.irdmaemu.bridge.boot.QemuHost;
 import dev.irdmaemu.bridge.kit.GuestKit;
+import dev.irdmaemu.bridge.kit.MissingGuestKitException;
 import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.GuestResult;
 import java.nio.file.Path;
@@ -29,9 +30,19 @@ final class ContainerQemuHost implements QemuHost {
         this.container = Objects.requireNonNull(container, "container");
     }
 
-    /** The container's launch: the kit inside the image ({@code kit} is the same kit, as the host holds it). */
+    /**
+     * The container's launch: the kit inside the image ({@code kit} is the same kit, as the host holds it), in its
+     * e810 flavour when {@code kit} is.
+     */
     @Override
     public GuestLaunch launch(GuestKit kit) {
+        if (kit.flavour() == GuestKit.Flavour.E810) {
+            try {
+                return container.launchE810();
+            } catch (MissingGuestKitException e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+        }
         return container.launch();
     }
 

@@ -68,6 +68,12 @@ public @interface GuestTest {
 
     int memoryMiB() default 512;
 
+    /**
+     * With the {@link HostedNodeModel}: the guest's NIC is the emulated E810 over vfio-user (the kit's e810 flavour:
+     * Linux 7.3's ice.ko and irdma.ko) instead of virtio-net over vhost-user.
+     */
+    boolean e810() default false;
+
     /** Extra kernel command line words (a scenario's parameters, e.g. "irdma_emu.peer=198.51.100.2"). */
     String[] kernelArguments() default {};
 

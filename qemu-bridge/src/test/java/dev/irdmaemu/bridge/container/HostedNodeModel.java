@@ -38,7 +38,8 @@ public class HostedNodeModel implements GuestModel {
     public void boot(GuestBoot boot) throws Exception {
         BootScenario scenario = BootScenario.named(boot.spec().scenario());
         BootOptions options = new BootOptions(scenario, boot.siw().orElse(null), null, null,
-                BootOptions.newRunDir(boot.files().resolve(boot.test())), boot.resultTimeout(), boot.spec().memoryMiB());
+                BootOptions.newRunDir(boot.files().resolve(boot.test())), boot.resultTimeout(), boot.spec().memoryMiB(),
+                boot.spec().e810() ? BootOptions.Nic.E810 : BootOptions.Nic.VIRTIO);
         boot.container().withResultTimeout(options.timeout().plus(CONTAINER_WAIT_MARGIN));
         BootRun run = new BootRun(boot.kit(), options, line -> LOG.info("{}: boot: {}", boot.test(), line),
                 new ContainerQemuHost(boot.container()));

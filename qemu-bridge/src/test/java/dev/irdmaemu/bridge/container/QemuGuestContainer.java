@@ -5,6 +5,7 @@ import com.github.dockerjava.api.command.WaitContainerResultCallback;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.GuestResult;
+import dev.irdmaemu.bridge.kit.MissingGuestKitException;
 import dev.irdmaemu.bridge.kit.QemuProcess;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -54,7 +55,8 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
     private static final Logger CONSOLE = LoggerFactory.getLogger(QemuProcess.CONSOLE_LOGGER);
     private static final int TAIL_LINES = 40;
 
-    private final GuestLaunch launch;
+    private GuestLaunch launch;
+    private final GuestKit kit;
     private final CompletableFuture<GuestResult> result = new CompletableFuture<>();
     private final ArrayDeque<String> tail = new ArrayDeque<>();
     private final Set<Path> shared = new LinkedHashSet<>();
@@ -69,6 +71,7 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
     /** A guest of {@code kit} (the host's copy: its manifest) in {@code image} (one {@link GuestImage#of} built). */
     public QemuGuestContainer(String image, GuestKit kit) {
         super(image);
+        this.kit = kit;
         this.launch = kit.relocatedTo(Path.of(KIT_IN_IMAGE)).launch();
         withImagePullPolicy(PullPolicy.defaultPolicy());
         withNetworkMode("none");
@@ -80,6 +83,15 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
 
     /** The launch to configure (scenario, siw build, memory, kernel arguments); its paths are the image's. */
     public GuestLaunch launch() {
+        return launch;
+    }
+
+    /**
+     * Switches the guest to the kit's e810 flavour (Linux 7.3, ice.ko, irdma.ko; the image holds the whole kit) and
+     * answers its launch, a fresh one: what was configured on the previous launch is dropped.
+     */
+    public GuestLaunch launchE810() throws MissingGuestKitException {
+        launch = kit.relocatedTo(Path.of(KIT_IN_IMAGE)).e810().launch();
         return launch;
     }
 

@@ -16,12 +16,12 @@ import java.util.concurrent.TimeUnit;
  * Runs Wireshark's tshark on a capture (as firmware-iface's PcapTsharkTest does). Without tshark on PATH the
  * calling test fails with the command that installs it; it never skips.
  */
-final class Tshark {
+public final class Tshark {
     private Tshark() {
     }
 
     /** tshark's stdout, one line per element, for {@code tshark -n -r file ARGS}; fails on a non-zero exit. */
-    static List<String> run(Path dir, Path file, String... args) throws IOException, InterruptedException {
+    public static List<String> run(Path dir, Path file, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(findOnPath("tshark"), "-n", "-r", file.toString()));
         command.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "tshark", ".out");

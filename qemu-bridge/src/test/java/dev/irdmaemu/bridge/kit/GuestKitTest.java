@@ -141,6 +141,17 @@ class GuestKitTest {
     }
 
     @Test
+    void aLaunchThatAllowsRebootLeavesOutNoReboot() throws Exception {
+        GuestLaunch l = kit().launch().scenario("smoke");
+        assertFalse(l.rebootAllowed());
+        assertTrue(l.command().contains("-no-reboot"));
+        List<String> c = l.allowReboot().command();
+        assertTrue(l.rebootAllowed());
+        assertFalse(c.contains("-no-reboot"), "a guest reset restarts the machine: " + c);
+        assertFollows(c, "-serial", "stdio");
+    }
+
+    @Test
     void aRelocatedKitBuildsTheSameCommandLineUnderItsNewRoot() throws Exception {
         GuestKit k = kit();
         GuestKit moved = k.relocatedTo(Path.of("/kit"));
@@ -203,6 +214,9 @@ class GuestKitTest {
         GuestKit moved = e810.relocatedTo(Path.of("/kit"));
         assertEquals(Path.of("/kit/e810/vmlinuz"), moved.kernel(), "relocation keeps the flavour");
         assertEquals("7.3.4+deb13-amd64", moved.kernelRelease());
+        GuestKit movedThenE810 = k.relocatedTo(Path.of("/kit")).e810();
+        assertEquals(Path.of("/kit/e810/vmlinuz"), movedThenE810.kernel(), "a relocated kit's e810 flavour is not "
+                + "checked here either (a container's image holds it, not this machine)");
     }
 
     @Test

@@ -52,6 +52,42 @@ class QemuProcessTest {
         }
     }
 
+    /** The checkpoint dialogue of the e810-lifecycle scenario: the guest prints a marker and reads the answer. */
+    @Test
+    void anInteractiveConsoleHearsEveryLineAndTypesTheAnswerOnTheGuestsInput() throws Exception {
+        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        QemuProcess[] self = new QemuProcess[1];
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        GuestResult r;
+        try (QemuProcess q = QemuProcess.startInteractive(sh("echo 'IRDMA-EMU-CHECKPOINT probed'; read w name rest;"
+                + " echo \"IRDMA-EMU-RESULT scenario=s status=ok answer=$w/$name/$rest\""), dir.resolve("i.log"), line -> {
+                    heard.add(line);
+                    if (line.equals("IRDMA-EMU-CHECKPOINT probed")) {
+                        try {
+                            started.await();
+                            self[0].typeLine("IRDMA-EMU-ACK probed rdma=0");
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                })) {
+            self[0] = q;
+            started.countDown();
+            r = q.awaitResult(GUARD);
+        }
+        assertEquals("IRDMA-EMU-ACK/probed/rdma=0", r.field("answer"));
+        assertEquals("IRDMA-EMU-CHECKPOINT probed", heard.get(0));
+        assertTrue(heard.get(1).startsWith("IRDMA-EMU-RESULT"), heard.toString());
+    }
+
+    @Test
+    void aProcessStartedWithoutConsoleInputTakesNoTyping() throws Exception {
+        try (QemuProcess q = QemuProcess.start(sh("echo 'IRDMA-EMU-RESULT scenario=s status=ok'"), dir.resolve("n.log"))) {
+            assertThrows(IllegalStateException.class, () -> q.typeLine("anything"));
+            q.awaitResult(GUARD);
+        }
+    }
+
     @Test
     void aProgramThatCannotStartIsAFailure() {
         GuestBootException e = assertThrows(GuestBootException.class,

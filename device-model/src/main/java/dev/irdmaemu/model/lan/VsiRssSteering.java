@@ -1,0 +1,97 @@
+package dev.irdmaemu.model.lan;
+
+import dev.irdmaemu.fw.aq.RssCommand;
+import dev.irdmaemu.fw.aq.VsiCommand;
+import dev.irdmaemu.model.ice.VsiTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The RSS state of the firmware's {@link VsiTable} as the Rx engine reads it: the VSI whose queue map (its kept
+ * add_vsi / update_vsi context) holds the queue, its key, the LUT its q_opt_rss selects and TC 0's queue region.
+ * Only the Toeplitz hash is modelled (ice_lib.c ice_set_rss_vsi_ctx always asks for ICE_AQ_VSI_Q_OPT_RSS_HASH_TPLZ
+ * unless the user picks the symmetric one through ethtool); a VSI asking for another hashes nothing (logged once).
+ * Runs only when the table's generation moved, never per frame.
+ */
+public final class VsiRssSteering implements RxSteering {
+    private static final Logger LOG = LoggerFactory.getLogger(VsiRssSteering.class);
+
+    private final VsiTable vsis;
+    private final byte[] key = new byte[RssCommand.EXTENDED_KEY_SIZE];
+    private boolean warnedHash;
+
+    public VsiRssSteering(VsiTable vsis) {
+        this.vsis = vsis;
+    }
+
+    @Override
+    public long generation() {
+        return vsis.generation();
+    }
+
+    @Override
+    public boolean lookup(int queue, RssView out) {
+        int vsi = owner(queue);
+        if (vsi < 0) {
+            return false;
+        }
+        int options = vsis.rssOptions(vsi);
+        int entries = vsis.rssLutEntries(vsi);
+        if (entries == 0 || Integer.bitCount(entries) != 1 || !vsis.rssKey(vsi, key)) {
+            return false;
+        }
+        if ((options >>> VsiCommand.RSS_HASH_S & 0x3) != VsiCommand.RSS_HASH_TPLZ) {
+            if (!warnedHash) {
+                warnedHash = true;
+                LOG.warn("VSI {} asks for RSS hash function {} (q_opt_rss {}); only Toeplitz is modelled, its frames "
+                        + "go to its first queue", vsi, options >>> VsiCommand.RSS_HASH_S & 0x3, options);
+            }
+            return false;
+        }
+        out.key(key, RssCommand.EXTENDED_KEY_SIZE).lutEntries(Math.min(entries, 2048));
+        for (int i = 0; i < Math.min(entries, 2048); i++) {
+            out.lutEntry(i, vsis.rssLutEntry(vsi, i));
+        }
+        fillQueueMap(vsi, out);
+        int tc0 = vsis.contextU16(vsi, VsiCommand.TC_MAPPING);
+        out.tc0(tc0 & VsiCommand.TC_Q_OFFSET_M, tc0 >>> VsiCommand.TC_Q_NUM_S & VsiCommand.TC_Q_NUM_M);
+        return out.queueCount() > 0;
+    }
+
+    /** The lowest-numbered VSI whose queue map holds {@code queue}, or -1. */
+    private int owner(int queue) {
+        for (int vsi = 0; vsi < vsis.capacity(); vsi++) {
+            if (!vsis.exists(vsi)) {
+                continue;
+            }
+            int flags = vsis.contextU16(vsi, VsiCommand.MAPPING_FLAGS);
+            if ((flags & VsiCommand.Q_MAP_NONCONTIG) == 0) {
+                int first = vsis.contextU16(vsi, VsiCommand.Q_MAPPING);
+                int count = vsis.contextU16(vsi, VsiCommand.Q_MAPPING + 2);
+                if (queue >= first && queue < first + count) {
+                    return vsi;
+                }
+            } else {
+                for (int i = 0; i < VsiCommand.Q_MAPPINGS; i++) {
+                    if (vsis.contextU16(vsi, VsiCommand.Q_MAPPING + 2 * i) == queue) {
+                        return vsi;
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+
+    private void fillQueueMap(int vsi, RssView out) {
+        out.clearQueues();
+        int flags = vsis.contextU16(vsi, VsiCommand.MAPPING_FLAGS);
+        if ((flags & VsiCommand.Q_MAP_NONCONTIG) == 0) {
+            out.contiguousQueues(vsis.contextU16(vsi, VsiCommand.Q_MAPPING),
+                    vsis.contextU16(vsi, VsiCommand.Q_MAPPING + 2));
+        } else {
+            for (int i = 0; i < VsiCommand.Q_MAPPINGS; i++) {
+                out.scatteredQueue(i, vsis.contextU16(vsi, VsiCommand.Q_MAPPING + 2 * i));
+            }
+        }
+    }
+}

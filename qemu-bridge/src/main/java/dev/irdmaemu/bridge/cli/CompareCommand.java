@@ -1,0 +1,131 @@
+package dev.irdmaemu.bridge.cli;
+
+import dev.irdmaemu.bridge.boot.BootOptions;
+import dev.irdmaemu.bridge.boot.BootReport;
+import dev.irdmaemu.bridge.boot.BootRun;
+import dev.irdmaemu.bridge.boot.BootScenario;
+import dev.irdmaemu.bridge.kit.GuestKit;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code irdma-emu compare}: the benchmark command of the E810 path. The same scenarios against the hosted node,
+ * interleaved in one run, with the guest on the emulated E810 (the stock irdma.ko, the model doing TCP) and on
+ * virtio-net (siw, the guest's kernel doing TCP under TCG): rping's 65535-byte throughput, ucmatose's connection
+ * rates, and boot to the first established connection; each figure's median over the runs, and irdma over siw.
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true,
+        description = {"Benchmark: rping throughput (100 pings of 65535 bytes), ucmatose connection rates and boot to "
+                + "the first connection, with the guest's irdma on the emulated E810 against the guest's siw on "
+                + "virtio-net, interleaved in one run; prints each run and the medians."})
+final class CompareCommand implements Callable<Integer> {
+    @Mixin
+    Verbosity verbosity;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--runs", paramLabel = "N", defaultValue = "3",
+            description = "Runs of each scenario on each NIC (default: ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Where the runs' folders go (default: "
+            + "target/compare/<date-time>).")
+    Path out;
+
+    private static final BootOptions.Nic[] NICS = {BootOptions.Nic.E810, BootOptions.Nic.VIRTIO};
+    /** figure name → the scenario it comes from and the guest's field (null: boot to the first connection). */
+    private static final Map<String, String[]> FIGURES = new LinkedHashMap<>();
+
+    static {
+        FIGURES.put("rping MB/s", new String[] {"rping-throughput", "rping_mb_per_s"});
+        FIGURES.put("ucmatose connect/s", new String[] {"ucmatose-client", "connect_rate"});
+        FIGURES.put("ucmatose exchange/s", new String[] {"ucmatose-client", "exchange_rate"});
+        FIGURES.put("boot to 1st connection s", new String[] {"rping-client", null});
+    }
+
+    @Override
+    public Integer call() throws CliFailure, InterruptedException {
+        if (runs < 1 || runs > 50) {
+            throw new CliFailure(ExitCodes.USAGE, "compare: --runs is 1..50", null);
+        }
+        PrintWriter pw = spec.commandLine().getOut();
+        GuestKit kit = BootCommand.kit(spec.commandLine().getErr());
+        Path base = out != null ? out : BootOptions.newRunDir(Path.of("target", "compare"));
+        Map<String, List<Double>> values = new LinkedHashMap<>();
+        boolean allOk = true;
+        List<String> scenarios = FIGURES.values().stream().map(f -> f[0]).distinct().toList();
+        for (int run = 1; run <= runs; run++) {
+            for (String scenario : scenarios) {
+                for (BootOptions.Nic nic : NICS) {
+                    BootOptions o = BootOptions.of(BootScenario.named(scenario),
+                            base.resolve(nic.word() + "-" + scenario + "-" + run)).withNic(nic);
+                    BootReport r = new BootRun(kit, o, null).run();
+                    allOk &= r.ok();
+                    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "run %d %-7s %-17s %s",
+                            run, nic.word(), scenario, r.ok() ? "ok" : "FAILED (" + r.failure() + ")"));
+                    for (Map.Entry<String, String[]> f : FIGURES.entrySet()) {
+                        if (!f.getValue()[0].equals(scenario) || !r.ok()) {
+                            continue;
+                        }
+                        Double v = figure(r, f.getValue()[1]);
+                        if (v != null) {
+                            values.computeIfAbsent(nic.word() + "|" + f.getKey(), k -> new ArrayList<>()).add(v);
+                            line.append(String.format(Locale.ROOT, "  %s %.2f", f.getKey(), v));
+                        }
+                    }
+                    pw.println(line);
+                    pw.flush();
+                }
+            }
+        }
+        pw.println();
+        pw.printf(Locale.ROOT, "%-26s %14s %14s %8s%n", "median of " + runs, "irdma (E810)", "siw (virtio)",
+                "ratio");
+        for (String figure : FIGURES.keySet()) {
+            Double e = median(values.get("e810|" + figure));
+            Double v = median(values.get("virtio|" + figure));
+            pw.printf(Locale.ROOT, "%-26s %14s %14s %8s%n", figure, e == null ? "-" : String.format(Locale.ROOT,
+                    "%.2f", e), v == null ? "-" : String.format(Locale.ROOT, "%.2f", v),
+                    e == null || v == null || v == 0 ? "-" : String.format(Locale.ROOT, "%.2f", e / v));
+        }
+        pw.println("runs in " + base);
+        pw.flush();
+        return allOk ? ExitCodes.OK : ExitCodes.FAILED;
+    }
+
+    private static Double figure(BootReport r, String field) {
+        if (field == null) {
+            Duration d = r.firstConnection();
+            return d == null ? null : d.toMillis() / 1000.0;
+        }
+        try {
+            return Double.parseDouble(r.guest().field(field));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static Double median(List<Double> v) {
+        if (v == null || v.isEmpty()) {
+            return null;
+        }
+        List<Double> s = new ArrayList<>(v);
+        Collections.sort(s);
+        int n = s.size();
+        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    }
+}

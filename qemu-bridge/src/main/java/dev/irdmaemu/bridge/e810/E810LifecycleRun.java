@@ -1,0 +1,159 @@
+package dev.irdmaemu.bridge.e810;
+
+import dev.irdmaemu.bridge.boot.ScenarioOverlay;
+import dev.irdmaemu.bridge.kit.GuestBootException;
+import dev.irdmaemu.bridge.kit.GuestKit;
+import dev.irdmaemu.bridge.kit.GuestLaunch;
+import dev.irdmaemu.bridge.kit.GuestResult;
+import dev.irdmaemu.bridge.kit.QemuProcess;
+import dev.irdmaemu.bridge.kit.VfioUserDevice;
+import dev.irdmaemu.model.E810Holdings;
+import dev.irdmaemu.model.trace.JsonLinesTraceSink;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The guest's {@code e810-lifecycle} scenario on one emulated E810 (the kit's e810 flavour, one {@link E810Host}
+ * for the whole run): the scenario reloads irdma and ice, toggles enable_iwarp, reloads through devlink, resets the
+ * function and reboots the guest once; the second boot probes both drivers again on the same model. At each of the
+ * scenario's checkpoints (a console line {@value #CHECKPOINT} NAME) the guest waits for the host's answer on its
+ * serial input; meanwhile the host takes {@link E810Holdings} on the model's loop, so every sample is of a quiet
+ * device at a known point of the guest's run. The run folder gets the console and the model's trace as {@link
+ * E810ProbeRun}'s does.
+ */
+public final class E810LifecycleRun {
+    private static final Logger LOG = LoggerFactory.getLogger(E810LifecycleRun.class);
+    public static final String SCENARIO = "e810-lifecycle";
+    /** The guest's marker: the host looks at the model and answers {@value #ACK} NAME WORDS. */
+    public static final String CHECKPOINT = "IRDMA-EMU-CHECKPOINT";
+    public static final String ACK = "IRDMA-EMU-ACK";
+    /** Boot 1's result words, printed before it reboots (the result line proper is boot 2's). */
+    public static final String BOOT_RESULT = "IRDMA-EMU-BOOT";
+    private static final Pattern CHECKPOINT_LINE = Pattern.compile(CHECKPOINT + " ([a-z0-9][a-z0-9-]{0,40})\\s*$");
+    private static final Duration SAMPLE_TIMEOUT = Duration.ofSeconds(30);
+
+    /** What the host saw at one checkpoint: the boot it came in (1, 2), its name and what the model held. */
+    public record Checkpoint(int boot, String name, E810Holdings holdings) {
+    }
+
+    /**
+     * What the run left: the guest's result (boot 2's), boot 1's result words, the checkpoints in order, where the
+     * files are, and the vfio-user server's counters.
+     */
+    public record Outcome(GuestResult result, Optional<GuestResult> firstBoot, List<Checkpoint> checkpoints,
+                          Path console, Path trace, String vfioUser) {
+        /** The checkpoint {@code name} of boot {@code boot}. */
+        public Optional<Checkpoint> checkpoint(int boot, String name) {
+            return checkpoints.stream().filter(c -> c.boot() == boot && c.name().equals(name)).findFirst();
+        }
+    }
+
+    private E810LifecycleRun() {
+    }
+
+    /**
+     * Boots (the scenario's script laid over the kit's initramfs, so the kit need not hold it) and waits for the
+     * result of the second boot, at most {@code timeout}; {@code progress} hears each checkpoint.
+     */
+    public static Outcome run(GuestKit e810Kit, Path runDir, Duration timeout, Consumer<String> progress)
+            throws IOException, InterruptedException, TimeoutException, GuestBootException {
+        Files.createDirectories(runDir);
+        Path console = runDir.resolve("console.log");
+        Path tracePath = runDir.resolve("trace.jsonl");
+        Path initrd = runDir.resolve("initrd.img");
+        ScenarioOverlay.write(e810Kit.initramfs(), initrd, SCENARIO);
+        Path sockDir = Files.createTempDirectory("irdma-emu-e810");
+        Path socket = sockDir.resolve(E810ProbeRun.VFIO_SOCKET);
+        try (BufferedWriter traceOut = Files.newBufferedWriter(tracePath, StandardCharsets.UTF_8);
+             E810Host host = E810Host.start(socket, 0, E810ProbeRun.MAC, 1, new JsonLinesTraceSink(traceOut))) {
+            GuestLaunch launch = e810Kit.launch().machine(GuestLaunch.Machine.Q35).scenario(SCENARIO)
+                    .memoryMiB(512).initramfs(initrd).allowReboot()
+                    .vfioUser(VfioUserDevice.socket(socket).id("e810").messageTimeout(Duration.ofSeconds(20)).build());
+            Dialogue dialogue = new Dialogue(host, progress);
+            GuestResult result;
+            try (QemuProcess qemu = QemuProcess.startInteractive(launch, console, dialogue::line)) {
+                dialogue.qemu = qemu;
+                progress.accept("QEMU started (Linux " + e810Kit.kernelRelease() + ", TCG, reboot allowed); console in "
+                        + console);
+                result = qemu.awaitResult(timeout);
+                qemu.awaitExit(Duration.ofSeconds(30));
+            }
+            synchronized (dialogue) {
+                return new Outcome(result, dialogue.firstBoot, List.copyOf(dialogue.checkpoints), console, tracePath,
+                        host.server().counters().summary());
+            }
+        } finally {
+            Files.deleteIfExists(socket);
+            Files.deleteIfExists(sockDir);
+        }
+    }
+
+    /** The host's side of the checkpoints, on the console's reader thread. */
+    private static final class Dialogue {
+        private final E810Host host;
+        private final Consumer<String> progress;
+        private final List<Checkpoint> checkpoints = new ArrayList<>();
+        private Optional<GuestResult> firstBoot = Optional.empty();
+        private volatile QemuProcess qemu;
+        private int boots;
+
+        Dialogue(E810Host host, Consumer<String> progress) {
+            this.host = host;
+            this.progress = progress;
+        }
+
+        synchronized void line(String line) {
+            int at = line.indexOf(BOOT_RESULT + " ");
+            if (at >= 0) {
+                firstBoot = GuestResult.parse(GuestResult.MARKER + " " + line.substring(at + BOOT_RESULT.length() + 1),
+                        Duration.ZERO);
+                return;
+            }
+            Matcher m = CHECKPOINT_LINE.matcher(line);
+            if (!m.find()) {
+                return;
+            }
+            String name = m.group(1);
+            if (name.equals("boot")) {
+                boots++;
+            }
+            E810Holdings h;
+            try {
+                h = host.loop().call(() -> host.pf().holdings(), SAMPLE_TIMEOUT);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (TimeoutException e) {
+                LOG.warn("checkpoint {}: the model loop did not answer in {}", name, SAMPLE_TIMEOUT);
+                return;
+            }
+            checkpoints.add(new Checkpoint(boots, name, h));
+            progress.accept("boot " + boots + " checkpoint " + name + ": " + h);
+            String answer = name.equals("boot") ? Integer.toString(boots)
+                    : "rdma=" + h.total(E810Holdings.Side.RDMA) + " lan=" + h.total(E810Holdings.Side.LAN);
+            QemuProcess q = qemu;
+            if (q == null) {
+                LOG.warn("checkpoint {} before QEMU was known: no answer", name);
+                return;
+            }
+            try {
+                q.typeLine(ACK + " " + name + " " + answer);
+            } catch (IOException e) {
+                LOG.warn("checkpoint {}: cannot answer the guest: {}", name, e.getMessage());
+            }
+        }
+    }
+}

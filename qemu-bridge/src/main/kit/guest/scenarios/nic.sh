@@ -1,0 +1,91 @@
+# nic.sh: the guest's NIC and its iWARP device for the scenarios that talk to the hosted node, on either NIC the
+# host attaches (sourced by those scenarios; not a scenario of its own). Kernel command line word:
+#   irdma_emu.nic=virtio  (default) eth0 is the virtio-net NIC the node serves over vhost-user; siw on it
+#   irdma_emu.nic=e810    the emulated E810 physical function over vfio-user (the kit's e810 flavour): ice's
+#                         netdev, and the stock irdma.ko in iWARP mode on it; the node is on the E810's wire
+# nic_up ADDRESS4/LEN [ADDRESS6/LEN]  brings the NIC up with the addresses; sets NIC (the netdev's name)
+# rdma_up                             the iWARP device on NIC; sets RDMA_DEV (siw0 or the irdma device)
+# Fields: nic (virtio or e810), nic_name, nic_up_ms (guest uptime when the NIC had carrier), and for e810 e810_bdf,
+# ice_ms, irdma_ms, rdma_dev, transport.
+IP=/sbin/ip
+NIC_KIND="$(param irdma_emu.nic || echo virtio)"
+case "$NIC_KIND" in virtio | e810) ;; *) fail "irdma_emu.nic must be virtio or e810: $NIC_KIND" ;; esac
+field nic "$NIC_KIND"
+NIC=""
+RDMA_DEV=""
+E810_BDF=""
+
+nic_ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
+
+# e810_probe: ice binds the E810 function (ice_devids.h: 8086:1591..159b) and makes its netdev; sets NIC
+e810_probe() {
+    step ice
+    [ "${FLAVOUR:-}" = e810 ] || fail "irdma_emu.nic=e810 needs the kit's e810 flavour (Linux 7.3); this is $KVER"
+    for d in /sys/bus/pci/devices/*; do
+        [ "$(cat "$d/vendor" 2>/dev/null)" = 0x8086 ] || continue
+        case "$(cat "$d/device")" in 0x1591 | 0x1592 | 0x1593 | 0x1599 | 0x159a | 0x159b) E810_BDF="${d##*/}"; break ;; esac
+    done
+    [ -n "$E810_BDF" ] || fail "no E810 function (8086:1591..159b) on the PCI bus"
+    field e810_bdf "$E810_BDF"
+    started=$(nic_ms)
+    run modprobe ice
+    tries=0
+    until [ -n "$NIC" ]; do
+        for n in /sys/bus/pci/devices/"$E810_BDF"/net/*; do [ -e "$n" ] && NIC="${n##*/}"; done
+        [ -n "$NIC" ] && break
+        tries=$((tries + 1))
+        [ "$tries" -le 40 ] || fail "ice made no netdev for $E810_BDF in 20 s"
+        sleep 0.5
+    done
+    field ice_ms "$(($(nic_ms) - started))"
+    dmesg | grep -E '(^|\] )ice( |:)'
+}
+
+nic_up() { # ADDRESS4/LEN [ADDRESS6/LEN]
+    if [ "$NIC_KIND" = e810 ]; then
+        e810_probe
+    else
+        NIC=eth0
+    fi
+    field nic_name "$NIC"
+    step "$NIC"
+    run $IP addr add "$1" dev "$NIC"
+    # nodad: usable at once (duplicate address detection would hold the address back for a second)
+    [ -n "${2:-}" ] && run $IP -6 addr add "$2" dev "$NIC" nodad
+    run $IP link set "$NIC" up
+    if [ "$NIC_KIND" = e810 ]; then
+        tries=0
+        until [ "$(cat "/sys/class/net/$NIC/carrier" 2>/dev/null)" = 1 ]; do
+            tries=$((tries + 1))
+            [ "$tries" -le 20 ] || fail "$NIC has no carrier 10 s after it was set up"
+            sleep 0.1
+        done
+    fi
+    field nic_up_ms "$(nic_ms)"
+}
+
+rdma_up() {
+    step rdma-link
+    if [ "$NIC_KIND" = virtio ]; then
+        run rdma link add siw0 type siw netdev "$NIC"
+        RDMA_DEV=siw0
+    else
+        # E810 starts in RoCEv2; ice_devlink_enable_iw_validate refuses iWARP while RoCE is on: RoCE off first
+        run devlink dev param set "pci/$E810_BDF" name enable_roce value false cmode runtime
+        run devlink dev param set "pci/$E810_BDF" name enable_iwarp value true cmode runtime
+        started=$(nic_ms)
+        run modprobe irdma
+        tries=0
+        until [ "$(rdma link show 2>/dev/null | grep -c '^link ')" -ge 1 ]; do
+            tries=$((tries + 1))
+            [ "$tries" -le 40 ] || fail "no rdma link 20 s after modprobe irdma"
+            sleep 0.5
+        done
+        field irdma_ms "$(($(nic_ms) - started))"
+        mdev -s 2>/dev/null
+        RDMA_DEV="$(rdma link show | sed -n 's/^link \([^/]*\)\/.*/\1/p' | head -n 1)"
+        dmesg | grep -E '(^|\] )irdma( |:)'
+        field transport "$(ibv_devinfo -d "$RDMA_DEV" 2>&1 | sed -n 's/^[[:space:]]*transport:[[:space:]]*\([A-Za-z]*\).*/\1/p' | head -n 1)"
+    fi
+    field rdma_dev "$RDMA_DEV"
+}
