@@ -1623,8 +1623,7 @@ public final class IrdmaDriver {
                 lastCompletionMinor = ccqMinor[index];
                 return ccqReturn[index];
             }
-            completion.wrap(store, off(ccqRing + (long) ccqHead * CqpCompletion.SIZE));
-            if (completion.valid() != ccqPolarity) {
+            if (!takeCcqCqe()) {
                 return Long.MIN_VALUE;
             }
             int wqe = completion.wqeIndex();
@@ -1632,12 +1631,6 @@ public final class IrdmaDriver {
             int major = completion.majorCode();
             int minor = completion.minorCode();
             long ret = completion.opReturnValue();
-            ccqHead++;
-            if (ccqHead == CCQ_ENTRIES) {
-                ccqHead = 0;
-                ccqPolarity = !ccqPolarity;
-            }
-            store.writeLong(off(ccqShadow), ccqHead);
             if (wqe != index) {
                 if (wqe < 0 || wqe >= CQP_ENTRIES) {
                     LOG.warn("CCQ completion for WQE {} while waiting for {} ({})", wqe, index, name);
@@ -1653,6 +1646,26 @@ public final class IrdmaDriver {
             lastCompletionMinor = minor;
             return ret;
         }
+    }
+
+    /**
+     * Takes the CCQ CQE at the head if the device has written it (its valid bit is the current polarity): the head
+     * moves on, wrapping with a polarity flip, and the new head goes to the shadow area (ctrl.c
+     * irdma_sc_ccq_get_cqe_info). The CQE's fields stay readable in {@link #completion}: nothing writes the slot
+     * before the ring wraps. False when no CQE is there yet.
+     */
+    private boolean takeCcqCqe() {
+        completion.wrap(store, off(ccqRing + (long) ccqHead * CqpCompletion.SIZE));
+        if (completion.valid() != ccqPolarity) {
+            return false;
+        }
+        ccqHead++;
+        if (ccqHead == CCQ_ENTRIES) {
+            ccqHead = 0;
+            ccqPolarity = !ccqPolarity;
+        }
+        store.writeLong(off(ccqShadow), ccqHead);
+        return true;
     }
 
     /** One CCQ CQE for a request other than a waited-for one: kept for its waiter, or queued for its callback. */
@@ -1679,8 +1692,7 @@ public final class IrdmaDriver {
             return;
         }
         while (true) {
-            completion.wrap(store, off(ccqRing + (long) ccqHead * CqpCompletion.SIZE));
-            if (completion.valid() != ccqPolarity) {
+            if (!takeCcqCqe()) {
                 break;
             }
             int wqe = completion.wqeIndex();
@@ -1688,12 +1700,6 @@ public final class IrdmaDriver {
             int major = completion.majorCode();
             int minor = completion.minorCode();
             long ret = completion.opReturnValue();
-            ccqHead++;
-            if (ccqHead == CCQ_ENTRIES) {
-                ccqHead = 0;
-                ccqPolarity = !ccqPolarity;
-            }
-            store.writeLong(off(ccqShadow), ccqHead);
             if (wqe < 0 || wqe >= CQP_ENTRIES) {
                 LOG.warn("CCQ completion for WQE {} out of range", wqe);
                 continue;
