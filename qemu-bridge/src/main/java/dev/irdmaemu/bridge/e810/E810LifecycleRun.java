@@ -101,6 +101,11 @@ public final class E810LifecycleRun {
         }
     }
 
+    /** How long the model's holdings must stay unchanged at a checkpoint (ice's service task runs each second). */
+    static final Duration SETTLED = Duration.ofMillis(2500);
+    static final Duration SETTLE_STEP = Duration.ofMillis(250);
+    static final Duration SETTLE_LIMIT = Duration.ofSeconds(15);
+
     /** The host's side of the checkpoints, on the console's reader thread. */
     private static final class Dialogue {
         private final E810Host host;
@@ -113,6 +118,27 @@ public final class E810LifecycleRun {
         Dialogue(E810Host host, Consumer<String> progress) {
             this.host = host;
             this.progress = progress;
+        }
+
+        /**
+         * What the model holds once it stops changing: ice syncs its MAC filters (the multicast addresses a netdev
+         * joins when it comes up) from its service task, about once a second, after the guest's step has returned;
+         * so the holdings are sampled every {@link #SETTLE_STEP} until they are unchanged for {@link #SETTLED}, at
+         * most {@link #SETTLE_LIMIT} (the last sample then).
+         */
+        private E810Holdings settled() throws InterruptedException, TimeoutException {
+            E810Holdings last = host.loop().call(() -> host.pf().holdings(), SAMPLE_TIMEOUT);
+            long stableSince = System.nanoTime();
+            long limit = stableSince + SETTLE_LIMIT.toNanos();
+            while (System.nanoTime() - stableSince < SETTLED.toNanos() && System.nanoTime() < limit) {
+                Thread.sleep(SETTLE_STEP.toMillis());
+                E810Holdings now = host.loop().call(() -> host.pf().holdings(), SAMPLE_TIMEOUT);
+                if (!now.equals(last)) {
+                    last = now;
+                    stableSince = System.nanoTime();
+                }
+            }
+            return last;
         }
 
         synchronized void line(String line) {
@@ -132,7 +158,7 @@ public final class E810LifecycleRun {
             }
             E810Holdings h;
             try {
-                h = host.loop().call(() -> host.pf().holdings(), SAMPLE_TIMEOUT);
+                h = settled();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
