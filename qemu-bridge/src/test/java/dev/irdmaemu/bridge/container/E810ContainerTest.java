@@ -31,4 +31,10 @@ class E810ContainerTest {
         onTheE810(run);
         ScenarioExpectations.rpingClient(run);
     }
+
+    @GuestTest(scenario = "ucmatose-client", model = HostedNodeModel.class, e810 = true, resultTimeoutSeconds = 240)
+    void irdmasUcmatoseClientsConnectToTheNode(BootReport run) throws Exception {
+        onTheE810(run);
+        ScenarioExpectations.ucmatoseClient(run);
+    }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.bridge.cli.Main;
+import dev.irdmaemu.bridge.decode.Tshark;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -15,7 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 16, two guests: each boots Linux 7.3 with its own emulated E810, the two E810s share one cable, and the
  * stock irdma.ko of one connects to the other's (rping -c against rping -s, ten verified pings). Nothing is left on
- * either E810 once its guest has powered off, and the cable's capture decodes: one MPA v2 exchange, good CRCs.
+ * either E810 once its guest has powered off, and the cable's capture decodes with irdma-emu decode (one MPA v2
+ * exchange, good CRCs) and with tshark.
  */
 class E810PairBootTest {
     @Test
@@ -47,5 +49,11 @@ class E810PairBootTest {
                 && l.contains("RDMA Write 64 bytes")).count(), "the server Writes ten pings back");
         assertTrue(lines.stream().noneMatch(l -> l.contains("CRC BAD") || l.contains("malformed")), "every FPDU's "
                 + "CRC is good, nothing malformed");
+        // and with tshark: the same frames, none malformed, the FPDUs read as iWARP
+        Path dir = java.nio.file.Files.createDirectories(o.runDir().resolve("tshark"));
+        List<String> tshark = Tshark.run(dir, o.pcap(), "--disable-protocol", "rpcordma");
+        assertEquals(lines.size(), tshark.size(), "tshark and irdma-emu decode see the same frames");
+        assertTrue(tshark.stream().noneMatch(l -> l.contains("Malformed")), () -> "tshark: " + tshark);
+        assertTrue(tshark.stream().anyMatch(l -> l.contains(" DDP/RDMA ")), "tshark reads the FPDUs as iWARP");
     }
 }
