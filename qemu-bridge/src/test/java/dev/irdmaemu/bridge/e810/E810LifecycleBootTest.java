@@ -91,13 +91,13 @@ class E810LifecycleBootTest {
         assertTrue(listening.count(Kind.QHASH) >= 1, listening::toString);
         assertEquals(1, listening.count(Kind.APBVT_PORTS), listening::toString);
         E810Holdings closed = holdings(o, 1, "listener-closed");
-        assertEquals(probed, closed, () -> "after rping -s exited: " + probed.differences(closed));
+        assertSameHoldings(probed, closed, null, 0, "after rping -s exited");
 
         // a removed irdma (rmmod, or its auxiliary device unplugged by enable_iwarp false) leaves no RDMA object
         for (String gone : List.of("irdma-removed", "iwarp-off")) {
             E810Holdings h = holdings(o, 1, gone);
             assertEquals(Map.of(), h.held(Side.RDMA), () -> gone + ": RDMA objects left on the model: " + h);
-            assertEquals(probed.held(Side.LAN), h.held(Side.LAN), () -> gone + ": ice's side untouched: " + h);
+            assertSameHoldings(probed, h, Side.LAN, 0, gone + ": ice's side untouched");
         }
         // rmmod ice: ice frees its VSIs and queues and ends with a PF reset: nothing of either driver left
         E810Holdings iceGone = holdings(o, 1, "ice-removed");
@@ -107,16 +107,11 @@ class E810LifecycleBootTest {
         // every way back up holds what the first probe held, no more (no leak), no less
         for (String up : BACK_UP) {
             E810Holdings h = holdings(o, 1, up);
-            assertEquals(probed, h, () -> up + " differs from the first probe: " + probed.differences(h));
+            assertSameHoldings(probed, h, null, 0, up + " against the first probe");
         }
         for (String up : AFTER_REINIT) {
             E810Holdings h = holdings(o, 1, up);
-            assertEquals(probed.held(Side.RDMA), h.held(Side.RDMA), () -> up + ": " + probed.differences(h));
-            for (Kind k : List.of(Kind.VSIS, Kind.TX_QUEUES, Kind.RX_QUEUES)) {
-                assertEquals(probed.count(k), h.count(k), () -> up + ": " + probed.differences(h));
-            }
-            assertEquals(probed.count(Kind.SWITCH_RULES) - TX_DROP_RULES, h.count(Kind.SWITCH_RULES),
-                    () -> up + ": " + probed.differences(h));
+            assertSameHoldings(probed, h, null, TX_DROP_RULES, up);
         }
         // the function reset went through the PCI function's FLR (pci_reset_function; ice's reset_prepare/done)
         String trace = Files.readString(o.trace(), StandardCharsets.UTF_8);
@@ -131,7 +126,7 @@ class E810LifecycleBootTest {
         assertEquals(0, rebooted.total(Side.RDMA), () -> "after the reboot, before ice: " + rebooted);
         assertEquals(0, rebooted.total(Side.LAN), () -> "after the reboot, before ice: " + rebooted);
         E810Holdings reprobed = holdings(o, 2, "reprobed");
-        assertEquals(probed, reprobed, () -> "the second boot's probe: " + probed.differences(reprobed));
+        assertSameHoldings(probed, reprobed, null, 0, "the second boot's probe");
         assertTrue(o.checkpoints().stream().noneMatch(c -> c.boot() > 2), "two boots, no more");
     }
 
@@ -139,5 +134,25 @@ class E810LifecycleBootTest {
         return o.checkpoint(boot, name).orElseThrow(() -> new AssertionError("no checkpoint " + name + " in boot "
                 + boot + "; got " + o.checkpoints().stream().map(c -> c.boot() + ":" + c.name()).toList()
                 + "; console in " + o.console())).holdings();
+    }
+
+    /**
+     * {@code h} holds what {@code probed} held, kind for kind, except the switch rules: ice adds the multicast MAC
+     * filters of a netdev that came up from its service task, whenever the addresses sync, so their number at a
+     * checkpoint is not fixed. A leak shows all the same: never more rules than the first probe's (less
+     * {@code fewerRules} that a path leaves out by design), and at least the unicast and broadcast filters. With a
+     * {@code side}, only that side's kinds are compared.
+     */
+    private static void assertSameHoldings(E810Holdings probed, E810Holdings h, Side side, int fewerRules,
+                                           String what) {
+        for (Kind k : Kind.values()) {
+            if (k != Kind.SWITCH_RULES && (side == null || k.side() == side)) {
+                assertEquals(probed.count(k), h.count(k), () -> what + ": " + probed.differences(h));
+            }
+        }
+        int rules = h.count(Kind.SWITCH_RULES);
+        assertTrue(rules <= probed.count(Kind.SWITCH_RULES) - fewerRules && rules >= 2,
+                () -> what + ": switch rules " + rules + " (first probe " + probed.count(Kind.SWITCH_RULES)
+                        + ", less " + fewerRules + ")");
     }
 }
