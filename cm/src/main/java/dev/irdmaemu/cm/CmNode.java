@@ -83,6 +83,8 @@ public final class CmNode {
     /** ah_info.ah_valid: the device took the AH (a passive node's is not until its create completes). */
     boolean ahValid;
     boolean sendEntry;
+    /** The send entry's frame waits for the node's AH to become valid (created without waiting). */
+    boolean sendAwaitsAh;
     boolean sendRetransmits;
     boolean closeWhenComplete;
     int retransLeft;

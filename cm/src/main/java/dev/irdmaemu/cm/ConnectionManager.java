@@ -1225,6 +1225,18 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         if (!valid) {
             ahRefusals++;
         }
+        if (n.sendEntry && n.sendAwaitsAh && n.state != CmState.SYN_RCVD) {
+            if (valid) {
+                startSend(n);
+            } else {
+                // refused: the frame can never be formed; a node that was to close once it went out closes now
+                boolean close = n.closeWhenComplete;
+                clearSendEntry(n);
+                if (close) {
+                    release(n);
+                }
+            }
+        }
         if (n.state != CmState.SYN_RCVD) {
             return;
         }
@@ -1283,17 +1295,6 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
      */
     private void scheduleSend(CmNode n, int length, boolean retransmit, boolean closeWhenComplete) {
         clearSendEntry(n);
-        if (n.ah >= 0 && !n.ahValid) {
-            // cm.c irdma_form_ah_cm_frame: an AH not (yet) valid gives no frame, so irdma_schedule_cm_timer is
-            // never reached: nothing is sent and nothing retransmitted. A node that was to close once the frame
-            // went out is released now rather than kept for a send that never comes.
-            framesWithoutAh++;
-            LOG.debug("AH {} of {} not valid: segment not sent", n.ah, n);
-            if (closeWhenComplete) {
-                release(n);
-            }
-            return;
-        }
         retain(n);
         n.sendEntry = true;
         n.sendLength = length;
@@ -1302,7 +1303,25 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         n.closeWhenComplete = closeWhenComplete;
         n.retransLeft = DEFAULT_RETRANS;
         n.retriesLeft = DEFAULT_RETRYS;
-        transmit(n, n.sendFrame, length, n.sendHeaderLength);
+        if (n.ah >= 0 && !n.ahValid) {
+            // cm.c irdma_form_ah_cm_frame: an AH not yet valid forms no frame. The entry is kept and goes out
+            // when the AH's create completes (ahCreated), so a passive node whose peer sent a FIN before its AH
+            // was valid (SYN_RCVD to LAST_ACK) still sends its FIN, is retransmitted and closes, instead of
+            // sitting in LAST_ACK with no timer for ever (HostileSegmentProperties, seed 1517260993334010527).
+            framesWithoutAh++;
+            n.sendAwaitsAh = true;
+            LOG.debug("AH {} of {} not valid yet: segment held for its completion", n.ah, n);
+            return;
+        }
+        startSend(n);
+    }
+
+    /** The held entry's first transmission, then its retransmission timer (or its end, for a one-shot frame). */
+    private void startSend(CmNode n) {
+        n.sendAwaitsAh = false;
+        boolean retransmit = n.sendRetransmits;
+        boolean closeWhenComplete = n.closeWhenComplete;
+        transmit(n, n.sendFrame, n.sendLength, n.sendHeaderLength);
         if (!retransmit) {
             clearSendEntry(n);
             if (closeWhenComplete) {
@@ -1319,6 +1338,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             return;
         }
         n.sendEntry = false;
+        n.sendAwaitsAh = false;
         n.retransmitTimer.cancel();
         release(n);
     }

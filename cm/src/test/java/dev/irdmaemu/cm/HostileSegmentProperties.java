@@ -75,6 +75,16 @@ class HostileSegmentProperties {
         run(s);
     }
 
+    /**
+     * This seed sent a FIN to a passive node before its address handle (created without waiting, as irdma's
+     * passive side does) was valid: the node went to LAST_ACK, its FIN could not be formed, and it sat there with
+     * no timer. Kept as a regression example while the property above draws fresh seeds.
+     */
+    @Property(tries = 100, seed = "1517260993334010527")
+    void aFinBeforeThePassiveAddressHandleIsValidIsStillAnswered(@ForAll("scenarios") Scenario s) {
+        run(s);
+    }
+
     private static void run(Scenario s) {
         TcpPacket check = new TcpPacket();
         List<String> bad = new ArrayList<>();
