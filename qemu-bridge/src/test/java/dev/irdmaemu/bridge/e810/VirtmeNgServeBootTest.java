@@ -1,0 +1,201 @@
+package dev.irdmaemu.bridge.e810;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.irdmaemu.bridge.kit.GuestKit;
+import dev.irdmaemu.bridge.kit.MissingGuestKitException;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The README's virtme-ng example run as it stands: {@code irdma-emu serve} (in this JVM, as
+ * {@link ServeQemuBootTest} runs it) and, from the repository's root, the README's bash block: Debian's virtme-ng
+ * (the package's {@code vng}, unpacked by {@code provision-vng.sh}) booting the kit's Debian Linux 7.3 with its own
+ * modules on the kit's QEMU 11.1, serve's printed arguments passed through {@code --qemu-opts}, and the guest script
+ * {@code kit/guest/vng-e810.sh} as {@code --exec} on the host's userspace. The stock ice.ko probes the function, its
+ * netdev comes up and pings the hosted node, the stock irdma.ko registers irdma0 in iWARP mode (node type RNIC, port
+ * ACTIVE); serve's sessions.log records the connect and the disconnect, nothing left on the model. Logs the time
+ * from vng's start to the netdev up and to irdma registered (the host's clock; the guest's uptimes too).
+ */
+class VirtmeNgServeBootTest {
+    private static final Logger LOG = LoggerFactory.getLogger(VirtmeNgServeBootTest.class);
+    /** TCG on a loaded host: vng's boot (udev's coldplug over 9p) takes about a minute, the steps about 15 s. */
+    private static final Duration RUN_TIMEOUT = Duration.ofSeconds(480);
+    /** The guest RAM the README's command gives vng ({@code --memory 1024M}): serve prints the same. */
+    private static final int MEMORY_MIB = 1024;
+    private static final Pattern STEP = Pattern.compile("^vng-e810: (\\S+)(.*) uptime=([0-9.]+)$");
+
+    private Path vng;
+    private Path sockets;
+    private Path runDir;
+    private E810Serve serve;
+
+    @BeforeEach
+    void start() throws Exception {
+        GuestKit kit = null;
+        try {
+            kit = GuestKit.locate().e810();
+        } catch (MissingGuestKitException e) {
+            fail(e.getMessage());
+        }
+        vng = kit.dir().getParent().resolve("vng").resolve("current");
+        Path manifest = vng.resolve("vng.properties");
+        assertTrue(Files.isRegularFile(manifest) && Files.readAllLines(manifest).contains("complete=true"),
+                "no virtme-ng in " + vng + ": run ./irdma-emu kit (provision-vng.sh)");
+        sockets = Files.createTempDirectory("irdma-emu-vng");
+        runDir = Path.of("target", "guest-boot", "vng").toAbsolutePath();
+        serve = E810Serve.start(new E810Serve.Settings(1, sockets, runDir, MEMORY_MIB, Duration.ofSeconds(20), true,
+                true, null, false), line -> LOG.info("serve: {}", line));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (serve != null) {
+            serve.close();
+        }
+        Files.deleteIfExists(sockets);
+    }
+
+    /**
+     * The README's virtme-ng block (the one after "**virtme-ng**"), with this run's arguments file, and the vng
+     * folder this test found, in place of its placeholders.
+     */
+    private String readmeExample(Path arguments) throws IOException {
+        String readme = Files.readString(repository().resolve("README.md"), StandardCharsets.UTF_8);
+        int at = readme.indexOf("**virtme-ng**");
+        assertTrue(at > 0, "the README has the virtme-ng example");
+        int open = readme.indexOf("```\n", at) + 4;
+        String block = readme.substring(open, readme.indexOf("```", open));
+        assertTrue(block.contains("V=$PWD/.cache/kit/vng/current")
+                && block.contains("target/serve/<date-time>/qemu-args.txt") && block.contains("vng "), block);
+        return "set -e\n" + block.replace("V=$PWD/.cache/kit/vng/current", "V=" + vng.toAbsolutePath())
+                .replace("target/serve/<date-time>/qemu-args.txt", arguments.toString());
+    }
+
+    private static Path repository() {
+        return Path.of("..").toAbsolutePath().normalize();
+    }
+
+    @Test
+    void vngBootsTheKitsKernelWithTheServedE810AndIrdmaRegistersInIwarpMode() throws Exception {
+        Properties versions = new Properties();
+        try (InputStream in = Files.newInputStream(vng.resolve("vng.properties"))) {
+            versions.load(in);
+        }
+        String script = readmeExample(serve.settings().runDir().resolve(E810Serve.QEMU_ARGUMENTS));
+        Path console = runDir.resolve("vng-console.log");
+        Map<String, Long> hostMillis = new ConcurrentHashMap<>();
+        Map<String, String> stepLines = new ConcurrentHashMap<>();
+        List<String> lines = new CopyOnWriteArrayList<>();
+        ProcessBuilder pb = new ProcessBuilder("bash", "-c", script).directory(repository().toFile())
+                .redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        long started = System.nanoTime();
+        Process vngProcess = pb.start();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(
+                    new InputStreamReader(vngProcess.getInputStream(), StandardCharsets.UTF_8));
+                 PrintWriter out = new PrintWriter(Files.newBufferedWriter(console, StandardCharsets.UTF_8), true)) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    long ms = (System.nanoTime() - started) / 1_000_000;
+                    out.printf("%8.3f %s%n", ms / 1000.0, line);
+                    lines.add(line);
+                    Matcher m = STEP.matcher(line);
+                    if (m.matches()) {
+                        hostMillis.putIfAbsent(m.group(1), ms);
+                        stepLines.putIfAbsent(m.group(1), line);
+                    }
+                }
+            } catch (IOException e) {
+                LOG.warn("reading vng's output: {}", e.toString());
+            }
+        }, "vng-output");
+        reader.start();
+        boolean ended = vngProcess.waitFor(RUN_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        if (!ended) {
+            vngProcess.descendants().forEach(ProcessHandle::destroy); // QEMU, virtme-run, vng
+            vngProcess.destroy();
+            vngProcess.waitFor(20, TimeUnit.SECONDS);
+            vngProcess.descendants().forEach(ProcessHandle::destroyForcibly);
+            vngProcess.destroyForcibly();
+        }
+        reader.join(10_000);
+        assertTrue(ended, "vng ended within " + RUN_TIMEOUT + "; its output in " + console);
+        int code = vngProcess.exitValue();
+        assertEquals(0, code, () -> "vng's exit status (the guest script's); output in " + console + ":\n"
+                + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
+
+        assertTrue(step(stepLines, "netdev").contains(" bdf=0000:01:00.0 mac=02:00:5e:10:00:01 "),
+                "ice bound the function and registered its netdev with PF 0's MAC: " + stepLines);
+        assertTrue(step(stepLines, "netdev_up").contains(" operstate=up "), stepLines::toString);
+        assertTrue(step(stepLines, "ping").contains(" target=192.0.2.1 replies=3 "),
+                "the hosted node answers the three echoes: " + stepLines);
+        assertTrue(step(stepLines, "irdma_registered").contains(" ibdev=irdma0 node_type=4:_RNIC "),
+                "irdma registered irdma0 in iWARP mode (an RNIC): " + stepLines);
+        assertTrue(step(stepLines, "irdma_active").contains(" port_state=4:_ACTIVE "), stepLines::toString);
+        assertTrue(stepLines.containsKey("ok"), stepLines::toString);
+        assertTrue(lines.stream().anyMatch(l -> l.contains("ice 0000:01:00.0: The DDP package was successfully loaded")),
+                "ice loaded the DDP package from firmware_class.path (not safe mode)");
+        assertFalse(lines.stream().anyMatch(l -> l.contains("BUG:") || l.contains("Oops") || l.contains("Call Trace")),
+                "no kernel oops or warning in ice's and irdma's messages");
+
+        assertTrue(serve.host(0).server().awaitClientsEnded(1, Duration.ofSeconds(30)), "QEMU left");
+        assertEquals(1, serve.host(0).server().clientsAccepted());
+        E810Serve.ModelCounts left = serve.counts(0);
+        assertTrue(left.empty(), "nothing left on the model after vng's QEMU: " + left);
+        List<String> sessions = Files.readAllLines(serve.sessionsLog());
+        assertEquals(1, sessions.stream().filter(l -> l.contains(" pf0 connect client=1 ")).count(), sessions::toString);
+        assertEquals(1, sessions.stream().filter(l -> l.contains(" pf0 disconnect client=1 ")).count(),
+                sessions::toString);
+        assertTrue(sessions.stream().filter(l -> l.contains(" pf0 power_on ")).allMatch(
+                l -> l.contains("qps=0 cqs=0 vsis=0 tx_queues=0")), sessions::toString);
+
+        String figures = String.format("virtme-ng %s (%s), %s, Linux %s: vng start to ice netdev up %.1f s (guest"
+                        + " uptime %s s), to irdma0 registered %.1f s (guest uptime %s s), vng ended after %.1f s",
+                versions.getProperty("virtme-ng.version"), versions.getProperty("virtme-ng.reported"),
+                versions.getProperty("qemu.reported"), versions.getProperty("kernel.release"),
+                hostMillis.get("netdev_up") / 1000.0, uptime(stepLines, "netdev_up"),
+                hostMillis.get("irdma_registered") / 1000.0, uptime(stepLines, "irdma_registered"),
+                (System.nanoTime() - started) / 1e9);
+        LOG.info("{}", figures);
+        Files.writeString(runDir.resolve("vng-figures.txt"), figures + "\n", StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+    }
+
+    /** The guest script's line for the step NAME ("vng-e810: NAME key=value ... uptime=S": each value ends in a space). */
+    private static String step(Map<String, String> steps, String name) {
+        String line = Optional.ofNullable(steps.get(name)).orElse("");
+        assertFalse(line.isEmpty(), "the guest script reported no " + name + ": " + steps);
+        return line;
+    }
+
+    private static String uptime(Map<String, String> steps, String name) {
+        Matcher m = STEP.matcher(steps.getOrDefault(name, ""));
+        return m.matches() ? m.group(3) : "?";
+    }
+}
