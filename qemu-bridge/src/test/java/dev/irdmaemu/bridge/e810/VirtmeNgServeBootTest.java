@@ -82,12 +82,12 @@ class VirtmeNgServeBootTest {
     }
 
     /**
-     * The README's virtme-ng block (the one after "**virtme-ng**"), with this run's arguments file, and the vng
+     * The README's virtme-ng block (the one after "**virtme-ng**:"), with this run's arguments file, and the vng
      * folder this test found, in place of its placeholders.
      */
     private String readmeExample(Path arguments) throws IOException {
         String readme = Files.readString(repository().resolve("README.md"), StandardCharsets.UTF_8);
-        int at = readme.indexOf("**virtme-ng**");
+        int at = readme.indexOf("**virtme-ng**:");
         assertTrue(at > 0, "the README has the virtme-ng example");
         int open = readme.indexOf("```\n", at) + 4;
         String block = readme.substring(open, readme.indexOf("```", open));
@@ -185,6 +185,36 @@ class VirtmeNgServeBootTest {
         LOG.info("{}", figures);
         Files.writeString(runDir.resolve("vng-figures.txt"), figures + "\n", StandardCharsets.UTF_8,
                 java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+    }
+
+    /**
+     * The README's command with vng's {@code --dry-run} (it prints the QEMU command line it would run): serve's
+     * arguments reach QEMU as they were printed, the JSON device whole; vng adds no network of its own ({@code -net
+     * none}: no user networking, no tap), so the E810 is the guest's only NIC; 9p, not virtiofs (whose memory
+     * backend would clash with serve's); the kit's QEMU and the kit's kernel with its modules linked in.
+     */
+    @Test
+    void theReadmeCommandGivesQemuServesArgumentsAndNoNetworkOfItsOwn() throws Exception {
+        String script = readmeExample(serve.settings().runDir().resolve(E810Serve.QEMU_ARGUMENTS))
+                .replace("$V/bin/vng ", "$V/bin/vng --dry-run ");
+        Process p = new ProcessBuilder("bash", "-c", script).directory(repository().toFile()).redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "vng --dry-run ended");
+        assertEquals(0, p.exitValue(), out);
+        String qemu = out.lines().filter(l -> l.contains("/bin/qemu-system-x86_64 ")).findFirst().orElse("");
+        assertFalse(qemu.isEmpty(), "vng printed the QEMU command: " + out);
+        for (String argument : serve.qemuArguments()) {
+            assertTrue(qemu.contains(argument), "serve's argument " + argument + " reaches QEMU: " + qemu);
+        }
+        assertTrue(qemu.contains(" -net none "), "vng adds no network: " + qemu);
+        assertFalse(qemu.contains("-netdev") || qemu.contains("-nic ") || qemu.contains("user,"), qemu);
+        assertTrue(qemu.contains("-device virtio-9p-pci") && !qemu.contains("vhost-user-fs"), "a 9p root: " + qemu);
+        assertEquals(1, qemu.split("memory-backend-memfd", -1).length - 1, "one memory backend, serve's: " + qemu);
+        assertTrue(qemu.contains("-kernel " + vng.toAbsolutePath() + "/root/vmlinuz"), qemu);
+        assertTrue(qemu.contains("virtme_link_mods=" + vng.toAbsolutePath() + "/root/lib/modules/"), qemu);
+        assertTrue(qemu.contains("modprobe.blacklist=ice,irdma") && qemu.contains("-initrd "),
+                "vng's initramfs loads 9p from the kit's modules: " + qemu);
     }
 
     /** The guest script's line for the step NAME ("vng-e810: NAME key=value ... uptime=S": each value ends in a space). */
