@@ -16,6 +16,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -184,7 +185,7 @@ class VirtmeNgServeBootTest {
                 (System.nanoTime() - started) / 1e9);
         LOG.info("{}", figures);
         Files.writeString(runDir.resolve("vng-figures.txt"), figures + "\n", StandardCharsets.UTF_8,
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+                StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     }
 
     /**
