@@ -172,9 +172,4 @@ final class CqpOps {
         cqf.cqAddress = ring;
         return d.op("MODIFY_CQ", (o, v) -> CqpWqeWriter.modifyCq(d.store(), o, cqf, v));
     }
-
-    /** Manage ARP entry, add (ctrl.c irdma_sc_add_arp_cache_entry), answered rather than thrown. */
-    DriverNode.Completion addArp(int index, long mac) {
-        return d.op("MANAGE_ARP", (o, v) -> CqpWqeWriter.addArpEntry(d.store(), o, index, 0, mac, true, v));
-    }
 }

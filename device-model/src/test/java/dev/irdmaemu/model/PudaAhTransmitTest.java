@@ -10,7 +10,6 @@ import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
-import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
@@ -103,7 +102,7 @@ class PudaAhTransmitTest {
     private void destroyAh(int index) {
         d.driver.destroyAddressHandle(index);
         d.run();
-        assertEquals(null, d.dev.addressHandles().get(index));
+        assertNull(d.dev.addressHandles().get(index));
     }
 
     /** puda.c irdma_puda_send through the driver: the segment copied into its send buffer. */
