@@ -747,7 +747,7 @@ final class TestDriver implements AutoCloseable {
         Puda ilq = d.createPuda(1, 16, 16, 1024, true);
         d.ieq = d.createPuda(2, 16, 16, 1024, true);
         if (d.apbvt(20000, true).error()
-                || d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, 0xc000_0201, 20000, 0, 0, -1, 1).error()) {
+                || d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, BringUpTest.LOCAL, 20000, 0, 0, -1, 1).error()) {
             throw new AssertionError("listen failed");
         }
         return ilq;
