@@ -5,12 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
+import dev.irdmaemu.fw.frame.EthernetFrame;
+import dev.irdmaemu.fw.frame.Ipv4Header;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacketBuilder;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
 import dev.irdmaemu.fw.queue.Aeqe;
+import dev.irdmaemu.fw.reg.Gen2Register;
+import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.model.puda.PudaQueues;
 import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
@@ -27,18 +32,20 @@ import org.junit.jupiter.api.Test;
  * IRDMA_AE_SOURCE_CQ on the AEQ, is traced as completion_lost with its reason, and is counted.
  */
 class CompletionLossTest {
-    /** A second host-memory region, away from the test driver's RAM, that the tests unmap. */
+    /** A second host-memory region, away from the driver's RAM, that the tests unmap. */
     private static final long ISLAND = 0x2_0000_0000L;
 
-    private final TestDriver d = new TestDriver();
+    private final DriverNode d = BringUpTest.listening();
+    private final CqpOps ops = new CqpOps(d);
     private final BytesStore<?, Void> island = BytesStore.nativeStoreWithFixedCapacity(64 * 1024);
     private final BytesStore<?, Void> frame = BytesStore.nativeStoreWithFixedCapacity(2048);
     private final BytesStore<?, Void> payload = BytesStore.nativeStoreWithFixedCapacity(64);
-    private TestDriver.Puda ilq;
+    private final int ilqQp = IrdmaDriver.ILQ_QP;
+    /** The ILQ's CQ (puda.c: the PUDA QP's CQ has its id). */
+    private final int ilqCq = IrdmaDriver.ILQ_QP;
 
     @BeforeEach
     void up() {
-        ilq = BringUpTest.bringUp(d);
         island.zeroOut(0, island.capacity());
         d.memory.map(ISLAND, island, 0, island.capacity());
     }
@@ -54,13 +61,27 @@ class CompletionLossTest {
 
     /** Modify CQ (resize) moves CQ {@code cqId}'s ring onto the island; the op completes. */
     private void moveRingToIsland(int cqId, int entries) {
-        d.cqf.clear();
-        d.cqf.cqId = cqId;
-        d.cqf.resize = true;
-        d.cqf.cqSize = entries;
-        d.cqf.cqAddress = ISLAND;
-        d.post((o, v) -> CqpWqeWriter.modifyCq(d.store(), o, d.cqf, v));
+        assertFalse(ops.resizeCq(cqId, entries, ISLAND).error());
         assertEquals(ISLAND, d.dev.cqs().get(cqId).ringAddress());
+    }
+
+    /**
+     * The same for the CCQ, whose own completion goes to the island then (the driver, polling its old ring, is not
+     * told): posted without waiting.
+     */
+    private void moveCcqRingToIsland(int entries) {
+        ops.cqf.clear();
+        ops.cqf.cqId = CqTable.CCQ_ID;
+        ops.cqf.resize = true;
+        ops.cqf.cqSize = entries;
+        ops.cqf.cqAddress = ISLAND;
+        d.driver.post("MODIFY_CQ", (o, v) -> CqpWqeWriter.modifyCq(d.store(), o, ops.cqf, v), (e, ma, mi, r) -> { });
+        d.run();
+        assertEquals(ISLAND, d.dev.cqs().get(CqTable.CCQ_ID).ringAddress());
+    }
+
+    private int cqpTail() {
+        return Gen2Registers.cqpTailIndex(d.reg(Gen2Register.CQPTAIL));
     }
 
     /** The AEQE the device wrote last (the AEQ of the bring-up has not wrapped). */
@@ -86,15 +107,17 @@ class CompletionLossTest {
 
     @Test
     void aCqpOpWhoseCcqRingIsUnmappedRaisesTheCcqAeAndIsNotCountedDone() {
-        moveRingToIsland(CqTable.CCQ_ID, 64);
+        moveCcqRingToIsland(64);
         assertTrue(d.memory.unmap(ISLAND));
         long done = d.dev.cqp().completedOps();
         long aes = d.dev.aeq().posted();
-        int tail = d.cqpTail();
-        d.post((o, v) -> CqpWqeWriter.nop(d.store(), o, v));
+        int tail = cqpTail();
+        d.driver.post("NOP", (o, v) -> CqpWqeWriter.nop(d.store(), o, v), (e, ma, mi, r) -> { });
+        d.run();
         // The op ran (the tail moved, no register error) but no completion could reach the driver.
-        assertEquals(tail + 1, d.cqpTail());
-        assertFalse(d.cqpOpError());
+        assertEquals(tail + 1, cqpTail());
+        assertFalse(Gen2Registers.cqpTailError(d.reg(Gen2Register.CQPTAIL)));
+        assertTrue(d.driver.cqpRequestsPending() >= 1, "the NOP's completion never reached the driver");
         assertEquals(done, d.dev.cqp().completedOps());
         assertEquals(1, d.dev.cqp().ccqLostOps());
         assertEquals(1, d.dev.cqs().losses(CqTable.Loss.CQE_UNMAPPED));
@@ -110,81 +133,77 @@ class CompletionLossTest {
     private int sendFrame() {
         int len = new TcpPacketBuilder().reset().ethernet(BringUpTest.MAC_LOCAL, BringUpTest.MAC_REMOTE)
                 .ipv4(BringUpTest.LOCAL, BringUpTest.REMOTE).build(frame, 0, payload, 0, 0);
-        if (d.dev.addressHandles().get(0) == null) {
-            d.ilqAh(0, BringUpTest.MAC_REMOTE, BringUpTest.LOCAL, BringUpTest.MAC_LOCAL, BringUpTest.REMOTE, 0);
-        }
-        long buf = d.tcpSegmentOf(frame, len);
-        return d.pudaSend(ilq, buf, len - 34, 20, 0);
+        // cm.c: the peer's ARP entry, then an AH to it (utils.c irdma_puda_create_ah), then irdma_puda_send
+        d.driver.manageArp(0, BringUpTest.MAC_REMOTE, true);
+        int ah = d.driver.createAddressHandle(BringUpTest.MAC_LOCAL, 0, 0, false, 0, 64, true, false,
+                new int[] {BringUpTest.REMOTE}, new int[] {BringUpTest.LOCAL});
+        int at = EthernetFrame.HEADER_LENGTH + Ipv4Header.MIN_HEADER_LENGTH;
+        assertTrue(d.driver.ilqSend(ah, frame, at, len - at, 20));
+        return ah;
     }
 
     @Test
     void aPudaSendWhoseCqWasDestroyedUnderItRaisesAnAeForThatCq() {
-        d.cqf.clear();
-        d.cqf.cqId = ilq.cqId;
-        d.post((o, v) -> CqpWqeWriter.destroyCq(d.store(), o, d.cqf, v));
-        assertFalse(d.completion().error());
-        assertNull(d.dev.cqs().get(ilq.cqId));
+        assertFalse(ops.destroyCq(ilqCq).error());
+        assertNull(d.dev.cqs().get(ilqCq));
         long aes = d.dev.aeq().posted();
         sendFrame();
         d.run();
         assertEquals(1, d.dev.puda().transmitted());
         assertEquals(1, d.dev.puda().sendCompletionsLost());
         assertEquals(1, d.dev.cqs().losses(CqTable.Loss.NO_CQ));
-        assertCqOperationError(ilq.cqId, aes);
+        assertCqOperationError(ilqCq, aes);
         RecordingTraceSink.Recorded t = onlyLoss();
-        assertEquals(String.valueOf(ilq.cqId), t.get("cq"));
-        assertEquals(String.valueOf(ilq.qpId), t.get("qp"));
+        assertEquals(String.valueOf(ilqCq), t.get("cq"));
+        assertEquals(String.valueOf(ilqQp), t.get("qp"));
         assertEquals("NO_CQ", t.get("reason"));
     }
 
     @Test
     void aPudaSendWhoseCqeSlotIsUnmappedRaisesAnAeForThatCq() {
-        moveRingToIsland(ilq.cqId, 64);
+        moveRingToIsland(ilqCq, 64);
         assertTrue(d.memory.unmap(ISLAND));
         long aes = d.dev.aeq().posted();
         sendFrame();
         d.run();
         assertEquals(1, d.dev.puda().sendCompletionsLost());
         assertEquals(1, d.dev.cqs().losses(CqTable.Loss.CQE_UNMAPPED));
-        assertCqOperationError(ilq.cqId, aes);
+        assertCqOperationError(ilqCq, aes);
         assertEquals("CQE_UNMAPPED", onlyLoss().get("reason"));
         d.memory.map(ISLAND, island, 0, island.capacity());
     }
 
     @Test
     void aPudaReceiveWhoseCqeSlotIsUnmappedIsDroppedWithAnAe() {
-        moveRingToIsland(ilq.cqId, 64);
+        moveRingToIsland(ilqCq, 64);
         assertTrue(d.memory.unmap(ISLAND));
         long aes = d.dev.aeq().posted();
         // A SYN to the bring-up's listener goes to the ILQ.
         TcpPacketBuilder b = new TcpPacketBuilder().reset().ethernet(BringUpTest.MAC_LOCAL, BringUpTest.MAC_REMOTE)
                 .ipv4(BringUpTest.REMOTE, BringUpTest.LOCAL);
-        b.tcp().ports(40000, 20000).sequenceNumber(1).flags(TcpHeader.SYN).window(29200);
+        b.tcp().ports(40000, BringUpTest.LISTEN_PORT).sequenceNumber(1).flags(TcpHeader.SYN).window(29200);
         int len = b.build(frame, 0, payload, 0, 0);
         d.dev.port().receive(frame, 0, len);
         d.run();
         assertEquals(1, d.dev.puda().drops(PudaQueues.Drop.CQE_UNMAPPED));
         assertEquals(0, d.dev.puda().received());
-        assertCqOperationError(ilq.cqId, aes);
+        assertCqOperationError(ilqCq, aes);
         assertEquals("CQE_UNMAPPED", onlyLoss().get("reason"));
         d.memory.map(ISLAND, island, 0, island.capacity());
     }
 
     @Test
     void aPudaReceiveForADestroyedCqIsDroppedWithAnAe() {
-        d.cqf.clear();
-        d.cqf.cqId = ilq.cqId;
-        d.post((o, v) -> CqpWqeWriter.destroyCq(d.store(), o, d.cqf, v));
-        assertFalse(d.completion().error());
+        assertFalse(ops.destroyCq(ilqCq).error());
         long aes = d.dev.aeq().posted();
         TcpPacketBuilder b = new TcpPacketBuilder().reset().ethernet(BringUpTest.MAC_LOCAL, BringUpTest.MAC_REMOTE)
                 .ipv4(BringUpTest.REMOTE, BringUpTest.LOCAL);
-        b.tcp().ports(40000, 20000).sequenceNumber(1).flags(TcpHeader.SYN).window(29200);
+        b.tcp().ports(40000, BringUpTest.LISTEN_PORT).sequenceNumber(1).flags(TcpHeader.SYN).window(29200);
         int len = b.build(frame, 0, payload, 0, 0);
         d.dev.port().receive(frame, 0, len);
         d.run();
         assertEquals(1, d.dev.puda().drops(PudaQueues.Drop.NO_CQ));
-        assertCqOperationError(ilq.cqId, aes);
+        assertCqOperationError(ilqCq, aes);
         assertEquals("NO_CQ", onlyLoss().get("reason"));
     }
 }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /** The CQP engine against a hostile driver: bad host contexts, wrong valid bits, bad doorbells, ring wrap. */
 class CqpEngineTest {
-    private final TestDriver d = new TestDriver();
+    private final BareFunction d = new BareFunction();
 
     @AfterEach
     void close() {
@@ -48,12 +48,12 @@ class CqpEngineTest {
 
     @Test
     void hostContextOrSqOutsideMemoryIsADmaFault() {
-        d.write(Gen2Register.CCQPHIGH, (int) (TestDriver.UNMAPPED >>> 32));
-        d.write(Gen2Register.CCQPLOW, (int) TestDriver.UNMAPPED);
+        d.write(Gen2Register.CCQPHIGH, (int) (BareFunction.UNMAPPED >>> 32));
+        d.write(Gen2Register.CCQPLOW, (int) BareFunction.UNMAPPED);
         d.run();
         assertTrue(Gen2Registers.ccqpError(d.reg(Gen2Register.CCQPSTATUS)));
         assertEquals(CqpFault.DMA_FAULT.errCodes(), d.reg(Gen2Register.CQPERRCODES));
-        int st = d.createCqp(64, f -> f.sqBase = TestDriver.UNMAPPED);
+        int st = d.createCqp(64, f -> f.sqBase = BareFunction.UNMAPPED);
         assertTrue(Gen2Registers.ccqpError(st));
         assertEquals(CqpFault.DMA_FAULT.errCodes(), d.reg(Gen2Register.CQPERRCODES));
     }
@@ -117,11 +117,11 @@ class CqpEngineTest {
     @Test
     void queryIntoUnmappedMemoryIsADmaFault() {
         d.createCqp(64);
-        TestDriver.Completion c = d.queryFpm(TestDriver.UNMAPPED);
+        BareFunction.Completion c = d.queryFpm(BareFunction.UNMAPPED);
         assertTrue(c.error());
         assertEquals(CqpFault.DMA_FAULT.minor(), c.minor());
         // The query buffer straddling the end of RAM is refused too.
-        c = d.queryFpm((TestDriver.RAM_BASE + TestDriver.RAM_SIZE) - FpmQueryBuffer.SIZE + 8);
+        c = d.queryFpm((BareFunction.RAM_BASE + BareFunction.RAM_SIZE) - FpmQueryBuffer.SIZE + 8);
         assertTrue(c.error());
     }
 
@@ -131,7 +131,7 @@ class CqpEngineTest {
         d.bringUpHmcAndCcq(8);
         // 4-entry SQ and 8-entry CCQ: 21 NOPs wrap the SQ five times and the CCQ twice.
         for (int i = 0; i < 21; i++) {
-            TestDriver.Completion c = d.nop();
+            BareFunction.Completion c = d.nop();
             assertFalse(c.error(), "NOP " + i);
             assertEquals(d.lastIndex, c.wqeIndex());
         }
@@ -151,7 +151,7 @@ class CqpEngineTest {
         d.ring();
         d.run();
         for (int i = 0; i < 5; i++) {
-            TestDriver.Completion c = d.pollCcq();
+            BareFunction.Completion c = d.pollCcq();
             assertEquals(first + i, c.wqeIndex());
         }
         assertNull(d.pollCcq());

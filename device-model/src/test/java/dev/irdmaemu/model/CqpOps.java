@@ -3,6 +3,7 @@ package dev.irdmaemu.model;
 import dev.irdmaemu.fw.cqp.CqOpFields;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
+import dev.irdmaemu.fw.cqp.EqOpFields;
 import dev.irdmaemu.fw.cqp.QhashFields;
 import dev.irdmaemu.fw.cqp.QpOpFields;
 import dev.irdmaemu.fw.qp.IwarpOffloadInfo;
@@ -10,6 +11,8 @@ import dev.irdmaemu.fw.qp.QpContext;
 import dev.irdmaemu.fw.qp.QpHostContextInfo;
 import dev.irdmaemu.fw.qp.QpResources;
 import dev.irdmaemu.fw.qp.TcpOffloadInfo;
+import dev.irdmaemu.fw.queue.Aeqe;
+import dev.irdmaemu.fw.queue.Ceqe;
 import dev.irdmaemu.fw.queue.Cqe;
 import java.util.function.LongConsumer;
 
@@ -23,6 +26,7 @@ final class CqpOps {
     final QpOpFields qpf = new QpOpFields();
     final CqOpFields cqf = new CqOpFields();
     final QhashFields qhf = new QhashFields();
+    final EqOpFields eqf = new EqOpFields();
     /** The host context of the last {@link #createQp}. */
     long lastQpContext;
 
@@ -110,9 +114,14 @@ final class CqpOps {
      * driver's IEQ as the exception LAN queue; {@code conn} null: no TCP half.
      */
     void writeIwarpContext(long ctx, int txCq, int rxCq, Conn conn) {
+        writeIwarpContext(ctx, txCq, rxCq, conn, dev.irdmaemu.driver.IrdmaDriver.IEQ_QP);
+    }
+
+    /** The same with {@code ieqQp} as the exception LAN queue (IRDMAQPC_EXCEPTION_LAN_QUEUE), any QP id. */
+    void writeIwarpContext(long ctx, int txCq, int rxCq, Conn conn, int ieqQp) {
         long ring = d.alloc(4096);
         var r = new QpResources(0, false, false, false, false,
-                QpResources.NO_PUSH_PAGE, ring, ring + 2048, 2, 2, 0, 0, 0, 0, dev.irdmaemu.driver.IrdmaDriver.IEQ_QP);
+                QpResources.NO_PUSH_PAGE, ring, ring + 2048, 2, 2, 0, 0, 0, 0, ieqQp);
         var info = new QpHostContextInfo(0xC0DE_0000L + txCq, txCq, rxCq, 0, 0, false,
                 conn != null, true);
         var iw = new IwarpOffloadInfo(0, 0, 1, 1, 0, 1, 32, 32, false, false, false, false,
@@ -123,5 +132,44 @@ final class CqpOps {
                 conn.sndNxt(), 65535, conn.rcvNxt(), 65535, conn.sndNxt(), conn.sndNxt(), 0, 0, 0x7fff_ffffL, 14600,
                 conn.rcvNxt(), conn.sndNxt(), 65535, 8, 0, 0, 0, conn.local());
         new QpContext().wrap(d.store(), d.off(ctx), QpContext.SIZE).write(r, info, iw, tcp);
+    }
+
+    /** Create CEQ {@code id} of {@code elements} on a fresh ring (ctrl.c irdma_sc_ceq_create's fields). */
+    DriverNode.Completion createCeq(int id, int elements) {
+        eqf.clear();
+        eqf.ceqId = id;
+        eqf.elementCount = elements;
+        eqf.address = d.alloc((long) Math.max(elements, 1) * Ceqe.SIZE);
+        return d.op("CREATE_CEQ", (o, v) -> CqpWqeWriter.createCeq(d.store(), o, eqf, v));
+    }
+
+    DriverNode.Completion destroyCeq(int id) {
+        eqf.clear();
+        eqf.ceqId = id;
+        return d.op("DESTROY_CEQ", (o, v) -> CqpWqeWriter.destroyCeq(d.store(), o, eqf, v));
+    }
+
+    /** Create AEQ of {@code elements} on a fresh ring (ctrl.c irdma_sc_aeq_create's fields). */
+    DriverNode.Completion createAeq(int elements) {
+        eqf.clear();
+        eqf.elementCount = elements;
+        eqf.address = d.alloc((long) Math.max(elements, 1) * Aeqe.SIZE);
+        return d.op("CREATE_AEQ", (o, v) -> CqpWqeWriter.createAeq(d.store(), o, eqf, v));
+    }
+
+    /** Destroy AEQ: the driver's own one too, which irdma destroys only at remove. */
+    DriverNode.Completion destroyAeq() {
+        eqf.clear();
+        return d.op("DESTROY_AEQ", (o, v) -> CqpWqeWriter.destroyAeq(d.store(), o, eqf, v));
+    }
+
+    /** Modify CQ with resize: CQ {@code id}'s ring becomes {@code entries} CQEs at {@code ring}. */
+    DriverNode.Completion resizeCq(int id, int entries, long ring) {
+        cqf.clear();
+        cqf.cqId = id;
+        cqf.resize = true;
+        cqf.cqSize = entries;
+        cqf.cqAddress = ring;
+        return d.op("MODIFY_CQ", (o, v) -> CqpWqeWriter.modifyCq(d.store(), o, cqf, v));
     }
 }

@@ -5,12 +5,17 @@ import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.driver.verbs.IrdmaVerbs;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
+import dev.irdmaemu.fw.bus.InterruptSink;
+import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.Link;
 import dev.irdmaemu.fw.wire.LinkPort;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.Trace;
+import dev.irdmaemu.model.trace.TraceSink;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -36,6 +41,10 @@ public final class DriverNode implements AutoCloseable {
     public final E810RdmaFunction dev;
     public final IrdmaDriver driver;
     public final IrdmaVerbs verbs;
+    /** The vectors the device raised since {@link #recordInterrupts()} (the driver handles each as well). */
+    public final List<Integer> interrupts = new ArrayList<>();
+    private boolean recordingInterrupts;
+    public final LatencyTable latency = new LatencyTable();
     /** The port's end of the link, when built on one. */
     private LinkPort linkPort;
 
@@ -72,7 +81,13 @@ public final class DriverNode implements AutoCloseable {
         trace = new Trace(scheduler).enableAll(sink);
         ram = new HostRam(memory, RAM_BASE, ramSize);
         driver = new IrdmaDriver(ram, scheduler);
-        dev = new E810RdmaFunction(scheduler, memory, driver.interruptSink(), trace, new LatencyTable());
+        InterruptSink toDriver = driver.interruptSink();
+        dev = new E810RdmaFunction(scheduler, memory, vector -> {
+            if (recordingInterrupts) {
+                interrupts.add(vector);
+            }
+            toDriver.raise(vector);
+        }, trace, latency);
         driver.bind(dev);
         beforeBringUp.accept(this, driver);
         driver.bringUp();
@@ -129,6 +144,51 @@ public final class DriverNode implements AutoCloseable {
     public void fill(long gpa, long len, int value) {
         for (long i = 0; i < len; i++) {
             store().writeByte(off(gpa) + i, (byte) value);
+        }
+    }
+
+    /** A node (MAC {@link #DEFAULT_MAC}) whose trace goes to {@code alsoTo} as well, from the probe's first step. */
+    public DriverNode(TraceSink alsoTo) {
+        this(RAM_SIZE, new SimScheduler(7), (n, d) -> {
+            RecordingTraceSink recording = n.sink;
+            n.trace.enableAll(e -> {
+                recording.accept(e);
+                alsoTo.accept(e);
+            });
+            d.macAddress(DEFAULT_MAC);
+        });
+    }
+
+    /** From now on, {@link #interrupts} records each vector the device raises (off by default: it allocates). */
+    public DriverNode recordInterrupts() {
+        recordingInterrupts = true;
+        return this;
+    }
+
+    /** A register read as a test pokes it, past the driver (BAR0). */
+    public int reg(Gen2Register r) {
+        return dev.read32(r.offset());
+    }
+
+    /** A register write as a test pokes it, past the driver: what irdma would not write, or not then. */
+    public void write(Gen2Register r, int v) {
+        dev.write32(r.offset(), v);
+    }
+
+    public void write(Gen2Register r, int index, int v) {
+        dev.write32(r.at(index), v);
+    }
+
+    /** Runs a driver operation that waits for its CQP op, its error completion answered rather than thrown. */
+    public Completion answer(Runnable driverOp) {
+        try {
+            driverOp.run();
+            return new Completion(false, 0, 0, 0);
+        } catch (CqpException e) {
+            if (e.kind() != CqpException.Kind.OP_ERROR) {
+                throw e;
+            }
+            return new Completion(true, e.major(), e.minor(), 0);
         }
     }
 

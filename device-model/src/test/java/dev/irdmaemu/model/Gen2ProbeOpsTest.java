@@ -17,14 +17,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The three CQP ops the gen2 probe sends that the Java driver does not yet: Query RDMA features (hw.c
- * irdma_ctrl_init_hw, right after the CQP), Static HMC pages allocated (end of irdma_create_hmc_objs) and Work
- * scheduler node (ws.c irdma_ws_add / irdma_remove_leaf), each with its happy path byte for byte and what a hostile
- * driver gets instead.
+ * The three CQP ops of the gen2 probe that earlier drivers skipped: Query RDMA features (hw.c irdma_ctrl_init_hw,
+ * right after the CQP), Static HMC pages allocated (end of irdma_create_hmc_objs) and Work scheduler node (ws.c
+ * irdma_ws_add / irdma_remove_leaf): as the real driver's bring-up sent them (its trace and what it took from the
+ * answers), then each again on its CQP with its happy path byte for byte and what a hostile driver gets instead.
  */
 class Gen2ProbeOpsTest {
     /** A feature-buffer fill pattern: entries the model does not write keep it. */
@@ -32,17 +31,57 @@ class Gen2ProbeOpsTest {
     private static final int PRIO_WRR = 1; // type.h IRDMA_PRIO_WEIGHTED_RR
     private static final int VSI = 3;
 
-    private final TestDriver d = new TestDriver();
-
-    @BeforeEach
-    void up() {
-        d.createCqp(64);
-        d.bringUpHmcAndCcq(64);
-    }
+    private final DriverNode d = new DriverNode();
 
     @AfterEach
     void close() {
         d.close();
+    }
+
+    /** The CQP ops of the bring-up, in order. */
+    private List<String> probeOps() {
+        return d.sink.of(TraceKind.CQP_OP).stream().map(e -> e.get("op")).toList();
+    }
+
+    @Test
+    void theRealProbeQueriesFeaturesAndReportsTheStaticPagesBeforeTheCcqAndTookTheAnswers() {
+        List<String> ops = probeOps();
+        int ccq = ops.indexOf("CREATE_CQ");
+        assertEquals(0, ops.indexOf("QUERY_RDMA_FEATURES"), "right after the CQP");
+        assertTrue(ops.indexOf("SHMC_PAGES_ALLOCATED") > ops.lastIndexOf("UPDATE_PE_SDS"));
+        assertTrue(ops.indexOf("SHMC_PAGES_ALLOCATED") < ccq, "polled through the registers, before the CCQ");
+        assertTrue(d.sink.of(TraceKind.CQP_ERROR).isEmpty());
+        // ctrl.c irdma_get_rdma_features: three entries, FW 1.0, gen 2, no atomics
+        assertEquals(3, d.driver.featureCount());
+        assertEquals(1, d.driver.fwMajorVersion());
+        assertEquals(0, d.driver.fwMinorVersion());
+        assertEquals(2, d.driver.featureInfo(RdmaFeatureBuffer.HW_VERSION_INFO) & 0xffff);
+        assertEquals(0, d.driver.featureFlags()
+                & (RdmaFeatureBuffer.FLAG_ATOMICS_ALLOWED | RdmaFeatureBuffer.FLAG_MANAGE_RSRC_VER2));
+        assertFalse(d.driver.atomicsAllowed());
+    }
+
+    @Test
+    void theRealProbeBuiltRootVsiNodeAndAnEnabledLeafWhoseQsHandleTheDriverKept() {
+        // ws.c irdma_ws_add for the ILQ's user priority: root, VSI node, leaf added disabled, leaf enabled
+        List<String> ops = probeOps();
+        assertEquals(4, ops.stream().filter("WORK_SCHED_NODE"::equals).count());
+        assertTrue(ops.indexOf("WORK_SCHED_NODE") < ops.indexOf("CREATE_QP"), "before the ILQ's QP");
+        int[] nodes = d.driver.wsNodes();
+        assertEquals(0, nodes[0]);
+        assertEquals(0, tree().root());
+        assertEquals(3, tree().liveCount());
+        assertTrue(tree().leaf(nodes[2]));
+        assertTrue(tree().enabled(nodes[2]));
+        assertEquals(tree().qsHandle(nodes[2]), d.driver.qsHandle());
+        assertEquals(1, tree().qsHandlesInUse());
+    }
+
+    /** ws.c irdma_ws_remove through the driver: the tree its bring-up built goes, the test builds its own. */
+    private void withoutTheDriversTree() {
+        d.driver.wsRemove();
+        assertEquals(0, tree().liveCount());
+        assertEquals(0, tree().qsHandlesInUse());
     }
 
     // --- Query RDMA features
@@ -55,17 +94,16 @@ class Gen2ProbeOpsTest {
         return buf;
     }
 
-    private TestDriver.Completion queryFeatures(long buf, int len) {
-        d.post((o, v) -> CqpWqeWriter.queryRdmaFeatures(d.store(), o, buf, len, v));
-        return d.completion();
+    private DriverNode.Completion queryFeatures(long buf, int len) {
+        return d.op("QUERY_RDMA_FEATURES", (o, v) -> CqpWqeWriter.queryRdmaFeatures(d.store(), o, buf, len, v));
     }
 
     @Test
     void queryRdmaFeaturesWritesFwInfoHwVersionAndFlagsIntoTheDriversBuffer() {
         long buf = poisonedBuffer(RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
-        TestDriver.Completion c = queryFeatures(buf, RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
+        DriverNode.Completion c = queryFeatures(buf, RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
         assertFalse(c.error());
-        assertEquals(0, c.opRet());
+        assertEquals(0, c.opReturn());
         long at = d.off(buf);
         // type 0 (IRDMA_FEATURE_FW_INFO) in 63:48, count 3 in 47:32, FW 1.0 in 31:16 / 15:0
         assertEquals(0x0000_0003_0001_0000L, d.store().readLong(at));
@@ -96,12 +134,12 @@ class Gen2ProbeOpsTest {
 
     @Test
     void featureBufferOutsideMemoryOrOfABadLengthIsAnErrorCompletion() {
-        TestDriver.Completion c = queryFeatures(TestDriver.UNMAPPED, RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
+        DriverNode.Completion c = queryFeatures(DriverNode.UNMAPPED, RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
         assertTrue(c.error());
         assertEquals(CqpFault.DMA_FAULT.major(), c.major());
         assertEquals(CqpFault.DMA_FAULT.minor(), c.minor());
         // a buffer that starts in memory and runs past its end
-        long end = TestDriver.RAM_BASE + TestDriver.RAM_SIZE;
+        long end = DriverNode.RAM_BASE + DriverNode.RAM_SIZE;
         assertEquals(CqpFault.DMA_FAULT.minor(), queryFeatures(end - 64, 272).minor());
         long buf = poisonedBuffer(RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
         assertEquals(CqpFault.INVALID_FIELD.minor(), queryFeatures(buf, 0).minor());
@@ -110,21 +148,20 @@ class Gen2ProbeOpsTest {
         assertEquals(CqpFault.DMA_FAULT.minor(), queryFeatures(buf, 0xffff_fff8).minor());
         assertEquals(POISON, d.store().readLong(d.off(buf)), "a refused query writes nothing");
         assertEquals("QUERY_RDMA_FEATURES", d.sink.of(TraceKind.CQP_ERROR).get(0).get("op"));
-        assertFalse(d.nop().error());
+        d.driver.nop();
     }
 
     // --- Static HMC pages allocated
 
     @Test
     void staticHmcPagesAllocatedCompletesForThisFunctionOnly() {
-        d.post((o, v) -> CqpWqeWriter.staticHmcPagesAllocated(d.store(), o, 0, v));
-        TestDriver.Completion c = d.completion();
+        DriverNode.Completion c = d.op("SHMC_PAGES_ALLOCATED",
+                (o, v) -> CqpWqeWriter.staticHmcPagesAllocated(d.store(), o, 0, v));
         assertFalse(c.error());
-        assertEquals(0, c.opRet());
+        assertEquals(0, c.opReturn());
         assertEquals("SHMC_PAGES_ALLOCATED", lastOp().get("op"));
         assertEquals("0", lastOp().get("hmc_fn"));
-        d.post((o, v) -> CqpWqeWriter.staticHmcPagesAllocated(d.store(), o, 5, v));
-        c = d.completion();
+        c = d.op("SHMC_PAGES_ALLOCATED", (o, v) -> CqpWqeWriter.staticHmcPagesAllocated(d.store(), o, 5, v));
         assertTrue(c.error());
         assertEquals(CqpFault.INVALID_FIELD.minor(), c.minor());
     }
@@ -132,7 +169,7 @@ class Gen2ProbeOpsTest {
     @Test
     void beforeTheCcqBothProbeOpsAnswerThroughTheRegisters() {
         // irdma_sc_query_rdma_features and the probe's static-pages op poll CQPTAIL (irdma_cqp_poll_registers)
-        try (TestDriver early = new TestDriver()) {
+        try (BareFunction early = new BareFunction()) {
             early.createCqp(64);
             long buf = early.alloc(RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
             early.post((o, v) -> CqpWqeWriter.queryRdmaFeatures(early.store(), o, buf, 272, v));
@@ -148,26 +185,25 @@ class Gen2ProbeOpsTest {
 
     // --- Work scheduler node
 
-    private TestDriver.Completion ws(int op, int id, int parent, boolean leaf, boolean enable, int prio, int tc,
+    private DriverNode.Completion ws(int op, int id, int parent, boolean leaf, boolean enable, int prio, int tc,
                                      int weight) {
-        d.post((o, v) -> CqpWqeWriter.workSchedNode(d.store(), o, op, id, parent, leaf, enable, prio, tc, VSI,
-                weight, v));
-        return d.completion();
+        return d.op("WORK_SCHED_NODE", (o, v) -> CqpWqeWriter.workSchedNode(d.store(), o, op, id, parent, leaf,
+                enable, prio, tc, VSI, weight, v));
     }
 
-    private TestDriver.Completion addParent(int id, int parent) {
+    private DriverNode.Completion addParent(int id, int parent) {
         return ws(CqpWqe.WS_NODE_OP_ADD, id, parent, false, true, PRIO_WRR, 0, 1);
     }
 
-    private TestDriver.Completion addLeaf(int id, int parent, int tc) {
+    private DriverNode.Completion addLeaf(int id, int parent, int tc) {
         return ws(CqpWqe.WS_NODE_OP_ADD, id, parent, true, false, PRIO_WRR, tc, 1);
     }
 
-    private TestDriver.Completion delete(int id) {
+    private DriverNode.Completion delete(int id) {
         return ws(CqpWqe.WS_NODE_OP_DELETE, id, 0, false, false, 0, 0, 0);
     }
 
-    private void assertFault(CqpFault f, TestDriver.Completion c) {
+    private void assertFault(CqpFault f, DriverNode.Completion c) {
         assertTrue(c.error(), "expected " + f);
         assertEquals(f.major(), c.major());
         assertEquals(f.minor(), c.minor(), "expected " + f);
@@ -179,14 +215,15 @@ class Gen2ProbeOpsTest {
 
     @Test
     void wsAddBuildsRootVsiAndLeafAndTheLeafsCompletionCarriesItsQsHandle() {
+        withoutTheDriversTree();
         // ws.c irdma_ws_add: root (node 0, its own parent), VSI node under it, leaf for TC 0, then enable the leaf
-        TestDriver.Completion root = addParent(0, 0);
+        DriverNode.Completion root = addParent(0, 0);
         assertFalse(root.error());
-        assertEquals(0, root.opRet());
+        assertEquals(0, root.opReturn());
         assertFalse(addParent(1, 0).error());
-        TestDriver.Completion leaf = addLeaf(2, 1, 0);
+        DriverNode.Completion leaf = addLeaf(2, 1, 0);
         assertFalse(leaf.error());
-        assertEquals(0, leaf.opRet(), "the first qs_handle of the pool");
+        assertEquals(0, leaf.opReturn(), "the first qs_handle of the pool");
         assertEquals(0, tree().qsHandle(2));
         assertFalse(tree().enabled(2));
         RecordingTraceSink.Recorded t = lastOp();
@@ -194,12 +231,12 @@ class Gen2ProbeOpsTest {
         assertEquals("2", t.get("node"));
         assertEquals("1", t.get("parent"));
         assertEquals("0", t.get("ret"));
-        TestDriver.Completion mod = ws(CqpWqe.WS_NODE_OP_MODIFY, 2, 1, true, true, PRIO_WRR, 0, 1);
+        DriverNode.Completion mod = ws(CqpWqe.WS_NODE_OP_MODIFY, 2, 1, true, true, PRIO_WRR, 0, 1);
         assertFalse(mod.error());
         assertTrue(tree().enabled(2));
         // a second leaf (another TC) gets the next, distinct handle
-        TestDriver.Completion leaf2 = addLeaf(3, 1, 1);
-        assertEquals(1, leaf2.opRet());
+        DriverNode.Completion leaf2 = addLeaf(3, 1, 1);
+        assertEquals(1, leaf2.opReturn());
         assertEquals(4, tree().liveCount());
         // irdma_remove_leaf: leaves, then the VSI node, then the root
         assertFalse(delete(3).error());
@@ -213,24 +250,26 @@ class Gen2ProbeOpsTest {
 
     @Test
     void qsHandlesAreUniqueAndRecycledOnDelete() {
+        withoutTheDriversTree();
         addParent(0, 0);
         addParent(1, 0);
         Set<Long> handles = new HashSet<>();
         for (int i = 0; i < 8; i++) {
-            TestDriver.Completion c = addLeaf(10 + i, 1, i);
+            DriverNode.Completion c = addLeaf(10 + i, 1, i);
             assertFalse(c.error());
-            assertTrue(handles.add(c.opRet()), "qs_handle " + c.opRet() + " handed out twice");
-            assertTrue(c.opRet() < WorkSchedulerTree.QS_HANDLES);
+            assertTrue(handles.add(c.opReturn()), "qs_handle " + c.opReturn() + " handed out twice");
+            assertTrue(c.opReturn() < WorkSchedulerTree.QS_HANDLES);
         }
         long freed = tree().qsHandle(13);
         assertFalse(delete(13).error());
-        TestDriver.Completion again = addLeaf(13, 1, 3);
-        assertEquals(freed, again.opRet(), "the freed handle is the lowest free one");
+        DriverNode.Completion again = addLeaf(13, 1, 3);
+        assertEquals(freed, again.opReturn(), "the freed handle is the lowest free one");
         assertEquals(8, tree().qsHandlesInUse());
     }
 
     @Test
     void badNodeIdsMissingParentsDuplicatesAndOutOfRangeFieldsAreErrorCompletions() {
+        withoutTheDriversTree();
         assertFault(CqpFault.NO_SUCH_OBJECT, addParent(1, 0)); // no root yet
         assertFault(CqpFault.INVALID_FIELD, ws(CqpWqe.WS_NODE_OP_ADD, 0, 0, true, true, PRIO_WRR, 0, 1)); // leaf root
         assertFalse(addParent(0, 0).error());
@@ -267,7 +306,7 @@ class Gen2ProbeOpsTest {
         assertEquals(0, tree().qsHandlesInUse());
         List<RecordingTraceSink.Recorded> errors = d.sink.of(TraceKind.CQP_ERROR);
         assertTrue(errors.stream().allMatch(e -> "WORK_SCHED_NODE".equals(e.get("op"))));
-        assertFalse(d.nop().error());
+        d.driver.nop();
     }
 
     @Test
@@ -286,6 +325,7 @@ class Gen2ProbeOpsTest {
         assertEquals(WorkSchedulerTree.Result.FULL, noHandles.add(2, 0, true, false, PRIO_WRR, 1, VSI, 1));
         assertEquals(2, noHandles.liveCount());
         // through the CQP: the whole node id space (IRDMA_MAX_WS_NODES ids) fits; the tree is full after it
+        withoutTheDriversTree();
         addParent(0, 0);
         for (int id = 1; id < WorkSchedulerTree.MAX_WS_NODES; id++) {
             assertFalse(addParent(id, 0).error(), "node " + id);

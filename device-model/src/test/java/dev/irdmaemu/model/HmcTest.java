@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 
 /** Query / Commit FPM values, Update PE SDs, PD invalidation, and object index -> host address. */
 class HmcTest {
-    private final TestDriver d = new TestDriver();
+    private final BareFunction d = new BareFunction();
 
     @BeforeEach
     void cqp() {
@@ -45,7 +45,7 @@ class HmcTest {
     @Test
     void theArpCacheGoesWithTheLastSdAndWithANewCommit() {
         d.bringUpHmcAndCcq(64);
-        d.post((o, v) -> CqpWriters.addArp(d, o, 1, 0x02_00_5E_10_00_01L, true));
+        d.post((o, v) -> CqpWqeWriter.addArpEntry(d.store(), o, 1, 0, 0x02_00_5E_10_00_01L, true, v));
         assertFalse(d.completion().error());
         assertTrue(d.dev.arp().valid(1));
         assertEquals(1, d.dev.arp().validCount());
@@ -64,10 +64,10 @@ class HmcTest {
 
         // back again, an entry, then a new layout: empty again
         assertFalse(d.backHmcPaged().error());
-        d.post((o, v) -> CqpWriters.addArp(d, o, 2, 0x02_00_5E_10_00_02L, true));
+        d.post((o, v) -> CqpWqeWriter.addArpEntry(d.store(), o, 2, 0, 0x02_00_5E_10_00_02L, true, v));
         assertFalse(d.completion().error());
         assertEquals(1, d.dev.arp().validCount());
-        assertFalse(d.queryAndCommit(TestDriver.SMALL).error());
+        assertFalse(d.queryAndCommit(BareFunction.SMALL).error());
         assertEquals(0, d.dev.arp().validCount(), "a new FPM layout starts with an empty ARP cache");
     }
 
@@ -92,7 +92,7 @@ class HmcTest {
 
     @Test
     void commitLaysObjectsOutAndAnswersCountsAndBases() {
-        assertFalse(d.queryAndCommit(TestDriver.SMALL).error());
+        assertFalse(d.queryAndCommit(BareFunction.SMALL).error());
         long end = -1;
         for (HmcObjectType t : HmcObjectType.values()) {
             long base = d.committedBase.get(t);
@@ -111,13 +111,13 @@ class HmcTest {
 
     @Test
     void aCountAboveTheMaximumIsRefusedAndNothingIsCommitted() {
-        Map<HmcObjectType, Long> big = new EnumMap<>(TestDriver.SMALL);
+        Map<HmcObjectType, Long> big = new EnumMap<>(BareFunction.SMALL);
         big.put(HmcObjectType.QP, HmcLimits.maxCount(HmcObjectType.QP) + 1);
-        TestDriver.Completion c = d.queryAndCommit(big);
+        BareFunction.Completion c = d.queryAndCommit(big);
         assertTrue(c.error());
         assertEquals(CqpFault.INDEX_OUT_OF_RANGE.minor(), c.minor());
         assertFalse(d.dev.hmc().committed());
-        assertTrue(d.commitFpm(TestDriver.UNMAPPED).error());
+        assertTrue(d.commitFpm(BareFunction.UNMAPPED).error());
         // Another HMC function's id is not ours.
         long b = d.alloc(FpmCommitBuffer.SIZE);
         d.post((o, v) -> CqpWqeWriter.commitFpm(d.store(), o, 5, b, false, v));
@@ -126,7 +126,7 @@ class HmcTest {
 
     @Test
     void objectIndexResolvesThroughSdAndPdToTheBackingPage() {
-        d.queryAndCommit(TestDriver.SMALL);
+        d.queryAndCommit(BareFunction.SMALL);
         assertFalse(d.backHmcPaged().error());
         long qpBase = d.committedBase.get(HmcObjectType.QP);
         long offset = qpBase + 5 * 512;
@@ -144,7 +144,7 @@ class HmcTest {
 
     @Test
     void pdCacheHoldsUntilPfhmcPdinv() {
-        d.queryAndCommit(TestDriver.SMALL);
+        d.queryAndCommit(BareFunction.SMALL);
         long pdPage = d.alloc(4096);
         long page0 = d.alloc(4096);
         PageDescriptor.write(d.store(), d.off(pdPage), 0, PageDescriptor.encode(page0));
@@ -163,7 +163,7 @@ class HmcTest {
 
     @Test
     void directSdMapsTwoMegabytesContiguously() {
-        d.queryAndCommit(TestDriver.SMALL);
+        d.queryAndCommit(BareFunction.SMALL);
         long page = d.alloc(SegmentDescriptor.DIRECT_BP_SIZE);
         assertEquals(0, page % SegmentDescriptor.DIRECT_BP_SIZE);
         assertFalse(d.updateSds(new long[] {SegmentDescriptor.command(0)},
@@ -179,7 +179,7 @@ class HmcTest {
 
     @Test
     void updateSdsUsesTheBufferBeyondThreeEntriesAndRejectsBadOnes() {
-        d.queryAndCommit(TestDriver.SMALL);
+        d.queryAndCommit(BareFunction.SMALL);
         long[] cmds = new long[5];
         long[] data = new long[5];
         for (int i = 0; i < 5; i++) {
@@ -193,7 +193,8 @@ class HmcTest {
         assertTrue(d.updateSds(new long[] {SegmentDescriptor.command(200)},
                 new long[] {SegmentDescriptor.setData(d.alloc(4096), false)}, 1).error());
         assertEquals(CqpFault.INDEX_OUT_OF_RANGE.errCodes(), d.reg(Gen2Register.CQPERRCODES));
-        TestDriver.Completion c = d.updateSds(new long[] {SegmentDescriptor.command(1) & ~SegmentDescriptor.CMD_WRITE},
+        BareFunction.Completion c = d.updateSds(
+                new long[] {SegmentDescriptor.command(1) & ~SegmentDescriptor.CMD_WRITE},
                 new long[] {SegmentDescriptor.setData(d.alloc(4096), false)}, 1);
         assertTrue(c.error());
         assertEquals(CqpFault.INVALID_FIELD.errCodes(), d.reg(Gen2Register.CQPERRCODES));
@@ -201,7 +202,7 @@ class HmcTest {
 
     @Test
     void objectsWithoutBackingAnswerHmcNotReadyAndSetTheErrorRegisters() {
-        d.queryAndCommit(TestDriver.SMALL);
+        d.queryAndCommit(BareFunction.SMALL);
         d.createCcqWithoutHmc();
         int info = d.reg(Gen2Register.PFHMC_ERRORINFO);
         assertNotEquals(0, info & 1 << 31);

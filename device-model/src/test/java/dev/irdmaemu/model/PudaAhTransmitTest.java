@@ -6,12 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
-import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;
+import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.queue.Cqe;
 import dev.irdmaemu.fw.queue.PudaLayout;
 import dev.irdmaemu.model.puda.PudaQueues;
@@ -29,7 +30,9 @@ import org.junit.jupiter.api.Test;
  * header, cm.c irdma_form_ah_cm_frame): the device builds Ethernet (destination from the AH's ARP entry, source
  * from the AH, 802.1Q tag and PCP when the AH inserts one), IPv4 (TOS, TTL, identification, DF, header checksum) or
  * IPv6 (traffic class, flow label, hop limit) and the TCP checksum, each checked with the firmware-iface decoders;
- * a loopback AH delivers into the own ILQ; hostile sends complete with an error CQE and a trace line.
+ * a loopback AH delivers into the own ILQ; hostile sends complete with an error CQE and a trace line. The AHs and
+ * sends are the real driver's (utils.c irdma_puda_create_ah, puda.c irdma_puda_send) where the CM would make them;
+ * an AH the CM never makes (a flow label, another hop limit) and the hostile sends are written past it.
  */
 class PudaAhTransmitTest {
     private static final long OWN_MAC = BringUpTest.MAC_REMOTE;
@@ -39,22 +42,20 @@ class PudaAhTransmitTest {
     private static final long V6_OWN_HI = 0x2001_0db8_0000_0001L;
     private static final long V6_PEER_HI = 0x2001_0db8_0000_0002L;
 
-    private final TestDriver d = new TestDriver();
+    private final DriverNode d = BringUpTest.listening();
+    private final PudaRings ilq = PudaRings.ilq(d);
     private final BytesStore<?, Void> seg = BytesStore.nativeStoreWithFixedCapacity(2048);
     private final List<byte[]> wire = new ArrayList<>();
-    private TestDriver.Puda ilq;
     private LeakCheck.Held baseline;
 
     @BeforeEach
     void up() {
-        ilq = BringUpTest.bringUp(d);
         d.dev.port().setTransmitter((s, o, l) -> {
             byte[] b = new byte[l];
             s.read(o, b, 0, l);
             wire.add(b);
         });
-        d.post((o, v) -> CqpWriters.addArp(d, o, 3, PEER_MAC, v));
-        assertFalse(d.completion().error());
+        d.driver.manageArp(3, PEER_MAC, true);
         baseline = LeakCheck.snapshot(d.dev);
     }
 
@@ -89,19 +90,28 @@ class PudaAhTransmitTest {
         return p;
     }
 
-    private void ah(int index, int tos, int tci, boolean vlan, boolean loopback, int arp) {
-        assertFalse(d.createAh(index, OWN_MAC, tos, tci, vlan, arp, 0, 64, true, loopback, new int[] {PEER},
-                new int[] {OWN}).error());
+    /** An IPv4 AH to PEER as cm.c irdma_cm_create_ah makes one (TTL 0x40), through the driver; answers its index. */
+    private int ah(int tos, int tci, boolean vlan, boolean loopback, int arp) {
+        int ah = d.driver.createAddressHandle(OWN_MAC, tos, tci, vlan, arp, 64, true, loopback, new int[] {PEER},
+                new int[] {OWN});
+        assertTrue(d.driver.addressHandleValid(ah));
+        return ah;
     }
 
+    /** utils.c irdma_puda_free_ah: DESTROY_ADDR_HANDLE posted without waiting; the model run until it is done. */
     private void destroyAh(int index) {
-        d.post((o, v) -> CqpWqeWriter.addressHandle(d.store(), o, CqpOpcode.DESTROY_ADDR_HANDLE, index, 0, 0, 0, 0,
-                false, 0, 0, 0, true, false, new int[1], new int[1], v));
-        assertFalse(d.completion().error());
+        d.driver.destroyAddressHandle(index);
+        d.run();
+        assertNull(d.dev.addressHandles().get(index));
+    }
+
+    /** puda.c irdma_puda_send through the driver: the segment copied into its send buffer. */
+    private void send(int len, int ahId) {
+        assertTrue(d.driver.ilqSend(ahId, seg, 0, len, 28));
     }
 
     private Cqe sqCompletion() {
-        Cqe c = d.pollPuda(ilq);
+        Cqe c = ilq.poll();
         assertNotNull(c);
         assertTrue(c.sq());
         return c;
@@ -110,10 +120,10 @@ class PudaAhTransmitTest {
     @Test
     void ipv4WithVlanAndPriorityIsBuiltFromTheAhAndItsArpEntry() {
         // cm.c irdma_cm_create_ah: TOS, TTL 0x40, TCI = vlan_id | user_pri << 13
-        ah(5, 0x28, 5 << 13 | 100, true, false, 3);
+        int ah = ah(0x28, 5 << 13 | 100, true, false, 3);
         int len = segment(40);
-        d.pudaSend(ilq, buffer(len), len, 28, 5);
-        d.pudaSend(ilq, buffer(len), len, 28, 5);
+        send(len, ah);
+        send(len, ah);
         d.run();
         assertEquals(2, wire.size());
         TcpPacket p = sent(0);
@@ -136,7 +146,7 @@ class PudaAhTransmitTest {
         assertEquals(id0 + 1 & 0xffff, sent(1).ipv4().identification(), "the device numbers its datagrams");
         assertFalse(sqCompletion().error());
         assertFalse(sqCompletion().error());
-        destroyAh(5);
+        destroyAh(ah);
         LeakCheck.assertNoLeak(baseline, d.dev, "PUDA AH transmit");
     }
 
@@ -144,9 +154,15 @@ class PudaAhTransmitTest {
     void ipv6CarriesTrafficClassFlowLabelAndHopLimit() {
         int[] dst = {(int) (V6_PEER_HI >>> 32), (int) V6_PEER_HI, 0, 9};
         int[] src = {(int) (V6_OWN_HI >>> 32), (int) V6_OWN_HI, 0, 7};
-        assertFalse(d.createAh(2, OWN_MAC, 0xb8, 0, false, 3, 0xabcde, 17, false, false, dst, src).error());
+        // a flow label and hop limit 17: irdma_cm_create_ah sets neither, so this AH is written past the driver, at
+        // the last index the commit holds (the driver's bitmap hands out the lowest free ones)
+        int index = (int) d.driver.committedCount(HmcObjectType.FSIAV) - 1;
+        assertFalse(d.driver.addressHandleValid(index));
+        assertFalse(d.op("CREATE_ADDR_HANDLE", (o, v) -> CqpWqeWriter.addressHandle(d.store(), o,
+                CqpOpcode.CREATE_ADDR_HANDLE, index, OWN_MAC, 0, 0xb8, 0, false, 3, 0xabcde, 17, false, false, dst,
+                src, v)).error());
         int len = segment(0);
-        d.pudaSend(ilq, buffer(len), len, 28, 2);
+        send(len, index);
         d.run();
         TcpPacket p = sent(0);
         assertTrue(p.isIpv6());
@@ -164,25 +180,27 @@ class PudaAhTransmitTest {
     @Test
     void aLoopbackAhDeliversIntoTheOwnIlqAndNothingGoesOnTheWire() {
         // the segment is addressed to our own listener (cm.c irdma_ipv4_is_lpb: source == destination)
-        assertFalse(d.createAh(1, OWN_MAC, 0, 0, false, 3, 0, 64, true, true, new int[] {OWN},
-                new int[] {OWN}).error());
-        assertFalse(d.qhashV4(dev.irdmaemu.fw.cqp.CqpWqe.QHASH_MANAGE_ADD, OWN, 40000, 0, 0, -1, 1).error());
+        int ah = d.driver.createAddressHandle(OWN_MAC, 0, 0, false, 3, 64, true, true, new int[] {OWN},
+                new int[] {OWN});
+        d.driver.manageQhash(true, true, new int[] {OWN}, 40000, new int[1], 0, false, -1, d.driver.macAddress(),
+                IrdmaDriver.ILQ_QP);
         int len = segment(12);
-        d.pudaSend(ilq, buffer(len), len, 28, 1);
+        send(len, ah);
         d.run();
         assertTrue(wire.isEmpty(), "a loopback frame never reaches the wire");
         assertEquals(1, d.dev.puda().loopedBack());
-        Cqe first = d.pollPuda(ilq);
-        Cqe second = d.pollPuda(ilq);
+        Cqe first = ilq.poll();
+        Cqe second = ilq.poll();
         assertNotNull(first);
         assertNotNull(second);
         Cqe rx = first.sq() ? second : first;
         assertFalse(rx.sq());
         assertFalse(rx.error());
-        long mem = d.off(ilq.buffers[0]);
+        long mem = d.off(ilq.rxBuffer(rx.wqeIndex()));
         assertEquals(20000, NetworkOrder.u16(d.store(), mem + PudaLayout.TCP_OFFSET));
         assertEquals(40000, NetworkOrder.u16(d.store(), mem + PudaLayout.TCP_OFFSET + 2));
         assertEquals(1, d.dev.port().rxPuda());
+        assertEquals(1, d.driver.ilqReceived(), "the driver took it from its ILQ");
     }
 
     private void assertRefused(TxError why, Runnable send) {
@@ -203,25 +221,27 @@ class PudaAhTransmitTest {
 
     @Test
     void hostileSendsCompleteWithTheirErrorAndSendNothing() {
-        ah(4, 0, 0, false, false, 3);
+        // the send WQEs below are what irdma_puda_send never writes: written past the driver into its ILQ's SQ
+        int ah = ah(0, 0, false, false, 3);
         int len = segment(8);
         long good = buffer(len);
-        assertRefused(TxError.INVALID_AH, () -> d.pudaSend(ilq, good, len, 28, 9));
-        assertRefused(TxError.INVALID_AH, () -> d.pudaSend(ilq, good, len, 28, 0x1ff_ffff));
-        assertRefused(TxError.BAD_L4LEN, () -> d.pudaSend(ilq, good, 24, 28, 4));
-        assertRefused(TxError.BAD_L4LEN, () -> d.pudaSend(ilq, good, len, 16, 4));
-        assertRefused(TxError.BAD_TCP_HEADER, () -> d.pudaSend(ilq, good, len, 20, 4));
-        assertRefused(TxError.DMA_FAULT, () -> d.pudaSend(ilq, TestDriver.UNMAPPED, len, 28, 4));
+        assertFalse(d.driver.addressHandleValid(9));
+        assertRefused(TxError.INVALID_AH, () -> ilq.send(good, len, 28, 9));
+        assertRefused(TxError.INVALID_AH, () -> ilq.send(good, len, 28, 0x1ff_ffff));
+        assertRefused(TxError.BAD_L4LEN, () -> ilq.send(good, 24, 28, ah));
+        assertRefused(TxError.BAD_L4LEN, () -> ilq.send(good, len, 16, ah));
+        assertRefused(TxError.BAD_TCP_HEADER, () -> ilq.send(good, len, 20, ah));
+        assertRefused(TxError.DMA_FAULT, () -> ilq.send(DriverNode.UNMAPPED, len, 28, ah));
         // data offset 4 (below the minimum) in the buffer's own header
         d.store().writeByte(d.off(good) + 12, (byte) 0x40);
-        assertRefused(TxError.BAD_TCP_HEADER, () -> d.pudaSend(ilq, good, len, 28, 4));
+        assertRefused(TxError.BAD_TCP_HEADER, () -> ilq.send(good, len, 28, ah));
         // an AH whose ARP entry is not valid (and not loopback)
-        ah(6, 0, 0, false, false, 20);
-        assertRefused(TxError.NO_ARP_ENTRY, () -> d.pudaSend(ilq, buffer(len), len, 28, 6));
-        // an AH destroyed under the driver's send
-        destroyAh(4);
-        assertRefused(TxError.INVALID_AH, () -> d.pudaSend(ilq, buffer(len), len, 28, 4));
-        destroyAh(6);
+        int noArp = ah(0, 0, false, false, 20);
+        assertRefused(TxError.NO_ARP_ENTRY, () -> ilq.send(buffer(len), len, 28, noArp));
+        // an AH destroyed under the send
+        destroyAh(ah);
+        assertRefused(TxError.INVALID_AH, () -> ilq.send(buffer(len), len, 28, ah));
+        destroyAh(noArp);
         LeakCheck.assertNoLeak(baseline, d.dev, "PUDA AH transmit");
     }
 }

@@ -599,7 +599,7 @@ final class TestDriver implements AutoCloseable {
      * CREATE_ADDR_HANDLE {@code index} from {@code ownMac} / {@code srcIp} to {@code dstIp}, TTL 64, no VLAN.
      */
     void ilqAh(int index, long ownMac, int srcIp, long dstMac, int dstIp, int arp) {
-        post((o, v) -> CqpWriters.addArp(this, o, arp, dstMac, v));
+        post((o, v) -> CqpWqeWriter.addArpEntry(store(), o, arp, 0, dstMac, true, v));
         if (completion().error()) {
             throw new IllegalStateException("MANAGE_ARP refused");
         }
@@ -726,6 +726,31 @@ final class TestDriver implements AutoCloseable {
         }
         store().writeLong(off(p.cqShadow), p.cqHead);
         return cqe;
+    }
+
+    /**
+     * The hand-written probe IwarpTestDriver (branch tdrviw) still runs, through BringUpTest.bringUp: CQP, HMC with
+     * {@code counts}, CCQ, CEQ 0, AEQ, ILQ and IEQ, the CM's listen on 20000. Goes with this class at the merge.
+     */
+    static Puda probe(TestDriver d, Map<HmcObjectType, Long> counts) {
+        if (!Gen2Registers.ccqpDone(d.createCqp(2048)) || d.queryAndCommit(counts).error()
+                || d.backHmcPaged().error() || d.createCcq(64).error()) {
+            throw new AssertionError("CQP / HMC / CCQ bring-up failed");
+        }
+        d.write(Gen2Register.GLINT_CEQCTL, 0, Gen2Registers.ceqCtl(true, 1));
+        d.write(Gen2Register.GLINT_DYN_CTL, 1, Gen2Registers.dynCtlEnable(0));
+        d.write(Gen2Register.PFINT_AEQCTL, Gen2Registers.aeqCtl(true, 0));
+        d.write(Gen2Register.GLINT_DYN_CTL, 0, Gen2Registers.dynCtlEnable(0));
+        if (d.createCeq(0, 64).error() || d.createAeq(64).error()) {
+            throw new AssertionError("EQ bring-up failed");
+        }
+        Puda ilq = d.createPuda(1, 16, 16, 1024, true);
+        d.ieq = d.createPuda(2, 16, 16, 1024, true);
+        if (d.apbvt(20000, true).error()
+                || d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, BringUpTest.LOCAL, 20000, 0, 0, -1, 1).error()) {
+            throw new AssertionError("listen failed");
+        }
+        return ilq;
     }
 
     @Override
