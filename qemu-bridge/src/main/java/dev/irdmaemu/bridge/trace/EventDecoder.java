@@ -106,6 +106,8 @@ public final class EventDecoder {
                 return r.has("op") ? r.get("op") : r.event();
             case "aq":
                 return r.has("op") ? r.get("op") : r.event();
+            case "fault_injected":
+                return "FAULT " + (r.has("fault") ? r.get("fault") : "?") + (r.has("op") ? " " + r.get("op") : "");
             case "aeqe": {
                 AeCode c = AeCode.of((int) r.number("ae", -1));
                 return c != null ? c.kernelName() : "AE " + r.get("ae");
