@@ -40,9 +40,10 @@ checkpoint() { # NAME: the marker, then the host's answer (ACK holds its words)
 # the per-NIC package (ice-DSN.pkg) first; ice_init_tx_topology tells at info level that the NVM offers no Tx
 # topology switching (ice_ddp.c ice_cfg_tx_topo: no TX_SCHED_TOPO_COMP_MODE capability); the model's function
 # capabilities list flow director without serving it and leave out DCB (e810-probe-facts.md), so ice_init_fdir
-# and ice_init_pf_dcb say they could not; and with DCB off ice never adds the Rx LLDP rule it then tries to
+# (whose default rules' profiles need update_pkg: ice_ethtool_fdir.c ice_fdir_set_hw_fltr_rule says "Failed to add
+# filter" when the profile cannot be added) and ice_init_pf_dcb say they could not; and with DCB off ice never adds the Rx LLDP rule it then tries to
 # remove when it releases the PF VSI (ice_lib.c ice_vsi_release: the FW LLDP agent flag is clear).
-PROBE_NOTES='firmware: failed to load intel/ice/ddp/ice-[0-9a-f]*\.pkg|Failed to apply Tx scheduling configuration, err -EOPNOTSUPP|could not initialize flow director|Error initializing DCB -95|DCB init failed|Failed to remove Rx LLDP rule on VSI 0 error: -2'
+PROBE_NOTES='firmware: failed to load intel/ice/ddp/ice-[0-9a-f]*\.pkg|Failed to apply Tx scheduling configuration, err -EOPNOTSUPP|could not initialize flow director|Failed to add filter\. Flow director filters on each port must have the same input set|Error initializing DCB -95|DCB init failed|Failed to remove Rx LLDP rule on VSI 0 error: -2'
 
 step_messages() { # STEP: the step's kernel messages (the ring is cleared after), failing on ice or irdma errors
     msgs="$(dmesg -c)"
