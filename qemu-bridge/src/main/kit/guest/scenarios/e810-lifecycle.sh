@@ -4,7 +4,8 @@
 # enable_iwarp false/true through devlink (irdma's auxiliary device unplugged and plugged again), rmmod irdma and
 # ice and both loaded again (ice probes the function a second time), `devlink dev reload` (driver_reinit, with
 # irdma unloaded across it), a function reset through sysfs (ice's reset_prepare/reset_done around the PCI FLR:
-# irdma unplugged, a PF reset, irdma plugged again), then `reboot -f`. Boot 2 (the same machine reset by QEMU, the
+# irdma unplugged, a PF reset, irdma plugged again), a PF reset that irdma asks for after a CQP op timed out (the
+# host withholds one completion), then `reboot -f`. Boot 2 (the same machine reset by QEMU, the
 # same model): ice and irdma once more. Each step must leave irdma0 registered (transport iWARP, on ice's netdev) and
 # the step's kernel messages free of ice failures and irdma errors.
 #
@@ -39,9 +40,10 @@ checkpoint() { # NAME: the marker, then the host's answer (ACK holds its words)
 # the per-NIC package (ice-DSN.pkg) first; ice_init_tx_topology tells at info level that the NVM offers no Tx
 # topology switching (ice_ddp.c ice_cfg_tx_topo: no TX_SCHED_TOPO_COMP_MODE capability); the model's function
 # capabilities list flow director without serving it and leave out DCB (e810-probe-facts.md), so ice_init_fdir
-# and ice_init_pf_dcb say they could not; and with DCB off ice never adds the Rx LLDP rule it then tries to
+# (whose default rules' profiles need update_pkg: ice_ethtool_fdir.c ice_fdir_set_hw_fltr_rule says "Failed to add
+# filter" when the profile cannot be added) and ice_init_pf_dcb say they could not; and with DCB off ice never adds the Rx LLDP rule it then tries to
 # remove when it releases the PF VSI (ice_lib.c ice_vsi_release: the FW LLDP agent flag is clear).
-PROBE_NOTES='firmware: failed to load intel/ice/ddp/ice-[0-9a-f]*\.pkg|Failed to apply Tx scheduling configuration, err -EOPNOTSUPP|could not initialize flow director|Error initializing DCB -95|DCB init failed|Failed to remove Rx LLDP rule on VSI 0 error: -2'
+PROBE_NOTES='firmware: failed to load intel/ice/ddp/ice-[0-9a-f]*\.pkg|Failed to apply Tx scheduling configuration, err -EOPNOTSUPP|could not initialize flow director|Failed to add filter\. Flow director filters on each port must have the same input set|Error initializing DCB -95|DCB init failed|Failed to remove Rx LLDP rule on VSI 0 error: -2'
 
 step_messages() { # STEP: the step's kernel messages (the ring is cleared after), failing on ice or irdma errors
     msgs="$(dmesg -c)"
@@ -78,6 +80,10 @@ link_up() { # BDF: ice's netdev up (ice opens its LAN rings: add_txqs, QRX_CTRL)
 }
 
 rdma_links() { rdma link show 2>/dev/null | grep -c '^link '; }
+
+# ib_device's index: ib_core allocates it cyclically (device.c assign_name), so a device registered again gets a
+# new one even when its name (irdma0) is the same
+rdma_index() { rdma dev show 2>/dev/null | sed -n 's/^\([0-9][0-9]*\): irdma.*/\1/p' | head -n 1; }
 
 iwarp_on() { # BDF: E810 starts in RoCEv2; ice_devlink_enable_iw_validate refuses iWARP while RoCE is on
     run devlink dev param set "pci/$1" name enable_roce value false cmode runtime
@@ -244,6 +250,63 @@ rdma_up "function reset"
 timed function_reset
 step_messages function-reset
 checkpoint function-reset
+
+step cqp-timeout-reset
+STARTED=$(uptime_ms)
+# A PF reset that irdma asks for. At the checkpoint the host arms the model to withhold the CCQ completion of the
+# next Manage APBVT op; rping's server then listens on a port of its own, for which irdma adds the port (hw.c
+# irdma_add_apbvt, a waiting op). utils.c irdma_wait_event sees no progress for CQP_TIMEOUT_THRESHOLD polls of
+# 10 ms, sets rf->reset and asks ice for a PF reset (icrdma_request_reset -> ice_rdma_request_reset, FUNC_RESET);
+# the listen fails. ice's service task runs ice_do_reset(PFR): irdma unplugged (its remove skips the destroy ops
+# once rf->reset is set, so the device's PF reset is what cleans up), PFGEN_CTRL.PFSWR, the rebuild, irdma plugged
+# again under a new ib_device index.
+dev="$(netdev_of "$BDF")"
+before="$(rdma_index)"
+[ -n "$before" ] || fail "no irdma device before the CQP timeout"
+run ip addr add 10.9.9.1/24 dev "$dev"
+checkpoint cqp-withhold
+ARMED=$(uptime_ms)
+rping -s -a 10.9.9.1 -p 7175 >/tmp/rping.log 2>&1 &
+RPING=$!
+tries=0
+while kill -0 "$RPING" 2>/dev/null; do
+    tries=$((tries + 1))
+    [ "$tries" -le 60 ] || fail "rping -s still running 30 s after its listen's completion was withheld"
+    sleep 0.5
+done
+rc=0
+wait "$RPING" || rc=$?
+[ "$rc" != 0 ] || fail "rping -s exited 0 though its listen could not complete: $(cat /tmp/rping.log)"
+field timed_out_listen_ms "$(($(uptime_ms) - ARMED))"
+dmesg | grep -q 'Requesting a reset' || fail "irdma did not ask for a reset after the CQP timeout"
+tries=0
+until now="$(rdma_index)" && [ -n "$now" ] && [ "$now" != "$before" ]; do
+    tries=$((tries + 1))
+    [ "$tries" -le 60 ] || fail "irdma was not registered again 30 s after it asked for a reset (index $before)"
+    sleep 0.5
+done
+rdma_up "PF reset after a CQP timeout"
+field rdma_index "$before-$now"
+# and it works: the same listener now gets its quad-hash entry and APBVT port
+rping -s -a 10.9.9.1 -p 7175 >/tmp/rping.log 2>&1 &
+RPING=$!
+tries=0
+until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
+    tries=$((tries + 1))
+    kill -0 "$RPING" 2>/dev/null || fail "rping -s ended after the PF reset: $(cat /tmp/rping.log)"
+    [ "$tries" -le 40 ] || fail "rping -s is not listening 20 s after the PF reset"
+    sleep 0.5
+done
+kill "$RPING"
+wait "$RPING" 2>/dev/null
+run ip addr del 10.9.9.1/24 dev "$dev"
+timed cqp_timeout_reset
+# what this step says on purpose: irdma's report of the timed-out op (utils.c irdma_handle_cqp_op, status -110)
+notes="$PROBE_NOTES"
+PROBE_NOTES="$PROBE_NOTES|Manage APBV Table Entry Cmd Error.*status=-110"
+step_messages cqp-timeout-reset
+PROBE_NOTES="$notes"
+checkpoint pf-reset
 
 step reboot
 checkpoint before-reboot

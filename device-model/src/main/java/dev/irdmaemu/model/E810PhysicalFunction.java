@@ -4,6 +4,7 @@ import dev.irdmaemu.fw.aq.AqError;
 import dev.irdmaemu.fw.aq.AqOpcode;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.InterruptSink;
+import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.ice.AqCommandHandler;
 import dev.irdmaemu.model.ice.IceFirmware;
@@ -107,6 +108,17 @@ public final class E810PhysicalFunction {
      */
     public E810Holdings holdings() {
         return E810Holdings.of(this);
+    }
+
+    /**
+     * Fault injection for debugging and tests, off unless called (the guest cannot arm it): the RDMA block's CQP
+     * withholds the CCQ completion of the next {@code op} (any op when null), so that irdma times out, asks ice for
+     * a PF reset and is probed again (CqpEngine#withholdNextCompletion). The PF software reset that follows
+     * rebuilds the RDMA block, so whatever irdma left on it (irdma skips its destroy ops once rf->reset is set)
+     * goes with it. On the model's thread.
+     */
+    public void withholdNextCqpCompletion(CqpOpcode op) {
+        rdma.cqp().withholdNextCompletion(op);
     }
 
     /** ice's LAN Rx/Tx queues. */

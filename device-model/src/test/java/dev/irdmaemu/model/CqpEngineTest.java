@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.hmc.FpmQueryBuffer;
@@ -170,5 +171,49 @@ class CqpEngineTest {
         d.ring();
         d.run();
         assertEquals(1, d.dev.aeq().posted());
+    }
+
+    @Test
+    void aWithheldCompletionRunsTheOpButWritesNoCcqEntryExactlyOnce() {
+        d.createCqp(64);
+        d.bringUpHmcAndCcq(16);
+        d.dev.cqp().withholdNextCompletion(CqpOpcode.MANAGE_APBVT);
+        // another op first: the knob waits for the op it names
+        assertFalse(d.nop().error());
+        assertTrue(d.dev.cqp().withholdArmed());
+        long completedBefore = d.dev.cqp().completedOps();
+        int tailBefore = d.cqpTail();
+        d.post((o, v) -> CqpWqeWriter.manageApbvt(d.store(), o, 7174, true, v));
+        assertNull(d.pollCcq(), "no CCQ entry for the withheld op");
+        assertEquals(tailBefore + 1, d.cqpTail(), "the op was retired: the tail moved past it");
+        assertFalse(d.cqpOpError());
+        assertEquals(1, d.dev.apbvt().size(), "the op itself ran");
+        assertEquals(completedBefore, d.dev.cqp().completedOps(), "not a completion the driver can see");
+        assertEquals(1, d.dev.cqp().withheldCompletions());
+        assertFalse(d.dev.cqp().withholdArmed(), "once only");
+        var faults = d.sink.of(TraceKind.FAULT_INJECTED);
+        assertEquals(1, faults.size());
+        assertEquals("withheld_completion", faults.get(0).get("fault"));
+        assertEquals("MANAGE_APBVT", faults.get(0).get("op"));
+        // the ring stays in step: the next op of the same kind completes at its own index
+        TestDriver.Completion c = d.apbvt(7175, true);
+        assertFalse(c.error());
+        assertEquals(tailBefore + 1, c.wqeIndex());
+        assertEquals(1, d.dev.cqp().withheldCompletions());
+    }
+
+    @Test
+    void anUnfilteredWithholdTakesTheNextOpAfterTheCcqExistsAndAResetDisarmsIt() {
+        d.createCqp(64);
+        d.dev.cqp().withholdNextCompletion(null);
+        // before the CCQ the driver polls PFPE_CQPTAIL: nothing to withhold, the tail answers as always
+        assertFalse(d.nop().error());
+        assertEquals(1, d.cqpTail());
+        d.bringUpHmcAndCcq(16);
+        assertEquals(1, d.dev.cqp().withheldCompletions(), "the CCQ's create was the first op with a CCQ entry");
+        d.dev.cqp().withholdNextCompletion(null);
+        d.dev.reset();
+        assertFalse(d.dev.cqp().withholdArmed(), "a function reset makes the engine anew, disarmed");
+        assertEquals(0, d.dev.cqp().withheldCompletions());
     }
 }

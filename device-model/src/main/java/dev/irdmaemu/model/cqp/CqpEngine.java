@@ -29,6 +29,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * CQP_OP_ERR and PFPE_CQPERRCODES for a failed op) and, once the CCQ exists, a CCQ completion is written
  * (irdma_sc_ccq_get_cqe_info). Each fetch and each execution is one event on the scheduler, costed by the
  * {@link LatencyTable}. No guest value can make it throw; nothing is allocated per WQE.
+ *
+ * <p>One fault can be injected, for debugging a driver's error paths and for tests: {@link
+ * #withholdNextCompletion(CqpOpcode)}. It is off unless a host asks for it; the guest cannot arm it.
  */
 public final class CqpEngine {
     private final HostMemory memory;
@@ -68,6 +71,9 @@ public final class CqpEngine {
     private long completed;
     private long failed;
     private long ccqLost;
+    private boolean withholdArmed;
+    private CqpOpcode withholdOp;
+    private long withheld;
 
     public CqpEngine(HostMemory memory, SimScheduler scheduler, Trace trace, LatencyTable latency, CqTable cqs,
                      CqpOpHandler ops) {
@@ -311,6 +317,10 @@ public final class CqpEngine {
             completed++;
             return;
         }
+        if (withholdArmed && (withholdOp == null || withholdOp == fetchedOp)) {
+            withhold(index);
+            return;
+        }
         if (!ccq.hasRoom(1)) {
             ccq.overflow();
             return;
@@ -328,6 +338,43 @@ public final class CqpEngine {
                 error, f.major(), error ? f.minor() : result.successMinor, ccq.polarity(0));
         ccq.produced(1, false);
         completed++;
+    }
+
+    /** The armed fault bites: the op ran, its CCQ entry is never written, the driver is left waiting. */
+    private void withhold(int index) {
+        withholdArmed = false;
+        withheld++;
+        TraceEvent t = trace.start(TraceKind.FAULT_INJECTED);
+        if (t != null) {
+            t.text("fault", "withheld_completion").text("op", fetchedOp == null ? "0x" + Integer.toHexString(
+                    fetchedCode) : fetchedOp.name()).num("wqe", index).emit();
+        }
+    }
+
+    // --- fault injection (a debugging and test feature: never armed by the guest)
+
+    /**
+     * Withholds exactly one CCQ completion: the next op of {@code op} (of any opcode when null) that completes
+     * once the CCQ exists is executed and retired as usual (PFPE_CQPTAIL moves past it), but no CCQ entry is written
+     * for it. A driver waiting for that op sees no progress: irdma 7.3 gives up after its CQP timeout (utils.c
+     * irdma_wait_event: CQP_TIMEOUT_THRESHOLD polls of CQP_COMPL_WAIT_TIME_MS with completed_ops unchanged, about
+     * 5 s), sets rf->reset and asks ice for a PF reset (icrdma_if.c icrdma_request_reset), which is how this
+     * reaches the driver's reset path. Arming again replaces the pending arm; a function reset disarms it (the
+     * engine is made anew). Traced as {@link TraceKind#FAULT_INJECTED} when it bites.
+     */
+    public void withholdNextCompletion(CqpOpcode op) {
+        withholdArmed = true;
+        withholdOp = op;
+    }
+
+    /** Whether {@link #withholdNextCompletion} is armed and has not bitten yet. */
+    public boolean withholdArmed() {
+        return withholdArmed;
+    }
+
+    /** Completions withheld so far by {@link #withholdNextCompletion}. */
+    public long withheldCompletions() {
+        return withheld;
     }
 
     /** The fields of the fetched WQE that say what the op was about (as the kernel's WQE dumps would). */

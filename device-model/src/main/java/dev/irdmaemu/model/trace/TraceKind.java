@@ -65,7 +65,12 @@ public enum TraceKind {
     /** A function reset (FLR, the transport's device reset) and what it returned to power-on state. */
     FUNCTION_RESET("function_reset"),
     /** An MSI-X message the PCI function sent to the host (model.pci), after the enable and bus-master checks. */
-    MSIX("msix");
+    MSIX("msix"),
+    /**
+     * A fault the host injected on purpose (a debugging and test feature, never the guest's doing) as it bit: e.g.
+     * a CQP completion withheld (model.cqp.CqpEngine#withholdNextCompletion), with the op it concerned.
+     */
+    FAULT_INJECTED("fault_injected");
 
     private final String wireName;
 

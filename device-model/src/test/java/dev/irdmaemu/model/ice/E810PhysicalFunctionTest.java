@@ -5,6 +5,7 @@ import static dev.irdmaemu.fw.reg.IceRegister.PFGEN_CTRL;
 import static dev.irdmaemu.fw.reg.IceRegister.PFGEN_CTRL_PFSWR_M;
 import static dev.irdmaemu.fw.reg.IceRegister.PFINT_FW_CTL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.fw.aq.AqDescriptor;
@@ -16,6 +17,7 @@ import dev.irdmaemu.fw.aq.AqLayout;
 import dev.irdmaemu.fw.aq.AqLayout.ReqRes;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
+import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.pci.PciRegs;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.reg.Gen2Registers;
@@ -93,6 +95,19 @@ class E810PhysicalFunctionTest {
         assertEquals(0, pci.barRead(0, PFGEN_CTRL, 4) & PFGEN_CTRL_PFSWR_M, "PFSWR clears itself");
         assertEquals(before + 1, pf.rdma().resets());
         assertEquals(0x80, pci.barRead(0, Gen2Register.GLPE_CPUSTATUS0.offset(), 4));
+    }
+
+    /**
+     * The injected CQP fault is armed on the RDMA block's engine of the moment; the PF software reset that irdma's
+     * timeout leads to (through ice) makes the block anew, disarmed, with nothing withheld yet.
+     */
+    @Test
+    void aWithheldCompletionArmedOnThePfIsGoneAfterThePfSoftwareReset() {
+        pf.withholdNextCqpCompletion(CqpOpcode.MANAGE_APBVT);
+        assertTrue(pf.rdma().cqp().withholdArmed());
+        pci.barWrite(0, PFGEN_CTRL, 4, PFGEN_CTRL_PFSWR_M);
+        assertFalse(pf.rdma().cqp().withholdArmed(), "disarmed by the PF reset");
+        assertEquals(0, pf.rdma().cqp().withheldCompletions());
     }
 
     @Test

@@ -121,7 +121,8 @@ final class E810Command implements Callable<Integer> {
         } catch (IOException e) {
             throw new CliFailure(ExitCodes.IO_ERROR, "e810: " + e.getMessage(), e);
         } catch (TimeoutException e) {
-            throw new CliFailure(ExitCodes.FAILED, "e810: the model did not answer: " + e.getMessage(), e);
+            // a guest's result line late, or the model's loop not answering
+            throw new CliFailure(ExitCodes.FAILED, "e810: timed out: " + e.getMessage() + "; consoles in " + dir, e);
         } catch (GuestBootException e) {
             throw new CliFailure(ExitCodes.FAILED, "e810: " + e.getMessage() + "; consoles in " + dir, e);
         } catch (InterruptedException e) {

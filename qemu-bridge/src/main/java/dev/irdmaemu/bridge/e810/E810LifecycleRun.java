@@ -7,6 +7,7 @@ import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.GuestResult;
 import dev.irdmaemu.bridge.kit.QemuProcess;
 import dev.irdmaemu.bridge.kit.VfioUserDevice;
+import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.model.E810Holdings;
 import dev.irdmaemu.model.trace.JsonLinesTraceSink;
 import java.io.BufferedWriter;
@@ -28,7 +29,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The guest's {@code e810-lifecycle} scenario on one emulated E810 (the kit's e810 flavour, one {@link E810Host}
  * for the whole run): the scenario reloads irdma and ice, toggles enable_iwarp, reloads through devlink, resets the
- * function and reboots the guest once; the second boot probes both drivers again on the same model. At each of the
+ * function, has irdma ask for a PF reset (the host withholds one CQP completion, irdma times out) and reboots the
+ * guest once; the second boot probes both drivers again on the same model. At each of the
  * scenario's checkpoints (a console line {@value #CHECKPOINT} NAME) the guest waits for the host's answer on its
  * serial input; meanwhile the host takes {@link E810Holdings} on the model's loop, so every sample is of a quiet
  * device at a known point of the guest's run. The run folder gets the console and the model's trace as {@link
@@ -44,6 +46,13 @@ public final class E810LifecycleRun {
     public static final String BOOT_RESULT = "IRDMA-EMU-BOOT";
     private static final Pattern CHECKPOINT_LINE = Pattern.compile(CHECKPOINT + " ([a-z0-9][a-z0-9-]{0,40})\\s*$");
     private static final Duration SAMPLE_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * The checkpoint at which the host arms the model's fault injection (after sampling): the CCQ completion of
+     * the next Manage APBVT op is withheld ({@code E810PhysicalFunction#withholdNextCqpCompletion}); the guest
+     * then starts an rping server, whose listen makes irdma add its port (hw.c irdma_add_apbvt, a waiting op).
+     */
+    public static final String WITHHOLD_CHECKPOINT = "cqp-withhold";
+    public static final CqpOpcode WITHHELD_OP = CqpOpcode.MANAGE_APBVT;
 
     /** What the host saw at one checkpoint: the boot it came in (1, 2), its name and what the model held. */
     public record Checkpoint(int boot, String name, E810Holdings holdings) {
@@ -165,6 +174,21 @@ public final class E810LifecycleRun {
             } catch (TimeoutException e) {
                 LOG.warn("checkpoint {}: the model loop did not answer in {}", name, SAMPLE_TIMEOUT);
                 return;
+            }
+            if (name.equals(WITHHOLD_CHECKPOINT)) {
+                try {
+                    host.loop().call(() -> {
+                        host.pf().withholdNextCqpCompletion(WITHHELD_OP);
+                        return null;
+                    }, SAMPLE_TIMEOUT);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (TimeoutException e) {
+                    LOG.warn("checkpoint {}: the model loop did not take the fault in {}", name, SAMPLE_TIMEOUT);
+                    return;
+                }
+                progress.accept("boot " + boots + ": the next " + WITHHELD_OP + " completion will be withheld");
             }
             checkpoints.add(new Checkpoint(boots, name, h));
             progress.accept("boot " + boots + " checkpoint " + name + ": " + h);

@@ -1,14 +1,15 @@
 package dev.irdmaemu.bridge.e810;
 
+import dev.irdmaemu.bridge.boot.QemuHost;
 import dev.irdmaemu.bridge.boot.ScenarioOverlay;
 import dev.irdmaemu.bridge.kit.GuestBootException;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.GuestResult;
-import dev.irdmaemu.bridge.kit.QemuProcess;
 import dev.irdmaemu.bridge.kit.VfioUserDevice;
 import dev.irdmaemu.fw.pcap.PcapWriter;
 import dev.irdmaemu.fw.pcap.TimestampResolution;
+import dev.irdmaemu.model.E810Holdings;
 import dev.irdmaemu.model.trace.JsonLinesTraceSink;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -17,6 +18,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -27,7 +30,8 @@ import java.util.stream.Stream;
  * other's connect with {@code rping -c}, both verifying. The run folder gets each guest's console
  * ({@code server.log}, {@code client.log}), each E810's trace ({@code server-trace.jsonl}, {@code
  * client-trace.jsonl}) and the cable's capture ({@code wire.pcap}, each frame stamped with its sender's simulated
- * time).
+ * time). Each guest's QEMU runs where its {@link QemuHost} puts it: here as a child process, or in a guest
+ * container (the test's Testcontainers guest), the sockets and the initramfs in a folder both sides share.
  */
 public final class E810PairRun {
     public static final long SERVER_MAC = 0x02_00_5E_10_00_01L;
@@ -35,9 +39,12 @@ public final class E810PairRun {
     public static final String SERVER_ADDRESS = "192.0.2.10";
     public static final String CLIENT_ADDRESS = "192.0.2.20";
 
-    /** Both guests' results, the run's files, and what each E810 held after its guest powered off. */
+    /**
+     * Both guests' results, the run's files, and what each E810 held after its guest powered off (its QPs, and all
+     * of it as {@link E810Holdings}).
+     */
     public record Outcome(GuestResult server, GuestResult client, Path runDir, Path pcap, int serverQpsLeft,
-                          int clientQpsLeft, String cable) {
+                          int clientQpsLeft, String cable, E810Holdings serverHeld, E810Holdings clientHeld) {
         public boolean ok() {
             return server.ok() && client.ok() && serverQpsLeft == 0 && clientQpsLeft == 0;
         }
@@ -48,6 +55,16 @@ public final class E810PairRun {
 
     /** Boots both guests at once and waits (at most {@code timeout}) for both results and both QEMUs' exits. */
     public static Outcome run(GuestKit e810Kit, Path runDir, int count, Duration timeout, Consumer<String> progress)
+            throws IOException, InterruptedException, TimeoutException, GuestBootException {
+        return run(e810Kit, runDir, count, timeout, progress, QemuHost.LOCAL, QemuHost.LOCAL);
+    }
+
+    /**
+     * As {@link #run(GuestKit, Path, int, Duration, Consumer)}, the server's QEMU on {@code serverHost} and the
+     * client's on {@code clientHost} (each makes its guest's launch: the kit as that host holds it).
+     */
+    public static Outcome run(GuestKit e810Kit, Path runDir, int count, Duration timeout, Consumer<String> progress,
+                              QemuHost serverHost, QemuHost clientHost)
             throws IOException, InterruptedException, TimeoutException, GuestBootException {
         Files.createDirectories(runDir);
         Path temp = Files.createTempDirectory("irdma-emu-pair");
@@ -67,20 +84,24 @@ public final class E810PairRun {
             progress.accept("two emulated E810s on one cable, serving vfio-user in " + temp);
             GuestResult serverResult;
             GuestResult clientResult;
-            try (QemuProcess s = QemuProcess.start(launch(e810Kit, initrd, server, "server", SERVER_ADDRESS,
-                    CLIENT_ADDRESS, count), runDir.resolve("server.log"));
-                 QemuProcess c = QemuProcess.start(launch(e810Kit, initrd, client, "client", CLIENT_ADDRESS,
-                         SERVER_ADDRESS, count), runDir.resolve("client.log"))) {
-                progress.accept("both guests booting (Linux " + e810Kit.kernelRelease() + ", TCG)");
-                serverResult = s.awaitResult(timeout);
-                clientResult = c.awaitResult(timeout);
+            try (QemuHost.Running s = serverHost.start(launch(serverHost.launch(e810Kit), initrd, server, "server",
+                    SERVER_ADDRESS, CLIENT_ADDRESS, count), runDir.resolve("server.log"), temp);
+                 QemuHost.Running c = clientHost.start(launch(clientHost.launch(e810Kit), initrd, client, "client",
+                         CLIENT_ADDRESS, SERVER_ADDRESS, count), runDir.resolve("client.log"), temp)) {
+                progress.accept("both guests booting (Linux " + e810Kit.kernelRelease() + ", TCG): server "
+                        + s.where() + ", client " + c.where());
+                long deadline = System.nanoTime() + timeout.toNanos();
+                serverResult = awaitResult(s, "server", deadline);
+                clientResult = awaitResult(c, "client", deadline);
                 s.awaitExit(Duration.ofSeconds(30));
                 c.awaitExit(Duration.ofSeconds(30));
             }
             int serverQps = server.loop().call(() -> server.pf().rdma().qps().liveCount(), Duration.ofSeconds(10));
             int clientQps = client.loop().call(() -> client.pf().rdma().qps().liveCount(), Duration.ofSeconds(10));
+            E810Holdings serverHeld = server.loop().call(() -> server.pf().holdings(), Duration.ofSeconds(10));
+            E810Holdings clientHeld = client.loop().call(() -> client.pf().holdings(), Duration.ofSeconds(10));
             return new Outcome(serverResult, clientResult, runDir, pcapFile, serverQps, clientQps,
-                    server.cableSummary());
+                    server.cableSummary(), serverHeld, clientHeld);
         } finally {
             try (Stream<Path> files = Files.walk(temp)) {
                 for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
@@ -90,9 +111,29 @@ public final class E810PairRun {
         }
     }
 
-    private static GuestLaunch launch(GuestKit kit, Path initrd, E810Host host, String part, String address,
+    /**
+     * One guest's result line, by {@code deadline} ({@link System#nanoTime()}): a {@link TimeoutException} when
+     * it is late; QEMU's own failure (a {@link GuestBootException} for a local QEMU) when it ended first.
+     */
+    private static GuestResult awaitResult(QemuHost.Running qemu, String part, long deadline)
+            throws GuestBootException, IOException, InterruptedException, TimeoutException {
+        try {
+            return qemu.result().toCompletableFuture().get(Math.max(1, deadline - System.nanoTime()),
+                    TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new TimeoutException("no result line from the " + part + " guest (" + qemu.where() + ") in time");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GuestBootException g) {
+                throw g;
+            }
+            throw new IOException("the " + part + " guest (" + qemu.where() + "): " + e.getCause().getMessage(),
+                    e.getCause());
+        }
+    }
+
+    private static GuestLaunch launch(GuestLaunch base, Path initrd, E810Host host, String part, String address,
                                       String peer, int count) {
-        return kit.launch().machine(GuestLaunch.Machine.Q35).scenario("rping-pair").memoryMiB(512)
+        return base.machine(GuestLaunch.Machine.Q35).scenario("rping-pair").memoryMiB(512)
                 .initramfs(initrd).kernelArgument("irdma_emu.nic=e810").kernelArgument("irdma_emu.pair=" + part)
                 .kernelArgument("irdma_emu.addr=" + address + "/24").kernelArgument("irdma_emu.peer=" + peer)
                 .kernelArgument("irdma_emu.count=" + count)

@@ -96,7 +96,7 @@ public final class EventDecoder {
 
     /**
      * The event's name: a register's kernel name (PFPE_CQPTAIL, GLINT_DYN_CTL), a CQP op, an admin queue command
-     * (get_ver), an AE (IRDMA_AE_...), else the event name.
+     * (get_ver), an AE (IRDMA_AE_...), an injected fault (withheld_completion), else the event name.
      */
     public static String name(TraceRecord r) {
         switch (r.event()) {
@@ -106,6 +106,8 @@ public final class EventDecoder {
                 return r.has("op") ? r.get("op") : r.event();
             case "aq":
                 return r.has("op") ? r.get("op") : r.event();
+            case "fault_injected":
+                return r.has("fault") ? r.get("fault") : r.event();
             case "aeqe": {
                 AeCode c = AeCode.of((int) r.number("ae", -1));
                 return c != null ? c.kernelName() : "AE " + r.get("ae");

@@ -11,7 +11,7 @@ public enum EventKind {
     MMIO,
     /** Admin queue commands, events, ring faults and PF resets (aq). */
     AQ,
-    /** The control QP: cqp_create, cqp_op, cqp_error. */
+    /** The control QP: cqp_create, cqp_op, cqp_error, and a CQP completion the host withheld (fault_injected). */
     CQP,
     /** Asynchronous events (aeqe) and completions the device could not write (completion_lost). */
     AE,
@@ -40,6 +40,7 @@ public enum EventKind {
             case "pci_bar" -> "msix_dropped".equals(r == null ? null : r.get("action")) ? MSIX : MMIO;
             case "aq" -> AQ;
             case "cqp_create", "cqp_op", "cqp_error" -> CQP;
+            case "fault_injected" -> "withheld_completion".equals(r == null ? null : r.get("fault")) ? CQP : OTHER;
             case "aeqe", "completion_lost" -> AE;
             case "ceqe" -> CEQ;
             case "msix", "irq" -> MSIX;

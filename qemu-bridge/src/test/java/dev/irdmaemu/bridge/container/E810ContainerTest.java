@@ -11,7 +11,8 @@ import dev.irdmaemu.bridge.boot.ScenarioExpectations;
  * The E810 path through a guest container: QEMU in the container attaches the emulated E810 over the vfio-user
  * socket in the boot's shared folder, the guest (the kit's e810 flavour, Linux 7.3) runs its stock ice.ko and
  * irdma.ko on it, and the hosted node on the E810's cable answers, checked with the same
- * {@link ScenarioExpectations} as the direct boots of {@code E810ScenariosBootTest}.
+ * {@link ScenarioExpectations} as the direct boots of {@code E810ScenariosBootTest}. The two-guest pair through
+ * containers is {@link E810PairContainerTest}.
  */
 class E810ContainerTest {
     private static void onTheE810(BootReport run) {
@@ -36,5 +37,11 @@ class E810ContainerTest {
     void irdmasUcmatoseClientsConnectToTheNode(BootReport run) throws Exception {
         onTheE810(run);
         ScenarioExpectations.ucmatoseClient(run);
+    }
+
+    @GuestTest(scenario = "ucmatose-server", model = HostedNodeModel.class, e810 = true, resultTimeoutSeconds = 240)
+    void theNodesUcmatoseClientsConnectToIrdmasServers(BootReport run) throws Exception {
+        onTheE810(run);
+        ScenarioExpectations.ucmatoseServer(run);
     }
 }

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The stock ice.ko and irdma.ko of Linux 7.3 through their lifecycle on one emulated E810, in one QEMU run that
  * boots twice (scenario {@code e810-lifecycle}): an RDMA CM listener that comes and goes, rmmod/modprobe irdma, enable_iwarp off and on, rmmod/modprobe ice,
- * devlink reload, a function reset through sysfs, a guest reboot. At each checkpoint the host counts what the model
+ * devlink reload, a function reset through sysfs, a PF reset irdma asks for after the host withheld one CQP completion,
+ * a guest reboot. At each checkpoint the host counts what the model
  * holds: a driver that is gone has left nothing behind, and a driver that is back holds exactly what the first
  * probe held.
  */
@@ -42,7 +43,8 @@ class E810LifecycleBootTest {
      * Tx drop rules (ETH_P_PAUSE, ETH_P_LLDP) only ice_vsi_setup adds are not there any more (ice_lib.c): the rest
      * is what the first probe held.
      */
-    private static final List<String> AFTER_REINIT = List.of("devlink-reloaded", "function-reset", "before-reboot");
+    private static final List<String> AFTER_REINIT = List.of("devlink-reloaded", "function-reset", "pf-reset",
+            "before-reboot");
     private static final int TX_DROP_RULES = 2;
     private static final Pattern DEVICE_RESETS = Pattern.compile("DEVICE_RESET=(\\d+)");
 
@@ -116,6 +118,29 @@ class E810LifecycleBootTest {
         // the function reset went through the PCI function's FLR (pci_reset_function; ice's reset_prepare/done)
         String trace = Files.readString(o.trace(), StandardCharsets.UTF_8);
         assertTrue(trace.contains("\"block\":\"pci\",\"cause\":\"flr\""), "the model saw the FLR");
+        // the PF reset irdma asked for: the model withheld one Manage APBVT completion, irdma gave up on it after its
+        // CQP timeout (about 5 s of polls), ice reset the PF (PFSWR: the RDMA block rebuilt) and irdma came back under
+        // a new ib_device index; what its remove left behind (it skips the destroy ops) went with the reset
+        int withheld = trace.indexOf("\"fault_injected\"");
+        assertTrue(withheld >= 0, "the model withheld a completion");
+        String fault = trace.substring(trace.lastIndexOf('\n', withheld) + 1, trace.indexOf('\n', withheld));
+        assertTrue(fault.contains("\"op\":\"" + E810LifecycleRun.WITHHELD_OP.name() + "\""), fault);
+        assertEquals(withheld, trace.lastIndexOf("\"fault_injected\""), "exactly one completion withheld");
+        String rdmaReset = trace.substring(withheld).lines().filter(l -> l.contains("\"function_reset\"")
+                && l.contains("\"block\":\"rdma\"")).findFirst().orElseThrow(() -> new AssertionError(
+                        "the RDMA block was not reset after the withheld completion"));
+        // irdma's remove with rf->reset skips its destroy ops: the PF reset found the CCQ and PUDA queues still there
+        Matcher left = Pattern.compile("\"qps\":(\\d+),\"cqs\":(\\d+)").matcher(rdmaReset);
+        assertTrue(left.find() && Integer.parseInt(left.group(1)) > 0 && Integer.parseInt(left.group(2)) > 0,
+                () -> "the PF reset after the CQP timeout found irdma's queues in place: " + rdmaReset);
+        String indices = first.field("rdma_index");
+        assertTrue(indices != null && indices.matches("\\d+-\\d+"), () -> "rdma_index " + indices);
+        long timedOut = Long.parseLong(first.field("timed_out_listen_ms"));
+        assertTrue(timedOut >= 4_000 && timedOut < 30_000, () -> "the listen gave up after " + timedOut + " ms");
+        assertTrue(log.contains("Requesting a reset"), "irdma asked ice for the reset");
+        LOG.info("CQP timeout: the listen gave up after {} ms; the whole step took {} ms; ib_device index {}",
+                timedOut, first.field("cqp_timeout_reset_ms"), indices);
+
         // QEMU resets the vfio-user device at its start and again when the guest reboots
         Matcher resets = DEVICE_RESETS.matcher(o.vfioUser());
         assertTrue(resets.find(), o::vfioUser);

@@ -1,0 +1,66 @@
+package dev.irdmaemu.bridge.e810;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irdmaemu.bridge.cli.Main;
+import dev.irdmaemu.bridge.decode.Tshark;
+import dev.irdmaemu.model.E810Holdings;
+import dev.irdmaemu.model.E810Holdings.Side;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What a run of the {@code rping-pair} scenario must show, whichever host ran the two guests' QEMUs (children of
+ * the test, {@link E810PairBootTest}, or two guest containers, {@code E810PairContainerTest}): both guests' irdma in
+ * iWARP mode, {@code count} pings verified, nothing left on either E810 once its guest powered off, and a capture
+ * that decodes with irdma-emu decode (one MPA v2 peer-to-peer exchange, the server's Writes, good CRCs) and with
+ * tshark alike.
+ */
+public final class E810PairExpectations {
+    private E810PairExpectations() {
+    }
+
+    public static void verifiedPings(E810PairRun.Outcome o, int count) throws IOException, InterruptedException {
+        assertTrue(o.server().ok(), () -> "server: " + o.server());
+        assertTrue(o.client().ok(), () -> "client: " + o.client());
+        assertEquals(Integer.toString(count), o.server().field("rping_verified"));
+        assertEquals(Integer.toString(count), o.client().field("rping_pings"));
+        assertEquals("iWARP", o.server().field("transport"));
+        assertEquals("iWARP", o.client().field("transport"));
+        assertEquals(0, o.serverQpsLeft(), "the server's E810 holds no QP after its guest's poweroff");
+        assertEquals(0, o.clientQpsLeft(), "the client's E810 holds no QP after its guest's poweroff");
+        for (E810Holdings h : List.of(o.serverHeld(), o.clientHeld())) {
+            assertEquals(0, h.total(Side.RDMA), () -> "irdma's objects left after the poweroff: " + h);
+            assertEquals(0, h.total(Side.LAN), () -> "ice's objects left after the poweroff: " + h);
+        }
+
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        assertEquals(0, Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+                .execute("decode", o.pcap().toString()), err::toString);
+        List<String> lines = out.toString().lines().toList();
+        String client = E810PairRun.CLIENT_ADDRESS;
+        String server = E810PairRun.SERVER_ADDRESS;
+        assertTrue(lines.stream().anyMatch(l -> l.contains(client + " → " + server) && l.contains("MPA Req rev 2")
+                && l.contains(" P2P")), "the client's irdma sends an MPA v2 peer-to-peer request");
+        assertTrue(lines.stream().anyMatch(l -> l.contains(server + " → " + client) && l.contains("MPA Rep rev 2")),
+                "the server's irdma replies");
+        // once each: a segment the model's TCP sent again (the busy guest ACKed late) is not another Write
+        assertEquals(count, lines.stream().filter(l -> l.contains(server + " → " + client)
+                && l.contains("RDMA Write 64 bytes") && !l.contains("[retransmission]")).count(),
+                "the server Writes each ping back");
+        assertTrue(lines.stream().noneMatch(l -> l.contains("CRC BAD") || l.contains("malformed")), "every FPDU's "
+                + "CRC is good, nothing malformed");
+        // and with tshark: the same frames, none malformed, the FPDUs read as iWARP
+        Path dir = Files.createDirectories(o.runDir().resolve("tshark"));
+        List<String> tshark = Tshark.run(dir, o.pcap(), "--disable-protocol", "rpcordma");
+        assertEquals(lines.size(), tshark.size(), "tshark and irdma-emu decode see the same frames");
+        assertTrue(tshark.stream().noneMatch(l -> l.contains("Malformed")), () -> "tshark: " + tshark);
+        assertTrue(tshark.stream().anyMatch(l -> l.contains(" DDP/RDMA ")), "tshark reads the FPDUs as iWARP");
+    }
+}
