@@ -196,7 +196,8 @@ class CqpEngineTest {
         assertEquals("withheld_completion", faults.get(0).get("fault"));
         assertEquals("MANAGE_APBVT", faults.get(0).get("op"));
         // the ring stays in step: the next op of the same kind completes at its own index
-        TestDriver.Completion c = d.apbvt(7175, true);
+        d.post((o, v) -> CqpWqeWriter.manageApbvt(d.store(), o, 7175, true, v));
+        BareFunction.Completion c = d.completion();
         assertFalse(c.error());
         assertEquals(tailBefore + 1, c.wqeIndex());
         assertEquals(1, d.dev.cqp().withheldCompletions());
