@@ -251,6 +251,53 @@ final class DriverPair implements AutoCloseable {
             return verbs.registerPages(pd, va, scatteredPages(pages), bytes, access);
         }
 
+        /**
+         * {@code bytes} of host memory registered with its pages swapped pairwise (page 2k+1 first, then 2k: a user
+         * buffer as ib_umem may pin it), so the region is not contiguous and the device walks its PBL; the iova is
+         * the block's address. Read and write it through {@link #fill(Buffer, long)} and
+         * {@link #checksum(Buffer)}, which follow the page list.
+         */
+        Buffer pagedBuffer(long bytes, int access) {
+            int count = (int) ((bytes + 4095) / 4096);
+            long gpa = n.alloc((long) count * 4096);
+            long[] pages = new long[count];
+            for (int i = 0; i < count; i++) {
+                int j = (i ^ 1) < count ? i ^ 1 : i;
+                pages[i] = gpa + (long) j * 4096;
+            }
+            MemoryRegion mr = verbs.registerPages(pd, gpa, pages, bytes, access);
+            return new Buffer(gpa, bytes, mr.lkey(), mr);
+        }
+
+        /** Fills a region (a multiple of 8 bytes) through its page list with the pattern of {@link #fill(long, long, long)}. */
+        void fill(Buffer b, long seed) {
+            if (b.mr().pbleLevel() == 0) {
+                fill(b.gpa(), b.length(), seed);
+                return;
+            }
+            long x = seed;
+            for (long i = 0; i < b.length(); i += 8) {
+                x = x * 6364136223846793005L + 1442695040888963407L;
+                n.store().writeLong(b.mr().storeOffset(b.gpa() + i), x ^ x >>> 29);
+            }
+        }
+
+        /** {@link #checksum(long, long)} of a region read through its page list. */
+        long checksum(Buffer b) {
+            if (b.mr().pbleLevel() == 0) {
+                return checksum(b.gpa(), b.length());
+            }
+            java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+            byte[] page = new byte[4096];
+            for (long done = 0; done < b.length(); ) {
+                int k = (int) Math.min(4096 - (b.gpa() + done) % 4096, b.length() - done);
+                n.store().read(b.mr().storeOffset(b.gpa() + done), page, 0, k);
+                c.update(page, 0, k);
+                done += k;
+            }
+            return c.getValue() << 32 | b.length();
+        }
+
         /** {@code count} non-contiguous, descending 4 KiB pages. */
         long[] scatteredPages(int count) {
             long block = n.alloc(2L * count * 4096);
