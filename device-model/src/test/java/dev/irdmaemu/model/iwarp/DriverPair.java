@@ -19,6 +19,8 @@ import dev.irdmaemu.driver.verbs.TcpOffloadContext;
 import dev.irdmaemu.driver.verbs.WcOpcode;
 import dev.irdmaemu.driver.verbs.WcStatus;
 import dev.irdmaemu.driver.verbs.WorkCompletion;
+import dev.irdmaemu.fw.cqp.CqOpFields;
+import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.pcap.FrameTap;
@@ -30,6 +32,7 @@ import dev.irdmaemu.fw.wire.LinkPort;
 import dev.irdmaemu.model.DriverNode;
 import dev.irdmaemu.model.E810RdmaFunction;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
+import dev.irdmaemu.model.trace.TraceKind;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -401,6 +404,38 @@ final class DriverPair implements AutoCloseable {
                 done += k;
             }
             return c.getValue() << 32 | bytes;
+        }
+
+        /** The STag is a valid region of the device's table, under this very key (not freed, not invalidated). */
+        boolean stagValid(int stag) {
+            var t = n.dev.stags();
+            int idx = t.indexOf(stag >>> 8);
+            return t.registered(idx) && t.stagAt(idx) == stag;
+        }
+
+        /**
+         * The WQE indexes of the completions the device wrote for {@code qp}, SQ or RQ, in order (its CQE trace:
+         * the quantum index irdma_uk_cq_poll_cmpl reads from IRDMA_CQ_WQEIDX).
+         */
+        List<Integer> cqeWqeIndexes(QueuePair qp, boolean sq) {
+            List<Integer> l = new ArrayList<>();
+            for (RecordingTraceSink.Recorded e : n.sink.of(TraceKind.CQE)) {
+                if ((sq ? "sq_completion" : "rq_completion").equals(e.get("action"))
+                        && String.valueOf(qp.id()).equals(e.get("qp"))) {
+                    l.add(Integer.parseInt(e.get("wqe")));
+                }
+            }
+            return l;
+        }
+
+        /**
+         * Destroy CQ {@code cq} on the device behind the verbs' back (irdma refuses while a QP uses it: a hostile
+         * driver's op, written with the firmware-iface writer on the driver's CQP). Answers whether it succeeded.
+         */
+        boolean destroyCqUnderItsQp(CompletionQueue cq) {
+            CqOpFields f = new CqOpFields();
+            f.cqId = cq.id();
+            return !n.op("DESTROY_CQ", (o, v) -> CqpWqeWriter.destroyCq(n.store(), o, f, v)).error();
         }
 
         /** The model's iWARP engine of {@code qp}. */
