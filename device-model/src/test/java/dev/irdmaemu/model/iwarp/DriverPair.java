@@ -24,6 +24,11 @@ import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.pcap.FrameTap;
+import dev.irdmaemu.fw.qp.IwarpOffloadInfo;
+import dev.irdmaemu.fw.qp.QpContext;
+import dev.irdmaemu.fw.qp.QpHostContextInfo;
+import dev.irdmaemu.fw.qp.QpResources;
+import dev.irdmaemu.fw.qp.TcpOffloadInfo;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.wire.FaultProfile;
@@ -39,6 +44,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -458,6 +464,12 @@ final class DriverPair implements AutoCloseable {
         /** What MPA negotiated (cm.c irdma_negotiate_mpa_v2_ird_ord). */
         int ird = DEFAULT_IRD;
         int ord = DEFAULT_ORD;
+        /** A change to the context's iWARP half irdma would not make ({@link #rewriteIwarpHalf}); null: none. */
+        UnaryOperator<IwarpOffloadInfo> context;
+
+        QpInit init(Node n, CompletionQueue cq) {
+            return new QpInit(n.pd, cq, cq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInline, false);
+        }
     }
 
     /** One connection: A's QP (active, RTR) and B's QP (passive, LSMM). */
@@ -470,6 +482,9 @@ final class DriverPair implements AutoCloseable {
         Ae passiveEstablished;
         int portA;
         int portB;
+        /** The AEs each side raised while the connection was made. */
+        final List<Ae> aAes = new ArrayList<>();
+        final List<Ae> bAes = new ArrayList<>();
         final List<QpEvent> aEvents = new ArrayList<>();
         final List<QpEvent> bEvents = new ArrayList<>();
     }
@@ -490,10 +505,8 @@ final class DriverPair implements AutoCloseable {
         tweakB.accept(ob);
         c.aCq = a.verbs.createCq(cqEntries);
         c.bCq = b.verbs.createCq(cqEntries);
-        c.active = a.verbs.createQp(new QpInit(a.pd, c.aCq, c.aCq, oa.maxSendWr, oa.maxRecvWr, oa.maxSendSge,
-                oa.maxRecvSge, oa.maxInline, false));
-        c.passive = b.verbs.createQp(new QpInit(b.pd, c.bCq, c.bCq, ob.maxSendWr, ob.maxRecvWr, ob.maxSendSge,
-                ob.maxRecvSge, ob.maxInline, false));
+        c.active = a.verbs.createQp(oa.init(a, c.aCq));
+        c.passive = b.verbs.createQp(ob.init(b, c.bCq));
         long isnA = 0x1000_0000L + 0x1111L * c.active.id();
         long isnB = 0xfff0_0000L + 0x2222L * c.passive.id(); // B's sequence space wraps during long transfers
         Rdma0 rdma0 = rtrRead ? Rdma0.READ : Rdma0.WRITE;
@@ -503,7 +516,11 @@ final class DriverPair implements AutoCloseable {
         // B (passive, cm.c irdma_accept): the MPA Reply as the LSMM, the context, RTS
         MpaOutcome replied = new MpaOutcome(1, ob.ird, ob.ord, rdma0, false, MPA_REPLY);
         IwarpConnection.writeLsmm(c.passive, replied);
-        IwarpConnection.writeContext(c.passive, tcp(b, c.portB, a, c.portA, isnB, isnA), replied, ARP_INDEX);
+        IwarpConnection.writeContext(c.passive, tcp(b, c.portB, a.ip, a.mac, c.portA, isnB, isnA), replied,
+                ARP_INDEX);
+        if (ob.context != null) {
+            rewriteIwarpHalf(b, c.passive, ob.context);
+        }
         IwarpConnection.moveToRts(c.passive, (qp, e) -> c.bEvents.add(e));
         // A's CM reads the Reply on its ILQ
         byte[][] reply = new byte[1][];
@@ -514,8 +531,11 @@ final class DriverPair implements AutoCloseable {
         // A (active, cm.c irdma_cm_event_connected): the RTR, the context past the Reply, RTS
         MpaOutcome requested = new MpaOutcome(1, oa.ird, oa.ord, rdma0, true, null);
         IwarpConnection.writeRtr(c.active, rdma0);
-        IwarpConnection.writeContext(c.active, tcp(a, c.portA, b, c.portB, isnA, isnB + MPA_REPLY.length),
-                requested, ARP_INDEX);
+        IwarpConnection.writeContext(c.active, tcp(a, c.portA, b.ip, b.mac, c.portB, isnA,
+                isnB + MPA_REPLY.length), requested, ARP_INDEX);
+        if (oa.context != null) {
+            rewriteIwarpHalf(a, c.active, oa.context);
+        }
         IwarpConnection.moveToRts(c.active, (qp, e) -> c.aEvents.add(e));
         runUntil(() -> {
             for (Ae e : a.allAes()) {
@@ -530,24 +550,54 @@ final class DriverPair implements AutoCloseable {
             }
             return c.activeEstablished != null && c.passiveEstablished != null;
         }, 3_000_000_000L);
-        a.pollAes();
-        b.pollAes();
+        c.aAes.addAll(a.pollAes());
+        c.bAes.addAll(b.pollAes());
         return c;
     }
 
-    private static void steerToIlq(Node n, int localPort, int remote, int remotePort) {
+    static void steerToIlq(Node n, int localPort, int remote, int remotePort) {
         n.driver().manageApbvt(localPort, true);
         n.driver().manageQhash(true, true, new int[] {n.ip}, localPort, new int[] {remote}, remotePort, true, -1,
                 n.mac, IrdmaDriver.ILQ_QP);
     }
 
     /** cm.c irdma_init_tcp_ctx for an IPv4 connection with no VLAN, as the CM's TCP left it. */
-    private static TcpOffloadContext tcp(Node local, int localPort, Node remote, int remotePort, long sndNxt,
-                                         long rcvNxt) {
+    static TcpOffloadContext tcp(Node local, int localPort, int remoteIp, long remoteMac, int remotePort, long sndNxt,
+                                 long rcvNxt) {
         long window = 256 * 1024;
-        return new TcpOffloadContext(true, 0, local.ip & 0xffff_ffffL, localPort, 0, remote.ip & 0xffff_ffffL,
-                remotePort, local.mac, remote.mac, 0xffff, 0, false, 0x40, 0, sndNxt, sndNxt, sndNxt, rcvNxt,
+        return new TcpOffloadContext(true, 0, local.ip & 0xffff_ffffL, localPort, 0, remoteIp & 0xffff_ffffL,
+                remotePort, local.mac, remoteMac, 0xffff, 0, false, 0x40, 0, sndNxt, sndNxt, sndNxt, rcvNxt,
                 window, window, window, 7, 7, 1460, 2L * 1460, rcvNxt, sndNxt, 6, 0x3fff_ffffL, 8, false);
+    }
+
+    /**
+     * Rewrites the iWARP half of {@code qp}'s host context through the fw.qp codec (read back, {@code change}d,
+     * written again): a context irdma never writes (MPA CRC off, markers), for the tests of what the device does
+     * with it. Call it after {@link IwarpConnection#writeContext} and before the move to RTS.
+     */
+    static void rewriteIwarpHalf(Node n, QueuePair qp, UnaryOperator<IwarpOffloadInfo> change) {
+        QpContext ctx = new QpContext().wrap(n.store(), n.off(qp.hostContextAddress()), QpContext.SIZE);
+        QpResources r = ctx.readResources();
+        QpHostContextInfo info = ctx.readInfo(true, true);
+        IwarpOffloadInfo iw = ctx.readIwarp();
+        TcpOffloadInfo t = ctx.readTcp();
+        ctx.write(r, info, change.apply(iw), t);
+    }
+
+    /** {@code w} with MPA CRC off (IRDMAQPC_RCVNOMPACRC), every other field kept. */
+    static IwarpOffloadInfo crcOff(IwarpOffloadInfo w) {
+        return new IwarpOffloadInfo(w.rcvMarkOffset(), w.sndMarkOffset(), w.ddpVer(), w.rdmapVer(), w.errRqIdx(),
+                w.pdId(), w.ordSize(), w.irdSize(), w.ibRdEn(), w.alignHdrs(), true, w.errRqIdxValid(),
+                w.sndMarkEn(), w.rcvMarkEn(), w.wrRdrespEn(), w.bindEn(), w.fastRegEn(), w.privModeEn(), w.rdEn(),
+                w.timelyEn(), w.ecnEn(), w.dctcpEn(), w.tHigh(), w.tLow(), w.lastByteSent(), w.macAddr(), w.rtomin());
+    }
+
+    /** {@code w} with MPA markers on both ways (IRDMAQPC_SNDMARKERS / RCVMARKERS), every other field kept. */
+    static IwarpOffloadInfo markers(IwarpOffloadInfo w) {
+        return new IwarpOffloadInfo(w.rcvMarkOffset(), w.sndMarkOffset(), w.ddpVer(), w.rdmapVer(), w.errRqIdx(),
+                w.pdId(), w.ordSize(), w.irdSize(), w.ibRdEn(), w.alignHdrs(), w.rcvNoMpaCrc(), w.errRqIdxValid(),
+                true, true, w.wrRdrespEn(), w.bindEn(), w.fastRegEn(), w.privModeEn(), w.rdEn(),
+                w.timelyEn(), w.ecnEn(), w.dctcpEn(), w.tHigh(), w.tLow(), w.lastByteSent(), w.macAddr(), w.rtomin());
     }
 
     /** Runs the simulation until {@code done} holds, at most {@code maxNanos} of simulated time. */
