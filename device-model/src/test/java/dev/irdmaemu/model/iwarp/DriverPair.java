@@ -1,6 +1,7 @@
 package dev.irdmaemu.model.iwarp;
 
 import dev.irdmaemu.driver.AsyncEvent;
+import dev.irdmaemu.driver.CqpException;
 import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.driver.verbs.CompletionQueue;
 import dev.irdmaemu.driver.verbs.IrdmaVerbs;
@@ -20,7 +21,10 @@ import dev.irdmaemu.driver.verbs.WcOpcode;
 import dev.irdmaemu.driver.verbs.WcStatus;
 import dev.irdmaemu.driver.verbs.WorkCompletion;
 import dev.irdmaemu.fw.cqp.CqOpFields;
+import dev.irdmaemu.fw.cqp.CqpErrorCode;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
+import dev.irdmaemu.fw.cqp.QpFlushFields;
+import dev.irdmaemu.fw.cqp.QpOpFields;
 import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.pcap.FrameTap;
@@ -30,6 +34,7 @@ import dev.irdmaemu.fw.qp.QpHostContextInfo;
 import dev.irdmaemu.fw.qp.QpResources;
 import dev.irdmaemu.fw.qp.TcpOffloadInfo;
 import dev.irdmaemu.fw.queue.AeCode;
+import dev.irdmaemu.fw.queue.Cqe;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.Link;
@@ -442,6 +447,80 @@ final class DriverPair implements AutoCloseable {
             CqOpFields f = new CqOpFields();
             f.cqId = cq.id();
             return !n.op("DESTROY_CQ", (o, v) -> CqpWqeWriter.destroyCq(n.store(), o, f, v)).error();
+        }
+
+        /** The CQP ops the device completed (with or without error) named {@code op}, in order, from its trace. */
+        List<RecordingTraceSink.Recorded> cqpOps(String op) {
+            List<RecordingTraceSink.Recorded> l = new ArrayList<>();
+            for (RecordingTraceSink.Recorded e : n.sink.events()) {
+                if ((e.kind() == TraceKind.CQP_OP || e.kind() == TraceKind.CQP_ERROR) && op.equals(e.get("op"))) {
+                    l.add(e);
+                }
+            }
+            return l;
+        }
+
+        /**
+         * Modify QP {@code qp} to {@code nextState} with IRDMA_CQPSQ_QP_RESETCON as {@code reset} says, behind the
+         * verbs' back (a second reset of a QP already in ERROR: irdma_modify_qp would not send it), written with
+         * the firmware-iface writer on the driver's CQP.
+         */
+        DriverNode.Completion rawModifyQp(QueuePair qp, int nextState, boolean reset) {
+            QpOpFields f = new QpOpFields();
+            f.qpId = qp.id();
+            f.qpType = 1;
+            f.hostContextAddress = qp.hostContextAddress();
+            f.nextIwarpState = nextState;
+            f.resetConnection = reset;
+            return n.op("MODIFY_QP", (o, v) -> CqpWqeWriter.modifyQp(n.store(), o, f, v));
+        }
+
+        /**
+         * Flush WQEs of the queues asked for with irdma_flush_wqes' user codes, through the driver's own op
+         * (irdma_hw_flush_wqes) but when the verbs would not send it. Answers the completion: its minor code on
+         * success (IRDMA_CQP_COMPL_RQ_WQE_FLUSHED / _SQ_WQE_FLUSHED), the error codes otherwise.
+         */
+        DriverNode.Completion rawFlush(QueuePair qp, boolean sq, boolean rq) {
+            QpFlushFields f = new QpFlushFields();
+            f.qpId = qp.id();
+            f.flushSq = sq;
+            f.flushRq = rq;
+            f.userFlushCode = true;
+            f.sqMajor = Cqe.MAJOR_FLUSH;
+            f.sqMinor = Cqe.MINOR_FLUSH_GENERAL;
+            f.rqMajor = Cqe.MAJOR_FLUSH;
+            f.rqMinor = Cqe.MINOR_FLUSH_GENERAL;
+            try {
+                return new DriverNode.Completion(false, 0, n.driver.flushWqes(f), 0);
+            } catch (CqpException e) {
+                if (e.kind() != CqpException.Kind.OP_ERROR) {
+                    throw e;
+                }
+                return new DriverNode.Completion(true, e.major(), e.minor(), 0);
+            }
+        }
+
+        /**
+         * The device's last flush of {@code qp} as its CQE trace reports which queues had WQEs flushed, as the
+         * completion's minor code says it (IRDMA_CQP_COMPL_SQ_WQE_FLUSHED, _RQ_WQE_FLUSHED, both: 1; 0 for none).
+         * -1 when the QP was never flushed.
+         */
+        int lastFlushed(QueuePair qp) {
+            int r = -1;
+            for (RecordingTraceSink.Recorded e : n.sink.of(TraceKind.CQE)) {
+                if ("flush".equals(e.get("action")) && String.valueOf(qp.id()).equals(e.get("qp"))) {
+                    boolean sq = "true".equals(e.get("sq_flushed"));
+                    boolean rq = "true".equals(e.get("rq_flushed"));
+                    r = sq && rq ? 1 : sq ? CqpErrorCode.COMPL_SQ_WQE_FLUSHED
+                            : rq ? CqpErrorCode.COMPL_RQ_WQE_FLUSHED : 0;
+                }
+            }
+            return r;
+        }
+
+        /** ctrl.c irdma_sc_gen_ae for {@code qp} (hw.c irdma_gen_ae: what irdma_hw_modify_qp's failure path posts). */
+        DriverNode.Completion generateAe(QueuePair qp, int aeCode, int source) {
+            return n.op("GEN_AE", (o, v) -> CqpWqeWriter.generateAe(n.store(), o, qp.id(), aeCode, source, v));
         }
 
         /** The model's iWARP engine of {@code qp}. */
