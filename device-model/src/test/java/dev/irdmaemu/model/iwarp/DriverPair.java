@@ -466,7 +466,13 @@ final class DriverPair implements AutoCloseable {
          * the firmware-iface writer on the driver's CQP.
          */
         DriverNode.Completion rawModifyQp(QueuePair qp, int nextState, boolean reset) {
+            return rawModifyQp(qp, nextState, reset, 0);
+        }
+
+        /** The same with IRDMA_CQPSQ_QP_TERMACT {@code termActions} (3: neither Terminate nor FIN). */
+        DriverNode.Completion rawModifyQp(QueuePair qp, int nextState, boolean reset, int termActions) {
             QpOpFields f = new QpOpFields();
+            f.termActions = termActions;
             f.qpId = qp.id();
             f.qpType = 1;
             f.hostContextAddress = qp.hostContextAddress();
