@@ -138,8 +138,9 @@ final class DriverPair implements AutoCloseable {
     /** One node: the model, the real driver and its verbs, a PD, and what the driver handed up (AEs, ILQ). */
     static final class Node {
         final DriverNode n;
-        final IrdmaVerbs verbs;
-        final ProtectionDomain pd;
+        private IrdmaDriver driver;
+        IrdmaVerbs verbs;
+        ProtectionDomain pd;
         final long mac;
         final int ip;
         private final List<Ae> aes = new ArrayList<>();
@@ -155,24 +156,30 @@ final class DriverPair implements AutoCloseable {
             this.n = n;
             this.mac = mac;
             this.ip = ip;
+            this.driver = n.driver;
             this.verbs = n.verbs;
             this.pd = verbs.allocatePd();
-            // every AEQE the driver decodes is recorded, then handled by the verbs as before
-            n.driver.attachEvents(new IrdmaDriver.DeviceEvents() {
+            listen();
+        }
+
+        /** Every AEQE the driver decodes is recorded, then handled by the verbs; ILQ receives go to the CM's queue. */
+        private void listen() {
+            IrdmaVerbs v = verbs;
+            driver.attachEvents(new IrdmaDriver.DeviceEvents() {
                 @Override
                 public void completionEvent(int cqId) {
-                    verbs.completionEvent(cqId);
+                    v.completionEvent(cqId);
                 }
 
                 @Override
                 public void asyncEvent(AsyncEvent e) {
                     aes.add(new Ae(e.aeCode, e.qpCqId, e.completionContext, e.source, e.iwarpState, e.tcpState,
                             e.wqeIndex, e.q2DataWritten, n.scheduler.now()));
-                    verbs.asyncEvent(e);
+                    v.asyncEvent(e);
                 }
             });
             // cm.c irdma_receive_ilq: the CM reads the segment's TCP payload
-            n.driver.attach(new IrdmaDriver.Upcalls() {
+            driver.attach(new IrdmaDriver.Upcalls() {
                 @Override
                 public void ilqReceive(BytesStore<?, ?> s, long o, int l) {
                     if (view.wrap(s, o, l).validate().accepted()) {
@@ -188,8 +195,48 @@ final class DriverPair implements AutoCloseable {
             });
         }
 
+        /**
+         * irdma's remove before a function reset (main.c irdma_remove: the driver's timers stopped, no interrupt
+         * answered).
+         */
+        void removeDriver() {
+            driver.tearDown();
+        }
+
+        /**
+         * A new probe of the same function after {@link E810RdmaFunction#reset} (irdma's remove and probe): a new
+         * driver on the same device, host memory and link, its interrupts routed to it, brought up, with new verbs
+         * and a PD; what the old driver allocated in host memory stays allocated.
+         */
+        void probeAgain() {
+            IrdmaDriver d = new IrdmaDriver(n.ram, n.scheduler);
+            d.bind(n.dev);
+            d.macAddress(mac);
+            n.dev.routeInterrupts(d.interruptSink());
+            d.bringUp();
+            driver = d;
+            verbs = new IrdmaVerbs(d);
+            pd = verbs.allocatePd();
+            aes.clear();
+            aesSeen = 0;
+            ilqPayloads.clear();
+            listen();
+        }
+
+        /** One op on the driver's CQP written by {@code writer}; an error completion is answered, not thrown. */
+        DriverNode.Completion op(String name, IrdmaDriver.WqeWriter writer) {
+            try {
+                return new DriverNode.Completion(false, 0, 0, driver.op(name, writer));
+            } catch (CqpException e) {
+                if (e.kind() != CqpException.Kind.OP_ERROR) {
+                    throw e;
+                }
+                return new DriverNode.Completion(true, e.major(), e.minor(), 0);
+            }
+        }
+
         IrdmaDriver driver() {
-            return n.driver;
+            return driver;
         }
 
         E810RdmaFunction dev() {
@@ -446,7 +493,7 @@ final class DriverPair implements AutoCloseable {
         boolean destroyCqUnderItsQp(CompletionQueue cq) {
             CqOpFields f = new CqOpFields();
             f.cqId = cq.id();
-            return !n.op("DESTROY_CQ", (o, v) -> CqpWqeWriter.destroyCq(n.store(), o, f, v)).error();
+            return !op("DESTROY_CQ", (o, v) -> CqpWqeWriter.destroyCq(n.store(), o, f, v)).error();
         }
 
         /** The CQP ops the device completed (with or without error) named {@code op}, in order, from its trace. */
@@ -478,7 +525,7 @@ final class DriverPair implements AutoCloseable {
             f.hostContextAddress = qp.hostContextAddress();
             f.nextIwarpState = nextState;
             f.resetConnection = reset;
-            return n.op("MODIFY_QP", (o, v) -> CqpWqeWriter.modifyQp(n.store(), o, f, v));
+            return op("MODIFY_QP", (o, v) -> CqpWqeWriter.modifyQp(n.store(), o, f, v));
         }
 
         /**
@@ -497,7 +544,7 @@ final class DriverPair implements AutoCloseable {
             f.rqMajor = Cqe.MAJOR_FLUSH;
             f.rqMinor = Cqe.MINOR_FLUSH_GENERAL;
             try {
-                return new DriverNode.Completion(false, 0, n.driver.flushWqes(f), 0);
+                return new DriverNode.Completion(false, 0, driver.flushWqes(f), 0);
             } catch (CqpException e) {
                 if (e.kind() != CqpException.Kind.OP_ERROR) {
                     throw e;
@@ -526,7 +573,7 @@ final class DriverPair implements AutoCloseable {
 
         /** ctrl.c irdma_sc_gen_ae for {@code qp} (hw.c irdma_gen_ae: what irdma_hw_modify_qp's failure path posts). */
         DriverNode.Completion generateAe(QueuePair qp, int aeCode, int source) {
-            return n.op("GEN_AE", (o, v) -> CqpWqeWriter.generateAe(n.store(), o, qp.id(), aeCode, source, v));
+            return op("GEN_AE", (o, v) -> CqpWqeWriter.generateAe(n.store(), o, qp.id(), aeCode, source, v));
         }
 
         /** The model's iWARP engine of {@code qp}. */
