@@ -71,6 +71,17 @@ public final class DriverNode implements AutoCloseable {
         });
     }
 
+    /**
+     * A node of {@code ramSize} bytes on {@code scheduler} whose port is on {@code link} with {@code mac}, its
+     * outbound frames through {@code outbound} (loss, reordering ...), the driver knowing that MAC.
+     */
+    public DriverNode(long ramSize, SimScheduler scheduler, Link link, long mac, FaultProfile outbound) {
+        this(ramSize, scheduler, (n, d) -> {
+            n.linkPort = n.dev.attach(link, mac, outbound);
+            d.macAddress(mac);
+        });
+    }
+
     /** A node on {@code scheduler} whose driver {@code beforeBringUp} may configure before the probe runs. */
     public DriverNode(long ramSize, SimScheduler scheduler, Consumer<IrdmaDriver> beforeBringUp) {
         this(ramSize, scheduler, (n, d) -> beforeBringUp.accept(d));

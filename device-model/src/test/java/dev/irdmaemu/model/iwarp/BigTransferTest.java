@@ -4,20 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irdmaemu.driver.verbs.Access;
+import dev.irdmaemu.driver.verbs.CompletionQueue;
+import dev.irdmaemu.driver.verbs.SendWorkRequest;
+import dev.irdmaemu.driver.verbs.WcOpcode;
+import dev.irdmaemu.driver.verbs.WrOpcode;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.frame.InternetChecksum;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.queue.AeCode;
-import dev.irdmaemu.fw.queue.SgeList;
-import dev.irdmaemu.fw.queue.SqOpcode;
-import dev.irdmaemu.fw.queue.SqWqe;
 import dev.irdmaemu.fw.wire.FaultProfile;
-import dev.irdmaemu.model.IwarpTestDriver;
-import dev.irdmaemu.model.IwarpTestDriver.Ae;
-import dev.irdmaemu.model.IwarpTestDriver.Buffer;
-import dev.irdmaemu.model.IwarpTestDriver.Completion;
-import dev.irdmaemu.model.IwarpTestDriver.PageList;
-import dev.irdmaemu.model.mr.MemoryRegions;
+import dev.irdmaemu.model.iwarp.DriverPair.Ae;
+import dev.irdmaemu.model.iwarp.DriverPair.Buffer;
+import dev.irdmaemu.model.iwarp.DriverPair.Completion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -36,7 +35,7 @@ class BigTransferTest {
     private static final int MIB = 1 << 20;
     private static final int SIZE = 64 * MIB;
     private static final long RAM = 96L * MIB;
-    private IwarpPair pair;
+    private DriverPair pair;
 
     @AfterEach
     void close() {
@@ -45,48 +44,51 @@ class BigTransferTest {
         }
     }
 
-    private IwarpPair pair(FaultProfile aOut, FaultProfile bOut) {
-        pair = new IwarpPair(RAM, aOut, bOut, 17);
+    private DriverPair pair(FaultProfile aOut, FaultProfile bOut) {
+        pair = new DriverPair(RAM, aOut, bOut, 17);
         pair.a.traceOff();
         pair.b.traceOff();
         return pair;
     }
 
-    private Completion waitFor(IwarpTestDriver n, IwarpTestDriver.Cq cq) {
+    private Completion waitFor(DriverPair.Node n, CompletionQueue cq) {
         Completion[] got = new Completion[1];
         pair.runUntil(() -> (got[0] = n.poll(cq)) != null, 120_000_000_000L);
         return got[0];
     }
 
     private void write64MiB() {
-        IwarpPair.Conn c = pair.connect(5, 6, false);
-        // the source as a kernel consumer registers it (irdma_reg_phys_mr: no PBL), the sink on a two-level PBL
-        Buffer src = pair.a.buffer(SIZE, MemoryRegions.LOCAL_WRITE, PageList.PHYSICAL);
-        Buffer dst = pair.b.buffer(SIZE, MemoryRegions.REMOTE_WRITE, PageList.LEVEL_2);
-        pair.a.fill(src.gpa(), SIZE, 4242);
-        pair.a.postWrite(c.active, new SgeList().add(src.gpa(), SIZE, src.stag()), dst.stag(), dst.gpa(),
-                SqWqe.SIGNALED);
+        DriverPair.Conn c = pair.connect(false);
+        // the source as a kernel consumer registers it (irdma_reg_phys_mr: no PBL), the sink as a user region whose
+        // pages are not contiguous (a PBL of 16384 PBLEs the device walks)
+        Buffer src = pair.a.physicalBuffer(SIZE, Access.LOCAL_WRITE);
+        Buffer dst = pair.b.pagedBuffer(SIZE, Access.REMOTE_WRITE);
+        assertTrue(dst.mr().pbleLevel() > 0, "the sink is reached through a PBL");
+        pair.a.fill(src, 4242);
+        pair.a.post(c.active, pair.a.wr().opcode(WrOpcode.RDMA_WRITE).flags(SendWorkRequest.SIGNALED)
+                .sge(src.gpa(), SIZE, src.stag()).remote(dst.gpa(), dst.stag()));
         Completion done = waitFor(pair.a, c.aCq);
         assertFalse(done.error());
-        assertEquals(SqOpcode.RDMA_WRITE.code(), done.opType());
-        assertEquals(pair.a.checksum(src.gpa(), SIZE), pair.b.checksum(dst.gpa(), SIZE));
-        assertEquals(SIZE, c.passive.engine().stats().bytesPlaced());
-        assertEquals(0, c.passive.engine().stats().crcErrors());
+        assertEquals(WcOpcode.RDMA_WRITE, done.opcode());
+        assertEquals(pair.a.checksum(src), pair.b.checksum(dst));
+        assertEquals(SIZE, pair.b.engine(c.passive).stats().bytesPlaced());
+        assertEquals(0, pair.b.engine(c.passive).stats().crcErrors());
         assertTrue(pair.a.pollAes().isEmpty() && pair.b.pollAes().isEmpty(), "no AE on either side");
     }
 
     private void read64MiB() {
-        IwarpPair.Conn c = pair.connect(5, 6, false);
-        // the responder reads through a two-level PBL, the Read Responses land through a level-1 one
-        Buffer src = pair.b.buffer(SIZE, MemoryRegions.REMOTE_READ, PageList.LEVEL_2);
-        Buffer dst = pair.a.buffer(SIZE, MemoryRegions.LOCAL_WRITE, PageList.LEVEL_1);
-        pair.b.fill(src.gpa(), SIZE, 777);
-        pair.a.postRead(c.active, new SgeList().add(dst.gpa(), SIZE, dst.stag()), src.stag(), src.gpa(),
-                SqWqe.SIGNALED);
+        DriverPair.Conn c = pair.connect(false);
+        // the responder reads through a PBL, the Read Responses land through another
+        Buffer src = pair.b.pagedBuffer(SIZE, Access.REMOTE_READ);
+        Buffer dst = pair.a.pagedBuffer(SIZE, Access.LOCAL_WRITE);
+        assertTrue(src.mr().pbleLevel() > 0 && dst.mr().pbleLevel() > 0, "both regions are reached through a PBL");
+        pair.b.fill(src, 777);
+        pair.a.post(c.active, pair.a.wr().opcode(WrOpcode.RDMA_READ).flags(SendWorkRequest.SIGNALED)
+                .sge(dst.gpa(), SIZE, dst.stag()).remote(src.gpa(), src.stag()));
         Completion done = waitFor(pair.a, c.aCq);
         assertFalse(done.error());
-        assertEquals(SqOpcode.RDMA_READ.code(), done.opType());
-        assertEquals(pair.b.checksum(src.gpa(), SIZE), pair.a.checksum(dst.gpa(), SIZE));
+        assertEquals(WcOpcode.RDMA_READ, done.opcode());
+        assertEquals(pair.b.checksum(src), pair.a.checksum(dst));
         assertTrue(pair.a.pollAes().isEmpty() && pair.b.pollAes().isEmpty(), "no AE on either side");
     }
 
@@ -133,9 +135,9 @@ class BigTransferTest {
     @Test
     void corruptionWithAValidTcpChecksumIsStoppedByTheMpaCrcAndNothingCorruptIsPlaced() {
         pair(FaultProfile.NONE, FaultProfile.NONE);
-        IwarpPair.Conn c = pair.connect(5, 6, false);
-        Buffer src = pair.a.buffer(8 * MIB, MemoryRegions.LOCAL_WRITE);
-        Buffer dst = pair.b.buffer(8 * MIB, MemoryRegions.REMOTE_WRITE);
+        DriverPair.Conn c = pair.connect(false);
+        Buffer src = pair.a.buffer(8 * MIB, Access.LOCAL_WRITE);
+        Buffer dst = pair.b.buffer(8 * MIB, Access.REMOTE_WRITE);
         pair.a.fill(src.gpa(), 8 * MIB, 1);
         pair.b.fill(dst.gpa(), 8 * MIB, 2);
         byte[] original = pair.b.read(dst.gpa(), 8 * MIB);
@@ -158,19 +160,19 @@ class BigTransferTest {
             pair.a.linkPort().transmit(copy, 0, l);
         });
         try {
-            pair.a.postWrite(c.active, new SgeList().add(src.gpa(), 8 * MIB, src.stag()), dst.stag(), dst.gpa(),
-                    SqWqe.SIGNALED);
+            pair.a.post(c.active, pair.a.wr().opcode(WrOpcode.RDMA_WRITE).flags(SendWorkRequest.SIGNALED)
+                    .sge(src.gpa(), 8 * MIB, src.stag()).remote(dst.gpa(), dst.stag()));
             List<Ae> aes = new ArrayList<>();
             pair.runUntil(() -> {
                 aes.addAll(pair.b.pollAes());
                 return !aes.isEmpty();
             }, 10_000_000_000L);
             assertEquals(AeCode.LLP_RECEIVED_MPA_CRC_ERROR.code(), aes.get(0).code());
-            assertEquals(6, aes.get(0).qpId());
+            assertEquals(c.passive.id(), aes.get(0).qpId());
             assertEquals(1, aes.get(0).q2Data());
             assertTrue(corrupted[0] >= 1);
             pair.run(100_000_000L);
-            assertEquals(1, c.passive.engine().stats().crcErrors(), "the QP stopped at the first");
+            assertEquals(1, pair.b.engine(c.passive).stats().crcErrors(), "the QP stopped at the first");
             byte[] placed = pair.b.read(dst.gpa(), 8 * MIB);
             long good = 0;
             for (int i = 0; i < placed.length; i++) {
@@ -180,7 +182,7 @@ class BigTransferTest {
                 }
             }
             assertTrue(good > 0, "some data was placed before the corrupt FPDU");
-            assertTrue(c.passive.engine().stats().bytesPlaced() < 8 * MIB);
+            assertTrue(pair.b.engine(c.passive).stats().bytesPlaced() < 8 * MIB);
         } finally {
             copy.releaseLast();
         }

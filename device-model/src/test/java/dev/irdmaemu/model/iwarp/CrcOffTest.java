@@ -6,6 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irdmaemu.driver.verbs.Access;
+import dev.irdmaemu.driver.verbs.CompletionQueue;
+import dev.irdmaemu.driver.verbs.IwarpConnection;
+import dev.irdmaemu.driver.verbs.MpaOutcome;
+import dev.irdmaemu.driver.verbs.QueuePair;
+import dev.irdmaemu.driver.verbs.Rdma0;
+import dev.irdmaemu.driver.verbs.SendWorkRequest;
+import dev.irdmaemu.driver.verbs.WrOpcode;
 import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
@@ -13,16 +21,10 @@ import dev.irdmaemu.fw.iwarp.Fpdu;
 import dev.irdmaemu.fw.iwarp.FpduCheck;
 import dev.irdmaemu.fw.iwarp.IwarpFrame;
 import dev.irdmaemu.fw.iwarp.RdmapOpcode;
-import dev.irdmaemu.fw.queue.SgeList;
-import dev.irdmaemu.fw.queue.SqOpcode;
-import dev.irdmaemu.fw.queue.SqWqe;
 import dev.irdmaemu.fw.wire.FaultProfile;
-import dev.irdmaemu.model.IwarpTestDriver;
-import dev.irdmaemu.model.IwarpTestDriver.Ae;
-import dev.irdmaemu.model.IwarpTestDriver.Buffer;
-import dev.irdmaemu.model.IwarpTestDriver.Completion;
-import dev.irdmaemu.model.mr.MemoryRegions;
-import dev.irdmaemu.model.qp.QpState;
+import dev.irdmaemu.model.iwarp.DriverPair.Ae;
+import dev.irdmaemu.model.iwarp.DriverPair.Buffer;
+import dev.irdmaemu.model.iwarp.DriverPair.Completion;
 import dev.irdmaemu.model.tcp.TcpConnectionParams;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -35,7 +37,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * QPs with MPA CRC off (the context's RCV_NO_MPA_CRC set). RFC 5044 §4.1: the 4-byte CRC field is in every FPDU
+ * QPs with MPA CRC off (the context's RCV_NO_MPA_CRC set: irdma never negotiates it, so the tests rewrite the
+ * context the real driver wrote, through the fw.qp codec). RFC 5044 §4.1: the 4-byte CRC field is in every FPDU
  * whether or not CRC was negotiated; without CRC its value is unspecified and the receiver does not check it. siw
  * sends zeros there and skips the check, irdma's IEQ sizes every FPDU with it. So on the wire the model's CRC-off
  * FPDUs end in 4 zero bytes, and a CRC-off QP takes any value in the field.
@@ -44,7 +47,7 @@ class CrcOffTest {
     private final List<byte[]> fromA = new ArrayList<>();
     private final List<byte[]> fromB = new ArrayList<>();
     private final TcpPacket view = new TcpPacket();
-    private IwarpPair pair;
+    private DriverPair pair;
 
     @AfterEach
     void close() {
@@ -67,7 +70,7 @@ class CrcOffTest {
         to.add(b);
     }
 
-    private List<Completion> completions(IwarpTestDriver n, IwarpTestDriver.Cq cq, int count) {
+    private List<Completion> completions(DriverPair.Node n, CompletionQueue cq, int count) {
         List<Completion> got = new ArrayList<>();
         pair.runUntil(() -> {
             got.addAll(n.pollAll(cq));
@@ -107,24 +110,24 @@ class CrcOffTest {
 
     @Test
     void twoCrcOffQpsExchangeSendsWritesAndReadsAndEveryFpduEndsInAZeroCrcField() {
-        pair = new IwarpPair(32L << 20, FaultProfile.NONE, FaultProfile.NONE, 5, (t, s, o, l) -> tap(s, o, l));
-        IwarpPair.Conn c = pair.connect(5, 6, true, s -> s.crc = false, s -> s.crc = false);
-        Buffer src = pair.a.buffer(64 * 1024, MemoryRegions.LOCAL_WRITE);
+        pair = new DriverPair(32L << 20, FaultProfile.NONE, FaultProfile.NONE, 5, (t, s, o, l) -> tap(s, o, l));
+        DriverPair.Conn c = pair.connect(true, o -> o.context = DriverPair::crcOff, o -> o.context = DriverPair::crcOff);
+        Buffer src = pair.a.buffer(64 * 1024, Access.LOCAL_WRITE);
         pair.a.fill(src.gpa(), 64 * 1024, 11);
-        Buffer rbuf = pair.b.buffer(16 * 4096, MemoryRegions.LOCAL_WRITE);
-        Buffer remote = pair.b.buffer(64 * 1024, MemoryRegions.LOCAL_WRITE | MemoryRegions.REMOTE_WRITE
-                | MemoryRegions.REMOTE_READ);
-        Buffer sink = pair.a.buffer(64 * 1024, MemoryRegions.LOCAL_WRITE);
+        Buffer rbuf = pair.b.buffer(16 * 4096, Access.LOCAL_WRITE);
+        Buffer remote = pair.b.buffer(64 * 1024, Access.LOCAL_WRITE | Access.REMOTE_WRITE
+                | Access.REMOTE_READ);
+        Buffer sink = pair.a.buffer(64 * 1024, Access.LOCAL_WRITE);
 
         // Sends of every pad (ULPDU 18 + n: n = 1, 2, 3, 4 give pads 3, 2, 1, 0) and one of several FPDUs
         int[] sizes = {1, 2, 3, 4, 64, 3000};
         for (int i = 0; i < sizes.length; i++) {
-            pair.b.postRecv(c.passive, new SgeList().add(rbuf.gpa() + 4096L * i, 4096, rbuf.stag()));
+            pair.b.postRecv(c.passive, rbuf.gpa() + 4096L * i, 4096, rbuf.stag());
         }
         long at = 0;
         for (int n : sizes) {
-            pair.a.postSend(c.active, SqOpcode.RDMA_SEND, new SgeList().add(src.gpa() + at, n, src.stag()),
-                    SqWqe.SIGNALED, 0);
+            pair.a.post(c.active, pair.a.wr().opcode(WrOpcode.SEND).flags(SendWorkRequest.SIGNALED)
+                    .sge(src.gpa() + at, n, src.stag()));
             at += n;
         }
         List<Completion> recv = completions(pair.b, c.bCq, sizes.length);
@@ -138,23 +141,23 @@ class CrcOffTest {
         assertTrue(completions(pair.a, c.aCq, sizes.length).stream().noneMatch(Completion::error));
 
         // an RDMA Write of 10,001 bytes (several tagged FPDUs, the last one padded)
-        pair.a.postWrite(c.active, new SgeList().add(src.gpa(), 10_001, src.stag()), remote.stag(),
-                remote.gpa() + 7, SqWqe.SIGNALED);
+        pair.a.post(c.active, pair.a.wr().opcode(WrOpcode.RDMA_WRITE).flags(SendWorkRequest.SIGNALED)
+                .sge(src.gpa(), 10_001, src.stag()).remote(remote.gpa() + 7, remote.stag()));
         assertFalse(completions(pair.a, c.aCq, 1).get(0).error());
         assertArrayEquals(pair.a.read(src.gpa(), 10_001), pair.b.read(remote.gpa() + 7, 10_001));
 
         // an RDMA Read of 20,003 bytes back (Read Request from A, Read Responses from B)
         pair.b.fill(remote.gpa() + 32 * 1024, 20_003, 77);
-        pair.a.postRead(c.active, new SgeList().add(sink.gpa() + 1, 20_003, sink.stag()), remote.stag(),
-                remote.gpa() + 32 * 1024, SqWqe.SIGNALED);
+        pair.a.post(c.active, pair.a.wr().opcode(WrOpcode.RDMA_READ).flags(SendWorkRequest.SIGNALED)
+                .sge(sink.gpa() + 1, 20_003, sink.stag()).remote(remote.gpa() + 32 * 1024, remote.stag()));
         Completion read = completions(pair.a, c.aCq, 1).get(0);
         assertFalse(read.error());
         assertArrayEquals(pair.b.read(remote.gpa() + 32 * 1024, 20_003), pair.a.read(sink.gpa() + 1, 20_003));
 
-        assertEquals(0, c.active.engine().stats().crcErrors());
-        assertEquals(0, c.passive.engine().stats().crcErrors());
-        List<Ae> aesA = c.aes(pair.a);
-        List<Ae> aesB = c.aes(pair.b);
+        assertEquals(0, pair.a.engine(c.active).stats().crcErrors());
+        assertEquals(0, pair.b.engine(c.passive).stats().crcErrors());
+        List<Ae> aesA = pair.a.pollAes();
+        List<Ae> aesB = pair.b.pollAes();
         assertTrue(aesA.isEmpty() && aesB.isEmpty(), () -> "no AE after the connection: " + aesA + " " + aesB);
 
         // the wire: every FPDU each way carries the 4-byte field, zeros
@@ -179,23 +182,25 @@ class CrcOffTest {
      */
     @Test
     void aCrcOffQpAcceptsAnyValueInTheCrcField() {
-        pair = new IwarpPair(32L << 20);
-        assertTrue(pair.b.addArp(4, 0x02_00_00_00_00_0cL));
+        pair = new DriverPair(32L << 20);
+        pair.b.driver().manageArp(4, 0x02_00_00_00_00_0cL, true);
         int ipC = IpAddress.ipv4(192, 0, 2, 3);
-        IwarpTestDriver.Cq cq = pair.b.createCq(60, 256);
-        IwarpTestDriver.QpSpec spec = IwarpTestDriver.QpSpec.connection(20, cq, 21000, ipC, 41000, 7000, 9000, 4);
-        spec.crc = false;
-        IwarpTestDriver.Qp qp = pair.b.createQp(spec);
-        assertTrue(pair.b.qhash(IwarpTestDriver.QHASH_ADD, 21000, ipC, 41000, 20));
-        pair.b.writeRtr(qp, false);
-        assertTrue(pair.b.modify(qp, QpState.RTS));
-        TcpConnectionParams p = TcpConnectionParams.ipv4(0x02_00_00_00_00_0cL, IwarpPair.MAC_B, ipC, 41000,
-                IwarpPair.IP_B, 21000, 9000, 7000, 1460).withWindow(256 * 1024, 7, 7);
+        CompletionQueue cq = pair.b.verbs.createCq(256);
+        QueuePair qp = pair.b.verbs.createQp(new DriverPair.Options().init(pair.b, cq));
+        DriverPair.steerToIlq(pair.b, 21000, ipC, 41000);
+        MpaOutcome mpa = new MpaOutcome(1, 8, 8, Rdma0.WRITE, true, null);
+        IwarpConnection.writeRtr(qp, Rdma0.WRITE);
+        IwarpConnection.writeContext(qp, DriverPair.tcp(pair.b, 21000, ipC, 0x02_00_00_00_00_0cL, 41000, 7000,
+                9000), mpa, 4);
+        DriverPair.rewriteIwarpHalf(pair.b, qp, DriverPair::crcOff);
+        IwarpConnection.moveToRts(qp, (q, e) -> { });
+        TcpConnectionParams p = TcpConnectionParams.ipv4(0x02_00_00_00_00_0cL, DriverPair.MAC_B, ipC, 41000,
+                DriverPair.IP_B, 21000, 9000, 7000, 1460).withWindow(256 * 1024, 7, 7);
         try (RawPeer peer = new RawPeer(pair.scheduler, pair.link, p, false)) {
             List<Ae> aes = new ArrayList<>();
             pair.runUntil(() -> {
                 aes.addAll(pair.b.pollAes());
-                return aes.stream().anyMatch(e -> e.qpId() == 20
+                return aes.stream().anyMatch(e -> e.qpId() == qp.id()
                         && e.code() == dev.irdmaemu.fw.queue.AeCode.LLP_CONNECTION_ESTABLISHED.code());
             }, 1_000_000_000L);
             // the model's RTR (a zero-length RDMA Write) came with the field, zeros
@@ -205,9 +210,9 @@ class CrcOffTest {
             assertEquals(peer.received.size(), rtr.length, "nothing after the RTR's CRC field");
             assertArrayEquals(new byte[4], Arrays.copyOfRange(rtr, rtr.length - 4, rtr.length));
 
-            Buffer rbuf = pair.b.buffer(4096, MemoryRegions.LOCAL_WRITE);
-            Buffer wbuf = pair.b.buffer(4096, MemoryRegions.LOCAL_WRITE | MemoryRegions.REMOTE_WRITE);
-            pair.b.postRecv(qp, new SgeList().add(rbuf.gpa(), 4096, rbuf.stag()));
+            Buffer rbuf = pair.b.buffer(4096, Access.LOCAL_WRITE);
+            Buffer wbuf = pair.b.buffer(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            pair.b.postRecv(qp, rbuf.gpa(), 4096, rbuf.stag());
 
             byte[] data = "a Send with junk where a CRC would be".getBytes(StandardCharsets.US_ASCII);
             int n = peer.untagged(RdmapOpcode.CODE_SEND, true, 0, 0, 1, 0, data);
@@ -228,12 +233,12 @@ class CrcOffTest {
             pair.run(20_000_000L);
             assertArrayEquals(wdata, pair.b.read(wbuf.gpa() + 3, wdata.length));
             List<Ae> after = new ArrayList<>(pair.b.pollAes());
-            after.removeIf(e -> e.qpId() != 20);
+            after.removeIf(e -> e.qpId() != qp.id());
             assertTrue(after.isEmpty(), () -> "no AE for the CRC-off QP: " + after);
-            IwarpTestDriver.Qp q = qp;
-            assertNotNull(q.engine());
-            assertEquals(0, q.engine().stats().crcErrors());
-            assertEquals(2, q.engine().stats().fpdusReceived());
+            IwarpQp q = pair.b.engine(qp);
+            assertNotNull(q);
+            assertEquals(0, q.stats().crcErrors());
+            assertEquals(2, q.stats().fpdusReceived());
             assertTrue(peer.fpdus().stream().noneMatch(RawPeer::isTerminate), "no Terminate");
         }
     }

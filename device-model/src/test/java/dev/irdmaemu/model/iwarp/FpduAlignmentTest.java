@@ -3,14 +3,13 @@ package dev.irdmaemu.model.iwarp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irdmaemu.driver.verbs.Access;
+import dev.irdmaemu.driver.verbs.SendWorkRequest;
+import dev.irdmaemu.driver.verbs.WrOpcode;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.iwarp.Fpdu;
-import dev.irdmaemu.fw.queue.SgeList;
-import dev.irdmaemu.fw.queue.SqOpcode;
-import dev.irdmaemu.fw.queue.SqWqe;
 import dev.irdmaemu.fw.wire.FaultProfile;
-import dev.irdmaemu.model.IwarpTestDriver.Buffer;
-import dev.irdmaemu.model.mr.MemoryRegions;
+import dev.irdmaemu.model.iwarp.DriverPair.Buffer;
 import java.util.ArrayList;
 import java.util.List;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -25,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class FpduAlignmentTest {
     private final List<byte[]> payloads = new ArrayList<>();
     private final TcpPacket view = new TcpPacket();
-    private IwarpPair pair;
+    private DriverPair pair;
 
     @AfterEach
     void close() {
@@ -55,23 +54,25 @@ class FpduAlignmentTest {
     }
 
     private void workload() {
-        IwarpPair.Conn c = pair.connect(5, 6, false);
-        Buffer src = pair.a.buffer(64 * 1024, MemoryRegions.LOCAL_WRITE);
-        Buffer dst = pair.b.buffer(64 * 1024, MemoryRegions.REMOTE_WRITE);
-        Buffer rbuf = pair.b.buffer(4096, MemoryRegions.LOCAL_WRITE);
+        DriverPair.Conn c = pair.connect(false);
+        Buffer src = pair.a.buffer(64 * 1024, Access.LOCAL_WRITE);
+        Buffer dst = pair.b.buffer(64 * 1024, Access.REMOTE_WRITE);
+        Buffer rbuf = pair.b.buffer(4096, Access.LOCAL_WRITE);
         for (int round = 0; round < 20; round++) {
             for (int i = 0; i < 12; i++) {
-                pair.b.postRecv(c.passive, new SgeList().add(rbuf.gpa(), 4096, rbuf.stag()));
+                pair.b.postRecv(c.passive, rbuf.gpa(), 4096, rbuf.stag());
             }
             for (int i = 0; i < 10; i++) {
-                pair.a.postSend(c.active, SqOpcode.RDMA_SEND, new SgeList().add(src.gpa(), 64, src.stag()), 0, 0);
+                pair.a.post(c.active, pair.a.wr().opcode(WrOpcode.SEND).sge(src.gpa(), 64, src.stag()));
             }
-            pair.a.postWrite(c.active, new SgeList().add(src.gpa(), 4096 * (round % 5 + 1), src.stag()),
-                    dst.stag(), dst.gpa(), 0);
-            pair.a.postSend(c.active, SqOpcode.RDMA_SEND, new SgeList().add(src.gpa(), 3000, src.stag()),
-                    SqWqe.SIGNALED, 0);
+            pair.a.post(c.active, pair.a.wr().opcode(WrOpcode.RDMA_WRITE)
+                    .sge(src.gpa(), 4096 * (round % 5 + 1), src.stag()).remote(dst.gpa(), dst.stag()));
+            pair.a.post(c.active, pair.a.wr().opcode(WrOpcode.SEND).flags(SendWorkRequest.SIGNALED)
+                    .sge(src.gpa(), 3000, src.stag()));
             int[] done = {0};
+            // B's consumer polls its receives (irdma_poll_cq frees their RQ slots)
             pair.runUntil(() -> (done[0] += pair.a.pollAll(c.aCq).size()) >= 1, 5_000_000_000L);
+            pair.b.consume(c.bCq);
         }
         assertTrue(payloads.size() > 100, "segments seen: " + payloads.size());
         for (byte[] p : payloads) {
@@ -93,7 +94,7 @@ class FpduAlignmentTest {
 
     @Test
     void everySegmentCarriesWholeFpdusAndTheIeqSeesNothing() {
-        pair = new IwarpPair(16L << 20, FaultProfile.NONE, FaultProfile.NONE, 5, (t, s, o, l) -> tap(s, o, l));
+        pair = new DriverPair(16L << 20, FaultProfile.NONE, FaultProfile.NONE, 5, (t, s, o, l) -> tap(s, o, l));
         workload();
         assertEquals(0, pair.b.dev().iwarp().ieqPartial());
         assertEquals(0, pair.b.dev().iwarp().ieqOutOfOrder());
@@ -102,7 +103,7 @@ class FpduAlignmentTest {
     @Test
     void retransmissionsOverALossyLinkKeepTheAlignment() {
         FaultProfile lossy = FaultProfile.delay(10_000).withLoss(0.05).withReordering(0.03, 20_000);
-        pair = new IwarpPair(16L << 20, lossy, lossy, 9, (t, s, o, l) -> tap(s, o, l));
+        pair = new DriverPair(16L << 20, lossy, lossy, 9, (t, s, o, l) -> tap(s, o, l));
         workload();
         assertTrue(pair.link.framesLost() > 0);
         assertTrue(pair.b.dev().iwarp().ieqOutOfOrder() > 0, "reordered segments are shown to the IEQ");

@@ -5,31 +5,30 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.fw.hmc.HmcObjectType;
-import dev.irdmaemu.fw.queue.SgeList;
-import dev.irdmaemu.fw.queue.SqOpcode;
-import dev.irdmaemu.fw.queue.SqWqe;
+import dev.irdmaemu.driver.verbs.Access;
+import dev.irdmaemu.driver.verbs.SendWorkRequest;
+import dev.irdmaemu.driver.verbs.WrOpcode;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.model.E810RdmaFunction;
-import dev.irdmaemu.model.IwarpTestDriver;
-import dev.irdmaemu.model.IwarpTestDriver.Buffer;
-import dev.irdmaemu.model.IwarpTestDriver.Completion;
 import dev.irdmaemu.model.LeakCheck;
-import dev.irdmaemu.model.mr.MemoryRegions;
+import dev.irdmaemu.model.iwarp.DriverPair.Buffer;
+import dev.irdmaemu.model.iwarp.DriverPair.Completion;
 import dev.irdmaemu.model.trace.TraceKind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * E810RdmaFunction.reset (issue 14, "a function reset that returns the whole block to power-on state"): two nodes
- * brought up as irdma's probe does, connected, a transfer in flight; both functions reset; then nothing is held
+ * brought up by the real driver, connected, a transfer in flight; the drivers removed (irdma_remove), both
+ * functions reset; then nothing is held
  * (LeakCheck from zero: no QP, CQ, STag, quad-hash entry, APBVT port, WS node, qs_handle, AH, timer), the PE
- * reads ready again, and the same two instances come up a second time and carry a Send.
+ * reads ready again, and the same two instances come up a second time under a new driver and carry a Send.
  */
 class FunctionResetTest {
     private static final int SEND_BYTES = 256 * 1024;
     private static final LeakCheck.Held NOTHING = new LeakCheck.Held(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
-    private final IwarpPair pair = new IwarpPair(64L << 20);
+    private final DriverPair pair = new DriverPair(64L << 20);
 
     @AfterEach
     void close() {
@@ -38,12 +37,12 @@ class FunctionResetTest {
 
     @Test
     void aResetInTheMiddleOfATransferLeavesNothingHeldAndTheFunctionComesUpAgain() {
-        IwarpPair.Conn c = pair.connect(5, 6, false);
-        Buffer src = pair.a.buffer(SEND_BYTES, MemoryRegions.LOCAL_WRITE);
-        Buffer dst = pair.b.buffer(SEND_BYTES, MemoryRegions.LOCAL_WRITE);
-        pair.b.postRecv(c.passive, new SgeList().add(dst.gpa(), SEND_BYTES, dst.stag()));
-        pair.a.postSend(c.active, SqOpcode.RDMA_SEND, new SgeList().add(src.gpa(), SEND_BYTES, src.stag()),
-                SqWqe.SIGNALED, 0);
+        DriverPair.Conn c = pair.connect(false);
+        Buffer src = pair.a.buffer(SEND_BYTES, Access.LOCAL_WRITE);
+        Buffer dst = pair.b.buffer(SEND_BYTES, Access.LOCAL_WRITE);
+        pair.b.postRecv(c.passive, dst.gpa(), SEND_BYTES, dst.stag());
+        pair.a.post(c.active, pair.a.wr().opcode(WrOpcode.SEND).flags(SendWorkRequest.SIGNALED)
+                .sge(src.gpa(), SEND_BYTES, src.stag()));
         pair.run(20_000); // 20 us: segments on the wire, retransmission and delayed-ACK timers armed
         E810RdmaFunction a = pair.a.dev();
         E810RdmaFunction b = pair.b.dev();
@@ -58,6 +57,8 @@ class FunctionResetTest {
         dev.irdmaemu.model.port.FrameTransmitter wire = a.port().transmitter();
         dev.irdmaemu.model.port.LanSink lan = a.port().lanSink();
         dev.irdmaemu.model.port.EthernetPort oldPort = a.port();
+        pair.a.removeDriver();
+        pair.b.removeDriver();
         a.reset();
         b.reset();
         assertTrue(a.port() != oldPort, "a new port");
@@ -80,18 +81,18 @@ class FunctionResetTest {
         }
         assertTrue(pair.a.traceSink().events().stream().anyMatch(e -> e.kind() == TraceKind.FUNCTION_RESET));
 
-        // The same instances, brought up again by a driver that starts over.
-        pair.a.bringUpAgainAfterReset();
-        pair.b.bringUpAgainAfterReset();
-        assertTrue(pair.a.addArp(IwarpPair.ARP_INDEX, IwarpPair.MAC_B) && pair.b.addArp(IwarpPair.ARP_INDEX,
-                IwarpPair.MAC_A));
-        IwarpPair.Conn again = pair.connect(5, 6, false);
-        Buffer s2 = pair.a.buffer(4096, MemoryRegions.LOCAL_WRITE);
-        Buffer d2 = pair.b.buffer(4096, MemoryRegions.LOCAL_WRITE);
+        // The same instances, brought up again by a new driver (irdma's probe after the reset).
+        pair.a.probeAgain();
+        pair.b.probeAgain();
+        pair.a.driver().manageArp(DriverPair.ARP_INDEX, DriverPair.MAC_B, true);
+        pair.b.driver().manageArp(DriverPair.ARP_INDEX, DriverPair.MAC_A, true);
+        DriverPair.Conn again = pair.connect(false);
+        Buffer s2 = pair.a.buffer(4096, Access.LOCAL_WRITE);
+        Buffer d2 = pair.b.buffer(4096, Access.LOCAL_WRITE);
         pair.a.fill(s2.gpa(), 4096, 77);
-        pair.b.postRecv(again.passive, new SgeList().add(d2.gpa(), 4096, d2.stag()));
-        pair.a.postSend(again.active, SqOpcode.RDMA_SEND, new SgeList().add(s2.gpa(), 4096, s2.stag()),
-                SqWqe.SIGNALED, 0);
+        pair.b.postRecv(again.passive, d2.gpa(), 4096, d2.stag());
+        pair.a.post(again.active, pair.a.wr().opcode(WrOpcode.SEND).flags(SendWorkRequest.SIGNALED)
+                .sge(s2.gpa(), 4096, s2.stag()));
         Completion[] got = new Completion[1];
         pair.runUntil(() -> (got[0] = pair.b.poll(again.bCq)) != null, 500_000_000L);
         assertFalse(got[0].error());
