@@ -13,8 +13,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * connection the CM set up ({@link TcpConnectionParams}). Runs on simulated time, single-threaded.
  *
  * <p>What it does (RFC 9293 for the state machine and segment checks, RFC 5681 + RFC 6582 for congestion
- * control and NewReno recovery, with RFC 3465's appropriate byte counting for the window's growth, RFC 6298 for the retransmission timer, RFC 5961 for blind RST/SYN/data
- * defences):
+ * control and NewReno recovery, with RFC 3465's appropriate byte counting for the window's growth, RFC 6298 for
+ * the retransmission timer, RFC 5961 for blind RST/SYN/data defences):
  * <ul>
  *   <li>The upper layer hands whole FPDUs to {@link #send}; they are copied into an off-heap ring that is also the
  *       retransmission queue: bytes stay there, addressed by sequence number, until acknowledged. Segments are cut

@@ -68,7 +68,7 @@ class TcpConnectionParamsTest {
 
     @Test
     void anRtoFloorRaisesTheContextsFloorAndInitialRtoButNotTheDelayedAck() {
-        // irdma's context: RTOMIN 5 (read as ms), SRTT 0 and RTTVAR 6: floor 5 ms, initial RTO 24 ms, delayed ACK 2.5 ms
+        // irdma writes RTOMIN 5 (read as ms): a 5 ms floor, and a delayed ACK under half of it
         TcpConnectionParams ctx = TcpConnectionParams.fromOffload(info(true, false, 0, 0), TcpPair.MAC_A,
                 TcpPair.MAC_B, 5);
         assertEquals(5_000_000L, ctx.rtoMinNanos());
