@@ -6,7 +6,9 @@
 # a client on a second siw device over a dummy netdev (as the smoke scenario sets up): the guest's own kernel TCP on
 # both ends, no model and no virtio-net. model_over_local is the first rate over the second. Note that the model,
 # as irdma does, asks for MPA CRCs, so the guest's siw computes CRC32c over everything it sends and receives to the
-# model, while two siw endpoints (mpa_crc_required false) use none.
+# model, while two stock siw endpoints (mpa_crc_required false) use none. Then the same pair again with siw
+# reloaded with mpa_crc_required true (siw-p2p-crc.ko, laid in by the host): model_over_local_crc is the rate to
+# the model over that one, the like-for-like ratio (both pay the CRC).
 # iproute2's ip by its path: busybox's ash runs its own ip applet first (Debian builds it standalone)
 IP=/sbin/ip
 NODE4=192.0.2.1
@@ -50,35 +52,65 @@ run $IP addr add "$LOCAL4/24" dev dummy0
 run $IP link set dummy0 up
 run rdma link add siw1 type siw netdev dummy0
 
-step local-rping
+# local_rping PREFIX: the in-guest rping between a server and a client on siw1, timed; fields PREFIX_rping_exit,
+# PREFIX_rping_attempts and, when it ended, PREFIX_rping_ms and PREFIX_rping_mb_per_s; LOCAL_RATE set then.
 # siw's loopback rping of 100 large pings sometimes never ends (seen 2 times in about 20 runs, the model not
 # involved): each attempt is bounded, a stuck one is killed and the pair started again, at most 3 attempts; if none
-# ends, the figure is missing (local_rping_exit), not the scenario's result
-attempt=0
-code=1
-while [ "$attempt" -lt 3 ] && [ "$code" != 0 ]; do
-    attempt=$((attempt + 1))
-    timeout 50 rping -s -a "$LOCAL4" -C "$COUNT" -S "$SIZE" >/tmp/rping-local-server.log 2>&1 &
-    server=$!
-    tries=0
-    while :; do
-        started=$(ms)
-        timeout 40 rping -c -a "$LOCAL4" -C "$COUNT" -S "$SIZE" >/tmp/rping-local.log 2>&1
-        code=$?
-        took=$(($(ms) - started))
-        # connection refused at once: the server is not listening yet, try again shortly
-        [ "$code" = 0 ] || [ "$took" -ge 1000 ] || { tries=$((tries + 1)); [ "$tries" -lt 20 ] && { sleep 0.2; continue; }; }
-        break
+# ends, the figure is missing (PREFIX_rping_exit), not the scenario's result
+local_rping() {
+    LOCAL_RATE=""
+    attempt=0
+    code=1
+    while [ "$attempt" -lt 3 ] && [ "$code" != 0 ]; do
+        attempt=$((attempt + 1))
+        timeout 50 rping -s -a "$LOCAL4" -C "$COUNT" -S "$SIZE" >/tmp/rping-local-server.log 2>&1 &
+        server=$!
+        tries=0
+        while :; do
+            started=$(ms)
+            timeout 40 rping -c -a "$LOCAL4" -C "$COUNT" -S "$SIZE" >/tmp/rping-local.log 2>&1
+            code=$?
+            took=$(($(ms) - started))
+            # connection refused at once: the server is not listening yet, try again shortly
+            [ "$code" = 0 ] || [ "$took" -ge 1000 ] || { tries=$((tries + 1)); [ "$tries" -lt 20 ] && { sleep 0.2; continue; }; }
+            break
+        done
+        kill "$server" 2>/dev/null
+        wait "$server" 2>/dev/null
     done
-    kill "$server" 2>/dev/null
-    wait "$server" 2>/dev/null
-done
-cat /tmp/rping-local.log
-field local_rping_exit "$code"
-field local_rping_attempts "$attempt"
-if [ "$code" = 0 ]; then
-    local_rate=$(rate "$took")
-    field local_rping_ms "$took"
-    field local_rping_mb_per_s "$local_rate"
-    field model_over_local "$(awk -v m="$model_rate" -v l="$local_rate" 'BEGIN { printf "%.2f", (l > 0 ? m / l : 0) }')"
+    cat /tmp/rping-local.log
+    field "$1_rping_exit" "$code"
+    field "$1_rping_attempts" "$attempt"
+    if [ "$code" = 0 ]; then
+        LOCAL_RATE=$(rate "$took")
+        field "$1_rping_ms" "$took"
+        field "$1_rping_mb_per_s" "$LOCAL_RATE"
+    fi
+}
+
+ratio() { awk -v m="$1" -v l="$2" 'BEGIN { printf "%.2f", (l > 0 ? m / l : 0) }'; }
+
+step local-rping
+local_rping local
+[ -n "$LOCAL_RATE" ] && field model_over_local "$(ratio "$model_rate" "$LOCAL_RATE")"
+
+# The same pair with MPA CRCs: the host's boot laid siw-p2p-crc.ko (the kit's siw-p2p.ko with mpa_crc_required
+# set, a compile-time constant in siw_main.c, no module parameter) into the initramfs; siw is reloaded with it and
+# both endpoints then ask for and compute CRC32c, as the guest's siw does toward the model
+step local-crc-rping
+CRC_MODULE=/lib/modules/siw-p2p-crc.ko
+if [ ! -f "$CRC_MODULE" ]; then
+    field local_crc_rping none
+    finish ok
 fi
+# a reload that fails leaves the figure out (local_crc_rping), not the scenario's result
+reload() {
+    rdma link delete siw1 && rdma link delete siw0 && rmmod siw && insmod "$CRC_MODULE" &&
+        rdma link add siw1 type siw netdev dummy0
+}
+if ! reload 2>&1; then
+    field local_crc_rping reload_failed
+    finish ok
+fi
+local_rping local_crc
+[ -n "$LOCAL_RATE" ] && field model_over_local_crc "$(ratio "$model_rate" "$LOCAL_RATE")"

@@ -35,6 +35,14 @@ public final class LatencyTable {
     public long fpduNanos = 100;
     /** A streamed DMA read of one 64-byte line (payload gathered from host memory; about 16 GB/s, PCIe Gen4 x16). */
     public long dmaReadLineNanos = 4;
+    /**
+     * Not a device latency: the floor of every offloaded TCP connection's retransmission timeout, over the QP
+     * context's RTOMIN (irdma writes 5, read as milliseconds), for a model paced against a peer whose time runs
+     * slow. A TCG guest acknowledges in 5 to 30 ms on a loaded host where a host acknowledges in microseconds, so a
+     * 5 ms floor retransmits spuriously and each time collapses the congestion window (RFC 5681 §3.1: cwnd 1 SMSS,
+     * ssthresh half the flight). 0, the default: the context's floor alone, as on the E810.
+     */
+    public long tcpRtoFloorNanos;
     private final long[] cqpOpNanos = new long[64];
 
     public LatencyTable() {

@@ -229,7 +229,7 @@ public final class IwarpDataPath {
             return;
         }
         TcpConnectionParams conn = TcpConnectionParams.fromOffload(ctx.readTcp(), ctx.macAddress(), arp.mac(arpIndex),
-                ctx.rtoMin());
+                ctx.rtoMin()).withRtoFloor(latency.tcpRtoFloorNanos);
         IwarpQp.Settings s = new IwarpQp.Settings();
         s.pd = ctx.pdId();
         // RFC 5044 §7.1: CRC is used in both directions when either side asked for it; the context says whether

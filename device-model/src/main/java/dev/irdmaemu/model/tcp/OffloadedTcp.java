@@ -13,8 +13,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * connection the CM set up ({@link TcpConnectionParams}). Runs on simulated time, single-threaded.
  *
  * <p>What it does (RFC 9293 for the state machine and segment checks, RFC 5681 + RFC 6582 for congestion
- * control and NewReno recovery, RFC 6298 for the retransmission timer, RFC 5961 for blind RST/SYN/data
- * defences):
+ * control and NewReno recovery, with RFC 3465's appropriate byte counting for the window's growth, RFC 6298 for
+ * the retransmission timer, RFC 5961 for blind RST/SYN/data defences):
  * <ul>
  *   <li>The upper layer hands whole FPDUs to {@link #send}; they are copied into an off-heap ring that is also the
  *       retransmission queue: bytes stay there, addressed by sequence number, until acknowledged. Segments are cut
@@ -119,9 +119,17 @@ public final class OffloadedTcp {
     private boolean finQueued;
     private long finSeq;
 
-    // Congestion control (RFC 5681, RFC 6582).
+    // Congestion control (RFC 5681, RFC 6582, RFC 3465).
     private long cwnd;
     private long ssthresh;
+    /** RFC 3465 §2.1: bytes acknowledged in congestion avoidance since the window last grew. */
+    private long bytesAcked;
+    /**
+     * RFC 3465 §2.3: after a retransmission timeout, slow start grows by at most one SMSS per ACK until the data
+     * outstanding at the timeout (up to this sequence number) is acknowledged; 2 SMSS otherwise.
+     */
+    private long rtoRecover;
+    private boolean afterTimeout;
     private int dupAcks;
     private boolean inRecovery;
     private long recover;
@@ -515,10 +523,8 @@ public final class OffloadedTcp {
                 retransmitFirst();
                 cwnd = Math.max(segmentPayload, cwnd - dataAcked + (dataAcked >= segmentPayload ? segmentPayload : 0));
             }
-        } else if (cwnd < ssthresh) {
-            cwnd += Math.min(dataAcked, segmentPayload); // RFC 5681 §3.1 slow start
         } else {
-            cwnd += Math.max(1, (long) segmentPayload * segmentPayload / cwnd); // congestion avoidance (3.1)
+            growWindow(ack, dataAcked);
         }
         dupAcks = 0;
         sndUna = ack;
@@ -546,6 +552,32 @@ public final class OffloadedTcp {
         }
     }
 
+    /**
+     * The window's growth for an ACK of new data outside recovery, by the bytes it acknowledges (RFC 3465
+     * appropriate byte counting, which RFC 5681 §3.1 allows): a receiver that acknowledges several segments at
+     * once (delayed ACKs, a guest's coalesced receives) gets the window a receiver acknowledging each one would.
+     * Slow start: up to L = 2 SMSS per ACK (§2.2), 1 SMSS while the data outstanding at a timeout is still being
+     * acknowledged (§2.3). Congestion avoidance: one SMSS each time a window's worth of bytes is acknowledged
+     * (§2.1). The E810's context has a cwnd_inc_limit field (ctrl.c irdma_sc_qp_setctx, IRDMAQPC_LIMIT) that irdma
+     * leaves at 0; the kernel does not say what the hardware does per ACK, so the RFCs decide.
+     */
+    private void growWindow(long ack, long dataAcked) {
+        if (afterTimeout && seqDiff(ack, rtoRecover) >= 0) {
+            afterTimeout = false;
+        }
+        if (cwnd < ssthresh) {
+            long limit = afterTimeout ? segmentPayload : 2L * segmentPayload;
+            cwnd += Math.min(dataAcked, limit);
+            bytesAcked = 0;
+        } else {
+            bytesAcked += dataAcked;
+            if (bytesAcked >= cwnd) {
+                bytesAcked -= cwnd;
+                cwnd += segmentPayload;
+            }
+        }
+    }
+
     private void onDupAck() {
         dupAcksReceived++;
         dupAcks++;
@@ -555,6 +587,7 @@ public final class OffloadedTcp {
             // RFC 6582 §3.2 step 2 / RFC 5681 §3.2 steps 2-3.
             fastRetransmits++;
             ssthresh = Math.max(flight(sndUna) / 2, 2L * segmentPayload);
+            bytesAcked = 0;
             recover = sndMax;
             inRecovery = true;
             retransmitFirst();
@@ -994,6 +1027,9 @@ public final class OffloadedTcp {
         // RFC 5681 §3.1 eq. 4 and the go-back-N restart; RFC 6298 §5.5 back-off.
         ssthresh = Math.max(flight(sndUna) / 2, 2L * segmentPayload);
         cwnd = segmentPayload;
+        bytesAcked = 0;
+        afterTimeout = true;
+        rtoRecover = sndMax;
         inRecovery = false;
         dupAcks = 0;
         rttTiming = false;

@@ -166,6 +166,26 @@ public record TcpConnectionParams(
                 initialCwnd, ssThresh);
     }
 
+    /** These parameters with another congestion window and slow-start threshold at hand-over. */
+    public TcpConnectionParams withCongestion(long initialCwnd, long ssThresh) {
+        return new TcpConnectionParams(localMac, remoteMac, vlanTci, ttl, tos, flowLabel, localHi, localLo,
+                remoteHi, remoteLo, localPort, remotePort, sndUna, sndNxt, rcvNxt, sndWnd, sndWscale, rcvWscale,
+                mss, timestamps, tsRecent, dupAckThreshold, maxRetransmits, rtoMinNanos, rtoInitialNanos,
+                rtoMaxNanos, delayedAckNanos, timeWaitNanos, dropOutOfOrder, sendBufferBytes, receiveBufferBytes,
+                initialCwnd, ssThresh);
+    }
+
+    /**
+     * These parameters with the retransmission timeout never below {@code floorNanos} (the initial RTO raised to it
+     * too); unchanged when the floor is already as high. The delayed-ACK timer stays as it was.
+     */
+    public TcpConnectionParams withRtoFloor(long floorNanos) {
+        if (floorNanos <= rtoMinNanos) {
+            return this;
+        }
+        return withRetransmits(maxRetransmits, floorNanos, Math.max(rtoInitialNanos, floorNanos));
+    }
+
     public TcpConnectionParams withOptions(boolean timestamps, long tsRecent, boolean dropOutOfOrder, int vlanTci) {
         return new TcpConnectionParams(localMac, remoteMac, vlanTci, ttl, tos, flowLabel, localHi, localLo,
                 remoteHi, remoteLo, localPort, remotePort, sndUna, sndNxt, rcvNxt, sndWnd, sndWscale, rcvWscale,

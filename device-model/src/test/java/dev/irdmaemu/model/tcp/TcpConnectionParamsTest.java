@@ -65,4 +65,22 @@ class TcpConnectionParamsTest {
         assertThrows(IllegalArgumentException.class, () -> ok.withWindow(1000, 15, 0));
         assertThrows(IllegalArgumentException.class, () -> ok.withRetransmits(8, 0, 1));
     }
+
+    @Test
+    void anRtoFloorRaisesTheContextsFloorAndInitialRtoButNotTheDelayedAck() {
+        // irdma writes RTOMIN 5 (read as ms): a 5 ms floor, and a delayed ACK under half of it
+        TcpConnectionParams ctx = TcpConnectionParams.fromOffload(info(true, false, 0, 0), TcpPair.MAC_A,
+                TcpPair.MAC_B, 5);
+        assertEquals(5_000_000L, ctx.rtoMinNanos());
+        TcpConnectionParams paced = ctx.withRtoFloor(200_000_000L);
+        assertEquals(200_000_000L, paced.rtoMinNanos());
+        assertEquals(200_000_000L, paced.rtoInitialNanos());
+        assertEquals(ctx.delayedAckNanos(), paced.delayedAckNanos(), "the model still acknowledges promptly");
+        assertEquals(ctx.rtoMaxNanos(), paced.rtoMaxNanos());
+        assertEquals(ctx.withWindow(1, 0, 0).sndWnd(), paced.withWindow(1, 0, 0).sndWnd());
+        assertTrue(ctx == ctx.withRtoFloor(0) && ctx == ctx.withRtoFloor(5_000_000L), "no floor, or a lower one");
+        TcpConnectionParams slowStart = ctx.withCongestion(7L * 1460, 9L * 1460);
+        assertEquals(7L * 1460, slowStart.initialCwnd());
+        assertEquals(9L * 1460, slowStart.ssThresh());
+    }
 }

@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -224,6 +225,20 @@ public final class BootRun implements AutoCloseable {
         }
     }
 
+    /**
+     * The peer-to-peer siw with MPA CRCs asked for ({@link SiwCrcModule}), for rping-throughput's like-for-like
+     * figure; none (logged) when the kit's module cannot be patched.
+     */
+    private static Map<String, byte[]> siwCrcOverlay(GuestKit kit) {
+        try {
+            byte[] module = Files.readAllBytes(kit.siwPeerToPeerModule());
+            return Map.of(SiwCrcModule.OVERLAY_PATH, SiwCrcModule.withCrcRequired(module));
+        } catch (IOException e) {
+            LOG.warn("no siw with MPA CRCs for the guest: {}", e.getMessage());
+            return Map.of();
+        }
+    }
+
     /** Starts QEMU; answers System.nanoTime() at its start. */
     private long startGuest() throws IOException, GuestBootException, BootFailure {
         Path initrd = temp.resolve("initrd.img");
@@ -239,6 +254,8 @@ public final class BootRun implements AutoCloseable {
         if (options.modules() != null) {
             // the user's kernel: its own ice.ko, irdma.ko and RDMA modules in place of the kit's
             ScenarioOverlay.write(base, initrd, GuestModules.overlay(options.modules(), guestKit.recipe()));
+        } else if (options.nic() == BootOptions.Nic.VIRTIO && options.initrd() == null) {
+            ScenarioOverlay.write(base, initrd, siwCrcOverlay(guestKit));
         } else {
             ScenarioOverlay.write(base, initrd);
         }

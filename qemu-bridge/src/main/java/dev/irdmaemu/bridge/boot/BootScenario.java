@@ -62,12 +62,14 @@ public enum BootScenario {
      * rping's throughput seen by the guest: the peer-to-peer siw build's {@code rping -c -C 100 -S 65535} against
      * the node's rping server, timed in the guest (the figure, not a test of its own); then, in the same guest and
      * run, the same rping between two endpoints of a second siw device on a dummy netdev (the guest's kernel TCP on
-     * both ends), and the ratio of the two rates ({@code model_over_local}).
+     * both ends), and the ratio of the two rates ({@code model_over_local}); then that pair again with siw
+     * reloaded to ask for MPA CRCs as the model's CM does ({@link SiwCrcModule}), and the like-for-like ratio
+     * ({@code model_over_local_crc}).
      */
     RPING_THROUGHPUT("rping-throughput", Siw.PEER_TO_PEER, "the peer-to-peer siw's `rping -c -C "
             + BootScenario.THROUGHPUT_COUNT + " -S " + BootScenario.THROUGHPUT_SIZE + "` against the node's rping "
-            + "server, then between two siw endpoints on a dummy netdev inside the guest, both timed in the guest, "
-            + "and their ratio"),
+            + "server, then between two siw endpoints on a dummy netdev inside the guest, without and with MPA "
+            + "CRCs, all timed in the guest, and the ratios"),
     /** Issue 6 test 5, the guest as server: the node's ucmatose clients connect, exchange and are disconnected. */
     UCMATOSE_SERVER("ucmatose-server", Siw.STOCK, "the guest's ucmatose servers (stock siw) take "
             + BootScenario.UCMATOSE_CONNECTIONS + " connections from the node's ucmatose clients, -C 10 -S 100 "

@@ -58,6 +58,23 @@ public final class HostedNode implements AutoCloseable {
     static final long RAM_BASE = 0x4000_0000L;
     static final long RAM_SIZE = 64L << 20;
 
+    /**
+     * The floor of the model's TCP retransmission timeout toward the guest, in milliseconds
+     * ({@link LatencyTable#tcpRtoFloorNanos}); default {@value #DEFAULT_RTO_FLOOR_MS}, 0 for the context's 5 ms
+     * alone. A TCG guest acknowledges in 5 to 30 ms on a loaded host, so the E810's floor retransmits spuriously and
+     * collapses the window; 200 ms is Linux's TCP_RTO_MIN, the guest's own floor toward the model.
+     */
+    public static final String RTO_FLOOR_PROPERTY = "irdmaemu.tcp.rtoFloorMs";
+    static final long DEFAULT_RTO_FLOOR_MS = 200;
+
+    /** The model's device timings for a live guest: {@link #RTO_FLOOR_PROPERTY} read here. */
+    static LatencyTable guestPacedLatency() {
+        LatencyTable latency = new LatencyTable();
+        long ms = Long.getLong(RTO_FLOOR_PROPERTY, DEFAULT_RTO_FLOOR_MS);
+        latency.tcpRtoFloorNanos = Math.max(0, Math.min(ms, 60_000)) * 1_000_000L;
+        return latency;
+    }
+
     /** Told on the model thread whenever the node learns or relearns a neighbour's MAC. */
     @FunctionalInterface
     public interface NeighbourListener {
@@ -100,7 +117,7 @@ public final class HostedNode implements AutoCloseable {
         this.trace = traceSink == null ? new Trace(scheduler) : new Trace(scheduler).enableAll(traceSink);
         this.ram = new HostRam(memory, RAM_BASE, RAM_SIZE);
         this.driver = new IrdmaDriver(ram, scheduler);
-        this.device = new E810RdmaFunction(scheduler, memory, driver.interruptSink(), trace, new LatencyTable());
+        this.device = new E810RdmaFunction(scheduler, memory, driver.interruptSink(), trace, guestPacedLatency());
         driver.bind(device);
         device.port().setTransmitter(this::toGuest);
         driver.bringUp();
@@ -228,6 +245,8 @@ public final class HostedNode implements AutoCloseable {
         }
         wire.onKick(null);
         loop.close();
+        LOG.info("model loop, wall time: kick to poll {}; poll to the round's end {}", loop.kickToPoll().summary(),
+                loop.pollToRoundEnd().summary());
         ram.close();
     }
 }

@@ -45,6 +45,12 @@ public final class ModelLoop implements AutoCloseable {
     /** Conditions {@link #await} is waiting for, checked after each round; loop thread only. */
     private final ArrayList<BooleanSupplier> watchers = new ArrayList<>();
     private final AtomicBoolean kicked = new AtomicBoolean();
+    /** Wall time of the first kick not yet taken by a poll (0: none); written by the kicking threads. */
+    private volatile long kickedAt;
+    /** From a kick to the loop's poll of the guest's rings (the kick thread's and the loop's wake-ups). */
+    private final LatencyHistogram kickToPoll = new LatencyHistogram();
+    /** From that poll to the end of the round (the model's work on the guest's frames, and the guest notified). */
+    private final LatencyHistogram pollToRoundEnd = new LatencyHistogram();
     private final Thread thread;
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private volatile boolean running = true;
@@ -155,8 +161,21 @@ public final class ModelLoop implements AutoCloseable {
 
     /** The guest posted frames or buffers: poll its port soon. Any thread; never blocks. */
     public void kick() {
+        if (kickedAt == 0) {
+            kickedAt = System.nanoTime();
+        }
         kicked.set(true);
         LockSupport.unpark(thread);
+    }
+
+    /** Wall time from a kick to the loop's poll of the guest's rings. */
+    public LatencyHistogram kickToPoll() {
+        return kickToPoll;
+    }
+
+    /** Wall time from a poll after a kick to the end of that round (frames handled, the guest notified). */
+    public LatencyHistogram pollToRoundEnd() {
+        return pollToRoundEnd;
     }
 
     /** True on the loop thread. */
@@ -183,14 +202,26 @@ public final class ModelLoop implements AutoCloseable {
             while (running) {
                 pacer.step();
                 runTasks();
-                if (kicked.getAndSet(false) && pollGuest.getAsBoolean()) {
-                    kicked.set(true); // the budget ran out: more frames may be waiting
+                long polled = 0;
+                if (kicked.getAndSet(false)) {
+                    polled = System.nanoTime();
+                    long at = kickedAt;
+                    kickedAt = 0;
+                    if (at != 0) {
+                        kickToPoll.record(polled - at);
+                    }
+                    if (pollGuest.getAsBoolean()) {
+                        kicked.set(true); // the budget ran out: more frames may be waiting
+                    }
                 }
                 if (!watchers.isEmpty()) {
                     watchers.removeIf(BooleanSupplier::getAsBoolean);
                 }
                 long wait = pacer.step();
                 endOfRound.run();
+                if (polled != 0) {
+                    pollToRoundEnd.record(System.nanoTime() - polled);
+                }
                 if (!running || !tasks.isEmpty() || kicked.get()) {
                     continue;
                 }
