@@ -82,6 +82,25 @@ class DdpRealPackageTest {
         assertCompatibleAndActive(bench);
     }
 
+    /**
+     * The package's own profile tables reach the firmware's {@link FlowProfiles} (ice_fill_tbl reads the same
+     * sections): the RSS block puts IPv4/TCP, IPv4/UDP and IPv6/TCP in packet type groups of their own, which is
+     * what ice's RSS profiles (update_pkg) key their TCAM entries on.
+     */
+    @Test
+    void theDownloadFillsTheProfileTablesFromThePackage() {
+        AqBench bench = new AqBench();
+        FlowProfiles profiles = bench.fw.ddp().profiles();
+        download(bench);
+        int rss = dev.irdmaemu.fw.aq.ProfileTableSection.BLK_RSS;
+        assertTrue(profiles.sectionsApplied(rss) > 0, "RSS tables in the package");
+        int tcp4 = profiles.ptypeGroup(rss, dev.irdmaemu.fw.lan.RxPacketType.IPV4_TCP);
+        int udp4 = profiles.ptypeGroup(rss, dev.irdmaemu.fw.lan.RxPacketType.IPV4_UDP);
+        int tcp6 = profiles.ptypeGroup(rss, dev.irdmaemu.fw.lan.RxPacketType.IPV6_TCP);
+        assertTrue(tcp4 != 0 && udp4 != 0 && tcp6 != 0, tcp4 + " " + udp4 + " " + tcp6);
+        assertTrue(tcp4 != udp4 && tcp4 != tcp6, tcp4 + " " + udp4 + " " + tcp6);
+    }
+
     @Test
     void aGarbageBufferMidwayFailsTheDownloadAndAFullRetrySucceeds() {
         AqBench bench = new AqBench();

@@ -53,6 +53,21 @@ class LanHostileDriverTest {
         assertEquals(1, rig.lan.counters().rxNoQueue());
     }
 
+    /**
+     * The flow director's control VSI ring (ice_base.c ice_setup_rx_ctx with rx_buf_len 0: dbuf 0, rxmax 0) enables,
+     * as ice_vsi_open_ctrl needs, and a frame that reaches it is dropped as oversize: it has no buffer for one.
+     */
+    @Test
+    void aDescriptorOnlyRxQueueEnablesAndTakesNoFrame() {
+        LanRig rig = new LanRig();
+        BytesStore<?, ?> c = goodRxContext(rig.ram.allocate(4096));
+        new RxQueueContext().wrap(c, 0).dataBufferBytes(0).rxMax(0);
+        assertTrue(rig.driver.programRx(3, c, 1));
+        assertTrue(rig.lan.rx().enabled(3));
+        rig.deliver(LanRig.arpRequest());
+        assertEquals(1, rig.lan.counters().rxOversize());
+    }
+
     /** One Rx misbehaviour: what the driver does after a good setup, and the counter that must move. */
     record RxCase(Consumer<LanRig> act, ToLongFunction<LanQueues> counter, boolean mdd) {
     }

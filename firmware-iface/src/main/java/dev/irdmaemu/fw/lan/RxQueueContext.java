@@ -61,7 +61,10 @@ public final class RxQueueContext extends PackedContext {
         if (queueLength() < MIN_QLEN) {
             return fail(Status.QLEN_TOO_SMALL, 11);
         }
-        if (dataBufferBytes() == 0) {
+        // ice_base.c ice_setup_rx_ctx for the flow director's control VSI: rx_buf_len 0 gives dbuf 0 and rxmax 0,
+        // a queue that only ever gets descriptor write-backs (programming status), never a frame: accepted
+        boolean descriptorOnly = dataBufferBytes() == 0 && rxMax() == 0;
+        if (dataBufferBytes() == 0 && !descriptorOnly) {
             return fail(Status.DBUF_ZERO, 12);
         }
         if (!descriptor32()) {
@@ -70,7 +73,7 @@ public final class RxQueueContext extends PackedContext {
         if (descriptorType() != DTYPE_NO_SPLIT) {
             return fail(Status.HEADER_SPLIT, 14);
         }
-        if (rxMax() == 0) {
+        if (rxMax() == 0 && !descriptorOnly) {
             return fail(Status.RXMAX_ZERO, 21);
         }
         return Status.ACCEPTED;

@@ -44,8 +44,9 @@ class LanCodecsTest {
         BytesStore<?, ?> s = zeroed(32);
         RxQueueContext c = new RxQueueContext().wrap(s, 0);
         assertEquals(RxQueueContext.Status.QLEN_TOO_SMALL, c.validate());
-        c.queueLength(64);
+        c.queueLength(64).rxMax(1522);
         assertEquals(RxQueueContext.Status.DBUF_ZERO, c.validate());
+        c.rxMax(0);
         c.dataBufferBytes(1024);
         assertEquals(RxQueueContext.Status.DESC_16_BYTE, c.validate());
         c.descriptor32(true).descriptorType(2);
@@ -55,6 +56,18 @@ class LanCodecsTest {
         c.rxMax(1522);
         assertEquals(RxQueueContext.Status.ACCEPTED, c.validate());
         assertEquals(RxQueueContext.Status.SHORT, new RxQueueContext().wrap(s, 16).validate());
+    }
+
+    /** ice_setup_rx_ctx for the FD control VSI's ring (rx_buf_len 0): dbuf 0 with rxmax 0 is a descriptor-only queue. */
+    @Test
+    void aDescriptorOnlyRxContextIsAccepted() {
+        BytesStore<?, ?> s = zeroed(32);
+        RxQueueContext c = new RxQueueContext().wrap(s, 0).queueLength(64).descriptor32(true);
+        assertEquals(RxQueueContext.Status.ACCEPTED, c.validate());
+        c.rxMax(1522);
+        assertEquals(RxQueueContext.Status.DBUF_ZERO, c.validate());
+        c.rxMax(0).dataBufferBytes(2048);
+        assertEquals(RxQueueContext.Status.RXMAX_ZERO, c.validate());
     }
 
     @Test
