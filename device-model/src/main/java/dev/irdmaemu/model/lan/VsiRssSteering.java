@@ -42,7 +42,8 @@ public final class VsiRssSteering implements RxSteering {
 
     @Override
     public long generation() {
-        return profiles == null ? vsis.generation() : vsis.generation() * 31 + profiles.generation();
+        // both only grow: their sum moves whenever either does
+        return profiles == null ? vsis.generation() : vsis.generation() + profiles.generation();
     }
 
     @Override
