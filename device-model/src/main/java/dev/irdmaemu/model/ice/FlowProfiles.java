@@ -18,6 +18,15 @@ import java.util.Arrays;
  * vector) and answers which of the addresses and ports the profile extracts ({@link #SRC_ADDR} ...). The other blocks
  * are recorded (and counted) only. Everything written here was checked by {@link ProfileTableSection#validate()};
  * nothing allocates after construction.
+ *
+ * <p>Only TCAM entries ice wrote through update_pkg take part in a lookup. The package's own entries are kept but
+ * not matched: read as ice_gen_key_word encodes keys, Debian's 1.3.41 package has entries that would send every
+ * packet type of VSI group 0 to one profile (e.g. "ptg bit 0 set, everything else don't care"), which cannot be
+ * what the hardware does with them; until that is understood, a frame no driver-written entry covers keeps ice's
+ * default input set. The package's XLT1 (packet type groups) and XLT2 are used: ice keys its entries on them.
+ * Field vectors name the last IP header ({@code ICE_PROT_IPV4_IL}/{@code ICE_PROT_IPV6_IL}, ice_flow.c
+ * ice_flow_xtract_fld for the inner-or-only segment) or the outer one; a frame without a tunnel has one, so both
+ * select its addresses.
  */
 public final class FlowProfiles {
     /** Input-set bits: what a profile hashes of a frame. */
@@ -30,7 +39,9 @@ public final class FlowProfiles {
 
     /** ice_protocol_type.h: the outer IPv4/IPv6 headers and the inner L4 headers the RSS profiles extract. */
     static final int PROT_IPV4_OF_OR_S = 32;
+    static final int PROT_IPV4_IL = 33;
     static final int PROT_IPV6_OF_OR_S = 40;
+    static final int PROT_IPV6_IL = 41;
     static final int PROT_TCP_IL = 49;
     static final int PROT_UDP_IL_OR_S = 53;
     static final int PROT_SCTP_IL = 96;
@@ -41,6 +52,8 @@ public final class FlowProfiles {
     private final short[][] xlt2 = new short[BLOCKS][XLT2_ENTRIES];
     private final byte[][] tcamKeys = new byte[BLOCKS][];
     private final short[][] tcamProfile = new short[BLOCKS][];
+    /** TCAM entries ice wrote through update_pkg: the only ones {@link #profileFor} matches (see the class comment). */
+    private final boolean[][] tcamWrittenByDriver = new boolean[BLOCKS][];
     private final byte[][] fvProtocol = new byte[BLOCKS][];
     private final short[][] fvOffset = new short[BLOCKS][];
     private final long[] sectionsApplied = new long[BLOCKS];
@@ -52,6 +65,7 @@ public final class FlowProfiles {
         for (int b = 0; b < BLOCKS; b++) {
             tcamKeys[b] = new byte[tcamEntries(b) * TCAM_KEY_SIZE];
             tcamProfile[b] = new short[tcamEntries(b)];
+            tcamWrittenByDriver[b] = new boolean[tcamEntries(b)];
             fvProtocol[b] = new byte[profiles(b) * fieldVectorWords(b)];
             fvOffset[b] = new short[profiles(b) * fieldVectorWords(b)];
         }
@@ -65,6 +79,7 @@ public final class FlowProfiles {
             Arrays.fill(xlt2[b], (short) 0);
             Arrays.fill(tcamKeys[b], (byte) 0); // key 0 and inverted key 0: "never match" for every bit
             Arrays.fill(tcamProfile[b], (short) -1);
+            Arrays.fill(tcamWrittenByDriver[b], false);
             Arrays.fill(fvProtocol[b], (byte) 0xFF); // ICE_PROT_INVALID
             Arrays.fill(fvOffset[b], (short) 0);
             sectionsApplied[b] = 0;
@@ -114,6 +129,7 @@ public final class FlowProfiles {
                         tcamKeys[b][addr * TCAM_KEY_SIZE + k] = (byte) s.tcamKey(i, k);
                     }
                     tcamProfile[b][addr] = (short) (profile < profiles(b) ? profile : -1);
+                    tcamWrittenByDriver[b][addr] = first < 0;
                 }
             }
             default -> {
@@ -157,8 +173,9 @@ public final class FlowProfiles {
     public int profileFor(int block, int ptg, int vsig) {
         byte[] keys = tcamKeys[block];
         short[] prof = tcamProfile[block];
+        boolean[] driver = tcamWrittenByDriver[block];
         for (int addr = 0; addr < prof.length; addr++) {
-            if (prof[addr] < 0) {
+            if (prof[addr] < 0 || !driver[addr]) {
                 continue;
             }
             int at = addr * TCAM_KEY_SIZE;
@@ -186,14 +203,14 @@ public final class FlowProfiles {
             int prot = fvProtocol[block][profile * fvw + w] & 0xFF;
             int off = fvOffset[block][profile * fvw + w] & 0xFFFF;
             switch (prot) {
-                case PROT_IPV4_OF_OR_S -> {
+                case PROT_IPV4_OF_OR_S, PROT_IPV4_IL -> {
                     if (off == 12 || off == 14) {
                         set |= SRC_ADDR;
                     } else if (off == 16 || off == 18) {
                         set |= DST_ADDR;
                     }
                 }
-                case PROT_IPV6_OF_OR_S -> {
+                case PROT_IPV6_OF_OR_S, PROT_IPV6_IL -> {
                     if (off >= 8 && off < 24) {
                         set |= SRC_ADDR;
                     } else if (off >= 24 && off < 40) {
@@ -212,6 +229,36 @@ public final class FlowProfiles {
             }
         }
         return set;
+    }
+
+    /** The RSS profile the tables select for VSI {@code vsi} and packet type {@code ptype}, or -1. */
+    public int rssProfile(int vsi, int ptype) {
+        if (vsi < 0 || vsi >= XLT2_ENTRIES || ptype < 0 || ptype >= XLT1_ENTRIES) {
+            return -1;
+        }
+        return profileFor(BLK_RSS, ptypeGroup(BLK_RSS, ptype), vsiGroup(BLK_RSS, vsi));
+    }
+
+    /** TCAM entry {@code addr}'s key and profile as hex (diagnostics; allocates). */
+    public String describeTcam(int block, int addr) {
+        StringBuilder b = new StringBuilder("@" + addr + " prof " + tcamProfile[block][addr] + " key");
+        for (int k = 0; k < TCAM_KEY_SIZE; k++) {
+            b.append(String.format(" %02x", tcamKeys[block][addr * TCAM_KEY_SIZE + k] & 0xFF));
+        }
+        return b.toString();
+    }
+
+    /** The valid words of a profile's field vector as "prot@offset ..." (diagnostics; allocates). */
+    public String describe(int block, int profile) {
+        StringBuilder b = new StringBuilder();
+        int fvw = fieldVectorWords(block);
+        for (int w = 0; w < fvw; w++) {
+            int prot = fvProtocol[block][profile * fvw + w] & 0xFF;
+            if (prot != 0xFF) {
+                b.append(prot).append('@').append(fvOffset[block][profile * fvw + w] & 0xFFFF).append(' ');
+            }
+        }
+        return b.toString().trim();
     }
 
     /**

@@ -75,6 +75,19 @@ public final class VsiRssSteering implements RxSteering {
             for (int ptype : HASHED_PTYPES) {
                 out.inputSet(ptype, profiles.rssInputSet(vsi, ptype));
             }
+            if (LOG.isDebugEnabled()) {
+                StringBuilder b = new StringBuilder();
+                for (int ptype : HASHED_PTYPES) {
+                    int p = profiles.rssProfile(vsi, ptype);
+                    b.append(' ').append(ptype).append(":profile ").append(p).append(" set ").append(out.inputSet(ptype));
+                    if (p >= 0) {
+                        b.append(" [").append(profiles.describe(dev.irdmaemu.fw.aq.ProfileTableSection.BLK_RSS, p))
+                                .append(']');
+                    }
+                }
+                LOG.debug("VSI {} RSS input sets by ptype (set bits: 1 src, 2 dst, 4 sport, 8 dport; -1 ice's default):"
+                        + "{}", vsi, b);
+            }
         }
         int tc0 = vsis.contextU16(vsi, VsiCommand.TC_MAPPING);
         out.tc0(tc0 & VsiCommand.TC_Q_OFFSET_M, tc0 >>> VsiCommand.TC_Q_NUM_S & VsiCommand.TC_Q_NUM_M);

@@ -99,6 +99,23 @@ class DdpRealPackageTest {
         int tcp6 = profiles.ptypeGroup(rss, dev.irdmaemu.fw.lan.RxPacketType.IPV6_TCP);
         assertTrue(tcp4 != 0 && udp4 != 0 && tcp6 != 0, tcp4 + " " + udp4 + " " + tcp6);
         assertTrue(tcp4 != udp4 && tcp4 != tcp6, tcp4 + " " + udp4 + " " + tcp6);
+        // the package's own TCAM entries are not matched: before ice's update_pkg, ice's default input sets
+        assertEquals(FlowProfiles.NO_PROFILE, profiles.rssInputSet(0, dev.irdmaemu.fw.lan.RxPacketType.IPV4_TCP));
+        // ice's entry for its VSI's group (ice_flow.c: the last IP header, ICE_PROT_IPV4_IL) selects the addresses
+        PackageUpdates updates = new PackageUpdates(profiles);
+        java.util.Map<Integer, AqCommandHandler> aq = new java.util.HashMap<>();
+        updates.install(aq::put);
+        byte[] b = new UpdatePkgBuffer().fieldVector(rss, 1, new int[][] {{33, 18}, {33, 16}, {33, 14}, {33, 12}})
+                .tcam(rss, 0, tcp4, 5, 1).xlt2(rss, 0, 5).build();
+        dev.irdmaemu.fw.aq.AqDescriptor desc = new dev.irdmaemu.fw.aq.AqDescriptor()
+                .wrap(BytesStore.wrap(new byte[dev.irdmaemu.fw.aq.AqDescriptor.SIZE]), 0);
+        desc.opcode(AqOpcode.UPDATE_PKG).datalen(b.length);
+        Bytes<?> buf = Bytes.wrapForWrite(b);
+        buf.writeLimit(b.length);
+        assertEquals(AqError.OK, aq.get(AqOpcode.UPDATE_PKG).handle(desc, buf));
+        assertEquals(FlowProfiles.SRC_ADDR | FlowProfiles.DST_ADDR,
+                profiles.rssInputSet(0, dev.irdmaemu.fw.lan.RxPacketType.IPV4_TCP));
+        assertEquals(FlowProfiles.NO_PROFILE, profiles.rssInputSet(0, dev.irdmaemu.fw.lan.RxPacketType.IPV4_UDP));
     }
 
     @Test
