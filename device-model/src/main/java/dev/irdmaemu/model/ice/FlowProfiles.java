@@ -20,10 +20,9 @@ import java.util.Arrays;
  * nothing allocates after construction.
  *
  * <p>Only TCAM entries ice wrote through update_pkg take part in a lookup. The package's own entries are kept but
- * not matched: read as ice_gen_key_word encodes keys, Debian's 1.3.41 package has entries that would send every
- * packet type of VSI group 0 to one profile (e.g. "ptg bit 0 set, everything else don't care"), which cannot be
- * what the hardware does with them; until that is understood, a frame no driver-written entry covers keeps ice's
- * default input set. The package's XLT1 (packet type groups) and XLT2 are used: ice keys its entries on them.
+ * not matched: they key on parser flags (single flag bits set, everything else don't care, in Debian's 1.3.41
+ * package) that the model's parser does not compute; a frame no driver-written entry covers keeps ice's default
+ * input set. The package's XLT1 (packet type groups) and XLT2 are used: ice keys its entries on them.
  * Field vectors name the last IP header ({@code ICE_PROT_IPV4_IL}/{@code ICE_PROT_IPV6_IL}, ice_flow.c
  * ice_flow_xtract_fld for the inner-or-only segment) or the outer one; a frame without a tunnel has one, so both
  * select its addresses.
@@ -165,10 +164,12 @@ public final class FlowProfiles {
     }
 
     /**
-     * The profile the block's TCAM selects for packet-type group {@code ptg}, VSI group {@code vsig} and flags 0,
-     * or -1: the lowest-addressed entry whose key matches. A key bit matches an input bit of 0 when its key bit is
-     * 1 and an input bit of 1 when its inverted-key bit is 1 (ice_flex_pipe.c ice_gen_key_word: don't care is 1/1,
-     * never match 0/0). The VSI group's upper bits (the PF number, or the CDID the parser computes) are not compared.
+     * The profile the block's TCAM selects for packet-type group {@code ptg}, VSI group {@code vsig} and parser
+     * flags 0, or -1: the lowest-addressed entry ice wrote whose key matches. The key is struct ice_prof_id_key
+     * (ice_flex_type.h: flags le16, xlt1 u8, xlt2_cdid le16), five key bytes then their five inverted-key bytes; a
+     * key bit matches an input bit of 0 when its key bit is 1 and an input bit of 1 when its inverted-key bit is 1
+     * (ice_flex_pipe.c ice_gen_key_word: don't care is 1/1, never match 0/0). The VSI group's upper bits (the CDID
+     * the parser computes) are not compared.
      */
     public int profileFor(int block, int ptg, int vsig) {
         byte[] keys = tcamKeys[block];
@@ -179,9 +180,9 @@ public final class FlowProfiles {
                 continue;
             }
             int at = addr * TCAM_KEY_SIZE;
-            if (matches(keys, at, 0, ptg, 0xFF) && matches(keys, at, 1, vsig & 0xFF, 0xFF)
-                    && matches(keys, at, 2, vsig >>> 8 & 0xFF, VSIG_INDEX_M >>> 8)
-                    && matches(keys, at, 3, 0, 0xFF) && matches(keys, at, 4, 0, 0xFF)) {
+            if (matches(keys, at, 0, 0, 0xFF) && matches(keys, at, 1, 0, 0xFF) && matches(keys, at, 2, ptg, 0xFF)
+                    && matches(keys, at, 3, vsig & 0xFF, 0xFF)
+                    && matches(keys, at, 4, vsig >>> 8 & 0xFF, VSIG_INDEX_M >>> 8)) {
                 return prof[addr];
             }
         }

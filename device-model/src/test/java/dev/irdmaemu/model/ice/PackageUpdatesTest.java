@@ -92,11 +92,11 @@ class PackageUpdatesTest {
         assertEquals(AqError.OK, send(new UpdatePkgBuffer().fieldVector(BLK_RSS, 9, IPV4_TCP_DST_PORT)
                 .tcam(BLK_RSS, 1, PTG, VSIG, 9).build()));
         assertEquals(FlowProfiles.DST_ADDR | FlowProfiles.DST_PORT, profiles.rssInputSet(VSI, RxPacketType.IPV4_TCP));
-        // entry 1 rewritten with key and inverted key 0 in byte 0: never matches, entry 3 applies again
+        // entry 1 rewritten with key and inverted key 0 in its xlt1 byte: never matches, entry 3 applies again
         byte[] b = new UpdatePkgBuffer().tcam(BLK_RSS, 1, PTG, VSIG, 9).build();
         int body = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).getShort(8);
-        b[body + 4] = 0;
-        b[body + 4 + 5] = 0;
+        b[body + 4 + 2] = 0;
+        b[body + 4 + 2 + 5] = 0;
         assertEquals(AqError.OK, send(b));
         assertEquals(FlowProfiles.SRC_ADDR | FlowProfiles.DST_ADDR, profiles.rssInputSet(VSI, RxPacketType.IPV4_TCP));
     }

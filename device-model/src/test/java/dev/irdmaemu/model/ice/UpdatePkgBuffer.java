@@ -35,19 +35,17 @@ public final class UpdatePkgBuffer {
         return section(ProfileTableSection.sectionId(block, ProfileTableSection.KIND_ES), b.array());
     }
 
-    /** ice_prof_bld_tcam: one entry keyed on (ptg, vsig) exactly, flags don't care (ice_prof_gen_key's usual key). */
+    /** ice_prof_bld_tcam: one entry keyed on (ptg, vsig) exactly, flags don't care (ice_prof_tcam_ena_dis's dc_msk). */
     public UpdatePkgBuffer tcam(int block, int address, int ptg, int vsig, int profile) {
         ByteBuffer b = le(2 + 13);
         b.putShort((short) 1).putShort((short) address);
-        int[] in = {ptg, vsig & 0xFF, vsig >>> 8 & 0xFF};
+        // struct ice_prof_id_key: flags le16 (don't care), xlt1, xlt2_cdid le16
+        int[] in = {0, 0, ptg, vsig & 0xFF, vsig >>> 8 & 0xFF};
         byte[] key = new byte[10];
-        for (int i = 0; i < 3; i++) {
-            key[i] = (byte) ~in[i]; // exact 0 bits: key 1; exact 1 bits: key 0
-            key[5 + i] = (byte) in[i]; // exact 1 bits: inverted key 1
-        }
-        for (int i = 3; i < 5; i++) {
-            key[i] = (byte) 0xFF; // flags: don't care
-            key[5 + i] = (byte) 0xFF;
+        for (int i = 0; i < 5; i++) {
+            boolean dontCare = i < 2;
+            key[i] = dontCare ? (byte) 0xFF : (byte) ~in[i]; // exact 0 bits: key 1; exact 1 bits: key 0
+            key[5 + i] = dontCare ? (byte) 0xFF : (byte) in[i]; // exact 1 bits: inverted key 1
         }
         b.put(key).put((byte) profile);
         return section(ProfileTableSection.sectionId(block, ProfileTableSection.KIND_TCAM), b.array());
