@@ -59,7 +59,7 @@ public final class E810PhysicalFunction {
         lan.interrupts(rdma.throttledVectorCauses());
         lan.msixVectors(E810PciFunction.MSIX_VECTORS);
         lan.txContexts(new AddTxqsContexts(switchAndScheduler.txQueues(), lan.tx()));
-        lan.rxSteering(new VsiRssSteering(switchAndScheduler.vsis()));
+        lan.rxSteering(new VsiRssSteering(switchAndScheduler.vsis(), switchAndScheduler.profiles()));
         lan.wire((store, offset, length) -> rdma.port().transmit(store, offset, length));
         rdma.port().setLanSink(lan);
         ice.attachLan(lan);

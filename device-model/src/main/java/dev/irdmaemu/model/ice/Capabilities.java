@@ -27,11 +27,11 @@ import net.openhft.chronicle.bytes.Bytes;
  * ({@link #FD_GUARANTEED}, {@link #FD_BEST_EFFORT}); the device cap's number is their sum (ice_parse_fdir_dev_caps).
  *
  * <p>RSS (0x0040: rss_table_size 2048, the PF's LUT; rss_table_entry_width 8, one byte per LUT entry as
- * set_rss_lut carries them) is reported only when the system property {@value #RSS_PROPERTY} is true: with it ice
- * sets ICE_FLAG_RSS_ENA (ice_main.c ice_set_pf_caps), asks for one Rx queue per CPU instead of one and programs
- * the key and LUT the Rx engine hashes through; it also sends the flow-profile commands of ice_add_rss_cfg
- * (update_pkg 0x0C42), which the model does not serve, so ice logs their failure at debug level and the model
- * hashes ice's default input sets (ice_lib.c default_rss_cfgs) whatever the profiles say.
+ * set_rss_lut carries them) is reported unless the system property {@value #RSS_PROPERTY} is {@code false} (an
+ * opt-out for comparisons with the single-queue bring-up): with it ice sets ICE_FLAG_RSS_ENA (ice_main.c
+ * ice_set_pf_caps), asks for one Rx queue per CPU instead of one, programs the key and LUT the Rx engine hashes
+ * through, and sends the flow-profile commands of ice_add_rss_cfg (update_pkg 0x0C42, {@link PackageUpdates}),
+ * whose RSS profiles then choose what the Rx engine hashes per packet type ({@link FlowProfiles}).
  *
  * <p>The count field: ice sends a 4 KiB buffer and reads back {@code count}; a buffer too small for every element
  * gets ENOMEM with {@code count} = the elements needed and no buffer (the size ice would retry with).
@@ -50,14 +50,14 @@ public final class Capabilities {
     private final int firstVector;
     private final boolean reportRss;
 
-    /** Turns the RSS capability on (see the class comment). */
+    /** {@code -Dirdmaemu.ice.rss=false} turns the RSS capability off (see the class comment). */
     public static final String RSS_PROPERTY = "irdmaemu.ice.rss";
     /** ICE_LUT_PF_SIZE: the PF's LUT. */
     public static final int RSS_TABLE_SIZE = 2048;
     public static final int RSS_ENTRY_WIDTH = 8;
 
     public Capabilities(int pfId, int msixVectors, int firstVector) {
-        this(pfId, msixVectors, firstVector, Boolean.getBoolean(RSS_PROPERTY));
+        this(pfId, msixVectors, firstVector, reportRssByDefault());
     }
 
     public Capabilities(int pfId, int msixVectors, int firstVector, boolean reportRss) {
@@ -65,6 +65,11 @@ public final class Capabilities {
         this.msixVectors = msixVectors;
         this.firstVector = firstVector;
         this.reportRss = reportRss;
+    }
+
+    /** True unless {@value #RSS_PROPERTY} is {@code false}. */
+    public static boolean reportRssByDefault() {
+        return !"false".equalsIgnoreCase(System.getProperty(RSS_PROPERTY, "true").trim());
     }
 
     public void registerWith(BiConsumer<Integer, AqCommandHandler> r) {

@@ -5,6 +5,7 @@ import dev.irdmaemu.fw.aq.AqError;
 import dev.irdmaemu.fw.aq.AqOpcode;
 import dev.irdmaemu.fw.aq.PkgBuffer;
 import dev.irdmaemu.fw.aq.PkgInfoList;
+import dev.irdmaemu.fw.aq.ProfileTableSection;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.function.BiConsumer;
@@ -32,6 +33,12 @@ import org.slf4j.LoggerFactory;
  * the downloaded package as is_active with the metadata section's exact version and 28 name bytes, which
  * ice_get_ddp_pkg_state compares with the file's. Before any download the NVM package is the active one. The active
  * package survives a PF reset (it is global to the device); a download in progress does not.
+ *
+ * <p>The profile tables the package carries (the XLT1, XLT2, profile TCAM and field vector sections of each block)
+ * are written into {@link FlowProfiles} as their buffers arrive ({@link FlowProfiles#load}: one after the other, as
+ * ice_flex_pipe.c ice_fill_tbl reads them), the tables cleared at a download's first buffer; a
+ * section that does not pass {@link ProfileTableSection#validate()} is skipped (logged once per download), not
+ * refused: the rest of the package is still good for ice.
  */
 public final class DdpPackageLoader {
     private static final Logger LOG = LoggerFactory.getLogger(DdpPackageLoader.class);
@@ -49,6 +56,9 @@ public final class DdpPackageLoader {
 
     private final PkgBuffer pkgBuffer = new PkgBuffer();
     private final PkgInfoList infoList = new PkgInfoList();
+    private final ProfileTableSection tableSection = new ProfileTableSection();
+    private final FlowProfiles profiles;
+    private boolean warnedSection;
     private final byte[] pendingName = new byte[PkgBuffer.META_NAME_SIZE];
     private final byte[] activeName = new byte[PkgBuffer.META_NAME_SIZE];
     private boolean downloading;
@@ -59,6 +69,19 @@ public final class DdpPackageLoader {
     private boolean downloaded;
     private int activeVersion;
     private long activeTrackId;
+
+    public DdpPackageLoader() {
+        this(new FlowProfiles());
+    }
+
+    /** A loader writing the package's profile tables into {@code profiles}. */
+    public DdpPackageLoader(FlowProfiles profiles) {
+        this.profiles = profiles;
+    }
+
+    public FlowProfiles profiles() {
+        return profiles;
+    }
 
     public void install(BiConsumer<Integer, AqCommandHandler> register) {
         register.accept(AqOpcode.DOWNLOAD_PKG, this::download);
@@ -74,6 +97,7 @@ public final class DdpPackageLoader {
     /** Power-on: back to the NVM package. */
     public void powerOn() {
         abandon();
+        profiles.clear();
         downloaded = false;
         activeVersion = 0;
         activeTrackId = 0;
@@ -133,9 +157,23 @@ public final class DdpPackageLoader {
             downloading = true;
             buffersReceived = 0;
             pendingMeta = false;
+            warnedSection = false;
+            profiles.clear();
         }
         for (int i = 0; i < pkgBuffer.sectionCount(); i++) {
-            if (pkgBuffer.sectionType(i) == PkgBuffer.SID_METADATA) {
+            long type = pkgBuffer.sectionType(i);
+            if (ProfileTableSection.blockOf(type) >= 0) {
+                tableSection.wrap(type, buf, at + pkgBuffer.sectionOffset(i), pkgBuffer.sectionSize(i));
+                ProfileTableSection.Status ts = tableSection.validateLayout();
+                if (ts.accepted()) {
+                    profiles.load(tableSection);
+                } else if (!warnedSection) {
+                    warnedSection = true;
+                    LOG.warn("DDP package buffer {}: section {} (id {}) skipped: {}", buffersReceived, i, type,
+                            ts.describe());
+                }
+            }
+            if (type == PkgBuffer.SID_METADATA) {
                 pendingMeta = true;
                 pendingVersion = pkgBuffer.metaVersion(i);
                 pkgBuffer.metaName(i, pendingName);

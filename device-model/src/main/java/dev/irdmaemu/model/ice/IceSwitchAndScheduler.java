@@ -6,7 +6,8 @@ import java.util.function.BiConsumer;
  * The E810 firmware's switch, Tx scheduler, VSI, DDP package, Tx queue and RDMA qset commands for one PF, as one
  * unit the AQ engine installs: {@link SwitchRules} (ice_switch.c, ice_vlan_mode.c), {@link VsiTable} (VSIs and RSS,
  * ice_lib.c), {@link TxScheduler} (ice_sched.c), {@link TxQueues} (ice_common.c Tx queues and RDMA qsets, ice_idc.c)
- * and {@link DdpPackageLoader} (ice_ddp.c). {@link #resetPf()} is what a PF software reset (PFGEN_CTRL.PFSWR) does
+ * {@link DdpPackageLoader} (ice_ddp.c) and {@link PackageUpdates} with the {@link FlowProfiles} they write
+ * (ice_flex_pipe.c). {@link #resetPf()} is what a PF software reset (PFGEN_CTRL.PFSWR) does
  * to them.
  */
 public final class IceSwitchAndScheduler {
@@ -15,6 +16,8 @@ public final class IceSwitchAndScheduler {
     private final TxScheduler scheduler;
     private final TxQueues txQueues;
     private final DdpPackageLoader ddp;
+    private final FlowProfiles profiles;
+    private final PackageUpdates packageUpdates;
 
     /** PF {@code pfId} on logical port {@code lport}; its switch id is the PF number. */
     public IceSwitchAndScheduler(int pfId, int lport) {
@@ -22,7 +25,9 @@ public final class IceSwitchAndScheduler {
         this.switchRules = new SwitchRules(pfId, lport, pfId, vsis);
         this.scheduler = new TxScheduler(lport);
         this.txQueues = new TxQueues(scheduler);
-        this.ddp = new DdpPackageLoader();
+        this.profiles = new FlowProfiles();
+        this.ddp = new DdpPackageLoader(profiles);
+        this.packageUpdates = new PackageUpdates(profiles);
     }
 
     public void install(BiConsumer<Integer, AqCommandHandler> register) {
@@ -31,9 +36,13 @@ public final class IceSwitchAndScheduler {
         scheduler.install(register);
         txQueues.install(register);
         ddp.install(register);
+        packageUpdates.install(register);
     }
 
-    /** PF reset: VSIs, rules, the scheduler tree (back to its default), queues and qsets; the DDP package stays. */
+    /**
+     * PF reset: VSIs, rules, the scheduler tree (back to its default), queues and qsets; the DDP package and the
+     * profile tables stay (device state, as the global config lock's "package loaded").
+     */
     public void resetPf() {
         vsis.reset();
         switchRules.reset();
@@ -66,5 +75,14 @@ public final class IceSwitchAndScheduler {
 
     public DdpPackageLoader ddp() {
         return ddp;
+    }
+
+    /** The flexible pipeline's profile tables (the package's, as update_pkg changed them); device state. */
+    public FlowProfiles profiles() {
+        return profiles;
+    }
+
+    public PackageUpdates packageUpdates() {
+        return packageUpdates;
     }
 }

@@ -2,6 +2,8 @@ package dev.irdmaemu.model.lan;
 
 import dev.irdmaemu.fw.aq.VsiCommand;
 import dev.irdmaemu.fw.lan.ToeplitzHash;
+import dev.irdmaemu.model.ice.FlowProfiles;
+import java.util.Arrays;
 
 /**
  * What the Rx engine keeps of one VSI's receive-side scaling, re-read only when the firmware's VSI or RSS state
@@ -9,12 +11,17 @@ import dev.irdmaemu.fw.lan.ToeplitzHash;
  * queue map (struct ice_aqc_vsi_props: mapping_flags, q_mapping, tc_mapping of TC 0). A hash picks a LUT entry by
  * its low bits (the table is a power of two: 64, 512 or 2048 entries, enum ice_lut_size); the entry, masked to TC
  * 0's power-of-two queue count and offset by its first queue (ice_lib.c ice_vsi_setup_q_map writes both), is a queue
- * index within the VSI, which the queue map turns into the device queue. Nothing allocates after construction.
+ * index within the VSI, which the queue map turns into the device queue. Per packet type, the input set the RSS
+ * block's profile for the VSI selects ({@link FlowProfiles#rssInputSet}), or {@link FlowProfiles#NO_PROFILE} for ice's
+ * default input sets. Nothing allocates after construction.
  */
 public final class RssView {
     final ToeplitzHash hash = new ToeplitzHash();
     private final int[] lut = new int[2048];
     private final int[] queueList = new int[VsiCommand.Q_MAPPINGS];
+    /** The packet types the Rx engine tells apart (fw.lan.RxPacketType) all lie below this. */
+    public static final int PTYPES = 128;
+    private final byte[] inputSets = new byte[PTYPES];
     private int lutEntries;
     private boolean contiguous;
     private int firstQueue;
@@ -58,6 +65,10 @@ public final class RssView {
         return this;
     }
 
+    {
+        defaultInputSets();
+    }
+
     public RssView clearQueues() {
         contiguous = true;
         firstQueue = 0;
@@ -70,6 +81,23 @@ public final class RssView {
         tcOffset = offset;
         tcMask = (1 << Math.min(log2Count, 11)) - 1;
         return this;
+    }
+
+    /** Every packet type back to ice's default input set. */
+    public RssView defaultInputSets() {
+        Arrays.fill(inputSets, (byte) FlowProfiles.NO_PROFILE);
+        return this;
+    }
+
+    /** What the VSI's RSS profile hashes of packet type {@code ptype} (a set, or {@link FlowProfiles#NO_PROFILE}). */
+    public RssView inputSet(int ptype, int set) {
+        inputSets[ptype] = (byte) set;
+        return this;
+    }
+
+    /** The input set of {@code ptype}, or {@link FlowProfiles#NO_PROFILE} when no profile applies. */
+    public int inputSet(int ptype) {
+        return ptype >= 0 && ptype < PTYPES ? inputSets[ptype] : FlowProfiles.NO_PROFILE;
     }
 
     /** The device queue {@code rssHash} steers to, or -1 when the LUT names a queue outside the VSI's map. */

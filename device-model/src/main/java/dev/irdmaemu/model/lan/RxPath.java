@@ -10,6 +10,7 @@ import dev.irdmaemu.fw.lan.RxFlexDescriptor;
 import dev.irdmaemu.fw.lan.RxPacketType;
 import dev.irdmaemu.fw.lan.RxQueueContext;
 import dev.irdmaemu.fw.lan.ToeplitzHash;
+import dev.irdmaemu.model.ice.FlowProfiles;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -239,7 +240,7 @@ public final class RxPath {
         int ptype = classify(store, offset, frameLength);
         int rssHash = 0;
         if (rssFor(q)) {
-            rssHash = hash(store);
+            rssHash = hash(store, ptype);
             int target = rss.queue(rssHash);
             if (target < 0 || target >= queues || !enabled[target]) {
                 counters.rxRssQueueDisabled++;
@@ -330,25 +331,46 @@ public final class RxPath {
         return rssOn;
     }
 
-    /** The Toeplitz hash of the fields {@link #classify} found (0 for a frame with nothing to hash). */
-    private int hash(BytesStore<?, ?> store) {
+    /**
+     * The Toeplitz hash of the fields {@link #classify} found that the VSI's RSS profile for {@code ptype} selects
+     * (all of them when no profile applies: ice's default input sets), in the order source address, destination
+     * address, source port, destination port; 0 for a frame with nothing to hash.
+     */
+    private int hash(BytesStore<?, ?> store, int ptype) {
+        int set = rss.inputSet(ptype);
+        if (set == FlowProfiles.NO_PROFILE) {
+            set = FlowProfiles.SRC_ADDR | FlowProfiles.DST_ADDR | FlowProfiles.SRC_PORT | FlowProfiles.DST_PORT;
+        }
         ToeplitzHash t = rss.hash.start();
         switch (hashInput) {
             case HASH_IPV4:
             case HASH_IPV4_PORTS:
-                t.addInt(ipv4.source()).addInt(ipv4.destination());
+                if ((set & FlowProfiles.SRC_ADDR) != 0) {
+                    t.addInt(ipv4.source());
+                }
+                if ((set & FlowProfiles.DST_ADDR) != 0) {
+                    t.addInt(ipv4.destination());
+                }
                 break;
             case HASH_IPV6:
             case HASH_IPV6_PORTS:
-                t.addLong(ipv6.sourceHi()).addLong(ipv6.sourceLo()).addLong(ipv6.destinationHi())
-                        .addLong(ipv6.destinationLo());
+                if ((set & FlowProfiles.SRC_ADDR) != 0) {
+                    t.addLong(ipv6.sourceHi()).addLong(ipv6.sourceLo());
+                }
+                if ((set & FlowProfiles.DST_ADDR) != 0) {
+                    t.addLong(ipv6.destinationHi()).addLong(ipv6.destinationLo());
+                }
                 break;
             default:
                 return 0;
         }
         if (hashInput == HASH_IPV4_PORTS || hashInput == HASH_IPV6_PORTS) {
-            t.addShort(store.readUnsignedByte(l4At) << 8 | store.readUnsignedByte(l4At + 1));
-            t.addShort(store.readUnsignedByte(l4At + 2) << 8 | store.readUnsignedByte(l4At + 3));
+            if ((set & FlowProfiles.SRC_PORT) != 0) {
+                t.addShort(store.readUnsignedByte(l4At) << 8 | store.readUnsignedByte(l4At + 1));
+            }
+            if ((set & FlowProfiles.DST_PORT) != 0) {
+                t.addShort(store.readUnsignedByte(l4At + 2) << 8 | store.readUnsignedByte(l4At + 3));
+            }
         }
         return t.value();
     }

@@ -2,6 +2,8 @@ package dev.irdmaemu.model.lan;
 
 import dev.irdmaemu.fw.aq.RssCommand;
 import dev.irdmaemu.fw.aq.VsiCommand;
+import dev.irdmaemu.fw.lan.RxPacketType;
+import dev.irdmaemu.model.ice.FlowProfiles;
 import dev.irdmaemu.model.ice.VsiTable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,22 +13,37 @@ import org.slf4j.LoggerFactory;
  * add_vsi / update_vsi context) holds the queue, its key, the LUT its q_opt_rss selects and TC 0's queue region.
  * Only the Toeplitz hash is modelled (ice_lib.c ice_set_rss_vsi_ctx always asks for ICE_AQ_VSI_Q_OPT_RSS_HASH_TPLZ
  * unless the user picks the symmetric one through ethtool); a VSI asking for another hashes nothing (logged once).
- * Runs only when the table's generation moved, never per frame.
+ * With the firmware's {@link FlowProfiles}, each packet type the Rx engine tells apart hashes the input set the
+ * RSS block's profile for the VSI selects (what ice_add_rss_cfg programmed through update_pkg); a packet type no
+ * profile covers keeps ice's default input set. Runs only when the tables' generation moved, never per frame.
  */
 public final class VsiRssSteering implements RxSteering {
     private static final Logger LOG = LoggerFactory.getLogger(VsiRssSteering.class);
 
+    /** The packet types whose input set a profile may change. */
+    private static final int[] HASHED_PTYPES = {RxPacketType.IPV4_FRAG, RxPacketType.IPV4, RxPacketType.IPV4_UDP,
+        RxPacketType.IPV4_TCP, RxPacketType.IPV4_ICMP, RxPacketType.IPV6_FRAG, RxPacketType.IPV6,
+        RxPacketType.IPV6_UDP, RxPacketType.IPV6_TCP, RxPacketType.IPV6_ICMP};
+
     private final VsiTable vsis;
+    private final FlowProfiles profiles;
     private final byte[] key = new byte[RssCommand.EXTENDED_KEY_SIZE];
     private boolean warnedHash;
 
+    /** Steering by the VSI table alone: ice's default input sets for every packet type. */
     public VsiRssSteering(VsiTable vsis) {
+        this(vsis, null);
+    }
+
+    public VsiRssSteering(VsiTable vsis, FlowProfiles profiles) {
         this.vsis = vsis;
+        this.profiles = profiles;
     }
 
     @Override
     public long generation() {
-        return vsis.generation();
+        // both only grow: their sum moves whenever either does
+        return profiles == null ? vsis.generation() : vsis.generation() + profiles.generation();
     }
 
     @Override
@@ -53,6 +70,25 @@ public final class VsiRssSteering implements RxSteering {
             out.lutEntry(i, vsis.rssLutEntry(vsi, i));
         }
         fillQueueMap(vsi, out);
+        out.defaultInputSets();
+        if (profiles != null) {
+            for (int ptype : HASHED_PTYPES) {
+                out.inputSet(ptype, profiles.rssInputSet(vsi, ptype));
+            }
+            if (LOG.isDebugEnabled()) {
+                StringBuilder b = new StringBuilder();
+                for (int ptype : HASHED_PTYPES) {
+                    int p = profiles.rssProfile(vsi, ptype);
+                    b.append(' ').append(ptype).append(":profile ").append(p).append(" set ").append(out.inputSet(ptype));
+                    if (p >= 0) {
+                        b.append(" [").append(profiles.describe(dev.irdmaemu.fw.aq.ProfileTableSection.BLK_RSS, p))
+                                .append(']');
+                    }
+                }
+                LOG.debug("VSI {} RSS input sets by ptype (set bits: 1 src, 2 dst, 4 sport, 8 dport; -1 ice's default):"
+                        + "{}", vsi, b);
+            }
+        }
         int tc0 = vsis.contextU16(vsi, VsiCommand.TC_MAPPING);
         out.tc0(tc0 & VsiCommand.TC_Q_OFFSET_M, tc0 >>> VsiCommand.TC_Q_NUM_S & VsiCommand.TC_Q_NUM_M);
         return out.queueCount() > 0;

@@ -82,6 +82,42 @@ class DdpRealPackageTest {
         assertCompatibleAndActive(bench);
     }
 
+    /**
+     * The package's own profile tables reach the firmware's {@link FlowProfiles} (ice_fill_tbl reads the same
+     * sections): the RSS block puts IPv4/TCP, IPv4/UDP and IPv6/TCP in packet type groups of their own, which is
+     * what ice's RSS profiles (update_pkg) key their TCAM entries on.
+     */
+    @Test
+    void theDownloadFillsTheProfileTablesFromThePackage() {
+        AqBench bench = new AqBench();
+        FlowProfiles profiles = bench.fw.ddp().profiles();
+        download(bench);
+        int rss = dev.irdmaemu.fw.aq.ProfileTableSection.BLK_RSS;
+        assertTrue(profiles.sectionsApplied(rss) > 0, "RSS tables in the package");
+        int tcp4 = profiles.ptypeGroup(rss, dev.irdmaemu.fw.lan.RxPacketType.IPV4_TCP);
+        int udp4 = profiles.ptypeGroup(rss, dev.irdmaemu.fw.lan.RxPacketType.IPV4_UDP);
+        int tcp6 = profiles.ptypeGroup(rss, dev.irdmaemu.fw.lan.RxPacketType.IPV6_TCP);
+        assertTrue(tcp4 != 0 && udp4 != 0 && tcp6 != 0, tcp4 + " " + udp4 + " " + tcp6);
+        assertTrue(tcp4 != udp4 && tcp4 != tcp6, tcp4 + " " + udp4 + " " + tcp6);
+        // the package's own TCAM entries are not matched: before ice's update_pkg, ice's default input sets
+        assertEquals(FlowProfiles.NO_PROFILE, profiles.rssInputSet(0, dev.irdmaemu.fw.lan.RxPacketType.IPV4_TCP));
+        // ice's entry for its VSI's group (ice_flow.c: the last IP header, ICE_PROT_IPV4_IL) selects the addresses
+        PackageUpdates updates = new PackageUpdates(profiles);
+        java.util.Map<Integer, AqCommandHandler> aq = new java.util.HashMap<>();
+        updates.install(aq::put);
+        byte[] b = new UpdatePkgBuffer().fieldVector(rss, 1, new int[][] {{33, 18}, {33, 16}, {33, 14}, {33, 12}})
+                .tcam(rss, 0, tcp4, 5, 1).xlt2(rss, 0, 5).build();
+        dev.irdmaemu.fw.aq.AqDescriptor desc = new dev.irdmaemu.fw.aq.AqDescriptor()
+                .wrap(BytesStore.wrap(new byte[dev.irdmaemu.fw.aq.AqDescriptor.SIZE]), 0);
+        desc.opcode(AqOpcode.UPDATE_PKG).datalen(b.length);
+        Bytes<?> buf = Bytes.wrapForWrite(b);
+        buf.writeLimit(b.length);
+        assertEquals(AqError.OK, aq.get(AqOpcode.UPDATE_PKG).handle(desc, buf));
+        assertEquals(FlowProfiles.SRC_ADDR | FlowProfiles.DST_ADDR,
+                profiles.rssInputSet(0, dev.irdmaemu.fw.lan.RxPacketType.IPV4_TCP));
+        assertEquals(FlowProfiles.NO_PROFILE, profiles.rssInputSet(0, dev.irdmaemu.fw.lan.RxPacketType.IPV4_UDP));
+    }
+
     @Test
     void aGarbageBufferMidwayFailsTheDownloadAndAFullRetrySucceeds() {
         AqBench bench = new AqBench();

@@ -39,6 +39,7 @@ public final class PkgBuffer extends LeView {
     public enum Status implements Check {
         ACCEPTED("accepted"),
         TRUNCATED("shorter than a 4 KB package buffer"),
+        SHORTER_THAN_DATA_END("an update buffer shorter than its data_end"),
         BAD_SECTION_COUNT("section_count outside 1..511"),
         BAD_DATA_END("data_end outside 12..4096"),
         ENTRIES_BEYOND_DATA_END("the section table reaches past data_end"),
@@ -74,6 +75,27 @@ public final class PkgBuffer extends LeView {
         if (length < SIZE) {
             return fail(Status.TRUNCATED, 0);
         }
+        return validateSections();
+    }
+
+    /**
+     * An update_pkg (0x0C42) buffer: ice_ddp.c ice_update_pkg_no_lock sends only the built part of a package
+     * buffer, {@code data_end} bytes (ice_aq_update_pkg's buf_size), so the window may be shorter than 4 KB but
+     * never shorter than its own data_end; every other rule of {@link #validate()} holds.
+     */
+    public Status validateUpdate() {
+        failedAt = -1;
+        if (length < MIN_DATA_END) {
+            return fail(Status.SHORTER_THAN_DATA_END, 0);
+        }
+        int end = dataEnd();
+        if (end >= MIN_DATA_END && end <= MAX_DATA_END && end > length) {
+            return fail(Status.SHORTER_THAN_DATA_END, 2);
+        }
+        return validateSections();
+    }
+
+    private Status validateSections() {
         int count = sectionCount();
         if (count < MIN_SECTIONS || count > MAX_SECTIONS) {
             return fail(Status.BAD_SECTION_COUNT, 0);

@@ -25,12 +25,14 @@ import picocli.CommandLine.Spec;
  * {@code irdma-emu compare}: the benchmark command of the E810 path. The same scenarios against the hosted node,
  * interleaved in one run, with the guest on the emulated E810 (the stock irdma.ko, the model doing TCP) and on
  * virtio-net (siw, the guest's kernel doing TCP under TCG): rping's 65535-byte throughput, ucmatose's connection
- * rates, and boot to the first established connection; each figure's median over the runs, and irdma over siw.
+ * rates, boot to the first established connection, and the ping scenario's average round trip over IPv4 and IPv6
+ * (busybox ping's avg of its echoes, through the ice rings on the E810 and virtio-net's on the other); each figure's
+ * median over the runs, and E810 over virtio. {@code --only} picks figures by name, and only their scenarios boot.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
-        description = {"Benchmark: rping throughput (100 pings of 65535 bytes), ucmatose connection rates and boot to "
-                + "the first connection, with the guest's irdma on the emulated E810 against the guest's siw on "
-                + "virtio-net, interleaved in one run; prints each run and the medians."})
+        description = {"Benchmark: rping throughput (100 pings of 65535 bytes), ucmatose connection rates, boot to "
+                + "the first connection and ping round-trip times, with the guest's irdma on the emulated E810 "
+                + "against the guest's siw on virtio-net, interleaved in one run; prints each run and the medians."})
 final class CompareCommand implements Callable<Integer> {
     @Mixin
     Verbosity verbosity;
@@ -46,6 +48,11 @@ final class CompareCommand implements Callable<Integer> {
             + "target/compare/<date-time>).")
     Path out;
 
+    @Option(names = "--only", paramLabel = "FIGURE", split = ",", description = "Only the figures whose name "
+            + "starts with one of these words, case ignored (e.g. ping, rping, ucmatose, boot); only their scenarios "
+            + "boot. Default: all.")
+    List<String> only;
+
     private static final BootOptions.Nic[] NICS = {BootOptions.Nic.E810, BootOptions.Nic.VIRTIO};
     /** figure name → the scenario it comes from and the guest's field (null: boot to the first connection). */
     private static final Map<String, String[]> FIGURES = new LinkedHashMap<>();
@@ -55,6 +62,38 @@ final class CompareCommand implements Callable<Integer> {
         FIGURES.put("ucmatose connect/s", new String[] {"ucmatose-client", "connect_rate"});
         FIGURES.put("ucmatose exchange/s", new String[] {"ucmatose-client", "exchange_rate"});
         FIGURES.put("boot to 1st connection s", new String[] {"rping-client", null});
+        FIGURES.put("ping4 RTT ms", new String[] {"ping", "ping4_rtt_avg_ms"});
+        FIGURES.put("ping6 RTT ms", new String[] {"ping", "ping6_rtt_avg_ms"});
+    }
+
+    /** The figures {@code only} selects (all when it is empty), in their table order. */
+    static Map<String, String[]> selected(List<String> only) {
+        Map<String, String[]> m = new LinkedHashMap<>();
+        for (Map.Entry<String, String[]> f : FIGURES.entrySet()) {
+            boolean take = only == null || only.isEmpty();
+            for (String w : only == null ? List.<String>of() : only) {
+                String word = w.trim().toLowerCase(Locale.ROOT);
+                String name = f.getKey().toLowerCase(Locale.ROOT);
+                // "ping" picks ping4/ping6, not rping: a word matches the name's start up to a digit or a space
+                take |= !word.isEmpty() && name.startsWith(word) && (name.length() == word.length()
+                        || !Character.isLetter(name.charAt(word.length())));
+            }
+            if (take) {
+                m.put(f.getKey(), f.getValue());
+            }
+        }
+        return m;
+    }
+
+    /** The median of the values, the mean of the middle two for an even count; null for none. */
+    static Double median(List<Double> v) {
+        if (v == null || v.isEmpty()) {
+            return null;
+        }
+        List<Double> s = new ArrayList<>(v);
+        Collections.sort(s);
+        int n = s.size();
+        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
     }
 
     @Override
@@ -62,12 +101,17 @@ final class CompareCommand implements Callable<Integer> {
         if (runs < 1 || runs > 50) {
             throw new CliFailure(ExitCodes.USAGE, "compare: --runs is 1..50", null);
         }
+        Map<String, String[]> figures = selected(only);
+        if (figures.isEmpty()) {
+            throw new CliFailure(ExitCodes.USAGE, "compare: --only " + only + " selects no figure of "
+                    + FIGURES.keySet(), null);
+        }
         PrintWriter pw = spec.commandLine().getOut();
         GuestKit kit = BootCommand.kit(spec.commandLine().getErr());
         Path base = out != null ? out : BootOptions.newRunDir(Path.of("target", "compare"));
         Map<String, List<Double>> values = new LinkedHashMap<>();
         boolean allOk = true;
-        List<String> scenarios = FIGURES.values().stream().map(f -> f[0]).distinct().toList();
+        List<String> scenarios = figures.values().stream().map(f -> f[0]).distinct().toList();
         for (int run = 1; run <= runs; run++) {
             for (String scenario : scenarios) {
                 for (BootOptions.Nic nic : NICS) {
@@ -77,7 +121,7 @@ final class CompareCommand implements Callable<Integer> {
                     allOk &= r.ok();
                     StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "run %d %-7s %-17s %s",
                             run, nic.word(), scenario, r.ok() ? "ok" : "FAILED (" + r.failure() + ")"));
-                    for (Map.Entry<String, String[]> f : FIGURES.entrySet()) {
+                    for (Map.Entry<String, String[]> f : figures.entrySet()) {
                         if (!f.getValue()[0].equals(scenario) || !r.ok()) {
                             continue;
                         }
@@ -95,7 +139,7 @@ final class CompareCommand implements Callable<Integer> {
         pw.println();
         pw.printf(Locale.ROOT, "%-26s %14s %14s %8s%n", "median of " + runs, "irdma (E810)", "siw (virtio)",
                 "ratio");
-        for (String figure : FIGURES.keySet()) {
+        for (String figure : figures.keySet()) {
             Double e = median(values.get("e810|" + figure));
             Double v = median(values.get("virtio|" + figure));
             pw.printf(Locale.ROOT, "%-26s %14s %14s %8s%n", figure, e == null ? "-" : String.format(Locale.ROOT,
@@ -112,20 +156,14 @@ final class CompareCommand implements Callable<Integer> {
             Duration d = r.firstConnection();
             return d == null ? null : d.toMillis() / 1000.0;
         }
+        String value = r.guest().field(field);
+        if (value == null) {
+            return null;
+        }
         try {
-            return Double.parseDouble(r.guest().field(field));
+            return Double.parseDouble(value);
         } catch (NumberFormatException e) {
             return null;
         }
-    }
-
-    private static Double median(List<Double> v) {
-        if (v == null || v.isEmpty()) {
-            return null;
-        }
-        List<Double> s = new ArrayList<>(v);
-        Collections.sort(s);
-        int n = s.size();
-        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
     }
 }

@@ -46,6 +46,8 @@ final class DeviceCalls implements Runnable {
     private RuntimeException failure;
     private volatile boolean done;
     private volatile Thread waiter;
+    /** True while the connection thread waits for a device call (it reads nothing from the socket then). */
+    private volatile boolean waiting;
     private boolean broken;
 
     DeviceCalls(VfioUserFunction device, Executor owner, long timeoutNanos) {
@@ -99,22 +101,35 @@ final class DeviceCalls implements Runnable {
         failure = null;
         done = false;
         waiter = Thread.currentThread();
-        owner.execute(this);
-        long deadline = System.nanoTime() + timeoutNanos;
-        while (!done) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                broken = true;
-                throw new DeviceFailure("the device's owner thread did not answer within "
-                        + timeoutNanos / 1_000_000 + " ms", null, true);
+        waiting = true;
+        try {
+            owner.execute(this);
+            long deadline = System.nanoTime() + timeoutNanos;
+            while (!done) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    broken = true;
+                    throw new DeviceFailure("the device's owner thread did not answer within "
+                            + timeoutNanos / 1_000_000 + " ms", null, true);
+                }
+                LockSupport.parkNanos(this, left);
             }
-            LockSupport.parkNanos(this, left);
+        } finally {
+            waiting = false;
         }
         RuntimeException f = failure;
         if (f != null) {
             failure = null;
             throw new DeviceFailure(f.toString(), f, false);
         }
+    }
+
+    /**
+     * True while the connection thread waits for a device call: a server DMA requested from inside that call reads
+     * its reply from the socket itself ({@link MessageDma}).
+     */
+    boolean waiting() {
+        return waiting;
     }
 
     @Override

@@ -68,6 +68,17 @@ final class VfioUserConnection implements Runnable {
     private final RegionAccessPayload access = new RegionAccessPayload();
     private final List<FileDescriptor> fds = new ArrayList<>();
     private final List<DmaWindow> windows = new ArrayList<>();
+    /** Replies and our DMA_READ/DMA_WRITE requests share the socket's output. */
+    private final Object writeLock = new Object();
+    /** Server-to-client DMA for the message-only windows; made when the client connects. */
+    private MessageDma messageDma;
+    /** Set by {@link MessageDma} when a DMA exchange broke the connection (from the device's thread). */
+    private volatile String abortReason;
+
+    /** How long a server DMA waits for the client's reply (QEMU's own x-msg-timeout default is 5 s). */
+    static volatile long dmaReplyTimeoutMillis = 5_000;
+    private static final java.util.regex.Pattern MAX_XFER =
+            java.util.regex.Pattern.compile("\"max_data_xfer_size\"\\s*:\\s*(\\d{1,12})");
 
     private boolean negotiated;
     /** DEVICE_GET_INFO answered: from now on a DMA_MAP is never refused (QEMU aborts on that, listener.c). */
@@ -108,6 +119,8 @@ final class VfioUserConnection implements Runnable {
             socket.setAncillaryReceiveBufferSize(ANCILLARY_BUFFER);
             InputStream in = socket.getInputStream();
             OutputStream out = socket.getOutputStream();
+            messageDma = new MessageDma(name, socket, out, writeLock, calls, dmaReplyTimeoutMillis, this::abort);
+            dma.attach(messageDma);
             while (!closed) {
                 int got = readFully(in, 0, VfioUserHeader.SIZE);
                 collectFds();
@@ -117,6 +130,25 @@ final class VfioUserConnection implements Runnable {
                 if (got < VfioUserHeader.SIZE) {
                     reason = "hung up inside a header (" + got + " of 16 bytes)";
                     break;
+                }
+                if ((header.flags() & VfioUserHeader.TYPE_MASK) == VfioUserHeader.TYPE_REPLY) {
+                    // the client answering one of our DMA_READ/DMA_WRITE requests (from a device timer)
+                    if (header.size() < VfioUserHeader.SIZE || header.size() > MAX_MESSAGE || !fds.isEmpty()) {
+                        reason = "bad reply header: " + VfioUserCommand.name(header.command()) + " id " + header.id()
+                                + " size " + header.size() + " with " + fds.size() + " descriptors";
+                        break;
+                    }
+                    MessageDma.Taken taken = messageDma.takeReply(message, in);
+                    if (taken == MessageDma.Taken.NOT_EXPECTED) {
+                        reason = "bad header: a reply (" + VfioUserCommand.name(header.command()) + " id "
+                                + header.id() + ") while no DMA request of ours waits for one";
+                        break;
+                    }
+                    if (taken == MessageDma.Taken.HUNG_UP) {
+                        reason = "hung up inside a reply to a server DMA request";
+                        break;
+                    }
+                    continue;
                 }
                 VfioUserHeader.Status hs = header.validate(MAX_MESSAGE);
                 if (hs != VfioUserHeader.Status.OK) {
@@ -149,6 +181,9 @@ final class VfioUserConnection implements Runnable {
                 reason = "I/O error: " + e;
             }
         } finally {
+            if (reason == null) {
+                reason = abortReason;
+            }
             closeReason = reason;
             if (reason != null) {
                 counters.clientDropped();
@@ -186,18 +221,25 @@ final class VfioUserConnection implements Runnable {
             counters.errorReply();
             LOG.warn("vfio-user {}: {} id {} refused: {}{}{}", name, VfioUserCommand.name(command), id, status,
                     refusal != null ? ": " : "", refusal != null ? refusal : "");
-            if (!noReply) {
+            if (!noReply && abortReason == null) {
                 header.writeError(id, command, status.errno());
-                out.write(message, 0, VfioUserHeader.SIZE);
+                synchronized (writeLock) {
+                    out.write(message, 0, VfioUserHeader.SIZE);
+                }
             }
             return fatal;
         }
         if (noReply) {
             return null; // a posted write: QEMU expects nothing, and would log a reply as unexpected
         }
+        if (abortReason != null) {
+            return abortReason; // a server DMA inside this request broke the stream: no reply on it
+        }
         int size = VfioUserHeader.SIZE + replyLength;
         header.writeReply(id, command, size);
-        out.write(message, 0, size);
+        synchronized (writeLock) {
+            out.write(message, 0, size);
+        }
         return null;
     }
 
@@ -258,6 +300,13 @@ final class VfioUserConnection implements Runnable {
         LOG.info("vfio-user {}: client version {}.{} {}", name, version.major(), version.minor(),
                 json > 0 ? new String(message, VfioUserHeader.SIZE + VersionPayload.FIXED, json,
                         StandardCharsets.US_ASCII) : "(no capabilities)");
+        if (json > 0) {
+            java.util.regex.Matcher m = MAX_XFER.matcher(new String(message, VfioUserHeader.SIZE
+                    + VersionPayload.FIXED, json, StandardCharsets.US_ASCII));
+            if (m.find()) {
+                messageDma.clientMaxTransfer(Long.parseLong(m.group(1)));
+            }
+        }
         negotiated = true;
         negotiatedByClient = true;
         replyLength = version.write(CAPABILITIES);
@@ -312,6 +361,9 @@ final class VfioUserConnection implements Runnable {
                     }
                     device.dmaWindowAdded(w);
                 });
+                if (!w.direct()) {
+                    messageDma.addWindow(w);
+                }
                 windows.add(w);
                 counters.windowMapped();
                 LOG.debug("vfio-user {}: DMA window {}", name, w);
@@ -409,6 +461,9 @@ final class VfioUserConnection implements Runnable {
     /** Removes the window on the owner thread, then unmaps its memory: nothing can read it any more. */
     private void unmap(DmaWindow w) throws DeviceFailure {
         windows.remove(w);
+        if (!w.direct() && messageDma != null) {
+            messageDma.removeWindow(w);
+        }
         counters.windowUnmapped();
         try {
             calls.run(() -> {
@@ -542,6 +597,14 @@ final class VfioUserConnection implements Runnable {
         return closeReason;
     }
 
+    /** A server DMA exchange broke the stream (a timeout, a request where its reply belonged): close. Any thread. */
+    private void abort(String reason) {
+        if (abortReason == null) {
+            abortReason = reason;
+        }
+        stop();
+    }
+
     /** Makes the connection thread leave its read (server shutdown). Any thread. */
     void stop() {
         closed = true;
@@ -555,6 +618,10 @@ final class VfioUserConnection implements Runnable {
     /** Drops every window, closes every eventfd and descriptor and the socket. Connection thread, once. */
     private void shutdown() {
         closed = true;
+        if (messageDma != null) {
+            messageDma.close();
+            dma.detach(messageDma);
+        }
         try {
             dropWindows();
         } catch (DeviceFailure e) {

@@ -62,6 +62,9 @@ class IceProbeOnTheModelBootTest {
         assertTrue(log.contains("The DDP package was successfully loaded: ICE OS Default Package version 1.3.41.0"),
                 () -> "ice loaded the DDP package; console in " + console);
         assertFalse(log.contains("Safe Mode"), "ice did not enter Safe Mode");
+        // ice_init_fdir: the FD control VSI's descriptor-only Rx ring enables and the default FD profiles go in by
+        // update_pkg (ice_fdir_create_dflt_rules)
+        assertFalse(log.contains("could not initialize flow director"), "ice's flow director initialised");
         assertFalse(log.contains("BUG:") || log.contains("Oops"), "no kernel oops");
         assertTrue(log.contains("link/ether 02:00:5e:10:00:01"), "the netdev carries the NVM's permanent MAC");
         assertTrue(log.contains("driver ice") && log.contains("fw.app.name ICE OS Default Package"),

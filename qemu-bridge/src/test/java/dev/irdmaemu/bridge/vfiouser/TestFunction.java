@@ -23,6 +23,14 @@ class TestFunction implements VfioUserFunction {
     static final long DMA_STATUS = 0x10210;
     static final long IRQ = 0x10220;
     static final int SCRATCH = 0x10000;
+    /** Write: the device copies {@link #DMA_LENGTH} bytes from guest memory at DMA_ADDR into its fetch buffer. */
+    static final long DMA_FETCH = 0x10230;
+    /** Read: 8 bytes of the fetch buffer at the offset written to DMA_FETCH_AT... kept simple: its first quadword. */
+    static final long DMA_FETCHED = 0x10238;
+    /** Write: the length of a DMA_FETCH or a DMA_FILL (at most 64 KiB). */
+    static final long DMA_LENGTH = 0x10240;
+    /** Write: the device writes DMA_LENGTH bytes of the pattern (i * 7 + value) at DMA_ADDR. */
+    static final long DMA_FILL = 0x10248;
 
     private final byte[] config = new byte[CONFIG_SIZE];
     private final byte[] wmask = new byte[CONFIG_SIZE];
@@ -30,6 +38,9 @@ class TestFunction implements VfioUserFunction {
     private final byte[] scratch = new byte[SCRATCH];
     private long dmaAddr;
     private long dmaStatus;
+    private int dmaLength = 8;
+    final byte[] fetched = new byte[64 << 10];
+    volatile MessageDma.Result lastDma;
     private VfioUserInterrupts interrupts;
     private DmaSpace dma;
 
@@ -156,6 +167,9 @@ class TestFunction implements VfioUserFunction {
         if (bar == 0 && offset == DMA_STATUS) {
             return dmaStatus;
         }
+        if (bar == 0 && offset == DMA_FETCHED) {
+            return java.nio.ByteBuffer.wrap(fetched).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
+        }
         return 0;
     }
 
@@ -169,7 +183,22 @@ class TestFunction implements VfioUserFunction {
         } else if (bar == 0 && offset == DMA_ADDR) {
             dmaAddr = value;
         } else if (bar == 0 && offset == DMA_GO) {
-            dmaStatus = dma.writable().writeLong(dmaAddr, value) ? 1 : 2;
+            byte[] q = new byte[8];
+            java.nio.ByteBuffer.wrap(q).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(0, value);
+            lastDma = dma.write(dmaAddr, q, 0, 8);
+            dmaStatus = lastDma == MessageDma.Result.OK ? 1 : 2;
+        } else if (bar == 0 && offset == DMA_LENGTH) {
+            dmaLength = (int) Math.min(value, fetched.length);
+        } else if (bar == 0 && offset == DMA_FETCH) {
+            lastDma = dma.read(dmaAddr, fetched, 0, dmaLength);
+            dmaStatus = lastDma == MessageDma.Result.OK ? 1 : 2;
+        } else if (bar == 0 && offset == DMA_FILL) {
+            byte[] b = new byte[dmaLength];
+            for (int i = 0; i < b.length; i++) {
+                b[i] = (byte) (i * 7 + value);
+            }
+            lastDma = dma.write(dmaAddr, b, 0, b.length);
+            dmaStatus = lastDma == MessageDma.Result.OK ? 1 : 2;
         } else if (bar == 0 && offset == IRQ) {
             interrupts.raiseMsix((int) value);
         }
