@@ -1260,6 +1260,26 @@ public final class IrdmaDriver {
     /** The same with an explicit manage code (CqpWqe.QHASH_MANAGE_ADD / _MODIFY / _DELETE). */
     public void manageQhash(int manage, boolean ipv4, int[] local, int localPort, int[] remote, int remotePort,
                             boolean established, int vlan, long mac, int qpn) {
+        qhashFields(manage, ipv4, local, localPort, remote, remotePort, established, vlan, mac, qpn);
+        op("MANAGE_QUAD_HASH_TABLE_ENTRY", qhashWriter);
+    }
+
+    /**
+     * hw.c irdma_manage_qhash with wait = false and a cm_node (cm.c irdma_add_conn_est_qh, called from the passive
+     * side's AH callback): the same WQE, posted without waiting; {@code done} runs from its completion (hw.c
+     * irdma_send_syn_cqp_callback). Answers the WQE index.
+     *
+     * @throws CqpException when nothing could be posted (a reset was requested: irdma_handle_cqp_op's -EBUSY)
+     */
+    public int postManageQhash(int manage, boolean ipv4, int[] local, int localPort, int[] remote, int remotePort,
+                               boolean established, int vlan, long mac, int qpn, CqpCallback done) {
+        qhashFields(manage, ipv4, local, localPort, remote, remotePort, established, vlan, mac, qpn);
+        return post("MANAGE_QUAD_HASH_TABLE_ENTRY", qhashWriter, done);
+    }
+
+    /** ctrl.c irdma_sc_manage_qhash_table_entry's fields (struct irdma_qhash_table_info) into {@link #qhf}. */
+    private void qhashFields(int manage, boolean ipv4, int[] local, int localPort, int[] remote, int remotePort,
+                             boolean established, int vlan, long mac, int qpn) {
         qhf.clear();
         qhf.ipv4 = ipv4;
         System.arraycopy(local, 0, qhf.destIp, 0, ipv4 ? 1 : 4);
@@ -1276,7 +1296,6 @@ public final class IrdmaDriver {
         qhf.qsHandle = qsHandle;
         qhf.manage = manage;
         qhf.mac = mac;
-        op("MANAGE_QUAD_HASH_TABLE_ENTRY", qhashWriter);
     }
 
     /** utils.c irdma_manage_arp_cache: add (valid, {@code mac}) or delete the ARP cache entry {@code index}. */
