@@ -280,6 +280,9 @@ public final class IrdmaDriver {
     private final AhCompletion[] ahPending = new AhCompletion[4096];
     /** Freed while its create was in flight: the completion destroys it (if valid) and frees the index. */
     private final boolean[] ahFreeOnCreate = new boolean[4096];
+    /** Freed while not valid: the index stays taken in the bitmap, as irdma_puda_free_ah leaves it. */
+    private final boolean[] ahLeaked = new boolean[4096];
+    private long addressHandlesLeaked;
     private long interruptsHandled;
     private boolean ccqEvent;
     // the CQP's lifetime (hw.c init_state for irdma_ctrl_deinit_hw) and its progress counters (ctrl.c)
@@ -1479,8 +1482,9 @@ public final class IrdmaDriver {
     /**
      * irdma_ilq_ah_cb: ah_valid from the completion, then the caller's callback. An AH freed while its create was
      * in flight is destroyed now if the device took it, and its index returns to the bitmap either way. (irdma
-     * itself frees nothing for such an AH, and its callback would then dereference the freed handle; a failed
-     * create also keeps its bitmap bit there: this driver gives the index back instead of leaking it.)
+     * itself frees nothing for such an AH, neither the device's AH nor the index, and its callback would then
+     * dereference the freed handle: this driver does not follow it there.) An AH whose create the device refused
+     * keeps its index when its owner frees it, as irdma's does ({@link #destroyAddressHandle}).
      */
     private void ahCreateCompleted(int ah, boolean valid, int major, int minor) {
         AhCompletion done = ahPending[ah];
@@ -1523,16 +1527,34 @@ public final class IrdmaDriver {
      * with wait = false and no callback; irdma_sc_access_ah repeats its fields, only the index counts), and the
      * index back to the bitmap at once. A refused destroy is only logged when its completion comes. An AH whose
      * create is still in flight is freed by that completion ({@link #ahCreateCompleted}).
+     *
+     * <p>An AH that is not valid (its create without waiting was refused, or timed out) is freed as irdma frees it:
+     * nothing is posted, and the index is not given back (irdma_free_rsrc runs only under ah_valid), so it stays
+     * taken in rf->allocated_ahs until the driver goes. That is observable: irdma_alloc_rsrc skips it (the next
+     * creates take other indexes, and after max_ah such refusals creates fail with -ENOMEM). Counted in
+     * {@link #addressHandlesLeaked()}, and still in {@link #addressHandlesInUse()} as it is in the kernel's bitmap.
      */
     public void destroyAddressHandle(int ah) {
-        if (ah < 0 || ah >= ahInUse.length || !ahInUse[ah] || ahFreeOnCreate[ah]) {
+        if (ah < 0 || ah >= ahInUse.length || !ahInUse[ah] || ahFreeOnCreate[ah] || ahLeaked[ah]) {
             return;
         }
         if (ahPending[ah] != null) {
             ahFreeOnCreate[ah] = true;
             return;
         }
+        if (!ahValid[ah]) {
+            ahFields[ah] = null;
+            ahLeaked[ah] = true;
+            addressHandlesLeaked++;
+            LOG.debug("AH {} freed while not valid: its index stays taken, as irdma_puda_free_ah leaves it", ah);
+            return;
+        }
         freeAh(ah);
+    }
+
+    /** AH indexes kept taken because their AH was freed while not valid (irdma_puda_free_ah). */
+    public long addressHandlesLeaked() {
+        return addressHandlesLeaked;
     }
 
     private void freeAh(int ah) {
