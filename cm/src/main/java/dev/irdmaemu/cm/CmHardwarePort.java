@@ -79,6 +79,21 @@ public interface CmHardwarePort {
     /** irdma_manage_qhash ADD; false when the device refuses. */
     boolean addQhash(Qhash entry);
 
+    /** hw.c irdma_send_syn_cqp_callback: the answer to a qhash add posted without waiting. */
+    @FunctionalInterface
+    interface QhashCompletion {
+        /** {@code added}: the device took the entry (the kernel's callback does not look, it sends the SYN-ACK). */
+        void qhashDone(boolean added);
+    }
+
+    /**
+     * irdma_manage_qhash ADD with wait = false and the cm_node as its param, as cm.c irdma_add_conn_est_qh calls it
+     * from utils.c irdma_ilq_ah_cb: posted, not waited for; {@code done} runs from its completion, never inside this
+     * call (hw.c irdma_send_syn_cqp_callback). False when nothing could be posted (irdma_handle_cqp_op failed, e.g.
+     * after a reset request); {@code done} then never runs.
+     */
+    boolean addQhash(Qhash entry, QhashCompletion done);
+
     /** irdma_manage_qhash DELETE. */
     void deleteQhash(Qhash entry);
 

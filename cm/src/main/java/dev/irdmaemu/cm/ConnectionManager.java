@@ -121,6 +121,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     private long connectErrors;
     private long framesWithoutAh;
     private long ahRefusals;
+    private long connectionQhashRefusals;
     private long passiveErrors;
     private long accepts;
     private long rejects;
@@ -1212,10 +1213,15 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     }
 
     /**
-     * utils.c irdma_ilq_ah_cb for a passive node: ah_valid from the completion, then irdma_add_conn_est_qh (the
-     * established qhash entry, whether or not the AH is valid) and, once it is in, the SYN-ACK
-     * (hw.c irdma_send_syn_cqp_callback). With an invalid AH the SYN-ACK finds no AH and is not sent
-     * (cm.c irdma_form_ah_cm_frame: "AH invalid"); the node then waits for the peer to retry or give up.
+     * utils.c irdma_ilq_ah_cb for a passive node: ah_valid from the completion, then irdma_add_conn_est_qh: the
+     * established qhash entry (whether or not the AH is valid) posted without waiting (irdma_manage_qhash with the
+     * cm_node and wait = false, which takes a reference on the node for its callback), qhash_set at once. The SYN-ACK
+     * goes from that op's completion ({@link #connectionQhashDone}, hw.c irdma_send_syn_cqp_callback), so it still
+     * follows the entry. With an invalid AH the SYN-ACK finds no AH and is not sent (cm.c irdma_form_ah_cm_frame:
+     * "AH invalid"); the node then waits for the peer to retry or give up. When the add cannot even be posted
+     * (irdma_handle_cqp_op failed: the driver requested a reset) irdma drops its reference and leaves the node
+     * waiting for a SYN-ACK that never goes; this CM ends the node instead (a passive open error), so that no peer
+     * can hold it.
      */
     private void ahCreated(CmNode n, int ah, boolean valid) {
         if (n.destroyed || n.ah != ah) {
@@ -1241,12 +1247,38 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             return;
         }
         n.connectionQhash = connectionQhash(n);
-        if (!port.addQhash(n.connectionQhash)) {
+        retain(n);
+        if (!port.addQhash(n.connectionQhash, added -> connectionQhashDone(n, added))) {
+            release(n);
             passiveOpenError(n, false, CmReason.LOCAL_ABORT, null);
             return;
         }
         n.qhashSet = true;
-        sendSyn(n, true);
+    }
+
+    /**
+     * hw.c irdma_send_syn_cqp_callback: the established entry's add completed: the SYN-ACK (irdma_send_syn with
+     * its ACK), whatever the op's answer (the kernel's callback does not look at it), then the callback's reference
+     * goes. A node that left SYN_RCVD meanwhile (the peer's RST, a FIN, a timeout) has nothing to answer.
+     */
+    private void connectionQhashDone(CmNode n, boolean added) {
+        enter();
+        try {
+            if (!added) {
+                connectionQhashRefusals++;
+            }
+            if (!n.destroyed && n.state == CmState.SYN_RCVD) {
+                sendSyn(n, true);
+            }
+            release(n);
+        } finally {
+            leave();
+        }
+    }
+
+    /** Established qhash entries of passive nodes that the device refused (their SYN-ACK went out regardless). */
+    public long connectionQhashRefusals() {
+        return connectionQhashRefusals;
     }
 
     /** Address handles the device answered "not valid" after a create without waiting. */

@@ -44,6 +44,12 @@ class PassiveAddressHandleTest {
         int valid = indexOf(log, "ah valid 0");
         int qhash = indexOf(log, "qhash add");
         assertTrue(create >= 0 && create < valid && valid < qhash, "create, completion, then the qhash: " + log);
+        // cm.c irdma_add_conn_est_qh: the entry is posted, not waited for (irdma_manage_qhash, wait = false); its
+        // completion (hw.c irdma_send_syn_cqp_callback) sends the SYN-ACK
+        assertTrue(log.get(qhash).endsWith("(no wait)"), log.get(qhash));
+        int added = indexOf(log, "qhash added");
+        assertTrue(added > qhash, "the add completes later: " + log);
+        assertEquals(0, p.b.connectionQhashRefusals());
         assertEquals(0, p.b.framesWithoutAh(), "nothing was formed before the AH was valid");
         p.a.disconnect(c, false);
         assertTrue(p.scheduler.runUntilIdle(p.scheduler.now() + LIMIT));

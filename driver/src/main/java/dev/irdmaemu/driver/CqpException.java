@@ -6,8 +6,17 @@ public final class CqpException extends RuntimeException {
     public enum Kind {
         /** The completion carried the error bit (major/minor from the CCQ CQE or PFPE_CQPERRCODES). */
         OP_ERROR,
-        /** No completion arrived within the time limit (irdma_sc_poll_for_cqp_op_done's timeout). */
+        /**
+         * No completion arrived: with the CCQ, {@link IrdmaDriver#CQP_TIMEOUT_THRESHOLD} steps of
+         * {@link IrdmaDriver#CQP_COMPL_WAIT_NANOS} without CQP progress (utils.c irdma_wait_event's -ETIMEDOUT, after
+         * which the driver requests a reset); before it, the register poll's bound (irdma_cqp_poll_registers).
+         */
         TIMEOUT,
+        /**
+         * Refused without being posted: the driver has requested a reset after a CQP timeout (utils.c
+         * irdma_handle_cqp_op answers -EBUSY while rf->reset is set).
+         */
+        RESET_REQUESTED,
         /** PFPE_CCQPSTATUS reported an error or never went done (irdma_sc_cqp_create). */
         CQP_CREATE_FAILED,
         /** GLPE_CPUSTATUS never reached 0x80 (irdma_wait_pe_ready). */

@@ -26,6 +26,9 @@ import org.slf4j.LoggerFactory;
  * in a valid direct SD it reuses that SD's page; at an SD boundary with a whole SD's worth of PBLEs left it takes a
  * new direct SD; else a paged SD, one 4 KiB page per PD written in the SD's PD page, each followed by PFHMC_PDINV
  * (hmc.c irdma_add_pd_table_entry), then one Update PE SDs (hmc.c irdma_hmc_sd_one).</li>
+ * <li>hw.c irdma_del_hmc_objects / hmc.c irdma_sc_del_hmc_obj at teardown ({@link #deleteObjects}): per type in the
+ * same order, the valid PDs of its paged SDs removed (PFHMC_PDINV), then its SDs whose use count drops to 0 cleared
+ * with Update PE SDs (hmc.c irdma_finish_del_sd_reg -> irdma_hmc_sd_grp) and their memory freed.</li>
  * </ul>
  */
 final class HmcBacking {
@@ -61,6 +64,16 @@ final class HmcBacking {
     private final long[] address;
     /** Paged SD: the backing page of each PD (0 = none). */
     private final long[][] pdPages;
+    /** Direct SD: sd_entry->u.bp.use_cnt (hmc.c irdma_add_sd_table_entry: one per object type over it). */
+    private final int[] useCount;
+    /** sd_entry->entry_type is IRDMA_SD_TYPE_PAGED (it keeps its type once cleared, as the kernel's entry does). */
+    private final boolean[] pagedEntry;
+    /** The range each object type was created over (hmc_info->hmc_obj[type].base / cnt / size), for its delete. */
+    private final long[] objectBase = new long[HmcObjectType.values().length];
+    private final long[] objectCount = new long[HmcObjectType.values().length];
+    private final long[] objectSize = new long[HmcObjectType.values().length];
+    /** hmc_info->sd_indexes: the SDs one delete took out of use, in order. */
+    private final int[] removed;
     private final long[] commands = new long[MAX_SD_ENTRIES];
     private final long[] data = new long[MAX_SD_ENTRIES];
     private long sdBuffer;
@@ -91,6 +104,16 @@ final class HmcBacking {
         this.direct = new boolean[sdCount];
         this.address = new long[sdCount];
         this.pdPages = new long[sdCount][];
+        this.useCount = new int[sdCount];
+        this.pagedEntry = new boolean[sdCount];
+        this.removed = new int[sdCount];
+    }
+
+    /** hmc_info->hmc_obj[t]: what irdma_sc_parse_fpm_commit_buf recorded, which irdma_del_hmc_objects walks. */
+    void recordObject(HmcObjectType t, long base, long count, long size) {
+        objectBase[t.ordinal()] = base;
+        objectCount[t.ordinal()] = count;
+        objectSize[t.ordinal()] = size;
     }
 
     /**
@@ -112,8 +135,12 @@ final class HmcBacking {
         int firstAdded = -1;
         for (int sd = first; sd < limit; sd++) {
             if (valid[sd]) {
+                if (direct[sd]) {
+                    useCount[sd]++;
+                }
                 continue;
             }
+            useCount[sd] = 1;
             address[sd] = allocate(SD_BYTES);
             direct[sd] = true;
             valid[sd] = true;
@@ -225,6 +252,8 @@ final class HmcBacking {
                 address[sd] = page;
                 direct[sd] = true;
                 valid[sd] = true;
+                // pble.c add_sd_direct -> irdma_add_sd_table_entry: the new SD's first use
+                useCount[sd] = 1;
                 directSds++;
                 pbleChunkType = PbleChunkType.NEW_DIRECT;
             }
@@ -271,6 +300,7 @@ final class HmcBacking {
             }
             address[sd] = pdPage;
             direct[sd] = false;
+            pagedEntry[sd] = true;
             pdPages[sd] = new long[PageDescriptor.PDS_PER_SD];
         }
         long pdPageOffset = ram.offsetOf(address[sd]);
@@ -286,6 +316,131 @@ final class HmcBacking {
         valid[sd] = true;
         pbleChunkType = PbleChunkType.PAGED;
         return true;
+    }
+
+    /**
+     * hw.c irdma_del_hmc_objects: for each object type of iw_hmc_obj_types with a count, hmc.c irdma_sc_del_hmc_obj
+     * over its whole range: first every valid PD of a paged SD in it (irdma_remove_pd_bp: the PD entry zeroed,
+     * PFHMC_PDINV, the page freed), then every valid SD of it (direct: irdma_prep_remove_sd_bp, out of use when its
+     * use count drops to 0; paged: irdma_prep_remove_pd_page, when no PD is left), then irdma_finish_del_sd_reg:
+     * (without a reset) irdma_hmc_sd_grp clears the SDs from the first one taken out, as many as were, skipping
+     * any still valid, IRDMA_MAX_SD_ENTRIES per Update PE SDs; then the SDs' memory is freed. The SD buffer of the
+     * CQP goes last (hw.c irdma_destroy_cqp frees cqp->sdbuf).
+     */
+    void deleteObjects(boolean reset) {
+        for (HmcObjectType t : CREATE_ORDER) {
+            int o = t.ordinal();
+            if (objectCount[o] != 0) {
+                deleteObject(objectBase[o], objectCount[o], objectSize[o], reset);
+            }
+        }
+        if (sdBuffer != 0) {
+            free(sdBuffer, sdBufferSpan);
+            sdBuffer = 0;
+        }
+    }
+
+    private void deleteObject(long base, long count, long size, boolean reset) {
+        long fpmLimit = base + count * size;
+        // irdma_find_pd_index_limit / irdma_find_sd_index_limit
+        long pdFirst = base / PAGE;
+        long pdLimit = (fpmLimit - 1) / PAGE + 1;
+        for (long j = pdFirst; j < pdLimit; j++) {
+            int sd = (int) (j / PageDescriptor.PDS_PER_SD);
+            if (sd >= sdCount || !valid[sd] || direct[sd] || pdPages[sd] == null) {
+                continue;
+            }
+            int rel = (int) (j % PageDescriptor.PDS_PER_SD);
+            if (pdPages[sd][rel] != 0) {
+                PageDescriptor.write(store, ram.offsetOf(address[sd]), rel, 0);
+                pdInvalidate.accept(Gen2Registers.pdInvalidate(sd, rel));
+                free(pdPages[sd][rel], PAGE);
+                pdPages[sd][rel] = 0;
+            }
+        }
+        int sdFirst = (int) (base / SD_BYTES);
+        int sdLimit = (int) ((fpmLimit - 1) / SD_BYTES) + 1;
+        if (sdFirst >= sdCount || sdLimit > sdCount) {
+            LOG.debug("teardown: HMC object at SDs {}..{} beyond sd_cnt {}", sdFirst, sdLimit, sdCount);
+            return;
+        }
+        int n = 0;
+        for (int sd = sdFirst; sd < sdLimit; sd++) {
+            if (!valid[sd]) {
+                continue;
+            }
+            if (direct[sd]) {
+                if (--useCount[sd] > 0) {
+                    continue;
+                }
+            } else if (pdsInUse(sd)) {
+                continue;
+            }
+            valid[sd] = false;
+            removed[n++] = sd;
+        }
+        if (n == 0) {
+            return;
+        }
+        if (!reset) {
+            clearGroup(removed[0], n);
+        }
+        for (int i = 0; i < n; i++) {
+            int sd = removed[i];
+            free(address[sd], direct[sd] ? SD_BYTES : PAGE);
+            if (direct[sd]) {
+                directSds--;
+            }
+            address[sd] = 0;
+            pdPages[sd] = null;
+        }
+    }
+
+    private boolean pdsInUse(int sd) {
+        if (pdPages[sd] == null) {
+            return false;
+        }
+        for (long page : pdPages[sd]) {
+            if (page != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** hmc.c irdma_hmc_sd_grp (clear): the invalid SDs of the range, irdma_clr_sd_entry each, 11 per op. */
+    private void clearGroup(int firstSd, int sdsInRange) {
+        int n = 0;
+        for (int sd = firstSd; sd < firstSd + sdsInRange && sd < sdCount; sd++) {
+            if (valid[sd]) {
+                continue;
+            }
+            commands[n] = SegmentDescriptor.command(sd);
+            // irdma_clr_sd_entry: type bit 0 for a paged entry, 1 otherwise (direct, or never used: SD_TYPE_INVALID)
+            data[n] = SegmentDescriptor.clearData(!pagedEntry[sd]);
+            n++;
+            if (n == MAX_SD_ENTRIES) {
+                updateQuietly(n);
+                n = 0;
+            }
+        }
+        if (n > 0) {
+            updateQuietly(n);
+        }
+    }
+
+    /** An Update PE SDs of the teardown: a refusal is logged and the teardown goes on (hmc.c ibdev_dbg). */
+    private void updateQuietly(int n) {
+        try {
+            update(n);
+        } catch (CqpException e) {
+            LOG.debug("teardown: Update PE SDs failed: {}", e.getMessage());
+        }
+    }
+
+    private void free(long gpa, long bytes) {
+        ram.free(gpa, bytes);
+        bytesAllocated -= bytes;
     }
 
     /** A host allocation, or 0 when host memory has no room for it (the kernel's failed dma_alloc_coherent). */

@@ -48,18 +48,40 @@ import org.slf4j.LoggerFactory;
  * ({@link HostRam}) and the {@link InterruptSink} it hands the device ({@link #interruptSink()}).
  *
  * <p>CQP ops are synchronous: post the WQE, ring PFPE_CQPDB, run the {@link SimScheduler} until the completion
- * for that WQE index arrives (through PFPE_CQPTAIL before the CCQ exists, from the CCQ after), bounded by
- * {@link #CQP_TIMEOUT_NANOS} of simulated time (ctrl.c irdma_sc_poll_for_cqp_op_done /
- * irdma_cqp_poll_registers): a missing completion is a {@link CqpException}, never a hang. The requests irdma
- * posts without waiting (the passive side's AH create, every AH destroy, the stats timer's Gather Stats) go through
- * {@link #post}: their completions reach their callbacks from the interrupt handler, through the CCQ's CEQE
- * (hw.c irdma_cqp_ce_handler).
+ * for that WQE index arrives. Before the CCQ exists (and after it is destroyed) the completion is PFPE_CQPTAIL moving,
+ * polled for at most {@link #CQP_TIMEOUT_NANOS} (ctrl.c irdma_cqp_poll_registers); with the CCQ it is a CCQ CQE,
+ * waited for as utils.c irdma_wait_event does: in steps of {@link #CQP_COMPL_WAIT_NANOS}, each step without CQP
+ * progress counted (ctrl.c irdma_check_cqp_progress), {@link #CQP_TIMEOUT_THRESHOLD} of them a timeout. A timeout
+ * is a {@link CqpException} ({@link CqpException.Kind#TIMEOUT}), never a hang, and it makes the driver request a
+ * function reset as irdma does ({@link #resetRequested()}, {@link #onResetRequest}); from then on every op is
+ * refused ({@link CqpException.Kind#RESET_REQUESTED}). The requests irdma posts without waiting (the passive side's
+ * AH create, every AH destroy, the stats timer's Gather Stats) go through {@link #post}: their completions reach
+ * their callbacks from the interrupt handler, through the CCQ's CEQE (hw.c irdma_cqp_ce_handler), and the same
+ * progress count over them ends in the same timeout.
+ *
+ * <p>{@link #tearDown()} destroys what the bring-up created, in the order of irdma's remove path (hw.c
+ * irdma_rt_deinit_hw, then irdma_ctrl_deinit_hw).
  */
 public final class IrdmaDriver {
     private static final Logger LOG = LoggerFactory.getLogger(IrdmaDriver.class);
 
-    /** Simulated-time bound per CQP op (irdma's CQP timeout is in the seconds; the model answers in µs). */
+    /**
+     * Simulated-time bound of the register polls: GLPE_CPUSTATUS, PFPE_CCQPSTATUS at CQP create and destroy,
+     * PFPE_CQPTAIL for the ops posted without a CCQ (ctrl.c irdma_cqp_poll_registers and irdma_sc_cqp_destroy poll
+     * IRDMA_DONE_COUNT times with a udelay; the model answers in µs).
+     */
     public static final long CQP_TIMEOUT_NANOS = 100_000_000L;
+    /**
+     * protos.h CQP_COMPL_WAIT_TIME_MS (10 ms): one step of utils.c irdma_wait_event (its
+     * wait_for_completion_timeout), after which ctrl.c irdma_check_cqp_progress looks at the CQP's counters.
+     */
+    public static final long CQP_COMPL_WAIT_NANOS = 10_000_000L;
+    /**
+     * protos.h CQP_TIMEOUT_THRESHOLD: steps without progress (no CQP completion while requests are outstanding)
+     * after which irdma_wait_event gives up with -ETIMEDOUT and requests a reset (utils.c
+     * irdma_get_timeout_threshold, with no cqp_timeout_s from a virtchnl: gen2's PF). 500 x 10 ms: 5 s.
+     */
+    public static final int CQP_TIMEOUT_THRESHOLD = 500;
     /** Completion context the CQP host context carries back in every CCQ CQE (irdma_sc_cqp_init scratch). */
     public static final long CQP_COMPLETION_CONTEXT = 0x1dba_c0de_0000_0001L;
     /** Reserved ids (model package-info; hw.c irdma_initialize_ilq / irdma_initialize_ieq); the PUDA CQs share them. */
@@ -258,8 +280,35 @@ public final class IrdmaDriver {
     private final AhCompletion[] ahPending = new AhCompletion[4096];
     /** Freed while its create was in flight: the completion destroys it (if valid) and frees the index. */
     private final boolean[] ahFreeOnCreate = new boolean[4096];
+    /** Freed while not valid: the index stays taken in the bitmap, as irdma_puda_free_ah leaves it. */
+    private final boolean[] ahLeaked = new boolean[4096];
+    private long addressHandlesLeaked;
     private long interruptsHandled;
     private boolean ccqEvent;
+    // the CQP's lifetime (hw.c init_state for irdma_ctrl_deinit_hw) and its progress counters (ctrl.c)
+    private boolean cqpCreated;
+    private boolean ceqLive;
+    private boolean aeqLive;
+    private boolean ccqCreated;
+    /** cqp->completed_ops: CCQ CQEs taken and register-polled completions seen. */
+    private long cqpCompletedOps;
+    /** cqp_request->info.cqp_cmd's name of each request posted without waiting, for its timeout. */
+    private final String[] ccqName = new String[CQP_ENTRIES];
+    /** A request posted without waiting is in {@link #callbacksDue} (completed, or failed by a timeout). */
+    private final boolean[] ccqDue = new boolean[CQP_ENTRIES];
+    /** A request in {@link #callbacksDue} that will not complete: its callback gets {@link #cqpFailure}. */
+    private final boolean[] ccqFailed = new boolean[CQP_ENTRIES];
+    private CqpException cqpFailure;
+    /** The posted requests' progress check (struct irdma_cqp_timeout over them), every CQP_COMPL_WAIT_NANOS. */
+    private final SimTimer cqpWatchdog;
+    private long watchdogSeen;
+    private int watchdogCount;
+    /** rf->reset: a reset was requested; irdma_handle_cqp_op refuses every op from then on. */
+    private boolean resetRequested;
+    private long resetRequests;
+    private long cqpTimeouts;
+    private ResetRequest resetHook = cause -> { };
+    private long requestsDropped;
 
     /**
      * A driver for the device behind {@code mmio}. When the device must be built with this driver's
@@ -278,6 +327,7 @@ public final class IrdmaDriver {
         this.nopWriter = (o, v) -> CqpWqeWriter.nop(store, o, v);
         this.qhashWriter = (o, v) -> CqpWqeWriter.manageQhash(store, o, qhf, v);
         this.irqTimer = scheduler.newTimer("irdma-driver-irq", this::handleInterrupt);
+        this.cqpWatchdog = scheduler.newBackgroundTimer("irdma-cqp-progress", this::cqpWatchdogTick);
         this.statistics = new HwStatistics(this, ram);
     }
 
@@ -421,15 +471,193 @@ public final class IrdmaDriver {
     }
 
     /**
-     * The timers of irdma's remove path (main.c irdma_remove -> irdma_rt_deinit_hw -> ctrl.c irdma_vsi_stats_free:
-     * irdma_hw_stats_stop_timer), so that nothing of this driver stays armed on the scheduler; the driver answers
-     * no interrupt afterwards. The device's objects are not destroyed by CQP ops here (the caller drops the device
-     * or resets it).
+     * irdma's remove path for what this driver created (icrdma_if.c icrdma_remove -> irdma_ib_unregister_device ->
+     * irdma_rt_deinit_hw, then irdma_ctrl_deinit_hw), in its order:
+     * <ol>
+     * <li>hw.c irdma_rt_deinit_hw: the IEQ, then the ILQ (puda.c irdma_puda_dele_rsrc: Destroy QP, ws.c
+     * irdma_ws_remove once the TC has no QP left: leaf, VSI node, root; then Destroy CQ), then ctrl.c
+     * irdma_vsi_stats_free (the 60 s timer stopped; a PF has no stats instance to free, so no op);</li>
+     * <li>hw.c irdma_ctrl_deinit_hw: irdma_destroy_aeq (PFINT_AEQCTL cleared, Destroy AEQ), the PBLE pool (host
+     * memory only), irdma_del_ceq_0 (Destroy CEQ 0, its completion polled from the CCQ), irdma_destroy_ccq (Destroy
+     * CQ 0, completion by PFPE_CQPTAIL), irdma_del_hmc_objects (per object type in iw_hmc_obj_types order: its PDs
+     * invalidated, its SDs cleared by Update PE SDs, now register-polled), irdma_destroy_cqp (PFPE_CCQPHIGH/LOW
+     * zeroed, PFPE_CCQPSTATUS polled until not done) and irdma_cleanup_pending_cqp_op (the requests still posted
+     * without waiting are dropped: their callbacks never run).</li>
+     * </ol>
+     * After a reset request ({@link #resetRequested()}) no op is issued, as irdma skips them when rf->reset is set;
+     * the register writes (PD invalidation, CQP destroy) still happen. A refused op is logged and the teardown goes
+     * on, as irdma's does. The objects the CM and the verbs made (QPs, CQs, MRs, qhash entries, APBVT ports, AHs) are
+     * theirs to destroy first, as the RDMA core does before irdma_ib_dealloc_device. Nothing of this driver stays
+     * armed on the scheduler, and it answers no interrupt afterwards.
      */
     public void tearDown() {
-        statistics.stopTimer();
-        irqTimer.cancel();
+        boolean reset = resetRequested;
+        // from here on the handler does nothing (irdma has freed its IRQs by the time the queues go)
         up = false;
+        irqTimer.cancel();
+        if (ieq != null) {
+            Puda p = ieq;
+            ieq = null;
+            deletePuda(p, reset, false);
+        }
+        if (ilq != null) {
+            Puda p = ilq;
+            ilq = null;
+            deletePuda(p, reset, true);
+        }
+        statistics.stopTimer();
+        if (aeqLive) {
+            destroyAeq(reset);
+        }
+        if (ceqLive) {
+            destroyCeq0(reset);
+        }
+        if (ccqCreated) {
+            destroyCcq(reset);
+        }
+        if (hmc != null) {
+            hmc.deleteObjects(reset);
+        }
+        if (cqpCreated) {
+            destroyCqp();
+        }
+        dropPendingRequests();
+        irqTimer.cancel();
+        cqpWatchdog.cancel();
+    }
+
+    /** A teardown op: refused or timed out, it is logged and the teardown goes on (hw.c's ibdev_dbg "ERR: ..."). */
+    private void teardownOp(String name, WqeWriter writer) {
+        try {
+            op(name, writer);
+        } catch (CqpException e) {
+            LOG.debug("teardown: {} failed: {}", name, e.getMessage());
+        }
+    }
+
+    /**
+     * puda.c irdma_puda_dele_rsrc for a created PUDA resource: irdma_qp_rem_qos, then (without a reset)
+     * irdma_puda_free_qp, Destroy QP waited for (irdma_cqp_qp_destroy_cmd: remove_hash_idx set) followed by
+     * dev->ws_remove for the QP's user priority, then irdma_puda_free_cq, Destroy CQ. ws.c irdma_ws_remove deletes
+     * the tree only when no QP of the TC is left: after the IEQ the ILQ still holds it, so only {@code lastOfTc}
+     * (the ILQ) removes it. irdma calls ws_remove inside irdma_puda_free_qp, so a reset skips it too.
+     */
+    private void deletePuda(Puda p, boolean reset, boolean lastOfTc) {
+        if (reset) {
+            return;
+        }
+        qpf.clear();
+        qpf.qpId = p.qpId;
+        qpf.qpType = QP_TYPE_UDA;
+        qpf.hostContextAddress = p.hostContext;
+        qpf.shadowAreaAddress = p.qpShadow;
+        qpf.removeHashEntry = true;
+        teardownOp("DESTROY_QP", (o, v) -> CqpWqeWriter.destroyQp(store, o, qpf, v));
+        if (lastOfTc) {
+            wsRemove();
+        }
+        cqf.clear();
+        cqf.cqId = p.cqId;
+        cqf.cqSize = p.cqSize;
+        cqf.cqAddress = p.cqRing;
+        cqf.shadowAreaAddress = p.cqShadow;
+        cqf.ceqId = 0;
+        cqf.ceqIdValid = true;
+        cqf.checkOverflow = true;
+        teardownOp("DESTROY_CQ", (o, v) -> CqpWqeWriter.destroyCq(store, o, cqf, v));
+    }
+
+    /**
+     * hw.c irdma_destroy_aeq (vectors not shared): irdma_cfg_aeq disables PFINT_AEQCTL, the IRQ is freed, then
+     * (without a reset) Destroy AEQ with the create's fields (ctrl.c irdma_sc_aeq_destroy), waited for.
+     */
+    private void destroyAeq(boolean reset) {
+        write(Gen2Register.PFINT_AEQCTL, Gen2Registers.aeqCtl(false, AEQ_VECTOR));
+        aeqLive = false;
+        if (!reset) {
+            eqf.clear();
+            eqf.elementCount = aeqEntries;
+            if (aeqPbl != null) {
+                eqf.virtualMap = true;
+                eqf.pblChunkSize = PbleLayout.CHUNK_LEVEL_1;
+                eqf.firstPmPblIndex = aeqPbl.first;
+            }
+            teardownOp("DESTROY_AEQ", (o, v) -> CqpWqeWriter.destroyAeq(store, o, eqf, v));
+        }
+        aeqEntries = 0;
+    }
+
+    /**
+     * hw.c irdma_del_ceq_0 (vectors not shared: only the IRQ is freed, GLINT_CEQCTL is left) -> irdma_destroy_ceq:
+     * without a reset, ctrl.c irdma_sc_ceq_destroy posted and irdma_sc_cceq_destroy_done polling the CCQ for it.
+     */
+    private void destroyCeq0(boolean reset) {
+        ceqLive = false;
+        if (!reset) {
+            eqf.clear();
+            eqf.ceqId = 0;
+            eqf.elementCount = ceqEntries;
+            teardownOp("DESTROY_CEQ", (o, v) -> CqpWqeWriter.destroyCeq(store, o, eqf, v));
+        }
+        ceqEntries = 0;
+    }
+
+    /**
+     * hw.c irdma_destroy_ccq: without a reset, ctrl.c irdma_sc_ccq_destroy, whose completion cannot come through
+     * the CCQ being destroyed: it polls PFPE_CQPTAIL (irdma_cqp_poll_registers). The ops after it are register-polled
+     * too (irdma_update_sds_noccq).
+     */
+    private void destroyCcq(boolean reset) {
+        ccqLive = false;
+        ccqCreated = false;
+        if (!reset) {
+            cqf.clear();
+            cqf.cqId = CCQ_ID;
+            cqf.cqSize = CCQ_ENTRIES;
+            cqf.shadowAreaAddress = ccqShadow;
+            cqf.ceqId = 0;
+            cqf.ceqIdValid = true;
+            teardownOp("DESTROY_CQ", (o, v) -> CqpWqeWriter.destroyCcq(store, o, cqf, v));
+        }
+    }
+
+    /**
+     * ctrl.c irdma_sc_cqp_destroy: PFPE_CCQPHIGH and PFPE_CCQPLOW zeroed, then PFPE_CCQPSTATUS polled until
+     * CCQP_DONE clears (bounded; a timeout is only logged, as hw.c irdma_destroy_cqp does).
+     */
+    private void destroyCqp() {
+        cqpCreated = false;
+        write(Gen2Register.CCQPHIGH, 0);
+        write(Gen2Register.CCQPLOW, 0);
+        long limit = scheduler.now() + CQP_TIMEOUT_NANOS;
+        while (Gen2Registers.ccqpDone(reg(Gen2Register.CCQPSTATUS))) {
+            if (!scheduler.runNext() || scheduler.now() > limit) {
+                LOG.debug("teardown: PFPE_CCQPSTATUS still done after the CQP destroy");
+                return;
+            }
+        }
+    }
+
+    /**
+     * utils.c irdma_cleanup_pending_cqp_op: the requests posted without waiting that never completed are freed
+     * (irdma_free_pending_cqp_request completes only waiters; a callback_fcn is not called).
+     */
+    private void dropPendingRequests() {
+        for (int i = 0; i < CQP_ENTRIES; i++) {
+            if (ccqCallback[i] != null) {
+                ccqCallback[i] = null;
+                ccqDue[i] = false;
+                ccqFailed[i] = false;
+                requestsDropped++;
+            }
+        }
+        callbacksDueCount = 0;
+        cqpRequestsPending = 0;
+    }
+
+    /** Requests posted without waiting that a teardown freed without running their callbacks. */
+    public long requestsDropped() {
+        return requestsDropped;
     }
 
     public long committedCount(HmcObjectType t) {
@@ -559,6 +787,7 @@ public final class IrdmaDriver {
             throw new CqpException(CqpException.Kind.CQP_CREATE_FAILED, "cqp_create",
                     Gen2Registers.cqpErrMajor(codes), Gen2Registers.cqpErrMinor(codes));
         }
+        cqpCreated = true;
     }
 
     /**
@@ -661,6 +890,9 @@ public final class IrdmaDriver {
             throw new CqpException(CqpException.Kind.BAD_FPM, "COMMIT_FPM_VAL", 0, 0);
         }
         hmc = new HmcBacking(this, ram, sdCount, v -> write(Gen2Register.PFHMC_PDINV, v));
+        for (HmcObjectType t : HmcObjectType.values()) {
+            hmc.recordObject(t, cb.base(t), cb.committedCount(t), sizes[t.ordinal()]);
+        }
         for (HmcObjectType t : HmcBacking.CREATE_ORDER) {
             if (t != HmcObjectType.PBLE) {
                 hmc.createObject(t, cb.base(t), cb.committedCount(t), sizes[t.ordinal()]);
@@ -698,6 +930,7 @@ public final class IrdmaDriver {
             ccqLive = false;
             throw e;
         }
+        ccqCreated = true;
     }
 
     /** hw.c irdma_setup_ceq_0 / icrdma_cfg_ceq (route to the vector) / irdma_ena_intr, then Create CEQ. */
@@ -712,6 +945,7 @@ public final class IrdmaDriver {
         eqf.elementCount = ceqEntries;
         eqf.address = ceqRing;
         op("CREATE_CEQ", (o, v) -> CqpWqeWriter.createCeq(store, o, eqf, v));
+        ceqLive = true;
     }
 
     /**
@@ -791,6 +1025,7 @@ public final class IrdmaDriver {
             eqf.address = aeqRing;
         }
         op("CREATE_AEQ", (o, v) -> CqpWqeWriter.createAeq(store, o, eqf, v));
+        aeqLive = true;
     }
 
     /** A PUDA QP (ILQ or IEQ) as the driver tracks it (puda.c struct irdma_puda_rsrc). */
@@ -802,6 +1037,9 @@ public final class IrdmaDriver {
         long cqRing;
         long cqShadow;
         int cqSize;
+        /** The QP's host context and shadow area (irdma_sc_qp.hw_host_ctx_pa, shadow_area_pa) for its destroy. */
+        long hostContext;
+        long qpShadow;
         int cqHead;
         boolean cqPolarity = true;
         long[] rxBuffers;
@@ -865,6 +1103,8 @@ public final class IrdmaDriver {
         qpf.qpType = QP_TYPE_UDA;
         qpf.hostContextAddress = ctx;
         qpf.shadowAreaAddress = ram.allocate(64);
+        p.hostContext = ctx;
+        p.qpShadow = qpf.shadowAreaAddress;
         qpf.cqNumValid = true;
         qpf.nextIwarpState = PUDA_NEXT_STATE;
         op("CREATE_QP", (ow, v) -> CqpWqeWriter.createQp(store, ow, qpf, v));
@@ -1023,6 +1263,26 @@ public final class IrdmaDriver {
     /** The same with an explicit manage code (CqpWqe.QHASH_MANAGE_ADD / _MODIFY / _DELETE). */
     public void manageQhash(int manage, boolean ipv4, int[] local, int localPort, int[] remote, int remotePort,
                             boolean established, int vlan, long mac, int qpn) {
+        qhashFields(manage, ipv4, local, localPort, remote, remotePort, established, vlan, mac, qpn);
+        op("MANAGE_QUAD_HASH_TABLE_ENTRY", qhashWriter);
+    }
+
+    /**
+     * hw.c irdma_manage_qhash with wait = false and a cm_node (cm.c irdma_add_conn_est_qh, called from the passive
+     * side's AH callback): the same WQE, posted without waiting; {@code done} runs from its completion (hw.c
+     * irdma_send_syn_cqp_callback). Answers the WQE index.
+     *
+     * @throws CqpException when nothing could be posted (a reset was requested: irdma_handle_cqp_op's -EBUSY)
+     */
+    public int postManageQhash(int manage, boolean ipv4, int[] local, int localPort, int[] remote, int remotePort,
+                               boolean established, int vlan, long mac, int qpn, CqpCallback done) {
+        qhashFields(manage, ipv4, local, localPort, remote, remotePort, established, vlan, mac, qpn);
+        return post("MANAGE_QUAD_HASH_TABLE_ENTRY", qhashWriter, done);
+    }
+
+    /** ctrl.c irdma_sc_manage_qhash_table_entry's fields (struct irdma_qhash_table_info) into {@link #qhf}. */
+    private void qhashFields(int manage, boolean ipv4, int[] local, int localPort, int[] remote, int remotePort,
+                             boolean established, int vlan, long mac, int qpn) {
         qhf.clear();
         qhf.ipv4 = ipv4;
         System.arraycopy(local, 0, qhf.destIp, 0, ipv4 ? 1 : 4);
@@ -1039,7 +1299,6 @@ public final class IrdmaDriver {
         qhf.qsHandle = qsHandle;
         qhf.manage = manage;
         qhf.mac = mac;
-        op("MANAGE_QUAD_HASH_TABLE_ENTRY", qhashWriter);
     }
 
     /** utils.c irdma_manage_arp_cache: add (valid, {@code mac}) or delete the ARP cache entry {@code index}. */
@@ -1223,8 +1482,9 @@ public final class IrdmaDriver {
     /**
      * irdma_ilq_ah_cb: ah_valid from the completion, then the caller's callback. An AH freed while its create was
      * in flight is destroyed now if the device took it, and its index returns to the bitmap either way. (irdma
-     * itself frees nothing for such an AH, and its callback would then dereference the freed handle; a failed
-     * create also keeps its bitmap bit there: this driver gives the index back instead of leaking it.)
+     * itself frees nothing for such an AH, neither the device's AH nor the index, and its callback would then
+     * dereference the freed handle: this driver does not follow it there.) An AH whose create the device refused
+     * keeps its index when its owner frees it, as irdma's does ({@link #destroyAddressHandle}).
      */
     private void ahCreateCompleted(int ah, boolean valid, int major, int minor) {
         AhCompletion done = ahPending[ah];
@@ -1267,16 +1527,34 @@ public final class IrdmaDriver {
      * with wait = false and no callback; irdma_sc_access_ah repeats its fields, only the index counts), and the
      * index back to the bitmap at once. A refused destroy is only logged when its completion comes. An AH whose
      * create is still in flight is freed by that completion ({@link #ahCreateCompleted}).
+     *
+     * <p>An AH that is not valid (its create without waiting was refused, or timed out) is freed as irdma frees it:
+     * nothing is posted, and the index is not given back (irdma_free_rsrc runs only under ah_valid), so it stays
+     * taken in rf->allocated_ahs until the driver goes. That is observable: irdma_alloc_rsrc skips it (the next
+     * creates take other indexes, and after max_ah such refusals creates fail with -ENOMEM). Counted in
+     * {@link #addressHandlesLeaked()}, and still in {@link #addressHandlesInUse()} as it is in the kernel's bitmap.
      */
     public void destroyAddressHandle(int ah) {
-        if (ah < 0 || ah >= ahInUse.length || !ahInUse[ah] || ahFreeOnCreate[ah]) {
+        if (ah < 0 || ah >= ahInUse.length || !ahInUse[ah] || ahFreeOnCreate[ah] || ahLeaked[ah]) {
             return;
         }
         if (ahPending[ah] != null) {
             ahFreeOnCreate[ah] = true;
             return;
         }
+        if (!ahValid[ah]) {
+            ahFields[ah] = null;
+            ahLeaked[ah] = true;
+            addressHandlesLeaked++;
+            LOG.debug("AH {} freed while not valid: its index stays taken, as irdma_puda_free_ah leaves it", ah);
+            return;
+        }
         freeAh(ah);
+    }
+
+    /** AH indexes kept taken because their AH was freed while not valid (irdma_puda_free_ah). */
+    public long addressHandlesLeaked() {
+        return addressHandlesLeaked;
     }
 
     private void freeAh(int ah) {
@@ -1514,6 +1792,124 @@ public final class IrdmaDriver {
     @FunctionalInterface
     public interface CqpCallback {
         void completed(boolean error, int majorCode, int minorCode, long opReturnValue);
+
+        /**
+         * The request will never complete: the CQP made no progress for {@link #CQP_TIMEOUT_THRESHOLD} steps and the
+         * driver requested a reset ({@code cause} says which op and why). Run from the interrupt handler like
+         * {@link #completed}; by default it is an error completion with no codes (irdma's compl_info.error with the
+         * codes untouched).
+         */
+        default void failed(CqpException cause) {
+            completed(true, 0, 0, 0);
+        }
+    }
+
+    /**
+     * rf->gen_ops.request_reset (icrdma_if.c icrdma_request_reset -> ice_rdma_request_reset with IIDC_FUNC_RESET):
+     * what the driver asks of the function's owner when the CQP stopped answering. A host may answer with a function
+     * reset of the device; the driver does not reset anything itself.
+     */
+    @FunctionalInterface
+    public interface ResetRequest {
+        void requestReset(CqpException cause);
+    }
+
+    /** Where a reset request goes (once per driver: irdma sets rf->reset and asks only if it was clear). */
+    public IrdmaDriver onResetRequest(ResetRequest hook) {
+        this.resetHook = hook == null ? cause -> { } : hook;
+        return this;
+    }
+
+    /** rf->reset: the driver requested a reset; every op is refused from then on. */
+    public boolean resetRequested() {
+        return resetRequested;
+    }
+
+    /** Reset requests made (0 or 1: irdma asks once). */
+    public long resetRequests() {
+        return resetRequests;
+    }
+
+    /** CQP timeouts seen: waited ops that gave up and watchdog expiries over posted requests. */
+    public long cqpTimeouts() {
+        return cqpTimeouts;
+    }
+
+    /** cqp->completed_ops: completions the driver has taken (CCQ CQEs and register-polled ones). */
+    public long cqpCompletedOps() {
+        return cqpCompletedOps;
+    }
+
+    /**
+     * The CQP timed out (utils.c irdma_wait_event at its threshold): rf->reset set and request_reset called if it was
+     * clear. The requests posted without waiting are failed with {@code cause} (their callbacks run from the
+     * interrupt handler, never inside the caller's op): irdma frees them silently when the CQP goes
+     * (irdma_cleanup_pending_cqp_op), this driver tells their owners instead, so that no caller waits on a
+     * completion that will not come.
+     */
+    private void cqpTimedOut(CqpException cause) {
+        cqpTimeouts++;
+        if (resetRequested) {
+            return;
+        }
+        resetRequested = true;
+        resetRequests++;
+        LOG.warn("CQP made no progress for {} steps of {} ms ({} requested, {} completed): {}; requesting a reset",
+                CQP_TIMEOUT_THRESHOLD, CQP_COMPL_WAIT_NANOS / 1_000_000, opsPosted, cqpCompletedOps,
+                cause.getMessage());
+        cqpFailure = cause;
+        for (int i = 0; i < CQP_ENTRIES; i++) {
+            if (ccqCallback[i] != null && !ccqDue[i]) {
+                ccqFailed[i] = true;
+                ccqDue[i] = true;
+                callbacksDue[(callbacksDueHead + callbacksDueCount) % CQP_ENTRIES] = i;
+                callbacksDueCount++;
+            }
+        }
+        if (callbacksDueCount > 0) {
+            irqDeferred = true;
+            if (opDepth == 0 && up && !irqTimer.isPending()) {
+                irqTimer.scheduleIn(0);
+            }
+        }
+        cqpWatchdog.cancel();
+        resetHook.requestReset(cause);
+    }
+
+    /**
+     * The progress check over requests posted without waiting, every {@link #CQP_COMPL_WAIT_NANOS} while any is
+     * outstanding: ctrl.c irdma_check_cqp_progress's count (reset by any completion, raised while completed_ops
+     * lags requested_ops). irdma itself runs that check only inside a waiter (irdma_wait_event); a posted request
+     * that never completes is noticed there, by the next waited op. This driver counts for the posted ones too, with
+     * the same step and threshold, so a lost completion cannot go unnoticed when no op is waited for.
+     */
+    private void cqpWatchdogTick() {
+        if (cqpRequestsPending == 0 || resetRequested) {
+            return;
+        }
+        if (cqpCompletedOps != watchdogSeen) {
+            watchdogSeen = cqpCompletedOps;
+            watchdogCount = 0;
+        } else if (watchdogSeen != opsPosted) {
+            watchdogCount++;
+        }
+        if (watchdogCount >= CQP_TIMEOUT_THRESHOLD) {
+            cqpTimedOut(new CqpException(CqpException.Kind.TIMEOUT, oldestPendingName(), 0, 0));
+            return;
+        }
+        cqpWatchdog.scheduleIn(CQP_COMPL_WAIT_NANOS);
+    }
+
+    /** The name of the oldest request posted without waiting that is still outstanding (for the exception). */
+    private String oldestPendingName() {
+        // the slot at cqpHead is the oldest (the next to be reused), then onwards
+        for (int n = CQP_ENTRIES; n >= 1; n--) {
+            int i = Math.floorMod(cqpHead - n, CQP_ENTRIES);
+            if (ccqCallback[i] != null && !ccqDue[i]) {
+                return ccqName[i];
+            }
+        }
+        return "posted request";
     }
 
     /**
@@ -1526,10 +1922,24 @@ public final class IrdmaDriver {
         if (!ccqLive) {
             throw new IllegalStateException(name + " posted without waiting before the CCQ exists");
         }
+        refuseAfterReset(name);
         int index = postWqe(writer);
         ccqCallback[index] = callback;
+        ccqName[index] = name;
         cqpRequestsPending++;
+        if (!cqpWatchdog.isPending()) {
+            watchdogSeen = cqpCompletedOps;
+            watchdogCount = 0;
+            cqpWatchdog.scheduleIn(CQP_COMPL_WAIT_NANOS);
+        }
         return index;
+    }
+
+    /** utils.c irdma_handle_cqp_op: with rf->reset set, -EBUSY before anything is posted. */
+    private void refuseAfterReset(String name) {
+        if (resetRequested) {
+            throw new CqpException(CqpException.Kind.RESET_REQUESTED, name, 0, 0);
+        }
     }
 
     /** Requests posted without waiting whose completion has not been handled yet. */
@@ -1547,6 +1957,7 @@ public final class IrdmaDriver {
      * irdma_sc_cqp_post_sq + irdma_sc_poll_for_cqp_op_done). Answers the op's return value (CQE OPRETVAL).
      */
     public long op(String name, WqeWriter writer) {
+        refuseAfterReset(name);
         opDepth++;
         try {
             return postAndWait(name, writer);
@@ -1572,6 +1983,8 @@ public final class IrdmaDriver {
         lastWqeIndex = index;
         ccqDone[index] = false;
         ccqCallback[index] = null;
+        ccqDue[index] = false;
+        ccqFailed[index] = false;
         writer.write(off(cqpSq + (long) index * CqpWqe.SIZE), cqpPolarity);
         write(Gen2Register.CQPDB, Gen2Registers.cqpDoorbell(cqpHead));
         return index;
@@ -1579,35 +1992,73 @@ public final class IrdmaDriver {
 
     private long postAndWait(String name, WqeWriter writer) {
         int index = postWqe(writer);
+        return ccqLive ? waitEvent(name, index) : pollRegisters(name);
+    }
+
+    /**
+     * ctrl.c irdma_cqp_poll_registers: PFPE_CQPTAIL moves past the WQE (success), or CQP_OP_ERR with
+     * PFPE_CQPERRCODES; bounded by {@link #CQP_TIMEOUT_NANOS}. A timeout here is the op's -ETIMEDOUT only: irdma
+     * requests no reset from this path.
+     */
+    private long pollRegisters(String name) {
         long limit = scheduler.now() + CQP_TIMEOUT_NANOS;
         while (true) {
-            if (ccqLive) {
-                long r = pollCcq(name, index);
-                if (r != Long.MIN_VALUE) {
-                    return r;
-                }
-            } else {
-                // irdma_cqp_poll_registers: PFPE_CQPTAIL has moved past our WQE.
-                int tail = reg(Gen2Register.CQPTAIL);
-                if (Gen2Registers.cqpTailError(tail)) {
-                    int codes = reg(Gen2Register.CQPERRCODES);
-                    throw new CqpException(CqpException.Kind.OP_ERROR, name, Gen2Registers.cqpErrMajor(codes),
-                            Gen2Registers.cqpErrMinor(codes));
-                }
-                if (Gen2Registers.cqpTailIndex(tail) == cqpHead) {
-                    return 0;
-                }
+            int tail = reg(Gen2Register.CQPTAIL);
+            if (Gen2Registers.cqpTailError(tail)) {
+                int codes = reg(Gen2Register.CQPERRCODES);
+                throw new CqpException(CqpException.Kind.OP_ERROR, name, Gen2Registers.cqpErrMajor(codes),
+                        Gen2Registers.cqpErrMinor(codes));
+            }
+            if (Gen2Registers.cqpTailIndex(tail) == cqpHead) {
+                cqpCompletedOps++;
+                return 0;
             }
             long next = scheduler.nextDeadline();
             if (next == Long.MAX_VALUE || next > limit || !scheduler.runNext()) {
-                if (ccqLive) {
-                    long r = pollCcq(name, index);
-                    if (r != Long.MIN_VALUE) {
-                        return r;
-                    }
-                }
                 throw new CqpException(CqpException.Kind.TIMEOUT, name, 0, 0);
             }
+        }
+    }
+
+    /**
+     * utils.c irdma_wait_event: poll the CCQ (irdma_cqp_ce_handler), run the simulated machine for at most
+     * {@link #CQP_COMPL_WAIT_NANOS} (wait_for_completion_timeout; it returns at once when the completion comes), and
+     * after each step without it ctrl.c irdma_check_cqp_progress: any completion since the last step resets the
+     * count, none while requests are outstanding raises it. At {@link #CQP_TIMEOUT_THRESHOLD} the op fails with
+     * {@link CqpException.Kind#TIMEOUT} and the driver requests a reset ({@link #cqpTimedOut}). Time passes even
+     * when nothing is scheduled (the kernel sleeps), so a completion that cannot come costs 5 s of simulated time and
+     * 500 steps, never a hang. Allocates nothing on the way.
+     */
+    private long waitEvent(String name, int index) {
+        long seen = cqpCompletedOps;
+        int count = 0;
+        long stepEnd = scheduler.now() + CQP_COMPL_WAIT_NANOS;
+        while (true) {
+            long r = pollCcq(name, index);
+            if (r != Long.MIN_VALUE) {
+                return r;
+            }
+            if (scheduler.nextDeadline() <= stepEnd && scheduler.runNext()) {
+                continue;
+            }
+            // a whole step passed without this op's completion: irdma_check_cqp_progress
+            scheduler.runUntil(stepEnd);
+            r = pollCcq(name, index);
+            if (r != Long.MIN_VALUE) {
+                return r;
+            }
+            if (cqpCompletedOps != seen) {
+                seen = cqpCompletedOps;
+                count = 0;
+            } else if (seen != opsPosted) {
+                count++;
+            }
+            if (count >= CQP_TIMEOUT_THRESHOLD) {
+                CqpException e = new CqpException(CqpException.Kind.TIMEOUT, name, 0, 0);
+                cqpTimedOut(e);
+                throw e;
+            }
+            stepEnd += CQP_COMPL_WAIT_NANOS;
         }
     }
 
@@ -1665,6 +2116,8 @@ public final class IrdmaDriver {
             ccqPolarity = !ccqPolarity;
         }
         store.writeLong(off(ccqShadow), ccqHead);
+        // ctrl.c irdma_sc_ccq_get_cqe_info: atomic64_inc(&cqp->completed_ops)
+        cqpCompletedOps++;
         return true;
     }
 
@@ -1674,7 +2127,11 @@ public final class IrdmaDriver {
         ccqMajor[wqe] = major;
         ccqMinor[wqe] = minor;
         ccqReturn[wqe] = ret;
-        if (ccqCallback[wqe] != null) {
+        if (ccqCallback[wqe] != null && ccqDue[wqe]) {
+            // already failed by a timeout: its callback has been told, the late completion changes nothing
+            LOG.debug("late CCQ completion for WQE {} ({}), after its timeout", wqe, ccqName[wqe]);
+        } else if (ccqCallback[wqe] != null) {
+            ccqDue[wqe] = true;
             callbacksDue[(callbacksDueHead + callbacksDueCount) % CQP_ENTRIES] = wqe;
             callbacksDueCount++;
             irqDeferred = true;
@@ -1711,10 +2168,20 @@ public final class IrdmaDriver {
             callbacksDueHead = (callbacksDueHead + 1) % CQP_ENTRIES;
             callbacksDueCount--;
             CqpCallback cb = ccqCallback[wqe];
+            boolean failed = ccqFailed[wqe];
             ccqCallback[wqe] = null;
+            ccqDue[wqe] = false;
+            ccqFailed[wqe] = false;
             cqpRequestsPending--;
             cqpCallbacksRun++;
-            cb.completed(ccqError[wqe], ccqMajor[wqe], ccqMinor[wqe], ccqReturn[wqe]);
+            if (cqpRequestsPending == 0) {
+                cqpWatchdog.cancel();
+            }
+            if (failed) {
+                cb.failed(cqpFailure);
+            } else {
+                cb.completed(ccqError[wqe], ccqMajor[wqe], ccqMinor[wqe], ccqReturn[wqe]);
+            }
         }
     }
 

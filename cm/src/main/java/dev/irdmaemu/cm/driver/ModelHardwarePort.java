@@ -234,6 +234,32 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         return true;
     }
 
+    /**
+     * The established entry of a passive node, posted from its AH's completion (cm.c irdma_add_conn_est_qh): the
+     * driver's completion callback answers {@code done}; a refused entry is counted with the CQP failures.
+     */
+    @Override
+    public boolean addQhash(Qhash e, QhashCompletion done) {
+        try {
+            words(e.ipv4(), e.localHi(), e.localLo(), localWords);
+            words(e.ipv4(), e.remoteHi(), e.remoteLo(), remoteWords);
+            driver.postManageQhash(CqpWqe.QHASH_MANAGE_ADD, e.ipv4(), localWords, e.localPort(), remoteWords,
+                    e.remotePort(), e.kind() == Qhash.Kind.CONNECTION, e.vlanValid() ? e.vlanId() : -1, mac,
+                    IrdmaDriver.ILQ_QP, (error, major, minor, ret) -> {
+                        if (error) {
+                            cqpFailures++;
+                            LOG.debug("qhash add {} refused: major {} minor {}", e, major, minor);
+                        }
+                        done.qhashDone(!error);
+                    });
+        } catch (CqpException x) {
+            cqpFailures++;
+            LOG.debug("qhash add {} not posted: {}", e, x.getMessage());
+            return false;
+        }
+        return true;
+    }
+
     @Override
     public void deleteQhash(Qhash e) {
         try {

@@ -55,6 +55,8 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
     /** AHs created without waiting whose completion has not run yet, in creation order, and its timer. */
     private final ArrayDeque<PendingAh> pendingAhs = new ArrayDeque<>();
     private final SimTimer ahCompletionTimer;
+    private final SimTimer qhashCompletionTimer;
+    private final ArrayDeque<PendingQhash> pendingQhash = new ArrayDeque<>();
     private boolean refuseAhCreates;
     private int ipIdentification;
     private long sendsWithoutAh;
@@ -101,6 +103,7 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         this.addresses = List.copyOf(addresses);
         this.neighbours = new NeighbourTable(mac, this.addresses);
         this.ahCompletionTimer = scheduler.newTimer("in-memory-ah-completions", this::completeAhs);
+        this.qhashCompletionTimer = scheduler.newTimer("in-memory-qhash-completions", this::completeQhashAdds);
     }
 
     private record PendingAh(int ah, AhCompletion done) {
@@ -307,6 +310,36 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         FourTuple k = quadOf(entry);
         (entry.kind() == Qhash.Kind.CONNECTION ? connectionEntries : listenerEntries).put(k, entry);
         return true;
+    }
+
+    /**
+     * Recorded now, executed and answered at the current instant after what is already due, as a posted CQP op
+     * completes.
+     */
+    @Override
+    public boolean addQhash(Qhash entry, QhashCompletion done) {
+        record("qhash add " + entry + " (no wait)");
+        pendingQhash.add(new PendingQhash(entry, done));
+        if (!qhashCompletionTimer.isPending()) {
+            qhashCompletionTimer.scheduleIn(0);
+        }
+        return true;
+    }
+
+    private void completeQhashAdds() {
+        while (!pendingQhash.isEmpty()) {
+            PendingQhash p = pendingQhash.poll();
+            boolean added = qhash.add(p.entry());
+            if (added) {
+                FourTuple k = quadOf(p.entry());
+                (p.entry().kind() == Qhash.Kind.CONNECTION ? connectionEntries : listenerEntries).put(k, p.entry());
+            }
+            record("qhash " + (added ? "added " : "refused ") + p.entry());
+            p.done().qhashDone(added);
+        }
+    }
+
+    private record PendingQhash(Qhash entry, QhashCompletion done) {
     }
 
     @Override

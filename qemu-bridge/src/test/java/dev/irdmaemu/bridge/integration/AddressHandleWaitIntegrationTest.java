@@ -102,7 +102,12 @@ class AddressHandleWaitIntegrationTest {
             assertFalse(anyBetween(b, createDb, create, e -> regWrite(e, "CQPDB")), "no other op posted meanwhile");
             // its completion (irdma_ilq_ah_cb) posts the established qhash entry, whose completion sends the SYN-ACK
             int qhash = first(b, create, e -> cqpOp(e, "MANAGE_QUAD_HASH_TABLE_ENTRY"));
-            assertTrue(doorbellOf(b, qhash) > create, "qhash posted from the AH's completion");
+            int qhashDb = doorbellOf(b, qhash);
+            assertTrue(qhashDb > create, "qhash posted from the AH's completion");
+            // and not waited for (cm.c irdma_add_conn_est_qh: wait = false): the handler went on (re-armed the CCQ
+            // and the vectors) while the entry's add was in flight
+            assertTrue(anyBetween(b, qhashDb, qhash, e -> regWrite(e, "CQARM") || regWrite(e, "GLINT_DYN_CTL")),
+                    "the handler went on before the qhash entry's completion");
             int synAck = first(b, 0, e -> e.kind() == TraceKind.PUDA_TX);
             assertTrue(synAck > qhash, "the SYN-ACK goes out after the qhash entry: " + synAck + " vs " + qhash);
 
