@@ -526,6 +526,17 @@ public final class IrdmaDriver {
         cqpWatchdog.cancel();
     }
 
+    /**
+     * The first step of a remove without the rest: the driver stops answering its vectors and stops its timers, and
+     * leaves every queue it made on the device. A debugging and test aid (what a driver that lost its IRQs looks
+     * like to the device); its CQP ops still work, completed by polling. {@link #tearDown()} is the whole remove.
+     */
+    public void stopAnsweringInterrupts() {
+        up = false;
+        irqTimer.cancel();
+        statistics.stopTimer();
+    }
+
     /** A teardown op: refused or timed out, it is logged and the teardown goes on (hw.c's ibdev_dbg "ERR: ..."). */
     private void teardownOp(String name, WqeWriter writer) {
         try {
