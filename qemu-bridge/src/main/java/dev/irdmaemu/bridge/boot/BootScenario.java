@@ -77,7 +77,7 @@ public enum BootScenario {
     /** Issue 6 test 5, the guest as client (peer-to-peer siw): the guest's ucmatose connects to the node's. */
     UCMATOSE_CLIENT("ucmatose-client", Siw.PEER_TO_PEER, "the guest's ucmatose clients (peer-to-peer siw) open "
             + BootScenario.UCMATOSE_CONNECTIONS + " connections to the node's ucmatose servers twice: -C 0, then "
-            + "-C 10 -S 100");
+            + "-C 10 -S 100, then (virtio-net) the same between two siw endpoints inside the guest, and the ratios");
 
     /** The scenario {@code irdma-emu boot} runs without {@code --scenario}. */
     public static final BootScenario DEFAULT = RPING_SERVER;
