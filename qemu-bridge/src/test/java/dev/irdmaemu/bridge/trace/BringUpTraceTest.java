@@ -58,11 +58,15 @@ class BringUpTraceTest {
             }
         }
         // hw.c irdma_ctrl_init_hw then irdma_rt_init_hw (as DriverBringUpIntegrationTest reads them off the
-        // recording sink), here off the JSON lines: consecutive Update PE SDs folded into one
+        // recording sink), here off the JSON lines: consecutive Update PE SDs folded into one; then, since the node
+        // is closed before the trace is read, irdma_rt_deinit_hw and irdma_ctrl_deinit_hw (IEQ, ILQ with the WS
+        // tree, AEQ, CEQ 0, CCQ, the HMC's SDs), as DriverTearDownIntegrationTest holds them
         assertEquals(List.of("QUERY_RDMA_FEATURES", "QUERY_FPM_VAL", "COMMIT_FPM_VAL", "UPDATE_PE_SDS",
                 "SHMC_PAGES_ALLOCATED", "CREATE_CQ cq=0", "CREATE_CEQ", "CREATE_AEQ", "CREATE_CQ cq=1",
                 "WORK_SCHED_NODE", "WORK_SCHED_NODE", "WORK_SCHED_NODE", "WORK_SCHED_NODE", "CREATE_QP qp=1",
-                "CREATE_CQ cq=2", "CREATE_QP qp=2"), ops);
+                "CREATE_CQ cq=2", "CREATE_QP qp=2",
+                "DESTROY_QP", "DESTROY_CQ", "DESTROY_QP", "WORK_SCHED_NODE", "WORK_SCHED_NODE", "WORK_SCHED_NODE",
+                "DESTROY_CQ", "DESTROY_AEQ", "DESTROY_CEQ", "DESTROY_CQ", "UPDATE_PE_SDS"), ops);
     }
 
     @Test
