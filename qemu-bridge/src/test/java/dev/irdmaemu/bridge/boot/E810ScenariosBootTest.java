@@ -60,6 +60,11 @@ class E810ScenariosBootTest {
 
     /** 2 rounds of 100 ucmatose connections from the guest's irdma to the node, the second with 1,000 Sends a way. */
     @Test
+    void irdmasRpingClientMakesAHundredLargestPingsWithTheNodesServer() throws Exception {
+        ScenarioExpectations.rpingThroughput(boot(BootScenario.RPING_THROUGHPUT, "rping-throughput"));
+    }
+
+    @Test
     void irdmasUcmatoseClientsMakeTwoHundredConnectionsToTheNode() throws Exception {
         ScenarioExpectations.ucmatoseClient(boot(BootScenario.UCMATOSE_CLIENT, "ucmatose-client"));
     }

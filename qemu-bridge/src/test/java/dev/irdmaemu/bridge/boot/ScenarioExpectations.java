@@ -187,6 +187,35 @@ public final class ScenarioExpectations {
     }
 
     /**
+     * Issue 16, the rping throughput run: the guest's rping client (the peer-to-peer siw build on virtio-net, irdma
+     * on the E810) makes {@link BootScenario#THROUGHPUT_COUNT} pings of {@link BootScenario#THROUGHPUT_SIZE} bytes
+     * against the node's rping server, every one of them verified there, and the guest reports the time and the
+     * rate it measured. On the E810 the guest has no siw for the in-guest comparison and says so
+     * ({@code local_rping=none}).
+     */
+    public static void rpingThroughput(BootReport r) throws IOException {
+        ranAndPassed(r, BootScenario.RPING_THROUGHPUT);
+        GuestResult g = r.guest();
+        iwarpDevice(r, GuestLaunch.Siw.PEER_TO_PEER, "siw-p2p.ko");
+        assertEquals("0", g.field("rping_exit"));
+        assertEquals(Long.toString(2L * BootScenario.THROUGHPUT_COUNT * BootScenario.THROUGHPUT_SIZE),
+                g.field("rping_bytes"), "each ping's buffer crosses twice");
+        assertPositive(g, "rping_ms");
+        assertTrue(Double.parseDouble(g.field("rping_mb_per_s")) > 0, "a rate: " + g.field("rping_mb_per_s"));
+        String pings = Integer.toString(BootScenario.THROUGHPUT_COUNT);
+        ServiceOutcome server = service(r, "rping-server");
+        assertEquals(pings, server.field("pings"), "the node counts every ping");
+        assertEquals(pings, server.field("verified"), "each Read brought the guest's ping data");
+        assertEquals(1, r.counters().cmAccepts(), "the node accepted the guest's connection");
+        assertEquals(0, r.counters().cmPassiveErrors(), "and refused nothing");
+        Conversation c = Conversation.find(BootTests.decode(r.pcap()), GUEST, NODE);
+        c.assertAllCrcGood();
+        if (r.siw() == null) {
+            assertEquals("none", g.field("local_rping"), "the e810 flavour has no siw to compare with");
+        }
+    }
+
+    /**
      * Issue 6, test 5, the guest as client (peer-to-peer siw): two rounds of 100 ucmatose connections at once to the
      * node's ucmatose servers (4 guest processes of 25: siw holds at most 36 a process), the first with no messages
      * ({@code -C 0}), the second with cmatose's default exchange ({@code -C 10 -S 100}, a thousand Sends each way);

@@ -33,6 +33,12 @@ class E810ContainerTest {
         ScenarioExpectations.rpingClient(run);
     }
 
+    @GuestTest(scenario = "rping-throughput", model = HostedNodeModel.class, e810 = true, resultTimeoutSeconds = 300)
+    void irdmasRpingClientMakesAHundredLargestPingsWithTheNode(BootReport run) throws Exception {
+        onTheE810(run);
+        ScenarioExpectations.rpingThroughput(run);
+    }
+
     @GuestTest(scenario = "ucmatose-client", model = HostedNodeModel.class, e810 = true, resultTimeoutSeconds = 240)
     void irdmasUcmatoseClientsConnectToTheNode(BootReport run) throws Exception {
         onTheE810(run);
