@@ -194,9 +194,4 @@ class BringUpTest {
         assertEquals(1, d.driver.ilqReceived(), "the driver took it from its ILQ");
         frame.releaseLast();
     }
-
-    /** For IwarpTestDriver only (branch tdrviw retires it): delete with TestDriver.java at the merge. */
-    static TestDriver.Puda bringUp(TestDriver d, java.util.Map<HmcObjectType, Long> counts) {
-        return TestDriver.probe(d, counts);
-    }
 }

@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@link CqpWqe} decodes and the engine does not dispatch would answer UNSUPPORTED_OPCODE here and fail the test.
  */
 class CqpOpcodeModelledTest {
-    private static Recorded postZeroWqe(TestDriver d, CqpOpcode op) {
+    private static Recorded postZeroWqe(BareFunction d, CqpOpcode op) {
         d.sink.clear();
         d.post((o, valid) -> {
             d.store().zeroOut(o, o + CqpWqe.SIZE);
@@ -42,7 +42,7 @@ class CqpOpcodeModelledTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(CqpOpcode.class)
     void theDeviceAnswersUnsupportedOpcodeExactlyForTheOpsNotModelled(CqpOpcode op) {
-        try (TestDriver d = new TestDriver()) {
+        try (BareFunction d = new BareFunction()) {
             assertTrue(Gen2Registers.ccqpDone(d.createCqp(16)));
             Recorded e = postZeroWqe(d, op);
             assertEquals(op.name(), e.get("op"));

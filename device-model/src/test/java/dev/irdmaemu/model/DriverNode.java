@@ -82,6 +82,16 @@ public final class DriverNode implements AutoCloseable {
         });
     }
 
+    /** The same, the driver configured by {@code beforeBringUp} (after the MAC) before the probe runs. */
+    public DriverNode(long ramSize, SimScheduler scheduler, Link link, long mac, FaultProfile outbound,
+                      Consumer<IrdmaDriver> beforeBringUp) {
+        this(ramSize, scheduler, (n, d) -> {
+            n.linkPort = n.dev.attach(link, mac, outbound);
+            d.macAddress(mac);
+            beforeBringUp.accept(d);
+        });
+    }
+
     /** A node on {@code scheduler} whose driver {@code beforeBringUp} may configure before the probe runs. */
     public DriverNode(long ramSize, SimScheduler scheduler, Consumer<IrdmaDriver> beforeBringUp) {
         this(ramSize, scheduler, (n, d) -> beforeBringUp.accept(d));

@@ -6,7 +6,8 @@ import dev.irdmaemu.fw.hmc.PbleLayout;
  * The driver's side of the HMC PBLE object in the tests (pble.c): PBLE indexes handed out as consecutive runs
  * (irdma_prm_get_pbles), and page lists written as firmware-iface's {@link PbleLayout} lays them out: level 1 one
  * PBLE per page (get_lvl1_pble), level 2 a root of leaf indexes with up to 512 page PBLEs per leaf (get_lvl2_pble).
- * Where a PBLE's bytes go is the caller's {@link PbleStore}: each test driver reaches the HMC backing its own way.
+ * Where the runs come from and where a PBLE's bytes go is the caller's ({@link PbleRuns}, {@link PbleStore}): the
+ * driver's PBLE pool, or a test's own commit.
  */
 public final class PageListWriter {
     /** Writes PBLE {@code index} (a little-endian quadword at FPM base + 8 x index in the HMC backing). */
@@ -23,20 +24,6 @@ public final class PageListWriter {
 
     private final PbleRuns runs;
     private final PbleStore store;
-    private long next;
-
-    /** A writer over the {@code count} committed PBLEs, handing them out in order from 0. */
-    public PageListWriter(long count, PbleStore store) {
-        this.store = store;
-        this.runs = n -> {
-            long first = next;
-            next += n;
-            if (next > count) {
-                throw new AssertionError("the test's " + count + " PBLEs are used up");
-            }
-            return first;
-        };
-    }
 
     /** A writer whose runs come from {@code runs} (e.g. the driver's PBLE resource). */
     public PageListWriter(PbleRuns runs, PbleStore store) {

@@ -95,10 +95,24 @@ final class DriverPair implements AutoCloseable {
 
     /** With {@code tap} seeing every frame the link carries. */
     DriverPair(long ramBytes, FaultProfile aOut, FaultProfile bOut, long seed, FrameTap tap) {
+        this(ramBytes, aOut, bOut, seed, tap, d -> { });
+    }
+
+    /**
+     * With A's driver configured by {@code beforeBringUpA} before its probe runs (e.g.
+     * {@link IrdmaDriver#withVirtualAeq()}).
+     */
+    DriverPair(long ramBytes, Consumer<IrdmaDriver> beforeBringUpA) {
+        this(ramBytes, FaultProfile.NONE, FaultProfile.NONE, 5, FrameTap.NONE, beforeBringUpA);
+    }
+
+    private DriverPair(long ramBytes, FaultProfile aOut, FaultProfile bOut, long seed, FrameTap tap,
+                       Consumer<IrdmaDriver> beforeBringUpA) {
         scheduler = new SimScheduler(seed);
         link = new Link(scheduler, tap);
         // the driver's own memory (HMC backing, CQP, PUDA, rings) comes on top of what the test asks for
-        a = new Node(new DriverNode(ramBytes + DRIVER_RAM, scheduler, link, MAC_A, aOut), MAC_A, IP_A);
+        a = new Node(new DriverNode(ramBytes + DRIVER_RAM, scheduler, link, MAC_A, aOut, beforeBringUpA), MAC_A,
+                IP_A);
         b = new Node(new DriverNode(ramBytes + DRIVER_RAM, scheduler, link, MAC_B, bOut), MAC_B, IP_B);
         a.driver().manageArp(ARP_INDEX, MAC_B, true);
         b.driver().manageArp(ARP_INDEX, MAC_A, true);
@@ -576,6 +590,33 @@ final class DriverPair implements AutoCloseable {
             return op("GEN_AE", (o, v) -> CqpWqeWriter.generateAe(n.store(), o, qp.id(), aeCode, source, v));
         }
 
+        /**
+         * Destroy QP and Create QP of {@code qp} behind the verbs' back, with the fields verbs.c created it with (its
+         * host context, still in memory, VQ as it was, next state IDLE) but {@code shadowArea} as its shadow area:
+         * what irdma never hands the device (a QP whose IRDMA_QP_DBSA page is not mapped). Call it before the QP
+         * is connected; written with the firmware-iface writers on the driver's CQP.
+         */
+        DriverNode.Completion recreateWithShadowArea(QueuePair qp, long shadowArea) {
+            QpOpFields f = new QpOpFields();
+            f.qpId = qp.id();
+            f.qpType = 1;
+            f.hostContextAddress = qp.hostContextAddress();
+            DriverNode.Completion gone = op("DESTROY_QP", (o, v) -> CqpWqeWriter.destroyQp(n.store(), o, f, v));
+            if (gone.error()) {
+                return gone;
+            }
+            f.clear();
+            f.qpId = qp.id();
+            f.qpType = 1;
+            f.hostContextAddress = qp.hostContextAddress();
+            f.shadowAreaAddress = shadowArea;
+            f.macValid = true;
+            f.cqNumValid = true;
+            f.virtualMap = qp.virtuallyMapped();
+            f.nextIwarpState = QueuePair.STATE_IDLE;
+            return op("CREATE_QP", (o, v) -> CqpWqeWriter.createQp(n.store(), o, f, v));
+        }
+
         /** The model's iWARP engine of {@code qp}. */
         IwarpQp engine(QueuePair qp) {
             return n.dev.iwarp().engine(qp.id());
@@ -598,6 +639,10 @@ final class DriverPair implements AutoCloseable {
         int ord = DEFAULT_ORD;
         /** A change to the context's iWARP half irdma would not make ({@link #rewriteIwarpHalf}); null: none. */
         UnaryOperator<IwarpOffloadInfo> context;
+        /** A shadow area the QP is re-created with behind the verbs ({@link Node#recreateWithShadowArea}); 0: none. */
+        long shadowArea;
+        /** Runs on the connection's CQ right after the verbs created it, before any QP uses it. */
+        Consumer<CompletionQueue> cqCreated = cq -> { };
 
         QpInit init(Node n, CompletionQueue cq) {
             return new QpInit(n.pd, cq, cq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInline, false);
@@ -637,8 +682,16 @@ final class DriverPair implements AutoCloseable {
         tweakB.accept(ob);
         c.aCq = a.verbs.createCq(cqEntries);
         c.bCq = b.verbs.createCq(cqEntries);
+        oa.cqCreated.accept(c.aCq);
+        ob.cqCreated.accept(c.bCq);
         c.active = a.verbs.createQp(oa.init(a, c.aCq));
         c.passive = b.verbs.createQp(ob.init(b, c.bCq));
+        if (oa.shadowArea != 0 && a.recreateWithShadowArea(c.active, oa.shadowArea).error()) {
+            throw new AssertionError("A's QP with shadow area " + Long.toHexString(oa.shadowArea));
+        }
+        if (ob.shadowArea != 0 && b.recreateWithShadowArea(c.passive, ob.shadowArea).error()) {
+            throw new AssertionError("B's QP with shadow area " + Long.toHexString(ob.shadowArea));
+        }
         long isnA = 0x1000_0000L + 0x1111L * c.active.id();
         long isnB = 0xfff0_0000L + 0x2222L * c.passive.id(); // B's sequence space wraps during long transfers
         Rdma0 rdma0 = rtrRead ? Rdma0.READ : Rdma0.WRITE;

@@ -305,6 +305,11 @@ public final class QueuePair {
         return virtualMap ? sqPa : -1;
     }
 
+    /** The quantum the next SQ WQE goes to (uk.c sq_ring.head; 3 after the connection WQEs at create). */
+    public int sqHead() {
+        return queues.sqHead;
+    }
+
     /** The SQ ring's depth in quanta and the RQ's in WQEs. */
     public int sqDepth() {
         return queues.sqSize;
@@ -454,12 +459,21 @@ public final class QueuePair {
      * {@link PostStatus#INVALID} for a malformed request and {@link PostStatus#QUEUE_FULL} when the SQ has no room.
      */
     public PostStatus postSend(SendWorkRequest wr) {
+        return postSend(wr, true);
+    }
+
+    /**
+     * The same with uk.c's {@code post_sq} (irdma_uk_send / _rdma_write ... take it from the caller): false writes
+     * the WQE and moves the SQ head but rings no doorbell, as libirdma does when it rings the user doorbell page
+     * itself, or batches WQEs behind one doorbell.
+     */
+    public PostStatus postSend(SendWorkRequest wr, boolean postSq) {
         PostStatus s = writeSend(wr);
         if (s != PostStatus.OK) {
             return s;
         }
         if (!flushIssued) {
-            if (hwIwarpState <= STATE_RTS && !destroyed) {
+            if (postSq && hwIwarpState <= STATE_RTS && !destroyed) {
                 driver.ringSqDoorbell(id);
             }
         } else {
