@@ -66,6 +66,25 @@ class PostPathTest {
     }
 
     @Test
+    void withoutPostSqTheWqeIsWrittenAndTheHeadMovesButNoDoorbellRings() {
+        int bells = r.device.sqDoorbells;
+        assertEquals(3, qp.sqHead(), "behind the connection WQEs");
+        assertEquals(PostStatus.OK, qp.postSend(wr.clear().wrId(11).opcode(WrOpcode.RDMA_WRITE)
+                .flags(SendWorkRequest.SIGNALED).sge(buf, 64, mr.lkey()).remote(0x7000_0000L, 0x42), false));
+        assertEquals(PostStatus.OK, qp.postSend(wr.clear().wrId(12).opcode(WrOpcode.SEND)
+                .sge(buf, 8, mr.lkey()), false));
+        assertEquals(SqOpcode.RDMA_WRITE, sqAt(3).sqOpcode());
+        assertEquals(SqOpcode.RDMA_SEND, sqAt(4).sqOpcode());
+        assertEquals(5, qp.sqHead());
+        assertEquals(11, qp.queues.sqWrid[3]);
+        assertEquals(bells, r.device.sqDoorbells, "uk.c post_sq false: the caller rings");
+        // the next post with post_sq rings once for all three
+        qp.postSend(wr.clear().wrId(13).opcode(WrOpcode.SEND).sge(buf, 8, mr.lkey()));
+        assertEquals(bells + 1, r.device.sqDoorbells);
+        assertEquals(6, qp.sqHead());
+    }
+
+    @Test
     void sendWithInvalidateWriteAndReadCarryTheirRemoteFields() {
         qp.postSend(wr.clear().wrId(1).opcode(WrOpcode.SEND_WITH_INV).invalidate(0xabcdef01).sge(buf, 8, mr.lkey()));
         assertEquals(SqOpcode.RDMA_SEND_INV, sqAt(3).sqOpcode());
