@@ -29,13 +29,20 @@ final class ConsoleSocketClient implements AutoCloseable {
     private static final int DRAIN_BUFFER = 8192;
 
     private final Path socket;
+    private final Duration connectWithin;
     private final AtomicLong drained = new AtomicLong();
     private SocketChannel channel;
     private Thread reader;
     private boolean closed;
 
     ConsoleSocketClient(Path socket) {
+        this(socket, CONNECT_WITHIN);
+    }
+
+    /** A client whose first line waits {@code connectWithin} for the socket. */
+    ConsoleSocketClient(Path socket, Duration connectWithin) {
         this.socket = Objects.requireNonNull(socket, "socket").toAbsolutePath();
+        this.connectWithin = Objects.requireNonNull(connectWithin, "connectWithin");
     }
 
     Path socket() {
@@ -63,7 +70,7 @@ final class ConsoleSocketClient implements AutoCloseable {
         if (channel != null) {
             return channel;
         }
-        long deadline = System.nanoTime() + CONNECT_WITHIN.toNanos();
+        long deadline = System.nanoTime() + connectWithin.toNanos();
         IOException last = null;
         while (true) {
             if (Files.exists(socket)) {
@@ -81,7 +88,7 @@ final class ConsoleSocketClient implements AutoCloseable {
             }
             if (System.nanoTime() > deadline) {
                 throw new IOException("QEMU's console socket " + socket + " took no connection within "
-                        + CONNECT_WITHIN.toSeconds() + " s" + (last == null ? " (it never appeared)"
+                        + connectWithin.toMillis() + " ms" + (last == null ? " (it never appeared)"
                         : ": " + last.getMessage()), last);
             }
             try {
