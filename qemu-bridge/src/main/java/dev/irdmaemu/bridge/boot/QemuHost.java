@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 
 /**
  * Where a {@link BootRun}'s QEMU runs: {@link #LOCAL}, a {@link QemuProcess} on this machine (what
@@ -26,30 +27,45 @@ public interface QemuHost {
 
         @Override
         public Running start(GuestLaunch launch, Path console, Path shared) throws GuestBootException {
-            QemuProcess qemu = QemuProcess.start(launch, console);
-            return new Running() {
-                @Override
-                public CompletionStage<GuestResult> result() {
-                    return qemu.result();
-                }
+            return running(QemuProcess.start(launch, console));
+        }
 
-                @Override
-                public OptionalInt awaitExit(Duration timeout) throws InterruptedException {
-                    return qemu.awaitExit(timeout);
-                }
-
-                @Override
-                public String where() {
-                    return "pid " + qemu.pid();
-                }
-
-                @Override
-                public void close() {
-                    qemu.close();
-                }
-            };
+        /** The console's input is QEMU's stdin, a pipe from this JVM. */
+        @Override
+        public Running startInteractive(GuestLaunch launch, Path console, Path shared, Consumer<String> lines)
+                throws GuestBootException {
+            return running(QemuProcess.startInteractive(launch, console, lines));
         }
     };
+
+    private static Running running(QemuProcess qemu) {
+        return new Running() {
+            @Override
+            public CompletionStage<GuestResult> result() {
+                return qemu.result();
+            }
+
+            @Override
+            public OptionalInt awaitExit(Duration timeout) throws InterruptedException {
+                return qemu.awaitExit(timeout);
+            }
+
+            @Override
+            public void typeLine(String line) throws IOException {
+                qemu.typeLine(line);
+            }
+
+            @Override
+            public String where() {
+                return "pid " + qemu.pid();
+            }
+
+            @Override
+            public void close() {
+                qemu.close();
+            }
+        };
+    }
 
     /**
      * A launch of {@code kit} for this host to configure, its paths as QEMU will see them (the kit's own folder
@@ -63,6 +79,16 @@ public interface QemuHost {
      */
     Running start(GuestLaunch launch, Path console, Path shared) throws GuestBootException, IOException;
 
+    /**
+     * Starts QEMU as {@link #start} does, with the guest's serial input open to the caller ({@link
+     * Running#typeLine}) and every console line (terminal control removed) handed to {@code lines}, in order and
+     * before the result line is looked for, on the thread that reads the console: a host and a guest scenario can
+     * hold a dialogue (the guest prints a marker and reads the host's answer). {@code lines} may take its time (the
+     * console waits, QEMU does not).
+     */
+    Running startInteractive(GuestLaunch launch, Path console, Path shared, Consumer<String> lines)
+            throws GuestBootException, IOException;
+
     /** A started QEMU. */
     interface Running extends AutoCloseable {
         /**
@@ -73,6 +99,13 @@ public interface QemuHost {
 
         /** Waits for QEMU to end by itself (the guest powers off after its result line): its exit code, if it did. */
         OptionalInt awaitExit(Duration timeout) throws InterruptedException;
+
+        /**
+         * Types {@code line} and a newline on the guest's serial input; only for a QEMU {@linkplain
+         * #startInteractive started interactive} (an {@link IllegalStateException} otherwise). An ended QEMU is an
+         * {@link IOException}.
+         */
+        void typeLine(String line) throws IOException;
 
         /** Where it runs, for the progress line ("pid 27073"). */
         String where();

@@ -1,11 +1,11 @@
 package dev.irdmaemu.bridge.e810;
 
+import dev.irdmaemu.bridge.boot.QemuHost;
 import dev.irdmaemu.bridge.boot.ScenarioOverlay;
 import dev.irdmaemu.bridge.kit.GuestBootException;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.GuestResult;
-import dev.irdmaemu.bridge.kit.QemuProcess;
 import dev.irdmaemu.bridge.kit.VfioUserDevice;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.model.E810Holdings;
@@ -17,12 +17,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * scenario's checkpoints (a console line {@value #CHECKPOINT} NAME) the guest waits for the host's answer on its
  * serial input; meanwhile the host takes {@link E810Holdings} on the model's loop, so every sample is of a quiet
  * device at a known point of the guest's run. The run folder gets the console and the model's trace as {@link
- * E810ProbeRun}'s does.
+ * E810ProbeRun}'s does. QEMU runs where its {@link QemuHost} puts it: here as a child process, the answers on its
+ * stdin, or in a guest container (the test's Testcontainers guest), the answers through a console socket in the
+ * folder both sides share.
  */
 public final class E810LifecycleRun {
     private static final Logger LOG = LoggerFactory.getLogger(E810LifecycleRun.class);
@@ -79,25 +85,36 @@ public final class E810LifecycleRun {
      */
     public static Outcome run(GuestKit e810Kit, Path runDir, Duration timeout, Consumer<String> progress)
             throws IOException, InterruptedException, TimeoutException, GuestBootException {
+        return run(e810Kit, runDir, timeout, progress, QemuHost.LOCAL);
+    }
+
+    /**
+     * As {@link #run(GuestKit, Path, Duration, Consumer)}, QEMU on {@code qemuHost} (it makes the launch: the kit as
+     * that host holds it), started interactive: the host reads the checkpoints from the console and types its
+     * answers on the guest's serial input. The vfio-user socket and the initramfs are in a folder both sides share.
+     */
+    public static Outcome run(GuestKit e810Kit, Path runDir, Duration timeout, Consumer<String> progress,
+                              QemuHost qemuHost)
+            throws IOException, InterruptedException, TimeoutException, GuestBootException {
         Files.createDirectories(runDir);
         Path console = runDir.resolve("console.log");
         Path tracePath = runDir.resolve("trace.jsonl");
-        Path initrd = runDir.resolve("initrd.img");
-        ScenarioOverlay.write(e810Kit.initramfs(), initrd, SCENARIO);
-        Path sockDir = Files.createTempDirectory("irdma-emu-e810");
-        Path socket = sockDir.resolve(E810ProbeRun.VFIO_SOCKET);
+        Path shared = Files.createTempDirectory("irdma-emu-e810");
+        Path socket = shared.resolve(E810ProbeRun.VFIO_SOCKET);
+        Path initrd = shared.resolve("initrd.img");
         try (BufferedWriter traceOut = Files.newBufferedWriter(tracePath, StandardCharsets.UTF_8);
              E810Host host = E810Host.start(socket, 0, E810ProbeRun.MAC, 1, new JsonLinesTraceSink(traceOut))) {
-            GuestLaunch launch = e810Kit.launch().machine(GuestLaunch.Machine.Q35).scenario(SCENARIO)
+            ScenarioOverlay.write(e810Kit.initramfs(), initrd, SCENARIO);
+            GuestLaunch launch = qemuHost.launch(e810Kit).machine(GuestLaunch.Machine.Q35).scenario(SCENARIO)
                     .memoryMiB(512).initramfs(initrd).allowReboot()
                     .vfioUser(VfioUserDevice.socket(socket).id("e810").messageTimeout(Duration.ofSeconds(20)).build());
             Dialogue dialogue = new Dialogue(host, progress);
             GuestResult result;
-            try (QemuProcess qemu = QemuProcess.startInteractive(launch, console, dialogue::line)) {
+            try (QemuHost.Running qemu = qemuHost.startInteractive(launch, console, shared, dialogue::line)) {
                 dialogue.qemu = qemu;
-                progress.accept("QEMU started (Linux " + e810Kit.kernelRelease() + ", TCG, reboot allowed); console in "
-                        + console);
-                result = qemu.awaitResult(timeout);
+                progress.accept("QEMU started (Linux " + e810Kit.kernelRelease() + ", TCG, reboot allowed, "
+                        + qemu.where() + "); console in " + console);
+                result = awaitResult(qemu, timeout, console);
                 qemu.awaitExit(Duration.ofSeconds(30));
             }
             synchronized (dialogue) {
@@ -105,8 +122,30 @@ public final class E810LifecycleRun {
                         host.server().counters().summary());
             }
         } finally {
-            Files.deleteIfExists(socket);
-            Files.deleteIfExists(sockDir);
+            try (Stream<Path> files = Files.walk(shared)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+
+    /**
+     * The second boot's result line, within {@code timeout}: a {@link TimeoutException} when it is late; QEMU's own
+     * failure (a {@link GuestBootException} for a local QEMU) when it ended first.
+     */
+    private static GuestResult awaitResult(QemuHost.Running qemu, Duration timeout, Path console)
+            throws GuestBootException, IOException, InterruptedException, TimeoutException {
+        try {
+            return qemu.result().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new TimeoutException("no result line from the guest (" + qemu.where() + ") within "
+                    + timeout.toSeconds() + " s; console in " + console);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GuestBootException g) {
+                throw g;
+            }
+            throw new IOException("the guest (" + qemu.where() + "): " + e.getCause().getMessage(), e.getCause());
         }
     }
 
@@ -121,7 +160,7 @@ public final class E810LifecycleRun {
         private final Consumer<String> progress;
         private final List<Checkpoint> checkpoints = new ArrayList<>();
         private Optional<GuestResult> firstBoot = Optional.empty();
-        private volatile QemuProcess qemu;
+        private volatile QemuHost.Running qemu;
         private int boots;
 
         Dialogue(E810Host host, Consumer<String> progress) {
@@ -194,7 +233,7 @@ public final class E810LifecycleRun {
             progress.accept("boot " + boots + " checkpoint " + name + ": " + h);
             String answer = name.equals("boot") ? Integer.toString(boots)
                     : "rdma=" + h.total(E810Holdings.Side.RDMA) + " lan=" + h.total(E810Holdings.Side.LAN);
-            QemuProcess q = qemu;
+            QemuHost.Running q = qemu;
             if (q == null) {
                 LOG.warn("checkpoint {} before QEMU was known: no answer", name);
                 return;

@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -71,6 +72,7 @@ public final class GuestLaunch {
     private String mac;
     private Machine machine;
     private boolean rebootAllowed;
+    private Path consoleSocket;
     /** Each element one pcie-root-port: its functions, function 0 first. */
     private final List<List<VfioUserDevice>> vfioUserPorts = new ArrayList<>();
     private final List<String> kernelArguments = new ArrayList<>();
@@ -214,6 +216,27 @@ public final class GuestLaunch {
         return rebootAllowed;
     }
 
+    /**
+     * The serial console on a UNIX socket as well as on QEMU's stdout, for a host that cannot reach QEMU's stdin
+     * (QEMU in a container): QEMU listens on {@code socket} (and does not wait for a client), a client's bytes are
+     * the guest's serial input, and the console's output goes to stdout as ever and to the client while one is
+     * connected. The client must read what it gets: one that does not stalls the console once the socket's buffer
+     * is full. Without it the console is QEMU's stdio alone.
+     *
+     * <p>QEMU's {@code hub} chardev (QEMU 10 and later) joins the two backends: a {@code file} backend on
+     * {@code /dev/stdout} for the output, not {@code stdio}, since a hub stops writing to a backend that reports
+     * itself closed, and stdio does as soon as its input ends (QEMU's stdin is {@code /dev/null} in a container).
+     */
+    public GuestLaunch consoleSocket(Path socket) {
+        this.consoleSocket = Objects.requireNonNull(socket, "socket").toAbsolutePath();
+        return this;
+    }
+
+    /** The console's socket, when {@link #consoleSocket(Path)} set one. */
+    public Optional<Path> consoleSocket() {
+        return Optional.ofNullable(consoleSocket);
+    }
+
     /** Boots {@code image} instead of the kit's kernel (QEMU still comes from the kit). */
     public GuestLaunch kernel(Path image) {
         this.kernel = Objects.requireNonNull(image, "image").toAbsolutePath();
@@ -275,13 +298,29 @@ public final class GuestLaunch {
         c.addAll(vfioUserArguments(vfioUserPorts));
         c.addAll(List.of("-kernel", kernel().toString(), "-initrd", initramfs().toString(),
                 "-append", kernelCommandLine()));
-        // no default devices (no user-mode NIC, no VGA), the serial console on stdio, no monitor; a guest
-        // reboot (a panic, a triple fault) ends QEMU instead of booting again, unless allowReboot() said so
-        c.addAll(List.of("-nographic", "-nodefaults", "-serial", "stdio", "-monitor", "none"));
+        // no default devices (no user-mode NIC, no VGA), the serial console on stdio (and a socket, if asked
+        // for), no monitor; a guest reboot (a panic, a triple fault) ends QEMU instead of booting again, unless
+        // allowReboot() said so
+        c.addAll(List.of("-nographic", "-nodefaults"));
+        c.addAll(consoleSocket == null ? List.of("-serial", "stdio") : consoleSocketArguments(consoleSocket));
+        c.addAll(List.of("-monitor", "none"));
         if (!rebootAllowed) {
             c.add("-no-reboot");
         }
         return List.copyOf(c);
+    }
+
+    /**
+     * The serial console on QEMU's stdout and on a listening UNIX {@code socket} ({@link #consoleSocket(Path)}):
+     * a hub of a {@code file} backend on {@code /dev/stdout} and a {@code socket} server that does not wait for its
+     * client, the first serial port on the hub.
+     */
+    static List<String> consoleSocketArguments(Path socket) {
+        return List.of("-chardev", "file,id=console-out,path=/dev/stdout",
+                "-chardev", "socket,id=console-in,path=" + optionValue(socket.toAbsolutePath().toString())
+                        + ",server=on,wait=off",
+                "-chardev", "hub,id=console,chardevs.0=console-out,chardevs.1=console-in",
+                "-serial", "chardev:console");
     }
 
     /**

@@ -40,8 +40,10 @@ import org.testcontainers.images.PullPolicy;
  * A QEMU guest in a container: the {@linkplain GuestImage guest image} runs the kit's QEMU (TCG) with the command
  * line {@link GuestLaunch} builds, for a copy of the kit inside the image at {@value #KIT_IN_IMAGE}. The scenario
  * goes on the kernel command line; the serial console (the container's output) is streamed line by line to the
- * SLF4J logger {@value QemuProcess#CONSOLE_LOGGER} (DEBUG) and to a console log file; the container counts as
- * started when the guest prints its {@link GuestResult} line, which {@link #result()} then gives.
+ * SLF4J logger {@value QemuProcess#CONSOLE_LOGGER} (DEBUG), to a console log file and to a {@linkplain
+ * #withConsoleListener listener}; the container counts as started when the guest prints its {@link GuestResult}
+ * line, which {@link #result()} then gives. The guest's serial input, when asked for, is a UNIX socket in a shared
+ * folder ({@link #withConsoleSocket}, {@link #typeLine}).
  *
  * <p>The container has no network ({@code --network none}): the guest's only NIC, if any, is virtio-net served by
  * a vhost-user backend on the host through a UNIX socket. Host folders QEMU needs (the socket's, an initramfs with
@@ -67,6 +69,8 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
     private long startedNanos;
     private Thread starter;
     private final List<String> created = new CopyOnWriteArrayList<>();
+    private Consumer<String> lines;
+    private ConsoleSocketClient consoleInput;
 
     /** A guest of {@code kit} (the host's copy: its manifest) in {@code image} (one {@link GuestImage#of} built). */
     public QemuGuestContainer(String image, GuestKit kit) {
@@ -132,6 +136,41 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
         return self();
     }
 
+    /**
+     * Hands every console line (terminal control removed) to {@code lines}, in order, before the result line is
+     * looked for, on the thread that reads the container's output; as {@code QemuProcess.startInteractive} does
+     * for a local QEMU.
+     */
+    public QemuGuestContainer withConsoleListener(Consumer<String> lines) {
+        this.lines = Objects.requireNonNull(lines, "lines");
+        return self();
+    }
+
+    /**
+     * Opens the guest's serial input to {@link #typeLine}: the launch gets its console on the UNIX socket {@code
+     * socket} as well ({@link GuestLaunch#consoleSocket}), in a folder that is {@linkplain #withSharedFolder shared};
+     * the console's output still comes from the container's output. The container's own stdin stays closed.
+     */
+    public QemuGuestContainer withConsoleSocket(Path socket) {
+        Path s = socket.toAbsolutePath();
+        withSharedFolder(Objects.requireNonNull(s.getParent(), "the socket's folder"));
+        this.consoleInput = new ConsoleSocketClient(s);
+        return self();
+    }
+
+    /**
+     * Types {@code line} and a newline on the guest's serial input, through the console socket ({@link
+     * #withConsoleSocket}; an {@link IllegalStateException} without one). The first line connects, waiting up to
+     * 30 s for QEMU to have made the socket; a QEMU that is gone is an {@link IOException}.
+     */
+    public void typeLine(String line) throws IOException {
+        ConsoleSocketClient in = consoleInput;
+        if (in == null) {
+            throw new IllegalStateException("the guest container was configured without console input");
+        }
+        in.typeLine(line);
+    }
+
     /** How long the guest has to print its result line (default 120 s: a guard against a hung guest). */
     public QemuGuestContainer withResultTimeout(Duration timeout) {
         this.resultTimeout = Objects.requireNonNull(timeout, "timeout");
@@ -142,6 +181,9 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
     protected void configure() {
         for (Path dir : shared) {
             withFileSystemBind(dir.toString(), dir.toString(), BindMode.READ_WRITE);
+        }
+        if (consoleInput != null) {
+            launch.consoleSocket(consoleInput.socket());
         }
         withCommand(launch.command().toArray(String[]::new));
         if (consoleLog != null) {
@@ -253,6 +295,9 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
         try {
             super.stop();
         } finally {
+            if (consoleInput != null) {
+                consoleInput.close();
+            }
             closeLog();
         }
     }
@@ -283,6 +328,13 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
                 tail.removeFirst();
             }
             tail.addLast(line);
+        }
+        if (lines != null) {
+            try {
+                lines.accept(line);
+            } catch (RuntimeException e) {
+                LOG.warn("console line listener failed on {}: {}", line, e.toString());
+            }
         }
         if (!result.isDone()) {
             GuestResult.parse(line, since).ifPresent(r -> {

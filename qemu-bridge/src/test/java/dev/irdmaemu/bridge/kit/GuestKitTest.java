@@ -152,6 +152,24 @@ class GuestKitTest {
     }
 
     @Test
+    void aConsoleSocketJoinsStdoutAndAListeningSocketInAHubOnTheSerialPort() throws Exception {
+        GuestLaunch l = kit().launch().scenario("smoke");
+        assertTrue(l.consoleSocket().isEmpty());
+        List<String> c = l.consoleSocket(Path.of("/tmp/run,1/console.sock")).command();
+        assertEquals(Path.of("/tmp/run,1/console.sock"), l.consoleSocket().orElseThrow());
+        assertFalse(c.contains("stdio"), "stdio would stop taking output once its input (/dev/null) ends: " + c);
+        int serial = c.indexOf("-serial");
+        assertEquals(List.of(
+                "-chardev", "file,id=console-out,path=/dev/stdout",
+                "-chardev", "socket,id=console-in,path=/tmp/run,,1/console.sock,server=on,wait=off",
+                "-chardev", "hub,id=console,chardevs.0=console-out,chardevs.1=console-in",
+                "-serial", "chardev:console"), c.subList(serial - 6, serial + 2));
+        assertEquals(1, c.stream().filter("-serial"::equals).count(), c.toString());
+        assertFollows(c, "-monitor", "none");
+        assertTrue(c.contains("-nodefaults") && c.contains("-nographic") && c.contains("-no-reboot"), c.toString());
+    }
+
+    @Test
     void aRelocatedKitBuildsTheSameCommandLineUnderItsNewRoot() throws Exception {
         GuestKit k = kit();
         GuestKit moved = k.relocatedTo(Path.of("/kit"));
