@@ -23,12 +23,18 @@ rdma_up
 
 ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
 rate() { awk -v b="$BYTES" -v t="$1" 'BEGIN { printf "%.2f", b / 1e6 / ((t > 0 ? t : 1) / 1000) }'; }
+# The guest CPU's busy and idle ticks so far (/proc/stat's first line: idle and iowait are idle, the rest busy)
+cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6; exit }' /proc/stat; }
+# busy_pct "BUSY0 IDLE0": the share of the guest CPU's ticks since then that were busy, in percent
+busy_pct() { cpu_ticks | awk -v a="$1" 'BEGIN { split(a, s, " ") } { b = $1 - s[1]; i = $2 - s[2]; printf "%d", (b + i > 0 ? 100 * b / (b + i) : 0) }'; }
 
 step rping
+ticks=$(cpu_ticks)
 started=$(ms)
 timeout 240 rping -c -a "$NODE4" -C "$COUNT" -S "$SIZE" >/tmp/rping.log 2>&1
 code=$?
 took=$(($(ms) - started))
+field rping_guest_busy_pct "$(busy_pct "$ticks")"
 cat /tmp/rping.log
 field rping_exit "$code"
 field rping_ms "$took"
@@ -67,10 +73,12 @@ local_rping() {
         server=$!
         tries=0
         while :; do
+            ticks=$(cpu_ticks)
             started=$(ms)
             timeout 40 rping -c -a "$LOCAL4" -C "$COUNT" -S "$SIZE" >/tmp/rping-local.log 2>&1
             code=$?
             took=$(($(ms) - started))
+            busy=$(busy_pct "$ticks")
             # connection refused at once: the server is not listening yet, try again shortly
             [ "$code" = 0 ] || [ "$took" -ge 1000 ] || { tries=$((tries + 1)); [ "$tries" -lt 20 ] && { sleep 0.2; continue; }; }
             break
@@ -84,6 +92,7 @@ local_rping() {
     if [ "$code" = 0 ]; then
         LOCAL_RATE=$(rate "$took")
         field "$1_rping_ms" "$took"
+        field "$1_rping_guest_busy_pct" "$busy"
         field "$1_rping_mb_per_s" "$LOCAL_RATE"
     fi
 }
@@ -114,3 +123,17 @@ if ! reload 2>&1; then
 fi
 local_rping local_crc
 [ -n "$LOCAL_RATE" ] && field model_over_local_crc "$(ratio "$model_rate" "$LOCAL_RATE")"
+
+# The same CRC pair with the loopback device at Ethernet's MTU: two addresses of one guest talk over lo, whose
+# MTU (65536) lets siw send a 64 KiB ping as one or two FPDUs (siw cuts FPDUs at the TCP MSS: siw_qp_tx.c
+# siw_update_tcpseg), where toward the model the wire's 1500 bytes cut it into 46, each costing the guest's
+# siw and TCP their per-FPDU and per-segment work. model_over_local_crc_mtu1500 compares the two at the same FPDU
+# size; lo's MTU is put back afterwards.
+step local-crc-mtu1500-rping
+if $IP link set lo mtu 1500 2>&1; then
+    local_rping local_crc_mtu1500
+    [ -n "$LOCAL_RATE" ] && field model_over_local_crc_mtu1500 "$(ratio "$model_rate" "$LOCAL_RATE")"
+    $IP link set lo mtu 65536
+else
+    field local_crc_mtu1500_rping lo_mtu_refused
+fi

@@ -66,6 +66,8 @@ public final class BootRun implements AutoCloseable {
     public static final String CONSOLE = "console.log";
     public static final String PCAP = "wire.pcap";
     public static final String TRACE = "trace.jsonl";
+    /** The vhost port's hand-off stamps, written only when asked for ({@code HandOffTrace.PROPERTY}). */
+    public static final String HAND_OFFS = "handoffs.tsv";
     /** With the E810 NIC: the emulated E810's own trace (every register access, AQ command, CQP op of ice/irdma). */
     public static final String E810_TRACE = "e810-trace.jsonl";
 
@@ -267,6 +269,10 @@ public final class BootRun implements AutoCloseable {
                             .messageTimeout(Duration.ofSeconds(20)).build());
         } else {
             launch.siw(options.effectiveSiw()).vhostUserNic(backend.socketPath(), HostedNode.GUEST_MAC_TEXT);
+            if (options.scenario() == BootScenario.PING) {
+                // the round trip through a device of QEMU's own, measured beside the model's (ping.sh)
+                launch.userNetBaseline();
+            }
         }
         if (options.kernel() != null) {
             launch.kernel(options.kernel());
@@ -414,6 +420,7 @@ public final class BootRun implements AutoCloseable {
         if (backend != null) {
             backend.close();
         }
+        writeHandOffs();
         if (node != null) {
             quietly(() -> {
                 stopServices();
@@ -429,6 +436,20 @@ public final class BootRun implements AutoCloseable {
         closeQuietly(trace);
         deleteTree(temp);
         progress.accept("torn down: QEMU ended, socket and temporary files removed, model stopped");
+    }
+
+    /** The port's hand-off stamps into the run folder, when they were asked for ({@code -Dirdmaemu.vhost.handoffs=N}). */
+    private void writeHandOffs() {
+        if (port == null || !port.handOffs().enabled()) {
+            return;
+        }
+        Path file = options.runDir().resolve(HAND_OFFS);
+        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            port.handOffs().writeTo(w);
+            progress.accept("vhost hand-off stamps (" + port.handOffs().recorded() + " recorded) in " + file);
+        } catch (IOException e) {
+            LOG.warn("cannot write {}: {}", file, e.toString());
+        }
     }
 
     private interface ModelCall<T> {

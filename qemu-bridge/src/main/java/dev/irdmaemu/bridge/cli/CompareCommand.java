@@ -64,6 +64,10 @@ final class CompareCommand implements Callable<Integer> {
         FIGURES.put("boot to 1st connection s", new String[] {"rping-client", null});
         FIGURES.put("ping4 RTT ms", new String[] {"ping", "ping4_rtt_avg_ms"});
         FIGURES.put("ping6 RTT ms", new String[] {"ping", "ping6_rtt_avg_ms"});
+        // 20 echoes after the three above (which include ARP / ND and the model's cold code), and the same 20 to
+        // QEMU's own user-mode gateway from the same guest (virtio-net boots only): the baseline device (issue 17)
+        FIGURES.put("ping4 warm RTT ms", new String[] {"ping", "ping4_warm_rtt_avg_ms"});
+        FIGURES.put("ping4 user-net RTT ms", new String[] {"ping", "usernet_ping4_rtt_avg_ms"});
     }
 
     /** The figures {@code only} selects (all when it is empty), in their table order. */

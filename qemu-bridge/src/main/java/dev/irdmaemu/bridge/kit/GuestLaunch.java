@@ -73,6 +73,7 @@ public final class GuestLaunch {
     private Machine machine;
     private boolean rebootAllowed;
     private Path consoleSocket;
+    private boolean userNetBaseline;
     /** Each element one pcie-root-port: its functions, function 0 first. */
     private final List<List<VfioUserDevice>> vfioUserPorts = new ArrayList<>();
     private final List<String> kernelArguments = new ArrayList<>();
@@ -203,6 +204,20 @@ public final class GuestLaunch {
     }
 
     /**
+     * Adds QEMU's user-mode network as a second virtio-net NIC ({@value #USER_NET_BASELINE_MAC}), restricted
+     * ({@code restrict=on}: the guest reaches nothing beyond QEMU's own gateway, 10.0.2.2, which answers ICMP echo
+     * itself): a device whose round trip under TCG involves nothing of ours, the baseline the ping scenario measures
+     * the model's virtio-net port against (issue 17).
+     */
+    public GuestLaunch userNetBaseline() {
+        this.userNetBaseline = true;
+        return this;
+    }
+
+    /** The baseline NIC's MAC address, by which the guest's ping scenario finds it. */
+    public static final String USER_NET_BASELINE_MAC = "52:54:00:12:34:56";
+
+    /**
      * Lets a guest reboot: a reset (the guest's {@code reboot -f}, a triple fault) restarts the machine with the
      * same kernel and command line instead of ending QEMU (no {@code -no-reboot}). Off unless asked for: with it
      * a guest that panics boots again, so whoever allows it counts the boots.
@@ -296,6 +311,10 @@ public final class GuestLaunch {
             c.addAll(vhostUserNicArguments(vhostUserSocket, mac));
         }
         c.addAll(vfioUserArguments(vfioUserPorts));
+        if (userNetBaseline) {
+            c.addAll(List.of("-netdev", "user,id=base0,restrict=on",
+                    "-device", "virtio-net-pci,netdev=base0,mac=" + USER_NET_BASELINE_MAC + ",romfile="));
+        }
         c.addAll(List.of("-kernel", kernel().toString(), "-initrd", initramfs().toString(),
                 "-append", kernelCommandLine()));
         // no default devices (no user-mode NIC, no VGA), the serial console on stdio (and a socket, if asked

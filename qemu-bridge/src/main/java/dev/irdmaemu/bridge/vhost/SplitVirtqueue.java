@@ -47,6 +47,9 @@ final class SplitVirtqueue {
     private long usedOff;
     private boolean eventIdx;
     private boolean indirect;
+    /** Entries were pushed since the driver was last considered for a notification, the first at {@link #owedFrom}. */
+    private boolean owed;
+    private int owedFrom;
 
     // The walked chain: one entry per buffer segment, reused for every chain (sized to the ring on SET_VRING_NUM).
     private int[] segRegion = new int[0];
@@ -136,6 +139,7 @@ final class SplitVirtqueue {
     void unbind() {
         addressesSet = false;
         started = false;
+        owed = false;
         memory = null;
         descStore = null;
         availStore = null;
@@ -315,16 +319,44 @@ final class SplitVirtqueue {
         }
         VarHandle.fullFence();
         if (eventIdx) {
-            int usedEvent = availStore.readShort(availOff + 4 + 2L * size) & 0xffff;
-            return ((usedIdx - usedEvent - 1) & 0xffff) < ((usedIdx - usedBefore) & 0xffff);
+            return needEvent(availStore.readShort(availOff + 4 + 2L * size) & 0xffff, usedIdx, usedBefore);
         }
         return (availStore.readShort(availOff) & AVAIL_F_NO_INTERRUPT) == 0;
     }
 
-    void interrupt(int usedBefore) {
+    /**
+     * §2.7.7.2 / §2.7.10 (the spec's vring_need_event): whether the other side asked to be notified when the index
+     * it watches moved from {@code oldIdx} to {@code newIdx}, i.e. whether {@code event} (used_event or
+     * avail_event) lies in [oldIdx, newIdx), all three free-running 16-bit counters compared modulo 2^16.
+     */
+    static boolean needEvent(int event, int newIdx, int oldIdx) {
+        return ((newIdx - event - 1) & 0xffff) < ((newIdx - oldIdx) & 0xffff);
+    }
+
+    /** Signals the call descriptor when {@link #needsInterrupt}; true when it was signalled. */
+    boolean interrupt(int usedBefore) {
         NotifyFd c = call;
-        if (c != null && needsInterrupt(usedBefore)) {
-            c.signal();
+        return c != null && needsInterrupt(usedBefore) && c.signal();
+    }
+
+    /**
+     * Notes that the entries from {@code usedBefore} on were pushed and the driver is owed the notification
+     * decision for them, which {@link #signalOwed} takes later for all the entries pushed meanwhile at once
+     * (§2.7.7.2: the device decides on the whole span since it last did, so nothing the driver asked for is lost).
+     */
+    void owe(int usedBefore) {
+        if (!owed && usedBefore != usedIdx) {
+            owed = true;
+            owedFrom = usedBefore;
         }
+    }
+
+    /** Takes the decision {@link #owe} put off: true when the call descriptor was signalled. */
+    boolean signalOwed() {
+        if (!owed) {
+            return false;
+        }
+        owed = false;
+        return interrupt(owedFrom);
     }
 }

@@ -39,6 +39,7 @@ public final class VhostNetPort {
     final AtomicLong fromGuestDropped = new AtomicLong();
     final AtomicLongArray refusedFromGuest = new AtomicLongArray(TxOffload.Refusal.values().length);
     private volatile int mtu = DEFAULT_MTU;
+    private final HandOffTrace handOffs = HandOffTrace.fromSystemProperty();
 
     public VhostNetPort(String name) {
         this.name = name;
@@ -76,8 +77,10 @@ public final class VhostNetPort {
      * Puts one frame (destination MAC on, no FCS) in the guest's receive ring, behind a virtio-net header with
      * num_buffers set and, when the guest took GUEST_CSUM and the frame's TCP checksum verifies, DATA_VALID. When
      * the guest took GUEST_TSO4/6, a TCP data segment may be held instead (true: taken) and go to the guest with the
-     * segments after it as one super-frame, at the latest on {@link #flushToGuest}. False when it was dropped: no front-end, rings not started, no receive buffer that fits.
-     * A guest that broke its ring closes the connection (logged) and drops the frame.
+     * segments after it as one super-frame, at the latest on {@link #flushToGuest}. The guest is interrupted (when it
+     * asked to be) on {@link #flushToGuest}, once for all the frames of the model's round. False when it was
+     * dropped: no front-end, rings not started, no receive buffer that fits. A guest that broke its ring closes the
+     * connection (logged) and drops the frame.
      */
     public boolean transmitToGuest(BytesStore<?, ?> store, long offset, int length) {
         if (length < 0 || length > MAX_FRAME || offset < store.start() || offset > store.readLimit() - length) {
@@ -96,8 +99,10 @@ public final class VhostNetPort {
     }
 
     /**
-     * Hands the guest what {@link #transmitToGuest} held back to coalesce (GUEST_TSO4/6: in-order TCP segments of
-     * one flow go to the guest as one super-frame). Called on the model's thread at the end of each of its rounds.
+     * The model's round is over: hands the guest what {@link #transmitToGuest} held back to coalesce (GUEST_TSO4/6:
+     * in-order TCP segments of one flow go to the guest as one super-frame), then interrupts the guest where it asked
+     * for it, once per ring for all the round's frames and buffers given back: the receive ring first. Called on
+     * the model's thread at the end of each of its rounds; until then the guest is not interrupted.
      */
     public void flushToGuest() {
         VhostUserConnection c = connection;
@@ -108,7 +113,8 @@ public final class VhostNetPort {
 
     /**
      * Takes up to {@code budget} frames the guest transmitted and hands each (virtio-net header stripped) to
-     * {@code receiver}, returning their buffers to the guest. A frame the guest asked to have its checksum completed
+     * {@code receiver}, returning their buffers to the guest (the interrupt for them, if asked for, on
+     * {@link #flushToGuest}). A frame the guest asked to have its checksum completed
      * is handed on completed; a TCP super-frame (TSO) is handed on as its MTU-sized segments, one call each. Answers how many were taken; when that equals the
      * budget, more may be waiting.
      */
@@ -171,6 +177,11 @@ public final class VhostNetPort {
 
     void tapFromGuest(BytesStore<?, ?> store, long offset, int length) {
         tap.frame(clock.getAsLong(), store, offset, length);
+    }
+
+    /** The wall-clock stamps of the port's hand-offs (off unless {@value HandOffTrace#PROPERTY} is set). */
+    public HandOffTrace handOffs() {
+        return handOffs;
     }
 
     void kicked() {

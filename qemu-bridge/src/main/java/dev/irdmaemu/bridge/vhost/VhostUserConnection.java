@@ -400,7 +400,11 @@ final class VhostUserConnection implements Runnable {
         }
         if (request == VhostUserRequest.SET_VRING_KICK) {
             KickWatcher old = q.kickWatcher;
-            q.kickWatcher = fd == null ? null : new KickWatcher(fd, port::kicked).start();
+            int stamp = q.index == VirtioNet.TX_QUEUE ? HandOffTrace.TX_KICK : HandOffTrace.RX_KICK;
+            q.kickWatcher = fd == null ? null : new KickWatcher(fd, () -> {
+                port.handOffs().record(stamp);
+                port.kicked();
+            }).start();
             if (old != null) {
                 old.stop();
             }
@@ -472,19 +476,36 @@ final class VhostUserConnection implements Runnable {
         }
     }
 
-    /** Hands the frames held for coalescing to the guest (the model's round is over). */
+    /**
+     * The model's round is over: hands the frames held for coalescing to the guest, then signals each ring's call
+     * descriptor once for all the entries the round pushed, when the driver asked for it: the receive ring first,
+     * since the guest waits for the frames; the transmit ring's buffers given back matter to it less. Signalling
+     * only here, not per frame or per transmit batch, keeps the model thread from being preempted in the middle of
+     * its round by the threads a signal wakes (QEMU's, then the guest's vCPU; on a machine with few cores that
+     * cost the model's replies hundreds of microseconds each, issue 17).
+     */
     void flush() {
+        port.handOffs().record(HandOffTrace.ROUND_END);
         lock.lock();
         try {
-            if (coalescer.segments() == 0) {
-                return;
-            }
             SplitVirtqueue rx = queues[VirtioNet.RX_QUEUE];
-            if (closed || !rx.ready() || !enabled(rx) || memory == null) {
-                dropHeld();
+            if (coalescer.segments() > 0) {
+                if (closed || !rx.ready() || !enabled(rx) || memory == null) {
+                    dropHeld();
+                } else {
+                    placeHeld(rx);
+                }
+            }
+            if (closed) {
                 return;
             }
-            placeHeld(rx);
+            if (rx.ready() && rx.signalOwed()) {
+                port.handOffs().record(HandOffTrace.RX_CALL);
+            }
+            SplitVirtqueue tx = queues[VirtioNet.TX_QUEUE];
+            if (tx.ready() && tx.signalOwed()) {
+                port.handOffs().record(HandOffTrace.TX_CALL);
+            }
         } catch (VhostUserException e) {
             failFromDataPath(e);
         } finally {
@@ -564,7 +585,8 @@ final class VhostUserConnection implements Runnable {
             }
             rx.push(rxHeads[c], inChain);
         }
-        rx.interrupt(usedBefore);
+        port.handOffs().record(HandOffTrace.TO_GUEST);
+        rx.owe(usedBefore);
         return written == total;
     }
 
@@ -576,6 +598,7 @@ final class VhostUserConnection implements Runnable {
             if (closed || !tx.ready() || memory == null) {
                 return 0;
             }
+            port.handOffs().record(HandOffTrace.POLL);
             boolean deliver = enabled(tx);
             int usedBefore = tx.usedIdx;
             int taken = 0;
@@ -616,7 +639,7 @@ final class VhostUserConnection implements Runnable {
                 }
             } finally {
                 if (!closed && tx.ready()) {
-                    tx.interrupt(usedBefore);
+                    tx.owe(usedBefore);
                 }
             }
             return taken;
@@ -642,6 +665,7 @@ final class VhostUserConnection implements Runnable {
 
     /** A wire frame from the guest (as sent, completed or one segment) on its way to the model. */
     private void toModel(BytesStore<?, ?> store, long offset, int length) {
+        port.handOffs().record(HandOffTrace.FROM_GUEST);
         port.fromGuestFrames.incrementAndGet();
         port.tapFromGuest(store, offset, length);
         modelReceiver.frame(store, offset, length);

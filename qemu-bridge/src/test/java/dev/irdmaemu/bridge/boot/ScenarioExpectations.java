@@ -52,6 +52,7 @@ public final class ScenarioExpectations {
         assertTrue(c.lanAnswered() >= 8, "at least 1 ARP reply, 3 echo replies, 1 advertisement, 3 ICMPv6 replies: "
                 + c.lanAnswered());
         assertEquals(0, c.cmNodesCreated(), "no RDMA traffic in this scenario");
+        assertTrue(Double.parseDouble(g.field("ping4_warm_rtt_avg_ms")) > 0, "20 warm echoes timed");
 
         List<String> lines = BootTests.decode(r.pcap());
         assertTrue(lines.stream().anyMatch(l -> l.contains("ARP 42 Who has 192.0.2.1? Tell 192.0.2.2")), lines::toString);
@@ -202,6 +203,8 @@ public final class ScenarioExpectations {
                 g.field("rping_bytes"), "each ping's buffer crosses twice");
         assertPositive(g, "rping_ms");
         assertTrue(Double.parseDouble(g.field("rping_mb_per_s")) > 0, "a rate: " + g.field("rping_mb_per_s"));
+        int busy = Integer.parseInt(g.field("rping_guest_busy_pct"));
+        assertTrue(busy > 0 && busy <= 100, "the guest CPU's busy share during the rping: " + busy);
         String pings = Integer.toString(BootScenario.THROUGHPUT_COUNT);
         ServiceOutcome server = service(r, "rping-server");
         assertEquals(pings, server.field("pings"), "the node counts every ping");

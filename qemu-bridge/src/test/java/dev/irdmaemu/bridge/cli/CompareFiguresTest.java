@@ -11,13 +11,15 @@ class CompareFiguresTest {
     @Test
     void onlyPingSelectsBothRoundTripsAndTheirScenarioAlone() {
         var m = CompareCommand.selected(List.of("ping"));
-        assertEquals(List.of("ping4 RTT ms", "ping6 RTT ms"), List.copyOf(m.keySet()), "ping, not rping");
+        assertEquals(List.of("ping4 RTT ms", "ping6 RTT ms", "ping4 warm RTT ms", "ping4 user-net RTT ms"),
+                List.copyOf(m.keySet()), "ping, not rping");
+        assertEquals("usernet_ping4_rtt_avg_ms", m.get("ping4 user-net RTT ms")[1]);
         assertEquals("ping", m.get("ping4 RTT ms")[0]);
         assertEquals("ping6_rtt_avg_ms", m.get("ping6 RTT ms")[1]);
         assertEquals(List.of("rping MB/s"), List.copyOf(CompareCommand.selected(List.of("RPING")).keySet()));
-        assertEquals(6, CompareCommand.selected(null).size(), "every figure by default");
+        assertEquals(8, CompareCommand.selected(null).size(), "every figure by default");
         assertEquals(0, CompareCommand.selected(List.of("nothing")).size());
-        assertEquals(3, CompareCommand.selected(List.of("ping", "boot")).size());
+        assertEquals(5, CompareCommand.selected(List.of("ping", "boot")).size());
     }
 
     @Test

@@ -198,6 +198,18 @@ class GuestKitTest {
     }
 
     @Test
+    void theUserNetBaselineIsARestrictedUserNetdevOnASecondVirtioNic() throws Exception {
+        List<String> c = kit().launch().vhostUserNic(Path.of("/tmp/v.sock"), "02:00:00:00:00:02").userNetBaseline()
+                .command();
+        assertEquals(2, Collections.frequency(c, "-netdev"));
+        assertEquals("user,id=base0,restrict=on", c.get(c.lastIndexOf("-netdev") + 1));
+        assertEquals("virtio-net-pci,netdev=base0,mac=52:54:00:12:34:56,romfile=", c.get(c.lastIndexOf("-device") + 1));
+        assertTrue(c.indexOf("vhost-user,id=net0,chardev=chr0") < c.lastIndexOf("-netdev"),
+                "the model's NIC comes first (eth0)");
+        assertFalse(kit().launch().command().contains("-netdev"), "only when asked for");
+    }
+
+    @Test
     void badLaunchSettingsAreRefused() throws Exception {
         GuestLaunch l = kit().launch();
         Path s = Path.of("/tmp/s");

@@ -365,7 +365,7 @@ final class FakeQemu implements AutoCloseable {
         kick[q].sink().write(u64(1));
     }
 
-    /** Events waiting on ring {@code q}'s call pipe now (the back-end signals before its data-path call returns). */
+    /** Events waiting on ring {@code q}'s call pipe now (the back-end signals before its flushToGuest returns). */
     int callsPending(int q) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(8 * 64);
         int n = call[q].source().read(b);
