@@ -5,6 +5,7 @@ import dev.irdmaemu.fw.bus.InterruptSink;
 import dev.irdmaemu.fw.bus.Mmio;
 import dev.irdmaemu.fw.cqp.CqOpFields;
 import dev.irdmaemu.fw.cqp.CqpCompletion;
+import dev.irdmaemu.fw.cqp.CqpErrorCode;
 import dev.irdmaemu.fw.cqp.CqpHostContext;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
@@ -308,6 +309,7 @@ public final class IrdmaDriver {
     private long resetRequests;
     private long cqpTimeouts;
     private ResetRequest resetHook = cause -> { };
+    private ResetCause resetCause;
     private long requestsDropped;
 
     /**
@@ -1822,10 +1824,13 @@ public final class IrdmaDriver {
      */
     @FunctionalInterface
     public interface ResetRequest {
-        void requestReset(CqpException cause);
+        void requestReset(ResetCause cause);
     }
 
-    /** Where a reset request goes (once per driver: irdma sets rf->reset and asks only if it was clear). */
+    /**
+     * Where a reset request goes: once for the CQP causes (irdma_wait_event asks only while rf->reset is clear), and
+     * for each overflowed AEQE (irdma_process_aeq asks without testing it).
+     */
     public IrdmaDriver onResetRequest(ResetRequest hook) {
         this.resetHook = hook == null ? cause -> { } : hook;
         return this;
@@ -1836,9 +1841,33 @@ public final class IrdmaDriver {
         return resetRequested;
     }
 
-    /** Reset requests made (0 or 1: irdma asks once). */
+    /**
+     * Reset requests made: 0 or 1 from the CQP (a timeout, a 0xffff/0x8029 completion), plus one per overflowed AEQE
+     * the driver read (see {@link #onResetRequest}).
+     */
     public long resetRequests() {
         return resetRequests;
+    }
+
+    /** The first reset request's cause, or null while none was made. */
+    public ResetCause resetCause() {
+        return resetCause;
+    }
+
+    /**
+     * rf->reset = true and rf->gen_ops.request_reset (icrdma_request_reset): the hook is told unless {@code once}
+     * and a reset was already requested.
+     */
+    private void requestReset(ResetCause cause, boolean once) {
+        if (once && resetRequested) {
+            return;
+        }
+        resetRequested = true;
+        resetRequests++;
+        if (resetCause == null) {
+            resetCause = cause;
+        }
+        resetHook.requestReset(cause);
     }
 
     /** CQP timeouts seen: waited ops that gave up and watchdog expiries over posted requests. */
@@ -1860,11 +1889,9 @@ public final class IrdmaDriver {
      */
     private void cqpTimedOut(CqpException cause) {
         cqpTimeouts++;
-        if (resetRequested) {
+        if (cqpFailure != null) {
             return;
         }
-        resetRequested = true;
-        resetRequests++;
         LOG.warn("CQP made no progress for {} steps of {} ms ({} requested, {} completed): {}; requesting a reset",
                 CQP_TIMEOUT_THRESHOLD, CQP_COMPL_WAIT_NANOS / 1_000_000, opsPosted, cqpCompletedOps,
                 cause.getMessage());
@@ -1884,7 +1911,7 @@ public final class IrdmaDriver {
             }
         }
         cqpWatchdog.cancel();
-        resetHook.requestReset(cause);
+        requestReset(ResetCause.of(ResetCause.Reason.CQP_TIMEOUT, cause), true);
     }
 
     /**
@@ -1892,10 +1919,12 @@ public final class IrdmaDriver {
      * outstanding: ctrl.c irdma_check_cqp_progress's count (reset by any completion, raised while completed_ops
      * lags requested_ops). irdma itself runs that check only inside a waiter (irdma_wait_event); a posted request
      * that never completes is noticed there, by the next waited op. This driver counts for the posted ones too, with
-     * the same step and threshold, so a lost completion cannot go unnoticed when no op is waited for.
+     * the same step and threshold, so a lost completion cannot go unnoticed when no op is waited for. It keeps
+     * counting after a reset request that did not come from a timeout (the CQP still answers then, and no waited op
+     * will come to notice a lost completion), and stops once the CQP has been given up.
      */
     private void cqpWatchdogTick() {
-        if (cqpRequestsPending == 0 || resetRequested) {
+        if (cqpRequestsPending == 0 || cqpFailure != null) {
             return;
         }
         if (cqpCompletedOps != watchdogSeen) {
@@ -2080,7 +2109,7 @@ public final class IrdmaDriver {
                 // a nested op's wait polled this one's completion
                 ccqDone[index] = false;
                 if (ccqError[index]) {
-                    throw new CqpException(CqpException.Kind.OP_ERROR, name, ccqMajor[index], ccqMinor[index]);
+                    throw waitedOpFailed(name, ccqMajor[index], ccqMinor[index]);
                 }
                 lastCompletionMinor = ccqMinor[index];
                 return ccqReturn[index];
@@ -2103,11 +2132,33 @@ public final class IrdmaDriver {
                 continue;
             }
             if (error) {
-                throw new CqpException(CqpException.Kind.OP_ERROR, name, major, minor);
+                throw waitedOpFailed(name, major, minor);
             }
             lastCompletionMinor = minor;
             return ret;
         }
+    }
+
+    /**
+     * The end of utils.c irdma_wait_event for an error completion: -EIO ({@link CqpException.Kind#OP_ERROR}), except
+     * that major 0xffff with minor 0x8002 is -EBUSY ({@link CqpException.Kind#BUSY}) and with minor 0x8029 makes the
+     * driver request a reset as a timeout does (rf->reset set, request_reset called if it was clear). Only a waited
+     * op is looked at so: a request posted without waiting hands its codes to its callback and nothing more
+     * (hw.c irdma_complete_cqp_request), and the register-polled ops before the CCQ are -EIO whatever their codes
+     * (ctrl.c irdma_cqp_poll_registers).
+     */
+    private CqpException waitedOpFailed(String name, int major, int minor) {
+        if (major == CqpErrorCode.Pair.INVALID_STATE.major() && minor == CqpErrorCode.Pair.INVALID_STATE.minor()) {
+            return new CqpException(CqpException.Kind.BUSY, name, major, minor);
+        }
+        CqpException e = new CqpException(CqpException.Kind.OP_ERROR, name, major, minor);
+        if (major == CqpErrorCode.Pair.FATAL_RESET.major() && minor == CqpErrorCode.Pair.FATAL_RESET.minor()
+                && !resetRequested) {
+            LOG.warn("{} completed with major 0x{} minor 0x{}; requesting a reset", name, Integer.toHexString(major),
+                    Integer.toHexString(minor));
+            requestReset(ResetCause.of(ResetCause.Reason.CQP_FATAL_ERROR, e), true);
+        }
+        return e;
     }
 
     /**
