@@ -130,6 +130,8 @@ public final class IrdmaDriver {
     /** defs.h IRDMA_FEATURE_BUF_ALIGNMENT. */
     static final int IRDMA_FEATURE_BUF_ALIGNMENT = 0x10;
     static final int MAX_AEQ_ENTRIES = 524287;
+    /** user.h IRDMA_MIN_AEQ_ENTRIES (hw_attrs.min_hw_aeq_size). */
+    static final int MIN_AEQ_ENTRIES = 1;
     public static final int PUDA_SQ = 64;
     public static final int PUDA_RQ = 64;
     public static final int PUDA_BUF = 2048;
@@ -193,6 +195,8 @@ public final class IrdmaDriver {
     private boolean virtualAeq;
     private PbleResource pbles;
     private int aeqEntries;
+    /** {@link #withAeqEntries}: 0 for irdma's own sizing. */
+    private int aeqEntriesChosen;
     private int aeqHead;
     private boolean aeqPolarity = true;
     // FPM.
@@ -285,6 +289,7 @@ public final class IrdmaDriver {
     private final boolean[] ahLeaked = new boolean[4096];
     private long addressHandlesLeaked;
     private long interruptsHandled;
+    private long aeqOverflows;
     private boolean ccqEvent;
     // the CQP's lifetime (hw.c init_state for irdma_ctrl_deinit_hw) and its progress counters (ctrl.c)
     private boolean cqpCreated;
@@ -987,6 +992,27 @@ public final class IrdmaDriver {
     }
 
     /**
+     * An AEQ of {@code entries} instead of irdma's size (before {@link #bringUp()}): a debugging and test aid, to see
+     * what an overflowing AEQ does. hw.c irdma_create_aeq sizes it from the committed QPs and CQs; ctrl.c
+     * irdma_sc_aeq_init takes any count from IRDMA_MIN_AEQ_ENTRIES (1) to IRDMA_MAX_AEQ_ENTRIES (user.h).
+     *
+     * @throws IllegalArgumentException outside those bounds
+     */
+    public IrdmaDriver withAeqEntries(int entries) {
+        if (entries < MIN_AEQ_ENTRIES || entries > MAX_AEQ_ENTRIES) {
+            throw new IllegalArgumentException("AEQ of " + entries + " entries: irdma_sc_aeq_init takes "
+                    + MIN_AEQ_ENTRIES + ".." + MAX_AEQ_ENTRIES);
+        }
+        aeqEntriesChosen = entries;
+        return this;
+    }
+
+    /** The AEQ's size in entries, once brought up. */
+    public int aeqEntries() {
+        return aeqEntries;
+    }
+
+    /**
      * Create the AEQ as hw.c irdma_create_aeq does when the coherent allocation fails (before {@link #bringUp()}):
      * on single pages, through a level-1 PBL (irdma_create_virt_aeq), Create AEQ with VMAP and chunk size 1.
      */
@@ -1012,8 +1038,9 @@ public final class IrdmaDriver {
         write(Gen2Register.GLINT_DYN_CTL, AEQ_VECTOR, Gen2Registers.dynCtlEnable(0));
         // hw.c irdma_create_aeq: two entries per committed QP for iWARP and one per CQ, at most the hardware's
         // maximum (a burst of connections each raising LLP_CONNECTION_ESTABLISHED must not overflow it)
-        aeqEntries = (int) Math.min(2 * committedCount(HmcObjectType.QP) + committedCount(HmcObjectType.CQ),
-                MAX_AEQ_ENTRIES);
+        aeqEntries = aeqEntriesChosen > 0 ? aeqEntriesChosen
+                : (int) Math.min(2 * committedCount(HmcObjectType.QP) + committedCount(HmcObjectType.CQ),
+                        MAX_AEQ_ENTRIES);
         eqf.clear();
         eqf.elementCount = aeqEntries;
         if (virtualAeq) {
@@ -1676,6 +1703,14 @@ public final class IrdmaDriver {
         }
     }
 
+    /**
+     * hw.c irdma_process_aeq: each valid AEQE decoded and handed up, then the consumed count written to
+     * PFPE_AEQALLOC (ctrl.c irdma_sc_repost_aeq_entries). An AEQE with the overflow bit ends the pass at once: irdma
+     * logs "AEQ has overflowed", sets rf->reset, asks for a reset (without testing rf->reset first) and returns
+     * before the repost, so neither that AEQE's event nor the entries consumed before it in the pass are handed
+     * back to the device. The ring's head has moved past the overflowed AEQE (irdma_sc_get_next_aeqe moves it
+     * before the caller looks at the bit).
+     */
     private void drainAeq() {
         int consumed = 0;
         for (int n = 0; n < aeqEntries; n++) {
@@ -1684,25 +1719,31 @@ public final class IrdmaDriver {
                 break;
             }
             asyncEvent.decode(aeqe);
-            consumed++;
-            if (asyncEvent.overflow) {
-                // hw.c irdma_process_aeq: an overflowed AEQ makes irdma request a reset; there is none here
-                LOG.warn("AEQ overflowed");
-            }
-            if (deviceEvents != null) {
-                deviceEvents.asyncEvent(asyncEvent);
-            }
-            upcalls.asyncEvent(asyncEvent.qpCqId, asyncEvent.aeCode);
             aeqHead++;
             if (aeqHead == aeqEntries) {
                 aeqHead = 0;
                 aeqPolarity = !aeqPolarity;
             }
+            if (asyncEvent.overflow) {
+                aeqOverflows++;
+                LOG.error("AEQ has overflowed ({} AEQEs of this pass not reposted); requesting a reset", consumed);
+                requestReset(ResetCause.aeqOverflow(), false);
+                return;
+            }
+            consumed++;
+            if (deviceEvents != null) {
+                deviceEvents.asyncEvent(asyncEvent);
+            }
+            upcalls.asyncEvent(asyncEvent.qpCqId, asyncEvent.aeCode);
         }
         if (consumed > 0) {
-            // ctrl.c irdma_sc_repost_aeq_entries: tell the device how many AEQEs were consumed.
             write(Gen2Register.AEQALLOC, Gen2Registers.aeqAllocDoorbell(consumed));
         }
+    }
+
+    /** Overflowed AEQEs the driver read (each one a reset request, hw.c irdma_process_aeq). */
+    public long aeqOverflows() {
+        return aeqOverflows;
     }
 
     /** puda.c irdma_puda_poll_cmpl: RQ CQEs hand the frame up and repost the buffer; SQ CQEs free the buffer. */
