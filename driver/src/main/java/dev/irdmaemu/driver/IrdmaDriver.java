@@ -53,12 +53,18 @@ import org.slf4j.LoggerFactory;
  * polled for at most {@link #CQP_TIMEOUT_NANOS} (ctrl.c irdma_cqp_poll_registers); with the CCQ it is a CCQ CQE,
  * waited for as utils.c irdma_wait_event does: in steps of {@link #CQP_COMPL_WAIT_NANOS}, each step without CQP
  * progress counted (ctrl.c irdma_check_cqp_progress), {@link #CQP_TIMEOUT_THRESHOLD} of them a timeout. A timeout
- * is a {@link CqpException} ({@link CqpException.Kind#TIMEOUT}), never a hang, and it makes the driver request a
- * function reset as irdma does ({@link #resetRequested()}, {@link #onResetRequest}); from then on every op is
+ * is a {@link CqpException} ({@link CqpException.Kind#TIMEOUT}), never a hang. A waited op's error completion is
+ * -EIO ({@link CqpException.Kind#OP_ERROR}), or -EBUSY for major 0xffff minor 0x8002 ({@link CqpException.Kind#BUSY}).
+ * A timeout, a waited op's 0xffff/0x8029 completion and an overflowed AEQE make the driver request a function reset
+ * as irdma does ({@link #resetRequested()}, {@link #onResetRequest}, {@link ResetCause}); from then on every op is
  * refused ({@link CqpException.Kind#RESET_REQUESTED}). The requests irdma posts without waiting (the passive side's
  * AH create, every AH destroy, the stats timer's Gather Stats) go through {@link #post}: their completions reach
  * their callbacks from the interrupt handler, through the CCQ's CEQE (hw.c irdma_cqp_ce_handler), and the same
  * progress count over them ends in the same timeout.
+ *
+ * <p>Interrupts are handled per vector and per CEQE as hw.c does: the AEQ's vector drains the AEQ (irdma_dpc), CEQ
+ * 0's drains the CEQ (irdma_ceq_dpc), each CEQE is acknowledged (PFPE_CQACK) and handed to its CQ's handler alone
+ * (the CCQ's, a PUDA CQ's or a consumer's), which re-arms that CQ only; each vector is re-enabled by its handler.
  *
  * <p>{@link #tearDown()} destroys what the bring-up created, in the order of irdma's remove path (hw.c
  * irdma_rt_deinit_hw, then irdma_ctrl_deinit_hw).
@@ -289,8 +295,9 @@ public final class IrdmaDriver {
     private final boolean[] ahLeaked = new boolean[4096];
     private long addressHandlesLeaked;
     private long interruptsHandled;
+    /** The vectors raised since their handlers last ran, one bit each (vector 0: the AEQ's, 1: CEQ 0's). */
+    private int vectorsRaised;
     private long aeqOverflows;
-    private boolean ccqEvent;
     // the CQP's lifetime (hw.c init_state for irdma_ctrl_deinit_hw) and its progress counters (ctrl.c)
     private boolean cqpCreated;
     private boolean ceqLive;
@@ -359,9 +366,11 @@ public final class IrdmaDriver {
 
     /**
      * Services the device as the interrupt handler would, for a device built without this driver's interrupt
-     * sink (polling mode): drains the AEQ and CEQ 0, polls the ILQ / IEQ CQs and re-arms.
+     * sink (polling mode): both vectors' handlers run as if raised, draining the AEQ and CEQ 0 (each CEQE to its
+     * CQ's handler, which re-arms that CQ) and re-enabling both vectors.
      */
     public void poll() {
+        vectorsRaised |= 1 << AEQ_VECTOR | 1 << CEQ0_VECTOR;
         handleInterrupt();
     }
 
@@ -371,6 +380,9 @@ public final class IrdmaDriver {
      */
     public InterruptSink interruptSink() {
         return vector -> {
+            if (vector == AEQ_VECTOR || vector == CEQ0_VECTOR) {
+                vectorsRaised |= 1 << vector;
+            }
             if (!irqTimer.isPending()) {
                 irqTimer.scheduleIn(0);
             }
@@ -1646,8 +1658,12 @@ public final class IrdmaDriver {
     // ------------------------------------------------------------------ interrupts
 
     /**
-     * The interrupt handler (hw.c irdma_dpc / irdma_ceq_dpc): drain the AEQ, drain CEQ 0 and for each CEQE the
-     * named CQ (irdma_puda_poll_cmpl for the ILQ/IEQ), re-arm the CQs and the vectors.
+     * The interrupt handlers, for the vectors raised since they last ran: hw.c irdma_dpc for the AEQ's vector
+     * (irdma_process_aeq, then irdma_ena_intr of vector 0) and irdma_ceq_dpc for CEQ 0's (irdma_process_ceq, then
+     * irdma_ena_intr of its vector); each vector is re-enabled only by its own handler. The callbacks of requests
+     * posted without waiting run from the CCQ's handler, before its arm; those whose completions a waited op polled
+     * (or a timeout failed) run last here (irdma runs them inside the waiter's irdma_cqp_ce_handler; this driver
+     * defers them so that no callback runs inside a caller's op).
      */
     private void handleInterrupt() {
         if (opDepth > 0 || !up) {
@@ -1657,28 +1673,26 @@ public final class IrdmaDriver {
             return;
         }
         interruptsHandled++;
-        drainAeq();
-        ccqEvent = false;
-        drainCeq();
-        // hw.c irdma_process_reserved_ceqe -> irdma_cqp_ce_handler, and its irdma_sc_ccq_arm: the CEQE used the
-        // CCQ's arm, so it is armed again (a waited op may have polled the CQE itself already)
-        serviceCcq();
-        if (ccqEvent) {
-            armCq(CCQ_ID, ccqShadow);
+        int vectors = vectorsRaised;
+        vectorsRaised = 0;
+        if ((vectors & 1 << AEQ_VECTOR) != 0) {
+            drainAeq();
+            write(Gen2Register.GLINT_DYN_CTL, AEQ_VECTOR, Gen2Registers.dynCtlEnable(0));
         }
-        // Poll the PUDA CQs regardless (a CEQE may have coalesced), then re-arm (irdma_sc_ccq_arm style).
-        if (ilq != null) {
-            pollPuda(ilq, true);
-            armCq(ilq.cqId, ilq.cqShadow);
+        if ((vectors & 1 << CEQ0_VECTOR) != 0) {
+            drainCeq();
+            write(Gen2Register.GLINT_DYN_CTL, CEQ0_VECTOR, Gen2Registers.dynCtlEnable(0));
         }
-        if (ieq != null) {
-            pollPuda(ieq, false);
-            armCq(ieq.cqId, ieq.cqShadow);
-        }
-        write(Gen2Register.GLINT_DYN_CTL, CEQ0_VECTOR, Gen2Registers.dynCtlEnable(0));
-        write(Gen2Register.GLINT_DYN_CTL, AEQ_VECTOR, Gen2Registers.dynCtlEnable(0));
+        runDueCallbacks();
     }
 
+    /**
+     * hw.c irdma_process_ceq: each CEQE to its CQ's handler, acknowledged first with PFPE_CQACK (the CQ's id, as
+     * irdma_process_reserved_ceqe and irdma_process_normal_ceqe write it). The CCQ's completions go to their
+     * requests and only the CCQ is re-armed (irdma_cqp_ce_handler); a PUDA CQ is polled and re-armed when its own
+     * CEQE comes (irdma_puda_ce_handler); every other CQ below the committed count goes to its consumer
+     * (irdma_iwarp_ce_handler). IRDMA_INVALID_CQ_IDX and ids beyond the count are skipped (irdma_sc_process_ceq).
+     */
     private void drainCeq() {
         for (int n = 0; n < ceqEntries; n++) {
             ceqe.wrap(store, off(ceqRing + (long) ceqHead * Ceqe.SIZE), Ceqe.SIZE);
@@ -1691,14 +1705,33 @@ public final class IrdmaDriver {
                 ceqHead = 0;
                 ceqPolarity = !ceqPolarity;
             }
-            // irdma_process_ceq: the CCQ and the PUDA CQs are polled below; every other CQ below the committed
-            // count goes to its consumer (irdma_iwarp_ce_handler); IRDMA_INVALID_CQ_IDX and stray ids are skipped
-            if (cq == CCQ_ID) {
-                ccqEvent = true;
+            if (cq >= committedCount(HmcObjectType.CQ)) {
+                continue;
             }
-            if (cq != CCQ_ID && cq != ILQ_QP && cq != IEQ_QP && cq < committedCount(HmcObjectType.CQ)
-                    && deviceEvents != null) {
-                deviceEvents.completionEvent((int) cq);
+            int id = (int) cq;
+            if (id == CCQ_ID) {
+                if (!ccqLive) {
+                    continue;
+                }
+                write(Gen2Register.CQACK, id);
+                // irdma_cqp_ce_handler: each completion to its request, the callbacks of those posted without
+                // waiting run (irdma_complete_cqp_request), then the CCQ is armed again: the CEQE used its arm (a
+                // waited op may have polled the CQE itself already)
+                takeCcqCompletions();
+                runDueCallbacks();
+                armCq(CCQ_ID, ccqShadow);
+            } else if (id == ILQ_QP || id == IEQ_QP) {
+                Puda p = id == ILQ_QP ? ilq : ieq;
+                if (p == null) {
+                    // hw.c: "Stale ILQ/IEQ CEQE"
+                    continue;
+                }
+                write(Gen2Register.CQACK, id);
+                pollPuda(p, id == ILQ_QP);
+                armCq(p.cqId, p.cqShadow);
+            } else if (deviceEvents != null) {
+                write(Gen2Register.CQACK, id);
+                deviceEvents.completionEvent(id);
             }
         }
     }
@@ -2244,13 +2277,10 @@ public final class IrdmaDriver {
     }
 
     /**
-     * hw.c irdma_cqp_ce_handler: every valid CCQ CQE to its request, then the callbacks of those posted without
-     * waiting (irdma_complete_cqp_request), in completion order. A callback may post or wait for further ops.
+     * hw.c irdma_cqp_ce_handler: every valid CCQ CQE to its request; the callbacks of those posted without waiting
+     * (irdma_complete_cqp_request) are queued for {@link #runDueCallbacks}.
      */
-    private void serviceCcq() {
-        if (!ccqLive) {
-            return;
-        }
+    private void takeCcqCompletions() {
         while (true) {
             if (!takeCcqCqe()) {
                 break;
@@ -2266,6 +2296,10 @@ public final class IrdmaDriver {
             }
             recordCompletion(wqe, error, major, minor, ret);
         }
+    }
+
+    /** The due callbacks of requests posted without waiting, in completion order; one may post or wait for ops. */
+    private void runDueCallbacks() {
         while (callbacksDueCount > 0) {
             int wqe = callbacksDue[callbacksDueHead];
             callbacksDueHead = (callbacksDueHead + 1) % CQP_ENTRIES;
