@@ -22,8 +22,9 @@ public final class CqpException extends RuntimeException {
          */
         TIMEOUT,
         /**
-         * Refused without being posted: the driver has requested a reset after a CQP timeout (utils.c
-         * irdma_handle_cqp_op answers -EBUSY while rf->reset is set).
+         * Refused without being posted: the driver has requested a reset ({@link ResetCause}: a CQP timeout, a
+         * waited op's 0xffff/0x8029 completion, an overflowed AEQ); utils.c irdma_handle_cqp_op answers -EBUSY while
+         * rf->reset is set.
          */
         RESET_REQUESTED,
         /** PFPE_CCQPSTATUS reported an error or never went done (irdma_sc_cqp_create). */

@@ -1893,8 +1893,9 @@ public final class IrdmaDriver {
 
     /**
      * rf->gen_ops.request_reset (icrdma_if.c icrdma_request_reset -> ice_rdma_request_reset with IIDC_FUNC_RESET):
-     * what the driver asks of the function's owner when the CQP stopped answering. A host may answer with a function
-     * reset of the device; the driver does not reset anything itself.
+     * what the driver asks of the function's owner when the CQP stopped answering, answered 0xffff/0x8029, or the AEQ
+     * overflowed ({@link ResetCause}). A host may answer with a function reset of the device; the driver does not
+     * reset anything itself.
      */
     @FunctionalInterface
     public interface ResetRequest {
