@@ -15,7 +15,8 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * Synchronous CQP ops through the driver layer: WQE written, PFPE_CQPDB rung, the model runs the op and writes
- * the CCQ completion, the driver polls it. A NOP, and a quad-hash add + delete pair (two ops).
+ * the CCQ completion, the driver polls it. A NOP (alone, and followed by its interrupt's handling), and a quad-hash
+ * add + delete pair (two ops).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -40,6 +41,17 @@ public class CqpOpsBench {
     @Benchmark
     public void nop() {
         driver.nop();
+    }
+
+    /**
+     * A NOP and then the interrupt it raises, handled: in {@link #nop} the handler never runs (each op's wait
+     * defers it to after the op, and the next op's wait defers it again, so the CCQ stays disarmed); here the
+     * scheduler runs until idle after each op, so the CCQ's CEQE is dispatched and the CCQ re-armed every time.
+     */
+    @Benchmark
+    public boolean nopThenInterrupt() {
+        driver.nop();
+        return pair.runUntilIdle(1_000_000_000L);
     }
 
     @Benchmark

@@ -146,7 +146,7 @@ public final class DriverNode implements AutoCloseable {
         try {
             return new Completion(false, 0, 0, driver.op(name, writer));
         } catch (CqpException e) {
-            if (e.kind() != CqpException.Kind.OP_ERROR) {
+            if (!e.errorCompletion()) {
                 throw e;
             }
             return new Completion(true, e.major(), e.minor(), 0);
@@ -206,7 +206,7 @@ public final class DriverNode implements AutoCloseable {
             driverOp.run();
             return new Completion(false, 0, 0, 0);
         } catch (CqpException e) {
-            if (e.kind() != CqpException.Kind.OP_ERROR) {
+            if (!e.errorCompletion()) {
                 throw e;
             }
             return new Completion(true, e.major(), e.minor(), 0);

@@ -4,8 +4,17 @@ package dev.irdmaemu.driver;
 public final class CqpException extends RuntimeException {
     /** What went wrong, in the driver's terms. */
     public enum Kind {
-        /** The completion carried the error bit (major/minor from the CCQ CQE or PFPE_CQPERRCODES). */
+        /**
+         * The completion carried the error bit (major/minor from the CCQ CQE or PFPE_CQPERRCODES): irdma's -EIO. A
+         * waited op answered with major 0xffff, minor 0x8029 is one too, and it also makes the driver request a reset
+         * (utils.c irdma_wait_event; {@link ResetCause.Reason#CQP_FATAL_ERROR}).
+         */
         OP_ERROR,
+        /**
+         * A waited op's completion carried major 0xffff, minor 0x8002 ("Invalid State" in utils.c
+         * irdma_noncrit_err_list): irdma_wait_event answers -EBUSY for it instead of -EIO.
+         */
+        BUSY,
         /**
          * No completion arrived: with the CCQ, {@link IrdmaDriver#CQP_TIMEOUT_THRESHOLD} steps of
          * {@link IrdmaDriver#CQP_COMPL_WAIT_NANOS} without CQP progress (utils.c irdma_wait_event's -ETIMEDOUT, after
@@ -13,8 +22,9 @@ public final class CqpException extends RuntimeException {
          */
         TIMEOUT,
         /**
-         * Refused without being posted: the driver has requested a reset after a CQP timeout (utils.c
-         * irdma_handle_cqp_op answers -EBUSY while rf->reset is set).
+         * Refused without being posted: the driver has requested a reset ({@link ResetCause}: a CQP timeout, a
+         * waited op's 0xffff/0x8029 completion, an overflowed AEQ); utils.c irdma_handle_cqp_op answers -EBUSY while
+         * rf->reset is set.
          */
         RESET_REQUESTED,
         /** PFPE_CCQPSTATUS reported an error or never went done (irdma_sc_cqp_create). */
@@ -46,6 +56,11 @@ public final class CqpException extends RuntimeException {
 
     public Kind kind() {
         return kind;
+    }
+
+    /** The device answered the op with an error completion ({@link Kind#OP_ERROR} or {@link Kind#BUSY}). */
+    public boolean errorCompletion() {
+        return kind == Kind.OP_ERROR || kind == Kind.BUSY;
     }
 
     public String op() {

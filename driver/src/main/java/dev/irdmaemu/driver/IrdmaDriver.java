@@ -5,6 +5,7 @@ import dev.irdmaemu.fw.bus.InterruptSink;
 import dev.irdmaemu.fw.bus.Mmio;
 import dev.irdmaemu.fw.cqp.CqOpFields;
 import dev.irdmaemu.fw.cqp.CqpCompletion;
+import dev.irdmaemu.fw.cqp.CqpErrorCode;
 import dev.irdmaemu.fw.cqp.CqpHostContext;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
@@ -52,12 +53,18 @@ import org.slf4j.LoggerFactory;
  * polled for at most {@link #CQP_TIMEOUT_NANOS} (ctrl.c irdma_cqp_poll_registers); with the CCQ it is a CCQ CQE,
  * waited for as utils.c irdma_wait_event does: in steps of {@link #CQP_COMPL_WAIT_NANOS}, each step without CQP
  * progress counted (ctrl.c irdma_check_cqp_progress), {@link #CQP_TIMEOUT_THRESHOLD} of them a timeout. A timeout
- * is a {@link CqpException} ({@link CqpException.Kind#TIMEOUT}), never a hang, and it makes the driver request a
- * function reset as irdma does ({@link #resetRequested()}, {@link #onResetRequest}); from then on every op is
+ * is a {@link CqpException} ({@link CqpException.Kind#TIMEOUT}), never a hang. A waited op's error completion is
+ * -EIO ({@link CqpException.Kind#OP_ERROR}), or -EBUSY for major 0xffff minor 0x8002 ({@link CqpException.Kind#BUSY}).
+ * A timeout, a waited op's 0xffff/0x8029 completion and an overflowed AEQE make the driver request a function reset
+ * as irdma does ({@link #resetRequested()}, {@link #onResetRequest}, {@link ResetCause}); from then on every op is
  * refused ({@link CqpException.Kind#RESET_REQUESTED}). The requests irdma posts without waiting (the passive side's
  * AH create, every AH destroy, the stats timer's Gather Stats) go through {@link #post}: their completions reach
  * their callbacks from the interrupt handler, through the CCQ's CEQE (hw.c irdma_cqp_ce_handler), and the same
  * progress count over them ends in the same timeout.
+ *
+ * <p>Interrupts are handled per vector and per CEQE as hw.c does: the AEQ's vector drains the AEQ (irdma_dpc), CEQ
+ * 0's drains the CEQ (irdma_ceq_dpc), each CEQE is acknowledged (PFPE_CQACK) and handed to its CQ's handler alone
+ * (the CCQ's, a PUDA CQ's or a consumer's), which re-arms that CQ only; each vector is re-enabled by its handler.
  *
  * <p>{@link #tearDown()} destroys what the bring-up created, in the order of irdma's remove path (hw.c
  * irdma_rt_deinit_hw, then irdma_ctrl_deinit_hw).
@@ -129,6 +136,8 @@ public final class IrdmaDriver {
     /** defs.h IRDMA_FEATURE_BUF_ALIGNMENT. */
     static final int IRDMA_FEATURE_BUF_ALIGNMENT = 0x10;
     static final int MAX_AEQ_ENTRIES = 524287;
+    /** user.h IRDMA_MIN_AEQ_ENTRIES (hw_attrs.min_hw_aeq_size). */
+    static final int MIN_AEQ_ENTRIES = 1;
     public static final int PUDA_SQ = 64;
     public static final int PUDA_RQ = 64;
     public static final int PUDA_BUF = 2048;
@@ -192,6 +201,8 @@ public final class IrdmaDriver {
     private boolean virtualAeq;
     private PbleResource pbles;
     private int aeqEntries;
+    /** {@link #withAeqEntries}: 0 for irdma's own sizing. */
+    private int aeqEntriesChosen;
     private int aeqHead;
     private boolean aeqPolarity = true;
     // FPM.
@@ -284,7 +295,9 @@ public final class IrdmaDriver {
     private final boolean[] ahLeaked = new boolean[4096];
     private long addressHandlesLeaked;
     private long interruptsHandled;
-    private boolean ccqEvent;
+    /** The vectors raised since their handlers last ran, one bit each (vector 0: the AEQ's, 1: CEQ 0's). */
+    private int vectorsRaised;
+    private long aeqOverflows;
     // the CQP's lifetime (hw.c init_state for irdma_ctrl_deinit_hw) and its progress counters (ctrl.c)
     private boolean cqpCreated;
     private boolean ceqLive;
@@ -308,6 +321,7 @@ public final class IrdmaDriver {
     private long resetRequests;
     private long cqpTimeouts;
     private ResetRequest resetHook = cause -> { };
+    private ResetCause resetCause;
     private long requestsDropped;
 
     /**
@@ -352,9 +366,11 @@ public final class IrdmaDriver {
 
     /**
      * Services the device as the interrupt handler would, for a device built without this driver's interrupt
-     * sink (polling mode): drains the AEQ and CEQ 0, polls the ILQ / IEQ CQs and re-arms.
+     * sink (polling mode): both vectors' handlers run as if raised, draining the AEQ and CEQ 0 (each CEQE to its
+     * CQ's handler, which re-arms that CQ) and re-enabling both vectors.
      */
     public void poll() {
+        vectorsRaised |= 1 << AEQ_VECTOR | 1 << CEQ0_VECTOR;
         handleInterrupt();
     }
 
@@ -364,6 +380,9 @@ public final class IrdmaDriver {
      */
     public InterruptSink interruptSink() {
         return vector -> {
+            if (vector == AEQ_VECTOR || vector == CEQ0_VECTOR) {
+                vectorsRaised |= 1 << vector;
+            }
             if (!irqTimer.isPending()) {
                 irqTimer.scheduleIn(0);
             }
@@ -985,6 +1004,27 @@ public final class IrdmaDriver {
     }
 
     /**
+     * An AEQ of {@code entries} instead of irdma's size (before {@link #bringUp()}): a debugging and test aid, to see
+     * what an overflowing AEQ does. hw.c irdma_create_aeq sizes it from the committed QPs and CQs; ctrl.c
+     * irdma_sc_aeq_init takes any count from IRDMA_MIN_AEQ_ENTRIES (1) to IRDMA_MAX_AEQ_ENTRIES (user.h).
+     *
+     * @throws IllegalArgumentException outside those bounds
+     */
+    public IrdmaDriver withAeqEntries(int entries) {
+        if (entries < MIN_AEQ_ENTRIES || entries > MAX_AEQ_ENTRIES) {
+            throw new IllegalArgumentException("AEQ of " + entries + " entries: irdma_sc_aeq_init takes "
+                    + MIN_AEQ_ENTRIES + ".." + MAX_AEQ_ENTRIES);
+        }
+        aeqEntriesChosen = entries;
+        return this;
+    }
+
+    /** The AEQ's size in entries, once brought up. */
+    public int aeqEntries() {
+        return aeqEntries;
+    }
+
+    /**
      * Create the AEQ as hw.c irdma_create_aeq does when the coherent allocation fails (before {@link #bringUp()}):
      * on single pages, through a level-1 PBL (irdma_create_virt_aeq), Create AEQ with VMAP and chunk size 1.
      */
@@ -1010,8 +1050,9 @@ public final class IrdmaDriver {
         write(Gen2Register.GLINT_DYN_CTL, AEQ_VECTOR, Gen2Registers.dynCtlEnable(0));
         // hw.c irdma_create_aeq: two entries per committed QP for iWARP and one per CQ, at most the hardware's
         // maximum (a burst of connections each raising LLP_CONNECTION_ESTABLISHED must not overflow it)
-        aeqEntries = (int) Math.min(2 * committedCount(HmcObjectType.QP) + committedCount(HmcObjectType.CQ),
-                MAX_AEQ_ENTRIES);
+        aeqEntries = aeqEntriesChosen > 0 ? aeqEntriesChosen
+                : (int) Math.min(2 * committedCount(HmcObjectType.QP) + committedCount(HmcObjectType.CQ),
+                        MAX_AEQ_ENTRIES);
         eqf.clear();
         eqf.elementCount = aeqEntries;
         if (virtualAeq) {
@@ -1617,8 +1658,12 @@ public final class IrdmaDriver {
     // ------------------------------------------------------------------ interrupts
 
     /**
-     * The interrupt handler (hw.c irdma_dpc / irdma_ceq_dpc): drain the AEQ, drain CEQ 0 and for each CEQE the
-     * named CQ (irdma_puda_poll_cmpl for the ILQ/IEQ), re-arm the CQs and the vectors.
+     * The interrupt handlers, for the vectors raised since they last ran: hw.c irdma_dpc for the AEQ's vector
+     * (irdma_process_aeq, then irdma_ena_intr of vector 0) and irdma_ceq_dpc for CEQ 0's (irdma_process_ceq, then
+     * irdma_ena_intr of its vector); each vector is re-enabled only by its own handler. The callbacks of requests
+     * posted without waiting run from the CCQ's handler, before its arm; those whose completions a waited op polled
+     * (or a timeout failed) run last here (irdma runs them inside the waiter's irdma_cqp_ce_handler; this driver
+     * defers them so that no callback runs inside a caller's op).
      */
     private void handleInterrupt() {
         if (opDepth > 0 || !up) {
@@ -1628,28 +1673,26 @@ public final class IrdmaDriver {
             return;
         }
         interruptsHandled++;
-        drainAeq();
-        ccqEvent = false;
-        drainCeq();
-        // hw.c irdma_process_reserved_ceqe -> irdma_cqp_ce_handler, and its irdma_sc_ccq_arm: the CEQE used the
-        // CCQ's arm, so it is armed again (a waited op may have polled the CQE itself already)
-        serviceCcq();
-        if (ccqEvent) {
-            armCq(CCQ_ID, ccqShadow);
+        int vectors = vectorsRaised;
+        vectorsRaised = 0;
+        if ((vectors & 1 << AEQ_VECTOR) != 0) {
+            drainAeq();
+            write(Gen2Register.GLINT_DYN_CTL, AEQ_VECTOR, Gen2Registers.dynCtlEnable(0));
         }
-        // Poll the PUDA CQs regardless (a CEQE may have coalesced), then re-arm (irdma_sc_ccq_arm style).
-        if (ilq != null) {
-            pollPuda(ilq, true);
-            armCq(ilq.cqId, ilq.cqShadow);
+        if ((vectors & 1 << CEQ0_VECTOR) != 0) {
+            drainCeq();
+            write(Gen2Register.GLINT_DYN_CTL, CEQ0_VECTOR, Gen2Registers.dynCtlEnable(0));
         }
-        if (ieq != null) {
-            pollPuda(ieq, false);
-            armCq(ieq.cqId, ieq.cqShadow);
-        }
-        write(Gen2Register.GLINT_DYN_CTL, CEQ0_VECTOR, Gen2Registers.dynCtlEnable(0));
-        write(Gen2Register.GLINT_DYN_CTL, AEQ_VECTOR, Gen2Registers.dynCtlEnable(0));
+        runDueCallbacks();
     }
 
+    /**
+     * hw.c irdma_process_ceq: each CEQE to its CQ's handler, acknowledged first with PFPE_CQACK (the CQ's id, as
+     * irdma_process_reserved_ceqe and irdma_process_normal_ceqe write it). The CCQ's completions go to their
+     * requests and only the CCQ is re-armed (irdma_cqp_ce_handler); a PUDA CQ is polled and re-armed when its own
+     * CEQE comes (irdma_puda_ce_handler); every other CQ below the committed count goes to its consumer
+     * (irdma_iwarp_ce_handler). IRDMA_INVALID_CQ_IDX and ids beyond the count are skipped (irdma_sc_process_ceq).
+     */
     private void drainCeq() {
         for (int n = 0; n < ceqEntries; n++) {
             ceqe.wrap(store, off(ceqRing + (long) ceqHead * Ceqe.SIZE), Ceqe.SIZE);
@@ -1662,18 +1705,45 @@ public final class IrdmaDriver {
                 ceqHead = 0;
                 ceqPolarity = !ceqPolarity;
             }
-            // irdma_process_ceq: the CCQ and the PUDA CQs are polled below; every other CQ below the committed
-            // count goes to its consumer (irdma_iwarp_ce_handler); IRDMA_INVALID_CQ_IDX and stray ids are skipped
-            if (cq == CCQ_ID) {
-                ccqEvent = true;
+            if (cq >= committedCount(HmcObjectType.CQ)) {
+                continue;
             }
-            if (cq != CCQ_ID && cq != ILQ_QP && cq != IEQ_QP && cq < committedCount(HmcObjectType.CQ)
-                    && deviceEvents != null) {
-                deviceEvents.completionEvent((int) cq);
+            int id = (int) cq;
+            if (id == CCQ_ID) {
+                if (!ccqLive) {
+                    continue;
+                }
+                write(Gen2Register.CQACK, id);
+                // irdma_cqp_ce_handler: each completion to its request, the callbacks of those posted without
+                // waiting run (irdma_complete_cqp_request), then the CCQ is armed again: the CEQE used its arm (a
+                // waited op may have polled the CQE itself already)
+                takeCcqCompletions();
+                runDueCallbacks();
+                armCq(CCQ_ID, ccqShadow);
+            } else if (id == ILQ_QP || id == IEQ_QP) {
+                Puda p = id == ILQ_QP ? ilq : ieq;
+                if (p == null) {
+                    // hw.c: "Stale ILQ/IEQ CEQE"
+                    continue;
+                }
+                write(Gen2Register.CQACK, id);
+                pollPuda(p, id == ILQ_QP);
+                armCq(p.cqId, p.cqShadow);
+            } else if (deviceEvents != null) {
+                write(Gen2Register.CQACK, id);
+                deviceEvents.completionEvent(id);
             }
         }
     }
 
+    /**
+     * hw.c irdma_process_aeq: each valid AEQE decoded and handed up, then the consumed count written to
+     * PFPE_AEQALLOC (ctrl.c irdma_sc_repost_aeq_entries). An AEQE with the overflow bit ends the pass at once: irdma
+     * logs "AEQ has overflowed", sets rf->reset, asks for a reset (without testing rf->reset first) and returns
+     * before the repost, so neither that AEQE's event nor the entries consumed before it in the pass are handed
+     * back to the device. The ring's head has moved past the overflowed AEQE (irdma_sc_get_next_aeqe moves it
+     * before the caller looks at the bit).
+     */
     private void drainAeq() {
         int consumed = 0;
         for (int n = 0; n < aeqEntries; n++) {
@@ -1682,25 +1752,31 @@ public final class IrdmaDriver {
                 break;
             }
             asyncEvent.decode(aeqe);
-            consumed++;
-            if (asyncEvent.overflow) {
-                // hw.c irdma_process_aeq: an overflowed AEQ makes irdma request a reset; there is none here
-                LOG.warn("AEQ overflowed");
-            }
-            if (deviceEvents != null) {
-                deviceEvents.asyncEvent(asyncEvent);
-            }
-            upcalls.asyncEvent(asyncEvent.qpCqId, asyncEvent.aeCode);
             aeqHead++;
             if (aeqHead == aeqEntries) {
                 aeqHead = 0;
                 aeqPolarity = !aeqPolarity;
             }
+            if (asyncEvent.overflow) {
+                aeqOverflows++;
+                LOG.error("AEQ has overflowed ({} AEQEs of this pass not reposted); requesting a reset", consumed);
+                requestReset(ResetCause.aeqOverflow(), false);
+                return;
+            }
+            consumed++;
+            if (deviceEvents != null) {
+                deviceEvents.asyncEvent(asyncEvent);
+            }
+            upcalls.asyncEvent(asyncEvent.qpCqId, asyncEvent.aeCode);
         }
         if (consumed > 0) {
-            // ctrl.c irdma_sc_repost_aeq_entries: tell the device how many AEQEs were consumed.
             write(Gen2Register.AEQALLOC, Gen2Registers.aeqAllocDoorbell(consumed));
         }
+    }
+
+    /** Overflowed AEQEs the driver read (each one a reset request, hw.c irdma_process_aeq). */
+    public long aeqOverflows() {
+        return aeqOverflows;
     }
 
     /** puda.c irdma_puda_poll_cmpl: RQ CQEs hand the frame up and repost the buffer; SQ CQEs free the buffer. */
@@ -1817,15 +1893,19 @@ public final class IrdmaDriver {
 
     /**
      * rf->gen_ops.request_reset (icrdma_if.c icrdma_request_reset -> ice_rdma_request_reset with IIDC_FUNC_RESET):
-     * what the driver asks of the function's owner when the CQP stopped answering. A host may answer with a function
-     * reset of the device; the driver does not reset anything itself.
+     * what the driver asks of the function's owner when the CQP stopped answering, answered 0xffff/0x8029, or the AEQ
+     * overflowed ({@link ResetCause}). A host may answer with a function reset of the device; the driver does not
+     * reset anything itself.
      */
     @FunctionalInterface
     public interface ResetRequest {
-        void requestReset(CqpException cause);
+        void requestReset(ResetCause cause);
     }
 
-    /** Where a reset request goes (once per driver: irdma sets rf->reset and asks only if it was clear). */
+    /**
+     * Where a reset request goes: once for the CQP causes (irdma_wait_event asks only while rf->reset is clear), and
+     * for each overflowed AEQE (irdma_process_aeq asks without testing it).
+     */
     public IrdmaDriver onResetRequest(ResetRequest hook) {
         this.resetHook = hook == null ? cause -> { } : hook;
         return this;
@@ -1836,9 +1916,33 @@ public final class IrdmaDriver {
         return resetRequested;
     }
 
-    /** Reset requests made (0 or 1: irdma asks once). */
+    /**
+     * Reset requests made: 0 or 1 from the CQP (a timeout, a 0xffff/0x8029 completion), plus one per overflowed AEQE
+     * the driver read (see {@link #onResetRequest}).
+     */
     public long resetRequests() {
         return resetRequests;
+    }
+
+    /** The first reset request's cause, or null while none was made. */
+    public ResetCause resetCause() {
+        return resetCause;
+    }
+
+    /**
+     * rf->reset = true and rf->gen_ops.request_reset (icrdma_request_reset): the hook is told unless {@code once}
+     * and a reset was already requested.
+     */
+    private void requestReset(ResetCause cause, boolean once) {
+        if (once && resetRequested) {
+            return;
+        }
+        resetRequested = true;
+        resetRequests++;
+        if (resetCause == null) {
+            resetCause = cause;
+        }
+        resetHook.requestReset(cause);
     }
 
     /** CQP timeouts seen: waited ops that gave up and watchdog expiries over posted requests. */
@@ -1860,11 +1964,9 @@ public final class IrdmaDriver {
      */
     private void cqpTimedOut(CqpException cause) {
         cqpTimeouts++;
-        if (resetRequested) {
+        if (cqpFailure != null) {
             return;
         }
-        resetRequested = true;
-        resetRequests++;
         LOG.warn("CQP made no progress for {} steps of {} ms ({} requested, {} completed): {}; requesting a reset",
                 CQP_TIMEOUT_THRESHOLD, CQP_COMPL_WAIT_NANOS / 1_000_000, opsPosted, cqpCompletedOps,
                 cause.getMessage());
@@ -1884,7 +1986,7 @@ public final class IrdmaDriver {
             }
         }
         cqpWatchdog.cancel();
-        resetHook.requestReset(cause);
+        requestReset(ResetCause.of(ResetCause.Reason.CQP_TIMEOUT, cause), true);
     }
 
     /**
@@ -1892,10 +1994,12 @@ public final class IrdmaDriver {
      * outstanding: ctrl.c irdma_check_cqp_progress's count (reset by any completion, raised while completed_ops
      * lags requested_ops). irdma itself runs that check only inside a waiter (irdma_wait_event); a posted request
      * that never completes is noticed there, by the next waited op. This driver counts for the posted ones too, with
-     * the same step and threshold, so a lost completion cannot go unnoticed when no op is waited for.
+     * the same step and threshold, so a lost completion cannot go unnoticed when no op is waited for. It keeps
+     * counting after a reset request that did not come from a timeout (the CQP still answers then, and no waited op
+     * will come to notice a lost completion), and stops once the CQP has been given up.
      */
     private void cqpWatchdogTick() {
-        if (cqpRequestsPending == 0 || resetRequested) {
+        if (cqpRequestsPending == 0 || cqpFailure != null) {
             return;
         }
         if (cqpCompletedOps != watchdogSeen) {
@@ -2080,7 +2184,7 @@ public final class IrdmaDriver {
                 // a nested op's wait polled this one's completion
                 ccqDone[index] = false;
                 if (ccqError[index]) {
-                    throw new CqpException(CqpException.Kind.OP_ERROR, name, ccqMajor[index], ccqMinor[index]);
+                    throw waitedOpFailed(name, ccqMajor[index], ccqMinor[index]);
                 }
                 lastCompletionMinor = ccqMinor[index];
                 return ccqReturn[index];
@@ -2103,11 +2207,33 @@ public final class IrdmaDriver {
                 continue;
             }
             if (error) {
-                throw new CqpException(CqpException.Kind.OP_ERROR, name, major, minor);
+                throw waitedOpFailed(name, major, minor);
             }
             lastCompletionMinor = minor;
             return ret;
         }
+    }
+
+    /**
+     * The end of utils.c irdma_wait_event for an error completion: -EIO ({@link CqpException.Kind#OP_ERROR}), except
+     * that major 0xffff with minor 0x8002 is -EBUSY ({@link CqpException.Kind#BUSY}) and with minor 0x8029 makes the
+     * driver request a reset as a timeout does (rf->reset set, request_reset called if it was clear). Only a waited
+     * op is looked at so: a request posted without waiting hands its codes to its callback and nothing more
+     * (hw.c irdma_complete_cqp_request), and the register-polled ops before the CCQ are -EIO whatever their codes
+     * (ctrl.c irdma_cqp_poll_registers).
+     */
+    private CqpException waitedOpFailed(String name, int major, int minor) {
+        if (major == CqpErrorCode.Pair.INVALID_STATE.major() && minor == CqpErrorCode.Pair.INVALID_STATE.minor()) {
+            return new CqpException(CqpException.Kind.BUSY, name, major, minor);
+        }
+        CqpException e = new CqpException(CqpException.Kind.OP_ERROR, name, major, minor);
+        if (major == CqpErrorCode.Pair.FATAL_RESET.major() && minor == CqpErrorCode.Pair.FATAL_RESET.minor()
+                && !resetRequested) {
+            LOG.warn("{} completed with major 0x{} minor 0x{}; requesting a reset", name, Integer.toHexString(major),
+                    Integer.toHexString(minor));
+            requestReset(ResetCause.of(ResetCause.Reason.CQP_FATAL_ERROR, e), true);
+        }
+        return e;
     }
 
     /**
@@ -2152,13 +2278,10 @@ public final class IrdmaDriver {
     }
 
     /**
-     * hw.c irdma_cqp_ce_handler: every valid CCQ CQE to its request, then the callbacks of those posted without
-     * waiting (irdma_complete_cqp_request), in completion order. A callback may post or wait for further ops.
+     * hw.c irdma_cqp_ce_handler: every valid CCQ CQE to its request; the callbacks of those posted without waiting
+     * (irdma_complete_cqp_request) are queued for {@link #runDueCallbacks}.
      */
-    private void serviceCcq() {
-        if (!ccqLive) {
-            return;
-        }
+    private void takeCcqCompletions() {
         while (true) {
             if (!takeCcqCqe()) {
                 break;
@@ -2174,6 +2297,10 @@ public final class IrdmaDriver {
             }
             recordCompletion(wqe, error, major, minor, ret);
         }
+    }
+
+    /** The due callbacks of requests posted without waiting, in completion order; one may post or wait for ops. */
+    private void runDueCallbacks() {
         while (callbacksDueCount > 0) {
             int wqe = callbacksDue[callbacksDueHead];
             callbacksDueHead = (callbacksDueHead + 1) % CQP_ENTRIES;

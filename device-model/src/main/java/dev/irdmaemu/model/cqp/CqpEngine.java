@@ -30,8 +30,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * (irdma_sc_ccq_get_cqe_info). Each fetch and each execution is one event on the scheduler, costed by the
  * {@link LatencyTable}. No guest value can make it throw; nothing is allocated per WQE.
  *
- * <p>One fault can be injected, for debugging a driver's error paths and for tests: {@link
- * #withholdNextCompletion(CqpOpcode)}. It is off unless a host asks for it; the guest cannot arm it.
+ * <p>Two faults can be injected, for debugging a driver's error paths and for tests: {@link
+ * #withholdNextCompletion(CqpOpcode)} and {@link #failNextOp(CqpOpcode, CqpFault)}. They are off unless a host asks
+ * for them; the guest cannot arm them.
  */
 public final class CqpEngine {
     private final HostMemory memory;
@@ -74,6 +75,9 @@ public final class CqpEngine {
     private boolean withholdArmed;
     private CqpOpcode withholdOp;
     private long withheld;
+    private CqpFault failFault;
+    private CqpOpcode failOp;
+    private long failedOnPurpose;
 
     public CqpEngine(HostMemory memory, SimScheduler scheduler, Trace trace, LatencyTable latency, CqTable cqs,
                      CqpOpHandler ops) {
@@ -275,6 +279,8 @@ public final class CqpEngine {
         result.reset();
         if (fetchFault.isError()) {
             result.fail(fetchFault, fetchDetail);
+        } else if (failFault != null && (failOp == null || failOp == fetchedOp)) {
+            failOnPurpose(index);
         } else {
             ops.execute(fetchedOp, wqe, index, result);
         }
@@ -351,7 +357,50 @@ public final class CqpEngine {
         }
     }
 
+    /** The armed failure bites: the op is not executed, its completion carries the armed codes. */
+    private void failOnPurpose(int index) {
+        CqpFault f = failFault;
+        failFault = null;
+        failedOnPurpose++;
+        result.fail(f, "injected by the host");
+        TraceEvent t = trace.start(TraceKind.FAULT_INJECTED);
+        if (t != null) {
+            t.text("fault", "failed_completion").text("op", fetchedOp.name()).num("wqe", index)
+                    .text("result", f.name()).hex("major", f.major()).hex("minor", f.minor()).emit();
+        }
+    }
+
     // --- fault injection (a debugging and test feature: never armed by the guest)
+
+    /**
+     * Fails exactly one op: the next well-formed WQE of {@code op} (of any opcode when null) is not executed, and
+     * its completion (the CCQ entry, or PFPE_CQPTAIL's CQP_OP_ERR with PFPE_CQPERRCODES before the CCQ exists)
+     * carries {@code fault}'s major and minor, as the device's own refusal would. For the pairs irdma gives a
+     * meaning to that the model has no condition for: {@link CqpFault#FATAL_RESET} (0xffff/0x8029, utils.c
+     * irdma_wait_event requests a reset), or {@link CqpFault#INVALID_STATE} on an op the model would have run
+     * (0xffff/0x8002, -EBUSY). A WQE the engine refuses on its own (bad valid bit, a field the checks reject) keeps
+     * its own error and leaves the arm in place. Arming again replaces the pending arm; a function reset disarms it
+     * (the engine is made anew). Traced as {@link TraceKind#FAULT_INJECTED} when it bites.
+     *
+     * @throws IllegalArgumentException for {@link CqpFault#NONE}: a completion without an error is no fault
+     */
+    public void failNextOp(CqpOpcode op, CqpFault fault) {
+        if (fault == null || !fault.isError()) {
+            throw new IllegalArgumentException("a failed op needs an error, not " + fault);
+        }
+        failFault = fault;
+        failOp = op;
+    }
+
+    /** Whether {@link #failNextOp} is armed and has not bitten yet. */
+    public boolean failArmed() {
+        return failFault != null;
+    }
+
+    /** Ops failed so far by {@link #failNextOp}. */
+    public long failedOnPurpose() {
+        return failedOnPurpose;
+    }
 
     /**
      * Withholds exactly one CCQ completion: the next op of {@code op} (of any opcode when null) that completes

@@ -27,7 +27,14 @@ public enum CqpFault {
             "QP state transition not allowed"),
     /** utils.c irdma_noncrit_err_list: Flush WQEs found nothing to flush on the queues it was asked for. */
     FLUSH_NO_WQE_PENDING(CqpErrorCode.Pair.FLUSH_NO_WQE_PENDING.major(),
-            CqpErrorCode.Pair.FLUSH_NO_WQE_PENDING.minor(), "no WQE pending to flush");
+            CqpErrorCode.Pair.FLUSH_NO_WQE_PENDING.minor(), "no WQE pending to flush"),
+    /**
+     * 0xffff/0x8029: the pair for which irdma requests a function reset when a waited op completes with it (utils.c
+     * irdma_wait_event); the kernel gives it no other meaning (neither defs.h, type.h nor ctrl.c name it), so no
+     * condition of the model answers it. Only a host's fault injection does ({@link CqpEngine#failNextOp}).
+     */
+    FATAL_RESET(CqpErrorCode.Pair.FATAL_RESET.major(), CqpErrorCode.Pair.FATAL_RESET.minor(),
+            "fatal: the driver requests a reset");
 
     private final int major;
     private final int minor;

@@ -12,6 +12,14 @@ import dev.irdmaemu.model.trace.TraceKind;
  * consumed entries back by writing their number to PFPE_AEQALLOC (ctrl.c irdma_sc_repost_aeq_entries); the device
  * writes only while it holds credit, and when it has none it counts the event as lost and sets the overflow bit of
  * the next entry it writes.
+ *
+ * <p>What the sources fix about an overflow is the driver's side only: bit 33 of the AEQE's second quadword
+ * (defs.h IRDMA_AEQE_OVERFLOW, read by ctrl.c irdma_sc_get_next_aeqe), on which hw.c irdma_process_aeq logs "AEQ
+ * has overflowed", requests a reset and stops the pass (handing up neither that AEQE's event nor reposting the
+ * pass's entries). Which entry the hardware marks, and whether it also writes one for the lost events themselves,
+ * is not derivable; the model does the least that lets a driver see the loss: the first AEQE written after one or
+ * more events were lost carries the bit (that AEQE's own event is a real one, which irdma then drops), and no entry
+ * is written without credit. A driver that never gives credit back never sees the bit.
  */
 public final class AsyncEventQueue {
     private final HostMemory memory;

@@ -68,7 +68,8 @@ public enum TraceKind {
     MSIX("msix"),
     /**
      * A fault the host injected on purpose (a debugging and test feature, never the guest's doing) as it bit: e.g.
-     * a CQP completion withheld (model.cqp.CqpEngine#withholdNextCompletion), with the op it concerned.
+     * a CQP completion withheld (model.cqp.CqpEngine#withholdNextCompletion) or an op failed with chosen codes
+     * (CqpEngine#failNextOp), with the op it concerned.
      */
     FAULT_INJECTED("fault_injected");
 

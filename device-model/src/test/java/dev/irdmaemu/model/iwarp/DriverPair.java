@@ -242,7 +242,7 @@ final class DriverPair implements AutoCloseable {
             try {
                 return new DriverNode.Completion(false, 0, 0, driver.op(name, writer));
             } catch (CqpException e) {
-                if (e.kind() != CqpException.Kind.OP_ERROR) {
+                if (!e.errorCompletion()) {
                     throw e;
                 }
                 return new DriverNode.Completion(true, e.major(), e.minor(), 0);
@@ -560,7 +560,7 @@ final class DriverPair implements AutoCloseable {
             try {
                 return new DriverNode.Completion(false, 0, driver.flushWqes(f), 0);
             } catch (CqpException e) {
-                if (e.kind() != CqpException.Kind.OP_ERROR) {
+                if (!e.errorCompletion()) {
                     throw e;
                 }
                 return new DriverNode.Completion(true, e.major(), e.minor(), 0);

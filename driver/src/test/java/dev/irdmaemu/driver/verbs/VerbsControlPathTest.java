@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irdmaemu.driver.CqpException;
 import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.driver.PbleResource;
 import dev.irdmaemu.fw.cqp.CqpErrorCode;
@@ -89,7 +90,9 @@ class VerbsControlPathTest {
             int pages = r.ram.pagesInUse();
             r.device.fail(CqpOpcode.CREATE_CQ, 1, CqpErrorCode.MAJ_ERROR, 0x8002);
             VerbsException e = assertThrows(VerbsException.class, () -> r.verbs.createCq(16));
-            assertEquals(VerbsException.Kind.DEVICE_ERROR, e.kind());
+            // utils.c irdma_wait_event: 0xffff/0x8002 is -EBUSY, not -EIO
+            assertEquals(VerbsException.Kind.BUSY, e.kind());
+            assertEquals(CqpException.Kind.BUSY, e.cqpError().kind());
             assertEquals(0x8002, e.cqpError().minor());
             assertEquals(pages, r.ram.pagesInUse(), "ring and shadow area freed");
             assertEquals(0, r.verbs.cqsInUse(), "the id came back");

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.driver.CqpException;
 import dev.irdmaemu.driver.IrdmaDriver;
+import dev.irdmaemu.driver.ResetCause;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
 import dev.irdmaemu.fw.bus.Mmio;
@@ -79,7 +80,7 @@ class CqpTimeoutIntegrationTest {
     private IrdmaDriver driver;
     private DoorbellInterposer bar;
     private final RecordingTraceSink sink = new RecordingTraceSink();
-    private final List<CqpException> resetRequests = new ArrayList<>();
+    private final List<ResetCause> resetRequests = new ArrayList<>();
 
     @BeforeEach
     void up() {
@@ -122,7 +123,9 @@ class CqpTimeoutIntegrationTest {
         assertTrue(driver.resetRequested());
         assertEquals(1, driver.resetRequests());
         assertEquals(1, resetRequests.size(), "request_reset called once");
-        assertEquals(CqpException.Kind.TIMEOUT, resetRequests.get(0).kind());
+        assertEquals(ResetCause.Reason.CQP_TIMEOUT, resetRequests.get(0).reason());
+        assertEquals("NOP", resetRequests.get(0).op());
+        assertEquals(resetRequests.get(0), driver.resetCause());
         assertEquals(1, driver.cqpTimeouts());
 
         // irdma_handle_cqp_op: with rf->reset set every op is refused before anything is posted
@@ -173,7 +176,8 @@ class CqpTimeoutIntegrationTest {
         assertEquals("NOP", failed.get(0).op());
         assertEquals(0, driver.cqpRequestsPending());
         assertEquals(1, resetRequests.size());
-        assertEquals(failed.get(0), resetRequests.get(0), "the reset request names the same cause");
+        assertEquals(ResetCause.Reason.CQP_TIMEOUT, resetRequests.get(0).reason());
+        assertEquals(failed.get(0).op(), resetRequests.get(0).op(), "the reset request names the same op");
     }
 
     @Test
