@@ -23,7 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,7 +31,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -434,7 +432,7 @@ public final class BootRun implements AutoCloseable {
         closeQuietly(e810Trace);
         closeQuietly(pcap);
         closeQuietly(trace);
-        deleteTree(temp);
+        TempFolders.delete(temp);
         progress.accept("torn down: QEMU ended, socket and temporary files removed, model stopped");
     }
 
@@ -475,19 +473,6 @@ public final class BootRun implements AutoCloseable {
             c.close();
         } catch (Exception e) {
             LOG.warn("closing {}: {}", c, e.toString());
-        }
-    }
-
-    private static void deleteTree(Path dir) {
-        if (dir == null || !Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            LOG.warn("cannot remove {}: {}", dir, e.toString());
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.irdmaemu.bridge.e810;
 
 import dev.irdmaemu.bridge.boot.QemuHost;
+import dev.irdmaemu.bridge.boot.TempFolders;
 import dev.irdmaemu.bridge.boot.ScenarioOverlay;
 import dev.irdmaemu.bridge.kit.GuestBootException;
 import dev.irdmaemu.bridge.kit.GuestKit;
@@ -17,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -26,7 +26,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -122,11 +121,7 @@ public final class E810LifecycleRun {
                         host.server().counters().summary());
             }
         } finally {
-            try (Stream<Path> files = Files.walk(shared)) {
-                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
+            TempFolders.delete(shared);
         }
     }
 

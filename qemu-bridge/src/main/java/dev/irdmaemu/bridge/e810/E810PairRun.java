@@ -1,6 +1,7 @@
 package dev.irdmaemu.bridge.e810;
 
 import dev.irdmaemu.bridge.boot.QemuHost;
+import dev.irdmaemu.bridge.boot.TempFolders;
 import dev.irdmaemu.bridge.boot.ScenarioOverlay;
 import dev.irdmaemu.bridge.kit.GuestBootException;
 import dev.irdmaemu.bridge.kit.GuestKit;
@@ -17,12 +18,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * Two guests, each with its own emulated E810 over vfio-user, the two E810s' Ethernet ports on one cable and no
@@ -103,11 +102,7 @@ public final class E810PairRun {
             return new Outcome(serverResult, clientResult, runDir, pcapFile, serverQps, clientQps,
                     server.cableSummary(), serverHeld, clientHeld);
         } finally {
-            try (Stream<Path> files = Files.walk(temp)) {
-                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
+            TempFolders.delete(temp);
         }
     }
 
