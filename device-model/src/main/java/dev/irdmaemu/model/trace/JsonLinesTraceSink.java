@@ -23,25 +23,36 @@ public final class JsonLinesTraceSink implements TraceSink {
     private static final char[] DIGITS = "0123456789abcdef".toCharArray();
     private static final char[] LONG_MIN = Long.toString(Long.MIN_VALUE).toCharArray();
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
-    /** {@code "{\"t\":"}, {@code ",\"ev\":\""}. */
     private static final char[] OPEN = "{\"t\":".toCharArray();
     private static final char[] EV = ",\"ev\":\"".toCharArray();
 
     private final Appendable out;
     private final Writer writer;
+    private final char[] open;
     private final LineView view = new LineView();
     private char[] buf = new char[512];
     private int len;
 
     public JsonLinesTraceSink(Appendable out) {
+        this(out, null);
+    }
+
+    /**
+     * Lines that start with {@code tag}, one or more JSON fields of the writer's own, e.g. {@code "node":"A"} (two
+     * nodes in one file) or {@code "pf":1} (one function of several): {@code {"node":"A","t":...}}. The tag is
+     * written as given; null or empty for none. A {@link Writer} shared with other sinks or threads gets each line
+     * in one {@link Writer#write(char[], int, int)} call, which the JDK's writers make atomic under their lock.
+     */
+    public JsonLinesTraceSink(Appendable out, String tag) {
         this.out = out;
         this.writer = out instanceof Writer w ? w : null;
+        this.open = tag == null || tag.isEmpty() ? OPEN : ("{" + tag + ",\"t\":").toCharArray();
     }
 
     @Override
     public void accept(TraceEvent e) {
         len = 0;
-        put(OPEN);
+        put(open);
         decimal(e.timeNanos());
         put(EV);
         plain(e.kind().wireName());
@@ -116,10 +127,30 @@ public final class JsonLinesTraceSink implements TraceSink {
         len += s.length();
     }
 
+    /**
+     * {@code s} with {@code "} and {@code \\} escaped and control characters as {@code \\}{@code u00xx}. Copied
+     * whole first (an intrinsic), then scanned in the array: names and texts rarely need an escape.
+     */
     private void escape(String s) {
         int n = s.length();
         ensure(n);
-        for (int i = 0; i < n; i++) {
+        s.getChars(0, n, buf, len);
+        char[] b = buf;
+        int end = len + n;
+        for (int i = len; i < end; i++) {
+            char c = b[i];
+            if (c < 0x20 || c == '"' || c == '\\') {
+                len = i;
+                escapeFrom(s, i - (end - n));
+                return;
+            }
+        }
+        len = end;
+    }
+
+    private void escapeFrom(String s, int from) {
+        int n = s.length();
+        for (int i = from; i < n; i++) {
             char c = s.charAt(i);
             if (c == '"' || c == '\\') {
                 ensure(n - i + 1);
@@ -134,6 +165,7 @@ public final class JsonLinesTraceSink implements TraceSink {
                 buf[len++] = DIGITS[c >>> 4];
                 buf[len++] = DIGITS[c & 15];
             } else {
+                ensure(n - i);
                 buf[len++] = c;
             }
         }

@@ -60,6 +60,20 @@ class JsonLinesGoldenTest {
                         .text("why", "a \"q\" \\ \u0001\u001f\n\u00e9").emit()));
     }
 
+    /** A tag (two nodes or functions in one file) comes first, as the callers' prefixing Appendables put it. */
+    @Test
+    void taggedLinesStartWithTheTag() {
+        clock.runFor(5);
+        Consumer<Trace> ev = t -> t.start(TraceKind.CQE).num("qp", 3).hex("op", 0x1f).emit();
+        StringBuilder out = new StringBuilder();
+        ev.accept(new Trace(clock).enableAll(new JsonLinesTraceSink(out, "\"node\":\"A\"")));
+        ev.accept(new Trace(clock).enableAll(new JsonLinesTraceSink(out, "\"pf\":1")));
+        ev.accept(new Trace(clock).enableAll(new JsonLinesTraceSink(out, "")));
+        assertEquals("{\"node\":\"A\",\"t\":5,\"ev\":\"cqe\",\"qp\":3,\"op\":\"0x1f\"}\n"
+                + "{\"pf\":1,\"t\":5,\"ev\":\"cqe\",\"qp\":3,\"op\":\"0x1f\"}\n"
+                + "{\"t\":5,\"ev\":\"cqe\",\"qp\":3,\"op\":\"0x1f\"}\n", out.toString());
+    }
+
     @Test
     void everyKindAndFieldTypeMatchesTheFirstVersion() throws IOException {
         List<Consumer<Trace>> events = new ArrayList<>();
