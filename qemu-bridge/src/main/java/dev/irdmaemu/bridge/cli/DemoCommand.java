@@ -122,8 +122,8 @@ final class DemoCommand implements Callable<Integer> {
             }
         }
         try (ModelPair pair = new ModelPair(writer, traceOut == null ? null
-                : new JsonLinesTraceSink(new NodeTagged(traceOut, "A")), traceOut == null ? null
-                : new JsonLinesTraceSink(new NodeTagged(traceOut, "B")))) {
+                : new JsonLinesTraceSink(traceOut, "\"node\":\"A\""), traceOut == null ? null
+                : new JsonLinesTraceSink(traceOut, "\"node\":\"B\""))) {
             TwoNodeDemo.Result r = TwoNodeDemo.run(pair.a.cm, pair.b.cm, pair.scheduler, pair.link::framesCarried,
                     ird, ord);
             summary[0] = "CQP op latency, node A (simulated ns):\n" + pair.a.device.cqp().stats().summary()
@@ -133,38 +133,6 @@ final class DemoCommand implements Callable<Integer> {
             if (traceOut != null) {
                 traceOut.close();
             }
-        }
-    }
-
-    /** Puts {@code "node":"A"} first in each JSON line a node's trace sink writes (one file for both nodes). */
-    private static final class NodeTagged implements Appendable {
-        private final Appendable out;
-        private final String tag;
-
-        NodeTagged(Appendable out, String node) {
-            this.out = out;
-            this.tag = "{\"node\":\"" + node + "\",";
-        }
-
-        @Override
-        public Appendable append(CharSequence csq) throws IOException {
-            if (csq.length() > 0 && csq.charAt(0) == '{') {
-                out.append(tag).append(csq, 1, csq.length());
-            } else {
-                out.append(csq);
-            }
-            return this;
-        }
-
-        @Override
-        public Appendable append(CharSequence csq, int start, int end) throws IOException {
-            return append(csq.subSequence(start, end));
-        }
-
-        @Override
-        public Appendable append(char c) throws IOException {
-            out.append(c);
-            return this;
         }
     }
 }

@@ -10,9 +10,14 @@ import dev.irdmaemu.cm.rping.RpingServer;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.pcap.PcapWriter;
 import dev.irdmaemu.fw.pcap.TimestampResolution;
+import dev.irdmaemu.model.trace.JsonLinesTraceSink;
+import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,6 +65,11 @@ final class RpingCommand implements Callable<Integer> {
     @Option(names = "--pcap", paramLabel = "FILE", description = "Write every frame on the wire to FILE.")
     Path pcap;
 
+    @Option(names = "--trace", paramLabel = "FILE", description = "Write both models' trace (registers, CQP ops, "
+            + "frames, WQEs, completions) as JSON lines to FILE, each line tagged with its node (read it with "
+            + "`irdma-emu trace FILE`).")
+    Path trace;
+
     @Override
     public Integer call() throws CliFailure {
         if (count < 1) {
@@ -75,15 +85,31 @@ final class RpingCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CliFailure(ExitCodes.USAGE, "rping: " + e.getMessage(), e);
         }
+        Writer traceOut = null;
+        if (trace != null) {
+            try {
+                traceOut = new BufferedWriter(Files.newBufferedWriter(trace, StandardCharsets.UTF_8), 1 << 16);
+            } catch (IOException e) {
+                throw new CliFailure(ExitCodes.IO_ERROR, "rping: " + trace + ": cannot write: " + e.getMessage(), e);
+            }
+        }
         PcapWriter writer = null;
         try {
             if (pcap != null) {
                 writer = PcapWriter.open(pcap, TimestampResolution.NANOSECONDS);
             }
-            return run(serverOptions, clientOptions, writer == null ? FrameTap.NONE : writer);
+            return run(serverOptions, clientOptions, writer == null ? FrameTap.NONE : writer, traceOut);
         } catch (IOException | UncheckedIOException e) {
-            throw new CliFailure(ExitCodes.IO_ERROR, "rping: " + pcap + ": cannot write: " + e.getMessage(), e);
+            throw new CliFailure(ExitCodes.IO_ERROR, "rping: " + (pcap != null ? pcap : trace)
+                    + ": cannot write: " + e.getMessage(), e);
         } finally {
+            if (traceOut != null) {
+                try {
+                    traceOut.close();
+                } catch (IOException e) {
+                    spec.commandLine().getErr().println("rping: " + trace + ": " + e.getMessage());
+                }
+            }
             if (writer != null) {
                 try {
                     writer.close();
@@ -94,7 +120,7 @@ final class RpingCommand implements Callable<Integer> {
         }
     }
 
-    private int run(RpingOptions serverOptions, RpingOptions clientOptions, FrameTap tap) {
+    private int run(RpingOptions serverOptions, RpingOptions clientOptions, FrameTap tap, Writer traceOut) {
         PrintWriter out = spec.commandLine().getOut();
         List<RpingResult> results = new ArrayList<>();
         long wall0 = System.nanoTime();
@@ -102,7 +128,9 @@ final class RpingCommand implements Callable<Integer> {
         RpingResult serverResult;
         long simulated;
         long frames;
-        try (ModelPair pair = new ModelPair(tap, null, null)) {
+        try (ModelPair pair = new ModelPair(tap,
+                traceOut == null ? null : new JsonLinesTraceSink(traceOut, "\"node\":\"A\""),
+                traceOut == null ? null : new JsonLinesTraceSink(traceOut, "\"node\":\"B\""))) {
             RpingServer s = new RpingServer(pair.b.cm, pair.b.verbs, serverOptions).onConnectionDone(results::add)
                     .start();
             RpingClient c = new RpingClient(pair.a.cm, pair.a.verbs, clientOptions).onDone(results::add);
@@ -126,6 +154,9 @@ final class RpingCommand implements Callable<Integer> {
         out.println("server: " + describe(serverResult));
         out.printf("%d frames, %.3f ms simulated, %.3f s wall%s%n", frames, simulated / 1e6, wall,
                 pcap == null ? "" : "; the wire is in " + pcap + " (try: ./irdma-emu decode " + pcap + ")");
+        if (trace != null) {
+            out.printf("the models' trace is in %s (try: ./irdma-emu trace %s)%n", trace, trace);
+        }
         out.flush();
         boolean ok = clientResult != null && clientResult.ok() && serverResult != null && serverResult.ok();
         return ok ? ExitCodes.OK : ExitCodes.FAILED;

@@ -552,32 +552,9 @@ public final class E810Serve implements AutoCloseable {
 
         FunctionTrace(int pf, FunctionSessions sessions) {
             this.sessions = sessions;
-            String prefix = "{\"pf\":" + pf + ",";
-            this.json = new JsonLinesTraceSink(new Appendable() {
-                @Override
-                public Appendable append(CharSequence line) throws IOException {
-                    synchronized (traceOut) {
-                        traceOut.write(prefix);
-                        for (int i = 1; i < line.length(); i++) {
-                            traceOut.write(line.charAt(i));
-                        }
-                    }
-                    return this;
-                }
-
-                @Override
-                public Appendable append(CharSequence csq, int start, int end) throws IOException {
-                    return append(csq.subSequence(start, end));
-                }
-
-                @Override
-                public Appendable append(char c) throws IOException {
-                    synchronized (traceOut) {
-                        traceOut.write(c);
-                    }
-                    return this;
-                }
-            });
+            // one write(char[]) a line: atomic under the BufferedWriter's own lock, against the other functions'
+            // lines and flushPeriodically
+            this.json = new JsonLinesTraceSink(traceOut, "\"pf\":" + pf);
         }
 
         @Override
