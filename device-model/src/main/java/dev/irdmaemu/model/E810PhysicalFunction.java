@@ -14,6 +14,7 @@ import dev.irdmaemu.model.lan.LanQueues;
 import dev.irdmaemu.model.lan.VsiRssSteering;
 import dev.irdmaemu.model.pci.E810PciFunction;
 import dev.irdmaemu.model.pci.FunctionBlock;
+import dev.irdmaemu.model.sw.AdapterSwitch;
 import dev.irdmaemu.model.trace.Trace;
 
 /**
@@ -49,6 +50,15 @@ public final class E810PhysicalFunction {
      */
     public E810PhysicalFunction(SimScheduler scheduler, HostMemory memory, Trace trace, LatencyTable latency,
                                 int pfId, long mac, InterruptSink msix) {
+        this(scheduler, memory, trace, latency, pfId, mac, E810PciFunction.serialNumberFromMac(mac), msix);
+    }
+
+    /**
+     * As above, with the Device Serial Number {@code serialNumber}: the functions of one adapter share it, as the
+     * PFs of a multi-port card do (ice_adapter.c keys the adapter it shares between them by it).
+     */
+    public E810PhysicalFunction(SimScheduler scheduler, HostMemory memory, Trace trace, LatencyTable latency,
+                                int pfId, long mac, long serialNumber, InterruptSink msix) {
         this.rdma = new E810RdmaFunction(scheduler, memory, InterruptSink.NONE, trace, latency, pfId);
         this.ice = new IceFirmware(pfId, memory, rdma.vectorCauses(), trace, E810PciFunction.MSIX_VECTORS, mac);
         this.switchAndScheduler = new IceSwitchAndScheduler(pfId, pfId);
@@ -60,10 +70,24 @@ public final class E810PhysicalFunction {
         lan.msixVectors(E810PciFunction.MSIX_VECTORS);
         lan.txContexts(new AddTxqsContexts(switchAndScheduler.txQueues(), lan.tx()));
         lan.rxSteering(new VsiRssSteering(switchAndScheduler.vsis(), switchAndScheduler.profiles()));
-        lan.wire((store, offset, length) -> rdma.port().transmit(store, offset, length));
+        lan.wire((store, offset, length) -> rdma.port().transmitLan(store, offset, length));
         rdma.port().setLanSink(lan);
         ice.attachLan(lan);
-        this.pci = new E810PciFunction(rdma, new IceBlock(), E810PciFunction.serialNumberFromMac(mac), msix);
+        this.pci = new E810PciFunction(rdma, new IceBlock(), serialNumber, msix);
+    }
+
+    /**
+     * Puts this function on its adapter's embedded switch: what its LAN queues and RDMA block transmit enters the
+     * switch (each source told apart), and what the switch forwards to it enters its port's receive side. The port
+     * is rebuilt by a function reset, so the switch reaches it through this function each time. Call once, before
+     * traffic.
+     */
+    public AdapterSwitch.Port attachTo(AdapterSwitch fabric) {
+        AdapterSwitch.Port p = fabric.attach(switchAndScheduler.vsis(), switchAndScheduler.switchRules(),
+                (store, offset, length) -> rdma.port().receive(store, offset, length));
+        rdma.port().setTransmitter(p.fromRdma());
+        rdma.port().setLanTransmitter(p.fromLan());
+        return p;
     }
 
     /** Installs {@code handler}; the package download also completes the global configuration lock. */

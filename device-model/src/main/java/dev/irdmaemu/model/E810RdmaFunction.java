@@ -204,6 +204,7 @@ public final class E810RdmaFunction implements Mmio {
         EthernetPort old = port;
         build();
         port.setTransmitter(old.transmitter());
+        port.setLanTransmitter(old.lanTransmitter());
         port.setTap(old.tap());
         port.setLanSink(old.lanSink());
         resets++;

@@ -87,6 +87,7 @@ public final class SwitchRules {
     private final SwitchRule rule = new SwitchRule();
     private boolean doubleVlan;
     private boolean portDoubleVlan;
+    private long generation;
 
     public SwitchRules(int pfId, int lport, int swid, VsiTable vsis) {
         this.pfId = pfId;
@@ -102,6 +103,22 @@ public final class SwitchRules {
         largeActions.clear();
         doubleVlan = false;
         portDoubleVlan = false;
+        generation++;
+    }
+
+    /** Bumped on every change of a lookup rule or a VSI list (what the adapter's forwarding reads). */
+    public long generation() {
+        return generation;
+    }
+
+    /** The lookup rules as kept (LKUP_RX and LKUP_TX), a read-only view. */
+    public java.util.Collection<Rule> lookupRules() {
+        return java.util.Collections.unmodifiableCollection(lookups.values());
+    }
+
+    /** The VSI list kept at {@code index} (VSI_LIST_SET), or null. */
+    public Rule vsiList(int index) {
+        return lists.get(index);
     }
 
     public void install(BiConsumer<Integer, AqCommandHandler> register) {
@@ -242,6 +259,7 @@ public final class SwitchRules {
             rule.index(indexes[i]).status(0);
             tableOf(rule.type()).put(indexes[i], new Rule(rule.type(), copy(buf, at.get(i), rule.size())));
         }
+        generation++;
         return AqError.OK;
     }
 
@@ -268,6 +286,7 @@ public final class SwitchRules {
             rule.status(0);
             tableOf(rule.type()).put(rule.index(), new Rule(rule.type(), copy(buf, a, rule.size())));
         }
+        generation++;
         return AqError.OK;
     }
 
@@ -292,6 +311,7 @@ public final class SwitchRules {
             tableOf(rule.type()).remove(rule.index());
             rule.status(0);
         }
+        generation++;
         return AqError.OK;
     }
 

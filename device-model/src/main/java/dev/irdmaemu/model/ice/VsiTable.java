@@ -51,6 +51,7 @@ public final class VsiTable {
     private final byte[][] globalLut = new byte[GLOBAL_LUTS][];
     private long generation;
     private final VsiCommand vsi = new VsiCommand();
+    private final byte[] update = new byte[VsiCommand.PROPS_SIZE];
 
     public VsiTable() {
         this(DEFAULT_CAPACITY);
@@ -147,6 +148,24 @@ public final class VsiTable {
         return exists(vsiNum) ? VsiCommand.propsU16(props[vsiNum], offset) : -1;
     }
 
+    /** sw_flags of the VSI's kept context (VsiCommand.SW_FLAG_*), 0 for a VSI that does not exist. */
+    public int switchFlags(int vsiNum) {
+        return exists(vsiNum) ? props[vsiNum][VsiCommand.SW_FLAGS] & 0xFF : 0;
+    }
+
+    /**
+     * The PF's own VSI: the lowest-numbered VSI of type PF (ice's main LAN VSI, whose queues ice's netdev and the RDMA
+     * block transmit on), if there is one.
+     */
+    public java.util.OptionalInt pfVsi() {
+        for (int v = used.nextSetBit(0); v >= 0; v = used.nextSetBit(v + 1)) {
+            if (type[v] == VsiCommand.TYPE_PF) {
+                return java.util.OptionalInt.of(v);
+            }
+        }
+        return java.util.OptionalInt.empty();
+    }
+
     /** q_opt_rss of the VSI's kept context, or -1. */
     public int rssOptions(int vsiNum) {
         return exists(vsiNum) ? props[vsiNum][VsiCommand.Q_OPT_RSS] & 0xFF : -1;
@@ -206,9 +225,11 @@ public final class VsiTable {
         return AqError.OK;
     }
 
-    // ---- 0x0211: the context ice sends is the whole of vsi->info with the sections it changes flagged in
-    // valid_sections (ice_lib.c builds it from the VSI's current info), so the model keeps the sent bytes and the
-    // union of the valid flags. The buffer goes back as the driver sent it: ice copies the reply over its ctxt->info.
+    // ---- 0x0211: the firmware applies the sections the update flags in valid_sections and keeps the others: ice
+    // sends the whole of vsi->info for most updates, but some build a zeroed context with one section (ice_switch.c
+    // ice_cfg_rdma_fltr: the queueing options alone, when irdma turns its PE filter on), whose other bytes must not
+    // wipe the VSI's switch flags or queue map. valid_sections kept is the union. The buffer goes back as the driver
+    // sent it: ice copies the reply over its ctxt->info.
 
     private int update(AqDescriptor desc, Bytes<?> buf) {
         int num = desc.paramU16(VsiCommand.PARAM_VSI_NUM) & VsiCommand.VSI_NUM_MASK;
@@ -220,8 +241,14 @@ public final class VsiTable {
                     AqError.EINVAL);
         }
         byte[] mine = props[num];
-        int merged = ((mine[0] & 0xFF) | (mine[1] & 0xFF) << 8) | vsi.validSections();
-        vsi.readProps(mine);
+        int sent = vsi.validSections();
+        int merged = ((mine[0] & 0xFF) | (mine[1] & 0xFF) << 8) | sent;
+        vsi.readProps(update);
+        for (VsiCommand.Section section : VsiCommand.SECTIONS) {
+            if ((sent & 1 << section.bit()) != 0) {
+                System.arraycopy(update, section.offset(), mine, section.offset(), section.length());
+            }
+        }
         mine[0] = (byte) merged;
         mine[1] = (byte) (merged >>> 8);
         generation++;

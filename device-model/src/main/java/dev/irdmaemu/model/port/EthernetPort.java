@@ -46,6 +46,7 @@ public final class EthernetPort implements PudaQueues.Wire {
     private PudaQueues puda;
     private IwarpDataPath dataPath;
     private FrameTransmitter transmitter = FrameTransmitter.NONE;
+    private FrameTransmitter lanTransmitter = FrameTransmitter.NONE;
     private FrameTap tap = FrameTap.NONE;
     private LanSink lan = LanSink.NONE;
 
@@ -97,8 +98,18 @@ public final class EthernetPort implements PudaQueues.Wire {
         this.dataPath = path;
     }
 
+    /** Where transmitted frames go: the RDMA block's and, until {@link #setLanTransmitter} says otherwise, the LAN's. */
     public void setTransmitter(FrameTransmitter t) {
         this.transmitter = t == null ? FrameTransmitter.NONE : t;
+        this.lanTransmitter = transmitter;
+    }
+
+    /**
+     * Where the LAN queues' frames ({@link #transmitLan}) go, when that is not where the RDMA block's go: the
+     * adapter's switch tells the two sources apart (AdapterSwitch.Origin).
+     */
+    public void setLanTransmitter(FrameTransmitter t) {
+        this.lanTransmitter = t == null ? FrameTransmitter.NONE : t;
     }
 
     public void setTap(FrameTap t) {
@@ -112,6 +123,11 @@ public final class EthernetPort implements PudaQueues.Wire {
     /** Where transmitted frames go (kept across a function reset). */
     public FrameTransmitter transmitter() {
         return transmitter;
+    }
+
+    /** Where the LAN queues' frames go (kept across a function reset). */
+    public FrameTransmitter lanTransmitter() {
+        return lanTransmitter;
     }
 
     public FrameTap tap() {
@@ -288,20 +304,33 @@ public final class EthernetPort implements PudaQueues.Wire {
         return loopedBack;
     }
 
-    /** Puts a frame on the wire; answers its serialisation time in nanoseconds. */
+    /** Puts a frame of the RDMA block on the wire; answers its serialisation time in nanoseconds. */
     public long transmit(BytesStore<?, ?> store, long offset, int length) {
-        txFrames++;
-        txBytes += length;
         if (txPacket.wrap(store, offset, length).validateStructure().accepted()) {
             counters.transmitted(txPacket);
         }
+        tapTransmitted(store, offset, length);
+        transmitter.transmit(store, offset, length);
+        return latency.wireNanos(length);
+    }
+
+    /**
+     * Puts a frame of the LAN queues (ice's Tx rings) on the wire: tapped and traced as the RDMA block's are, but not
+     * counted among the RDMA block's packets (Gather Stats counts the protocol engine's traffic).
+     */
+    public void transmitLan(BytesStore<?, ?> store, long offset, int length) {
+        tapTransmitted(store, offset, length);
+        lanTransmitter.transmit(store, offset, length);
+    }
+
+    private void tapTransmitted(BytesStore<?, ?> store, long offset, int length) {
+        txFrames++;
+        txBytes += length;
         tap.frame(scheduler.now(), store, offset, length);
         TraceEvent t = trace.start(TraceKind.FRAME_TX);
         if (t != null) {
             t.num("len", length).bytes("hdr", store, offset, length).emit();
         }
-        transmitter.transmit(store, offset, length);
-        return latency.wireNanos(length);
     }
 
     public long rxFrames() {

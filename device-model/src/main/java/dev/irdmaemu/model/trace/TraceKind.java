@@ -71,7 +71,12 @@ public enum TraceKind {
      * a CQP completion withheld (model.cqp.CqpEngine#withholdNextCompletion) or an op failed with chosen codes
      * (CqpEngine#failNextOp), with the op it concerned.
      */
-    FAULT_INJECTED("fault_injected");
+    FAULT_INJECTED("fault_injected"),
+    /**
+     * The adapter's embedded switch (model.sw): its forwarding table rebuilt from the functions' rules (entries, each
+     * function's VSI and loopback flags), and frames it pruned or dropped.
+     */
+    SWITCH("switch");
 
     private final String wireName;
 

@@ -205,6 +205,8 @@ class LanRssTest {
         setPfLut(QUEUES);
         // update_vsi: q_opt_rss now names the VSI's own 64-entry table, all entries 3
         Bytes<?> ctx = Bytes.wrapForWrite(new byte[VsiCommand.PROPS_SIZE]);
+        // the sections ice flags when it changes the queue map and the RSS options (ice_lib.c ice_vsi_cfg_tc)
+        ctx.writeShort(0, (short) (VsiCommand.PROP_RXQ_MAP_VALID | VsiCommand.PROP_Q_OPT_VALID));
         ctx.writeShort(VsiCommand.Q_MAPPING + 2, (short) QUEUES);
         ctx.writeShort(VsiCommand.TC_MAPPING, (short) (2 << VsiCommand.TC_Q_NUM_S));
         ctx.writeByte(VsiCommand.Q_OPT_RSS, (byte) VsiCommand.RSS_LUT_VSI);
@@ -234,6 +236,8 @@ class LanRssTest {
         assertEquals(0, rig.lan.counters().rxFrames());
         // a LUT naming queue 9 of a 4-queue VSI with a 16-queue TC region: outside the map
         Bytes<?> ctx = Bytes.wrapForWrite(new byte[VsiCommand.PROPS_SIZE]);
+        // the sections ice flags when it changes the queue map and the RSS options (ice_lib.c ice_vsi_cfg_tc)
+        ctx.writeShort(0, (short) (VsiCommand.PROP_RXQ_MAP_VALID | VsiCommand.PROP_Q_OPT_VALID));
         ctx.writeShort(VsiCommand.Q_MAPPING + 2, (short) QUEUES);
         ctx.writeShort(VsiCommand.TC_MAPPING, (short) (4 << VsiCommand.TC_Q_NUM_S));
         ctx.writeByte(VsiCommand.Q_OPT_RSS, (byte) VsiCommand.RSS_LUT_PF);

@@ -26,6 +26,25 @@ public final class SwitchRule extends LeView {
     public static final int T_PRUNE_LIST_CLEAR = 6;
     /** ice_sw_rule_lkup_rx_tx act: ICE_SINGLE_ACT_VSI_ID_M (bits 13:4) and ICE_SINGLE_ACT_VSI_LIST (bit 14). */
     public static final int ACT_VSI_LIST = 1 << 14;
+    /** act bits 1:0, ICE_SINGLE_ACT_TYPE_M: 0 forward to a VSI or VSI list (ICE_SINGLE_ACT_VSI_FORWARDING). */
+    public static final int ACT_TYPE_M = 0x3;
+    public static final int ACT_TYPE_VSI_FORWARDING = 0;
+    /** ICE_SINGLE_ACT_LB_ENABLE: a matching frame from a VSI goes to the forward target inside the switch. */
+    public static final int ACT_LB_ENABLE = 1 << 2;
+    /** ICE_SINGLE_ACT_LAN_ENABLE: ... and to the LAN (the uplink) too. */
+    public static final int ACT_LAN_ENABLE = 1 << 3;
+    /** ICE_SINGLE_ACT_VALID_BIT and ICE_SINGLE_ACT_DROP. */
+    public static final int ACT_VALID = 1 << 17;
+    public static final int ACT_DROP = 1 << 18;
+    /** enum ice_sw_lkup_type as the recipe id of ice's default recipes (ice_switch.h): MAC, MAC+VLAN, promiscuous. */
+    public static final int RECIPE_MAC = 1;
+    public static final int RECIPE_MAC_VLAN = 2;
+    public static final int RECIPE_PROMISC = 3;
+    /** ice_switch.c ice_fill_sw_rule: the rule's header data is a dummy Ethernet header, DA at 0 (ICE_ETH_DA_OFFSET). */
+    private static final int HDR_DATA = 16;
+    private static final int MAC_BYTES = 6;
+    /** sizeof(dummy_eth_header) in ice_switch.c: DA, SA, an 802.1Q tag and the EtherType. */
+    public static final int DUMMY_ETH_HEADER = 16;
 
     private static final int LKUP_HEADER = 16;
     private static final int SHORT_HEADER = 8;
@@ -96,6 +115,53 @@ public final class SwitchRule extends LeView {
         }
     }
 
+    /**
+     * Writes a lookup rule of {@code type} (LKUP_RX or LKUP_TX) whose header data is a 16-byte dummy Ethernet header
+     * with destination MAC {@code mac}, as ice_switch.c ice_fill_sw_rule builds MAC rules: recipe {@code recipe},
+     * source {@code src}, action {@code act}, index 0 (the firmware fills it in). Answers the rule's size.
+     */
+    public int writeMacLookup(int type, int recipe, int src, long act, long mac) {
+        put16(0, type);
+        put16(2, 0);
+        put16(4, recipe);
+        put16(6, src);
+        put32(8, act);
+        put16(12, 0);
+        put16(14, DUMMY_ETH_HEADER);
+        zero(HDR_DATA, DUMMY_ETH_HEADER);
+        for (int i = 0; i < MAC_BYTES; i++) {
+            put8(HDR_DATA + i, (int) (mac >>> 8 * (MAC_BYTES - 1 - i)) & 0xFF);
+        }
+        return LKUP_HEADER + DUMMY_ETH_HEADER;
+    }
+
+    /**
+     * Writes the removal of lookup rule {@code index} as ice_fill_sw_rule does for remove_sw_rules: type and recipe,
+     * act 0, the index, no header data. Answers its size.
+     */
+    public int writeLookupRemoval(int type, int recipe, int index) {
+        put16(0, type);
+        put16(2, 0);
+        put16(4, recipe);
+        put16(6, 0);
+        put32(8, 0);
+        put16(12, index);
+        put16(14, 0);
+        return LKUP_HEADER;
+    }
+
+    /** Writes a VSI_LIST_SET rule at {@code index} naming {@code vsis}; answers its size. */
+    public int writeVsiList(int index, int... vsis) {
+        put16(0, T_VSI_LIST_SET);
+        put16(2, 0);
+        put16(4, index);
+        put16(6, vsis.length);
+        for (int i = 0; i < vsis.length; i++) {
+            put16(SHORT_HEADER + 2L * i, vsis[i]);
+        }
+        return SHORT_HEADER + 2 * vsis.length;
+    }
+
     public int status() {
         return u16(2);
     }
@@ -120,6 +186,42 @@ public final class SwitchRule extends LeView {
     /** Lookup rules: the VSI (or VSI list) the single action forwards to, act bits 13:4. */
     public int actionVsi() {
         return (int) (action() >>> 4 & 0x3FF);
+    }
+
+    /** Lookup rules: the VSI list the action forwards to (ICE_SINGLE_ACT_VSI_LIST_ID_M, the same bits 13:4). */
+    public int actionVsiList() {
+        return actionVsi();
+    }
+
+    /** Lookup rules: the action forwards to a VSI or a VSI list (type 0) and does not drop. */
+    public boolean forwardsToVsi() {
+        long act = action();
+        return isLookup() && (act & ACT_TYPE_M) == ACT_TYPE_VSI_FORWARDING && (act & ACT_DROP) == 0;
+    }
+
+    /** Lookup rules: the action names a VSI list rather than one VSI. */
+    public boolean forwardsToVsiList() {
+        return forwardsToVsi() && (action() & ACT_VSI_LIST) != 0;
+    }
+
+    /** A lookup rule whose header data is long enough to hold a destination MAC. */
+    public boolean hasDestinationMac() {
+        return isLookup() && headerLength() >= MAC_BYTES && has(HDR_DATA, MAC_BYTES);
+    }
+
+    /**
+     * The destination MAC of a lookup rule's header data (first octet in bits 47..40); 0 unless {@link
+     * #hasDestinationMac()}.
+     */
+    public long destinationMac() {
+        if (!hasDestinationMac()) {
+            return 0;
+        }
+        long mac = 0;
+        for (int i = 0; i < MAC_BYTES; i++) {
+            mac = mac << 8 | u8(HDR_DATA + i);
+        }
+        return mac;
     }
 
     public int index() {

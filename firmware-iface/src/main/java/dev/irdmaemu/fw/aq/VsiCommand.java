@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.aq;
 
+import java.util.List;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -33,13 +34,22 @@ public final class VsiCommand extends LeView {
     public static final int Q_OPT_PE_FLTR_EN = 1;
     private static final int VALID_SECTIONS = 0;
     private static final int SW_ID = 2;
+    /** struct ice_aqc_vsi_props sw_flags (u8 at 3): the VSI's loopback and pruning bits in the embedded switch. */
+    public static final int SW_FLAGS = 3;
+    /** ICE_AQ_VSI_SW_FLAG_ALLOW_LB: the switch may turn this VSI's frames back to the adapter's VSIs (ice sets it in
+     * VEB mode, ice_lib.c ice_vsi_init and ice_main.c ice_vsi_update_bridge_mode). */
+    public static final int SW_FLAG_ALLOW_LB = 1 << 5;
+    /** ICE_AQ_VSI_SW_FLAG_LOCAL_LB: ... back to the very VSI that sent them (ice_lib.c ice_vsi_update_local_lb). */
+    public static final int SW_FLAG_LOCAL_LB = 1 << 6;
+    /** ICE_AQ_VSI_SW_FLAG_SRC_PRUNE. */
+    public static final int SW_FLAG_SRC_PRUNE = 1 << 7;
     /** struct ice_aqc_vsi_props offsets (checked with offsetof): the queue mapping and queueing option sections. */
     public static final int MAPPING_FLAGS = 28;
     public static final int Q_MAPPING = 30;
     public static final int Q_MAPPINGS = 16;
     public static final int TC_MAPPING = 62;
     public static final int Q_OPT_RSS = 78;
-    private static final int Q_OPT_FLAGS = 80;
+    public static final int Q_OPT_FLAGS = 80;
     /** ICE_AQ_VSI_PROP_RXQ_MAP_VALID. */
     public static final int PROP_RXQ_MAP_VALID = 1 << 6;
     /** mapping_flags ICE_AQ_VSI_Q_MAP_NONCONTIG (else CONTIG: q_mapping[0] the first queue, [1] the count). */
@@ -58,6 +68,20 @@ public final class VsiCommand extends LeView {
     public static final int RSS_GBL_LUT_M = 0xF;
     public static final int RSS_HASH_S = 6;
     public static final int RSS_HASH_TPLZ = 0;
+
+    /**
+     * One section of struct ice_aqc_vsi_props: the valid_sections bit that names it (ICE_AQ_VSI_PROP_*_VALID) and
+     * the bytes it covers. The firmware applies an update's sections whose bits are set and keeps the rest.
+     */
+    public record Section(int bit, int offset, int length) {
+    }
+
+    /** The sections in ice_adminq_cmd.h order (switch, security, VLAN, outer tag, ingress/egress UP, queue map,
+     * queueing options, outer UP, flow director, PASID). */
+    public static final List<Section> SECTIONS = List.of(new Section(0, 2, 4), new Section(1, 6, 2),
+            new Section(2, 8, 8), new Section(3, 24, 4), new Section(4, 16, 4), new Section(5, 20, 4),
+            new Section(6, 28, 50), new Section(7, 78, 6), new Section(8, 84, 4), new Section(11, 90, 10),
+            new Section(12, 100, 4));
 
     /** A little-endian u16 of a kept 128-byte context. */
     public static int propsU16(byte[] props, int offset) {
@@ -79,6 +103,21 @@ public final class VsiCommand extends LeView {
 
     public int switchId() {
         return u8(SW_ID);
+    }
+
+    /** sw_flags: {@link #SW_FLAG_ALLOW_LB}, {@link #SW_FLAG_LOCAL_LB}, {@link #SW_FLAG_SRC_PRUNE}. */
+    public int switchFlags() {
+        return u8(SW_FLAGS);
+    }
+
+    public VsiCommand switchFlags(int flags) {
+        put8(SW_FLAGS, flags);
+        return this;
+    }
+
+    public VsiCommand validSections(int sections) {
+        put16(VALID_SECTIONS, sections);
+        return this;
     }
 
     public int queueOptionFlags() {

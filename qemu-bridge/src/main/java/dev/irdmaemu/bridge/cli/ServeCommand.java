@@ -39,8 +39,10 @@ final class ServeCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--functions", paramLabel = "N", defaultValue = "1",
-            description = "E810 physical functions to serve, each on its own socket and PCIe root port, with its own "
-                    + "MAC (1..8, default: ${DEFAULT-VALUE}).")
+            description = "E810 physical functions to serve (1..8, default: ${DEFAULT-VALUE}): one adapter in one PCIe "
+                    + "slot (functions 0.0..0.N-1, one serial number), each function on its own socket with its own "
+                    + "MAC, all on the adapter's embedded switch and one Ethernet cable; frames between them are "
+                    + "switched inside the adapter (switch.pcap).")
     int functions;
 
     @Option(names = "--socket-dir", paramLabel = "DIR",

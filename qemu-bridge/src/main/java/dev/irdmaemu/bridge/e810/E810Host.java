@@ -11,37 +11,46 @@ import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810PhysicalFunction;
 import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.pci.E810PciFunction;
+import dev.irdmaemu.model.sw.AdapterSwitch;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceSink;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntFunction;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One emulated E810 physical function served to a QEMU guest over vfio-user: the model ({@link
- * E810PhysicalFunction}: PCI function, ice firmware, RDMA block) on its own {@link ModelLoop} thread, paced against
- * the wall clock, doing DMA into the guest memory QEMU maps ({@link DmaSpace}, read-only windows out of reach), its
- * MSI-X messages written to the client's eventfds, and the {@link VfioUserServer} on {@code socket} (started before
- * QEMU, which connects at realize). Every guest access runs on the loop thread, so the model stays single-threaded.
+ * One emulated E810 adapter served to a QEMU guest over vfio-user: {@code N} physical functions (the model's {@link
+ * E810PhysicalFunction}: PCI function, ice firmware, RDMA block; PF numbers 0..N-1, one Device Serial Number, as a
+ * multi-port card presents them) on one {@link ModelLoop} thread, paced against the wall clock, each doing DMA into
+ * the guest memory QEMU maps ({@link DmaSpace}, read-only windows out of reach), its MSI-X messages written to the
+ * client's eventfds, and each served by its own {@link VfioUserServer} (started before QEMU, which connects at
+ * realize). Every guest access runs on the loop thread, so the model stays single-threaded.
  *
- * <p>The function's Ethernet port is a cable with two {@link FrameMailbox}es: what the E810 transmits (ice's LAN
- * rings, the RDMA block's ILQ and offloaded QPs) waits in one for the far end, and what the far end sends waits in
- * the other until this loop hands it to the port's receive side (the RDMA classifier, then ice's Rx rings). The far
- * end is a {@code HostedNode} given {@link #wire()}: it runs on its own loop, and each side only kicks the other.
+ * <p>The functions share the adapter's embedded switch ({@link AdapterSwitch}): what one transmits to its own MAC or
+ * to another function's goes back into the adapter as ice's VEB rules say, the rest leaves on the adapter's one
+ * Ethernet cable. The cable is two {@link FrameMailbox}es: what the E810 transmits waits in one for the far end, and
+ * what the far end sends waits in the other until this loop hands it to the switch. The far end is a {@code
+ * HostedNode} given {@link #wire()} (on its own loop; each side only kicks the other), or another adapter ({@link
+ * #cable}).
  */
 public final class E810Host implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(E810Host.class);
 
+    /** One physical function of the adapter: its model, its DMA space, its trace and its vfio-user server. */
+    private record Function(E810PhysicalFunction pf, Trace trace, VfioUserServer server) {
+    }
+
     private final SimScheduler scheduler;
-    private final Trace trace;
-    private final DmaSpace dma = new DmaSpace();
-    private final E810PhysicalFunction pf;
-    private final E810VfioUserFunction function;
+    private final List<Function> functions = new ArrayList<>();
+    private final AdapterSwitch fabric;
     private final ModelLoop loop;
-    private final VfioUserServer server;
     /** The cable: frames the E810 sent, for the far end; frames the far end sent, for the E810. */
     private final FrameMailbox fromE810 = new FrameMailbox(CABLE_SLOTS);
     private final FrameMailbox toE810 = new FrameMailbox(CABLE_SLOTS);
@@ -49,26 +58,43 @@ public final class E810Host implements AutoCloseable {
     /** When cabled to another E810 ({@link #cable}): where this one's frames go instead of {@link #fromE810}. */
     private volatile E810Host peer;
     private volatile FrameTap cableTap = FrameTap.NONE;
-    private final FrameReceiver intoPort;
+    private final FrameReceiver intoSwitch;
     /** Frames per direction the cable holds: more than a full TCP window of MTU-sized segments. */
     static final int CABLE_SLOTS = 512;
     /** Frames handed to the port per loop round before timers and tasks run again. */
     static final int POLL_BUDGET = 64;
 
-    private E810Host(Path socket, int pfId, long mac, long seed, TraceSink traceSink,
-                     VfioUserSessionListener sessions) throws IOException {
+    /** What to serve: one function per socket, PF {@code i} with MAC {@code firstMac + i}. */
+    private E810Host(List<Path> sockets, long firstMac, long seed, IntFunction<TraceSink> traceSinks,
+                     IntFunction<VfioUserSessionListener> sessions) throws IOException {
+        if (sockets.isEmpty() || sockets.size() > AdapterSwitch.MAX_FUNCTIONS) {
+            throw new IllegalArgumentException("an E810 has 1.." + AdapterSwitch.MAX_FUNCTIONS + " functions: "
+                    + sockets.size());
+        }
         this.scheduler = new SimScheduler(seed);
-        this.trace = traceSink == null ? new Trace(scheduler) : new Trace(scheduler).enableAll(traceSink);
-        AtomicReference<E810PhysicalFunction> built = new AtomicReference<>();
-        this.function = new E810VfioUserFunction(msix -> {
-            E810PhysicalFunction f = new E810PhysicalFunction(scheduler, dma.writable(), trace, new LatencyTable(),
-                    pfId, mac, msix);
-            built.set(f);
-            return f.pci();
-        });
-        this.pf = built.get();
-        this.intoPort = (store, offset, length) -> pf.rdma().port().receive(store, offset, length);
-        pf.rdma().port().setTransmitter((store, offset, length) -> {
+        this.fabric = new AdapterSwitch(scheduler);
+        long serialNumber = E810PciFunction.serialNumberFromMac(firstMac);
+        List<DmaSpace> spaces = new ArrayList<>();
+        List<E810VfioUserFunction> served = new ArrayList<>();
+        for (int i = 0; i < sockets.size(); i++) {
+            int pfId = i;
+            long mac = firstMac + i;
+            TraceSink sink = traceSinks.apply(i);
+            Trace trace = sink == null ? new Trace(scheduler) : new Trace(scheduler).enableAll(sink);
+            DmaSpace dma = new DmaSpace();
+            AtomicReference<E810PhysicalFunction> built = new AtomicReference<>();
+            served.add(new E810VfioUserFunction(msix -> {
+                E810PhysicalFunction f = new E810PhysicalFunction(scheduler, dma.writable(), trace, new LatencyTable(),
+                        pfId, mac, serialNumber, msix);
+                built.set(f);
+                return f.pci();
+            }));
+            built.get().attachTo(fabric);
+            spaces.add(dma);
+            functions.add(new Function(built.get(), trace, null));
+        }
+        fabric.trace(functions.get(0).trace());
+        fabric.uplink((store, offset, length) -> {
             E810Host p = peer;
             if (p != null) {
                 cableTap.frame(scheduler.now(), store, offset, length);
@@ -79,48 +105,98 @@ public final class E810Host implements AutoCloseable {
                 farEndWakeup.run();
             }
         });
-        this.loop = new ModelLoop(String.format("e810 %012x", mac), scheduler, System::nanoTime,
-                () -> toE810.drain(intoPort, POLL_BUDGET) == POLL_BUDGET);
+        this.intoSwitch = fabric::fromUplink;
+        this.loop = new ModelLoop(String.format("e810 %012x", firstMac), scheduler, System::nanoTime,
+                () -> toE810.drain(intoSwitch, POLL_BUDGET) == POLL_BUDGET);
         loop.start();
         try {
-            this.server = VfioUserServer.start(socket, function, loop::execute, dma, sessions);
+            for (int i = 0; i < sockets.size(); i++) {
+                VfioUserServer server = VfioUserServer.start(sockets.get(i), served.get(i), loop::execute,
+                        spaces.get(i), sessions.apply(i));
+                Function f = functions.get(i);
+                functions.set(i, new Function(f.pf(), f.trace(), server));
+                LOG.info("E810 PF {} (MAC {}) served over vfio-user at {}", i, String.format("%012x", firstMac + i),
+                        sockets.get(i));
+            }
         } catch (IOException | RuntimeException e) {
+            for (Function f : functions) {
+                if (f.server() != null) {
+                    f.server().close();
+                }
+            }
             loop.close();
             throw e;
         }
-        LOG.info("E810 PF {} (MAC {}) served over vfio-user at {}", pfId, String.format("%012x", mac), socket);
     }
 
     /**
-     * Starts PF {@code pfId} with permanent MAC {@code mac} on a new vfio-user socket at {@code socket}; the trace
-     * of every register access, AQ command and CQP op goes to {@code traceSink} (none if null).
+     * Starts an adapter of one function, PF {@code pfId} with permanent MAC {@code mac}, on a new vfio-user socket at
+     * {@code socket}; the trace of every register access, AQ command and CQP op goes to {@code traceSink} (none if
+     * null).
      */
     public static E810Host start(Path socket, int pfId, long mac, long seed, TraceSink traceSink)
             throws IOException {
-        return new E810Host(socket, pfId, mac, seed, traceSink, VfioUserSessionListener.NONE);
+        return start(socket, pfId, mac, seed, traceSink, VfioUserSessionListener.NONE);
     }
 
     /** As above, {@code sessions} hearing each QEMU connect, reset the function, leave or be refused. */
     public static E810Host start(Path socket, int pfId, long mac, long seed, TraceSink traceSink,
                                  VfioUserSessionListener sessions) throws IOException {
-        return new E810Host(socket, pfId, mac, seed, traceSink, sessions);
+        if (pfId != 0) {
+            throw new IllegalArgumentException("a one-function adapter's function is PF 0: " + pfId);
+        }
+        return new E810Host(List.of(socket), mac, seed, i -> traceSink, i -> sessions);
     }
 
+    /**
+     * Starts an adapter of {@code sockets.size()} functions (1..8) on one switch and one cable: PF {@code i} on
+     * {@code sockets.get(i)} with MAC {@code firstMac + i}, its trace to {@code traceSinks.apply(i)} (none if null) and
+     * its sessions to {@code sessions.apply(i)}.
+     */
+    public static E810Host startAdapter(List<Path> sockets, long firstMac, long seed,
+                                        IntFunction<TraceSink> traceSinks,
+                                        IntFunction<VfioUserSessionListener> sessions) throws IOException {
+        return new E810Host(List.copyOf(sockets), firstMac, seed, traceSinks, sessions);
+    }
+
+    /** Function 0's server. */
     public VfioUserServer server() {
-        return server;
+        return server(0);
+    }
+
+    public VfioUserServer server(int function) {
+        return functions.get(function).server();
     }
 
     public ModelLoop loop() {
         return loop;
     }
 
-    /** The model; touch it only on the loop thread ({@link ModelLoop#call}). */
+    /** Function 0's model; touch it only on the loop thread ({@link ModelLoop#call}). */
     public E810PhysicalFunction pf() {
-        return pf;
+        return pf(0);
     }
 
+    public E810PhysicalFunction pf(int function) {
+        return functions.get(function).pf();
+    }
+
+    /** Function 0's trace. */
     public Trace trace() {
-        return trace;
+        return trace(0);
+    }
+
+    public Trace trace(int function) {
+        return functions.get(function).trace();
+    }
+
+    public int functions() {
+        return functions.size();
+    }
+
+    /** The adapter's embedded switch; touch it only on the loop thread. */
+    public AdapterSwitch adapterSwitch() {
+        return fabric;
     }
 
     /**
@@ -191,10 +267,13 @@ public final class E810Host implements AutoCloseable {
      */
     @Override
     public void close() {
-        server.close();
+        for (Function f : functions) {
+            f.server().close();
+        }
         loop.close();
         farEndWakeup = () -> { };
-        LOG.info("E810 host closed: {}; cable: {}", server.counters().summary(), cableSummary());
+        LOG.info("E810 host closed: {}; switch: {}; cable: {}", server().counters().summary(), fabric.counters(),
+                cableSummary());
         fromE810.close();
         toE810.close();
     }

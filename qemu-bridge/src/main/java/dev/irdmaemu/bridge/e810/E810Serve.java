@@ -38,11 +38,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The emulated E810 for a QEMU the user starts: {@code N} physical functions (distinct MACs, so distinct Device
- * Serial Numbers, PF numbers 0..N-1), each an {@link E810Host} on its own vfio-user socket and model loop, up until
- * {@link #close()}. {@link #qemuArguments()} are what to add to QEMU's command line: the guest RAM as a shared memfd
- * (the device does DMA into it), q35, and per function a pcie-root-port with a {@code vfio-user-pci} device in the
- * JSON form QEMU 11.1 requires.
+ * The emulated E810 for a QEMU the user starts: one adapter ({@link E810Host}) of {@code N} physical functions (PF
+ * numbers 0..N-1, MACs 02:00:5e:10:00:01 on, one Device Serial Number) on one model loop, one embedded switch and
+ * one Ethernet cable, each function on its own vfio-user socket, up until {@link #close()}. {@link #qemuArguments()}
+ * are what to add to QEMU's command line: the guest RAM as a shared memfd (the device does DMA into it), q35, and one
+ * pcie-root-port holding the functions as 0.0 .. 0.N-1 ({@code vfio-user-pci} devices in the JSON form QEMU 11.1
+ * requires, the first with multifunction on), as a multi-port card sits in one slot.
  *
  * <p>Any number of QEMU processes may come one after another: each function serves one client at a time (a second
  * one is refused and logged, the first unharmed), and when a client that got past VERSION leaves, the function is
@@ -61,6 +62,8 @@ public final class E810Serve implements AutoCloseable {
     public static final String QEMU_ARGUMENTS = "qemu-args.txt";
     /** The hosted node's wire: every frame between function 0's port and the node. */
     public static final String PCAP = "wire.pcap";
+    /** Frames the adapter's switch turned around between (or back into) its functions: they never reach the cable. */
+    public static final String SWITCH_PCAP = "switch.pcap";
     /** With {@code vhostUser}: the virtio-net NIC's wire, to its own hosted node. */
     public static final String VHOST_PCAP = "vhost-wire.pcap";
     /** The hosted node's own trace (its RDMA function, CM). */
@@ -122,7 +125,8 @@ public final class E810Serve implements AutoCloseable {
     }
 
     private final Settings settings;
-    private final List<E810Host> hosts = new ArrayList<>();
+    private E810Host adapter;
+    private PcapWriter switchPcap;
     private final List<VfioUserDevice> devices = new ArrayList<>();
     private final List<String> qemuArguments;
     private final BufferedWriter traceOut;
@@ -146,25 +150,41 @@ public final class E810Serve implements AutoCloseable {
         this.traceOut = s.trace() ? Files.newBufferedWriter(s.runDir().resolve(TRACE), StandardCharsets.UTF_8)
                 : new BufferedWriter(Writer.nullWriter());
         try {
+            List<Path> sockets = new ArrayList<>();
+            List<FunctionSessions> listeners = new ArrayList<>();
             for (int i = 0; i < s.functions(); i++) {
                 Path socket = s.socketDir().toAbsolutePath().resolve("e810-" + i + ".sock");
-                VfioUserDevice device = VfioUserDevice.socket(socket).id("e810-" + i)
-                        .messageTimeout(s.messageTimeout()).build(); // checks the path's length
-                FunctionSessions listener = new FunctionSessions(i);
-                long mac = FIRST_MAC + i;
-                E810Host host = E810Host.start(socket, i, mac, 1 + i,
-                        s.trace() ? new FunctionTrace(i, listener) : null, listener);
-                listener.host = host;
+                devices.add(VfioUserDevice.socket(socket).id("e810-" + i).messageTimeout(s.messageTimeout())
+                        .build()); // checks the path's length
+                sockets.add(socket);
+                listeners.add(new FunctionSessions(i));
+            }
+            adapter = E810Host.startAdapter(sockets, FIRST_MAC, 1,
+                    i -> s.trace() ? new FunctionTrace(i, listeners.get(i)) : null, listeners::get);
+            for (int i = 0; i < s.functions(); i++) {
+                FunctionSessions listener = listeners.get(i);
+                listener.host = adapter;
+                int fn = i;
                 if (!s.trace()) {
                     // no trace file: only the resets are traced, for the session log's FLR lines
                     ResetWatch watch = new ResetWatch(listener);
-                    host.loop().call(() -> host.trace().enable(watch, TraceKind.FUNCTION_RESET), MODEL_TIMEOUT);
+                    adapter.loop().call(() -> adapter.trace(fn).enable(watch, TraceKind.FUNCTION_RESET),
+                            MODEL_TIMEOUT);
                 }
-                hosts.add(host);
-                devices.add(device);
-                log("pf" + i, "serving", "mac=" + macText(mac) + " socket=" + socket);
+                long mac = FIRST_MAC + i;
+                log("pf" + i, "serving", "mac=" + macText(mac) + " socket=" + sockets.get(i));
                 progress.accept(String.format("E810 PF %d (MAC %s, DSN %016x) serving vfio-user at %s", i,
-                        macText(mac), host.pf().pci().serialNumber(), socket));
+                        macText(mac), adapter.pf(i).pci().serialNumber(), sockets.get(i)));
+            }
+            if (s.functions() > 1) {
+                switchPcap = PcapWriter.open(s.runDir().resolve(SWITCH_PCAP), TimestampResolution.NANOSECONDS);
+                PcapWriter tap = switchPcap;
+                adapter.loop().call(() -> {
+                    adapter.adapterSwitch().switchedTap(tap);
+                    return null;
+                }, MODEL_TIMEOUT);
+                progress.accept(String.format("the %d functions share one switch and one cable; frames between"
+                        + " them in %s", s.functions(), s.runDir().resolve(SWITCH_PCAP)));
             }
         } catch (IOException | RuntimeException e) {
             closeHosts();
@@ -197,7 +217,7 @@ public final class E810Serve implements AutoCloseable {
             }
         }
         List<String> args = new ArrayList<>(GuestLaunch.sharedMemoryArguments(s.memoryMiB(), GuestLaunch.Machine.Q35));
-        args.addAll(GuestLaunch.vfioUserArguments(devices.stream().map(List::of).toList()));
+        args.addAll(GuestLaunch.vfioUserArguments(List.of(devices)));
         if (s.vhostUser() != null) {
             args.addAll(GuestLaunch.vhostUserNicArguments(vhostBackend.socketPath(), HostedNode.GUEST_MAC_TEXT));
         }
@@ -218,7 +238,7 @@ public final class E810Serve implements AutoCloseable {
         nodeTraceOut = new BufferedWriter(Files.newBufferedWriter(settings.runDir().resolve(NODE_TRACE),
                 StandardCharsets.UTF_8), 1 << 16);
         TraceSink sink = settings.trace() ? new JsonLinesTraceSink(nodeTraceOut) : null;
-        node = new HostedNode(hosts.get(0).wire(), pcap, sink, System::nanoTime).start();
+        node = new HostedNode(adapter.wire(), pcap, sink, System::nanoTime).start();
         if (settings.rpingServer()) {
             rping = new RpingServers(node);
             try {
@@ -382,13 +402,13 @@ public final class E810Serve implements AutoCloseable {
         return List.copyOf(devices);
     }
 
-    /** Function {@code i}'s host (its model, loop and vfio-user server). */
-    public E810Host host(int i) {
-        return hosts.get(i);
+    /** The adapter: its functions' models, its loop, its switch and its vfio-user servers. */
+    public E810Host adapter() {
+        return adapter;
     }
 
     public int functions() {
-        return hosts.size();
+        return adapter.functions();
     }
 
     public Path sessionsLog() {
@@ -401,8 +421,7 @@ public final class E810Serve implements AutoCloseable {
 
     /** What function {@code i}'s model holds now. */
     public ModelCounts counts(int i) throws InterruptedException, TimeoutException {
-        E810Host h = hosts.get(i);
-        return h.loop().call(() -> ModelCounts.of(h.pf()), MODEL_TIMEOUT);
+        return adapter.loop().call(() -> ModelCounts.of(adapter.pf(i)), MODEL_TIMEOUT);
     }
 
     /** Waits until {@link #close()} ran (from a signal's shutdown hook, say); false on timeout. */
@@ -464,14 +483,14 @@ public final class E810Serve implements AutoCloseable {
             }
             String model;
             try {
-                model = h.loop().call(() -> ModelCounts.of(h.pf()), MODEL_TIMEOUT).toString();
+                model = h.loop().call(() -> ModelCounts.of(h.pf(pf)), MODEL_TIMEOUT).toString();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 model = "model=interrupted";
             } catch (TimeoutException | RuntimeException e) {
                 model = "model=unanswered(" + e + ")";
             }
-            return model + " | " + h.server().counters().summary();
+            return model + " | " + h.server(pf).counters().summary();
         }
 
         @Override
@@ -504,8 +523,8 @@ public final class E810Serve implements AutoCloseable {
             }
             try {
                 ModelCounts after = h.loop().call(() -> {
-                    h.pf().pci().reset();
-                    return ModelCounts.of(h.pf());
+                    h.pf(pf).pci().reset();
+                    return ModelCounts.of(h.pf(pf));
                 }, MODEL_TIMEOUT);
                 log(who, "power_on", "the function is reset for the next client: " + after);
             } catch (InterruptedException e) {
@@ -525,7 +544,7 @@ public final class E810Serve implements AutoCloseable {
                 if ("cause".equals(e.name(i)) && "flr".equals(e.textAt(i))) {
                     E810Host h = host;
                     log(who, "flr", "(the guest's driver reset the function) "
-                            + (h == null ? "" : ModelCounts.of(h.pf()).toString()));
+                            + (h == null ? "" : ModelCounts.of(h.pf(pf)).toString()));
                 }
             }
         }
@@ -643,12 +662,15 @@ public final class E810Serve implements AutoCloseable {
     }
 
     private void closeHosts() {
-        for (E810Host h : hosts) {
+        if (adapter != null) {
             try {
-                h.close();
+                adapter.close();
             } catch (RuntimeException e) {
-                LOG.warn("closing {}: {}", h.server().socketPath(), e.toString());
+                LOG.warn("closing the adapter ({}): {}", adapter.server(0).socketPath(), e.toString());
             }
+        }
+        if (switchPcap != null) {
+            closeQuietly(switchPcap);
         }
     }
 

@@ -126,11 +126,11 @@ class ServeQemuBootTest {
                 assertEquals("3", result.field("ping6_replies"), "and 2001:db8::1");
             }
             assertFalse(log.contains("BUG:") || log.contains("Oops"), "no kernel oops");
-            assertTrue(serve.host(0).server().awaitClientsEnded(boot, Duration.ofSeconds(30)));
+            assertTrue(serve.adapter().server(0).awaitClientsEnded(boot, Duration.ofSeconds(30)));
             E810Serve.ModelCounts left = serve.counts(0);
             assertTrue(left.empty(), "nothing left on the model after QEMU " + boot + ": " + left);
         }
-        assertEquals(2, serve.host(0).server().clientsAccepted());
+        assertEquals(2, serve.adapter().server(0).clientsAccepted());
         List<String> sessions = Files.readAllLines(serve.sessionsLog());
         assertEquals(2, sessions.stream().filter(l -> l.contains(" pf0 connect ")).count(), sessions::toString);
         assertEquals(2, sessions.stream().filter(l -> l.contains(" pf0 disconnect ")).count(), sessions::toString);
@@ -177,8 +177,8 @@ class ServeQemuBootTest {
         assertTrue(result.ok(), () -> result + "; console in " + console);
         assertEquals("loaded", result.field("ice"), result::toString);
         assertEquals(2, log.split("irdma-emu guest up", -1).length - 1, "Linux booted twice in one QEMU");
-        assertTrue(serve.host(0).server().awaitClientsEnded(1, Duration.ofSeconds(30)));
-        assertEquals(1, serve.host(0).server().clientsAccepted(), "one QEMU, one connection");
+        assertTrue(serve.adapter().server(0).awaitClientsEnded(1, Duration.ofSeconds(30)));
+        assertEquals(1, serve.adapter().server(0).clientsAccepted(), "one QEMU, one connection");
         List<String> sessions = Files.readAllLines(serve.sessionsLog());
         assertTrue(sessions.stream().filter(l -> l.contains(" pf0 device_reset client=1 ")).count() >= 2,
                 "QEMU's start and the reboot: " + sessions);
@@ -224,7 +224,7 @@ class ServeQemuBootTest {
         assertTrue(result.ok(), () -> result + "; console in " + console);
         assertEquals("iWARP", result.field("transport"), result::toString);
         assertEquals("10", result.field("rping_pings"), result::toString);
-        assertTrue(serve.host(0).server().awaitClientsEnded(1, Duration.ofSeconds(30)));
+        assertTrue(serve.adapter().server(0).awaitClientsEnded(1, Duration.ofSeconds(30)));
         HostedNode node = serve.node();
         long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         List<String> sessions = Files.readAllLines(serve.sessionsLog());
@@ -283,7 +283,7 @@ class ServeQemuBootTest {
             OptionalInt exit = qemu.awaitExit(Duration.ofSeconds(60));
             assertTrue(exit.isPresent() && exit.getAsInt() != 0, "QEMU ends at start: " + exit);
         }
-        assertTrue(serve.host(0).server().awaitClientsEnded(1, Duration.ofSeconds(20)));
+        assertTrue(serve.adapter().server(0).awaitClientsEnded(1, Duration.ofSeconds(20)));
         return Files.readString(console, StandardCharsets.UTF_8);
     }
 
@@ -295,7 +295,7 @@ class ServeQemuBootTest {
         List<String> sessions = Files.readAllLines(serve.sessionsLog());
         assertTrue(sessions.stream().anyMatch(l -> l.contains(" pf0 not_shared client=1 guest RAM")
                 && l.contains("came without a file descriptor")), sessions::toString);
-        assertEquals(0, serve.host(0).server().dma().readable().regions());
+        assertEquals(0, serve.adapter().server(0).dma().readable().regions());
     }
 
     @Test

@@ -165,8 +165,8 @@ class VirtmeNgServeBootTest {
         assertFalse(lines.stream().anyMatch(l -> l.contains("BUG:") || l.contains("Oops") || l.contains("Call Trace")),
                 "no kernel oops or warning in ice's and irdma's messages");
 
-        assertTrue(serve.host(0).server().awaitClientsEnded(1, Duration.ofSeconds(30)), "QEMU left");
-        assertEquals(1, serve.host(0).server().clientsAccepted());
+        assertTrue(serve.adapter().server(0).awaitClientsEnded(1, Duration.ofSeconds(30)), "QEMU left");
+        assertEquals(1, serve.adapter().server(0).clientsAccepted());
         E810Serve.ModelCounts left = serve.counts(0);
         assertTrue(left.empty(), "nothing left on the model after vng's QEMU: " + left);
         List<String> sessions = Files.readAllLines(serve.sessionsLog());

@@ -99,7 +99,7 @@ class E810ServeClientsTest {
     void eachNewClientFindsTheFunctionAtPowerOnAndTheSessionLogTellsEveryStep() throws Exception {
         serve = start(1, "run");
         Path socket = serve.devices().get(0).socketPath();
-        VfioUserServer server = serve.host(0).server();
+        VfioUserServer server = serve.adapter().server(0);
         try (RandomAccessFile ram = new RandomAccessFile(shm.toFile(), "rw")) {
             try (VfioUserClient first = new VfioUserClient(socket)) {
                 drive(first, ram);
@@ -116,7 +116,7 @@ class E810ServeClientsTest {
                 ok(first.write(0, IceRegister.PF_FW_ATQBAL, 4, ATQ_BASE));
             } // QEMU killed: the socket closes under the device
             assertTrue(server.awaitClientsEnded(1, Duration.ofSeconds(20)));
-            assertEquals(0, serve.host(0).server().dma().readable().regions(), "the first client's RAM is unmapped");
+            assertEquals(0, serve.adapter().server(0).dma().readable().regions(), "the first client's RAM is unmapped");
             assertTrue(serve.counts(0).empty(), () -> "nothing left on the model: " + countsOrError());
 
             try (VfioUserClient second = new VfioUserClient(socket)) {
@@ -167,12 +167,12 @@ class E810ServeClientsTest {
             ok(c.write(CONFIG, DEVCTL, 2, 0x8000));
             ok(c.write(CONFIG, DEVCTL, 2, 0x8000));
         }
-        assertTrue(serve.host(0).server().awaitClientsEnded(1, Duration.ofSeconds(20)));
+        assertTrue(serve.adapter().server(0).awaitClientsEnded(1, Duration.ofSeconds(20)));
         assertEquals(2, count(sessions(), "flr"), sessions()::toString);
         assertFalse(Files.exists(dir.resolve("quiet").resolve(E810Serve.TRACE)));
         // only the resets were traced (2 FLRs and the power-on, each a function_reset of the PCI function and of
         // its blocks), not the register accesses, admin queue commands and interrupts of a full trace
-        long emitted = serve.host(0).trace().emitted();
+        long emitted = serve.adapter().trace(0).emitted();
         assertTrue(emitted >= 3 && emitted <= 9, "events traced: " + emitted);
     }
 
@@ -210,7 +210,7 @@ class E810ServeClientsTest {
              VfioUserClient c = new VfioUserClient(socket0)) {
             drive(c, ram);
         }
-        assertTrue(serve.host(0).server().awaitClientsEnded(2, Duration.ofSeconds(20)));
+        assertTrue(serve.adapter().server(0).awaitClientsEnded(2, Duration.ofSeconds(20)));
         assertEquals(0, count(sessions(), "power_on") - 1, "only the real client's reset: " + sessions());
         serve.close();
         assertFalse(Files.exists(socket0), "teardown removes the socket files");
@@ -256,7 +256,7 @@ class E810ServeClientsTest {
             assertEquals(22, r.error, "EINVAL");
             assertTrue(c.closedByServer(), "and the connection is closed, so QEMU's realize fails");
         }
-        assertTrue(serve.host(0).server().awaitClientsEnded(1, Duration.ofSeconds(20)));
+        assertTrue(serve.adapter().server(0).awaitClientsEnded(1, Duration.ofSeconds(20)));
         try (VfioUserClient c = new VfioUserClient(serve.devices().get(0).socketPath())) {
             ok(c.negotiate());
             // the read-only BIOS window without one is fine (QEMU never shares pc.bios)
@@ -271,8 +271,8 @@ class E810ServeClientsTest {
     @Test
     void twoFunctionsHaveTheirOwnMacsSerialNumbersSocketsAndRootPorts() throws Exception {
         serve = start(2, "run");
-        long dsn0 = serve.host(0).pf().pci().serialNumber();
-        long dsn1 = serve.host(1).pf().pci().serialNumber();
+        long dsn0 = serve.adapter().pf(0).pci().serialNumber();
+        long dsn1 = serve.adapter().pf(1).pci().serialNumber();
         assertNotEquals(dsn0, dsn1);
         List<String> a = serve.qemuArguments();
         assertEquals(List.of("-m", "512M", "-object", "memory-backend-memfd,id=mem,size=512M,share=on",
