@@ -108,7 +108,8 @@ public final class CqpCompletion extends QuadwordView {
 
     /**
      * Writes a completion at absolute {@code offset} (32 bytes, the device's side): quadwords 0..2 first, the
-     * valid quadword last. {@code major} is written only with {@code error}, as the driver only reads it then.
+     * valid quadword last, in a release store (the driver polls from its own CPU). {@code major} is written only
+     * with {@code error}, as the driver only reads it then.
      */
     public static void write(BytesStore<?, ?> dst, long offset, long completionContext, long opReturnValue,
                              int wqeIndex, boolean error, int major, int minor, boolean valid) {
@@ -116,7 +117,7 @@ public final class CqpCompletion extends QuadwordView {
         dst.writeLong(offset, 0L);
         dst.writeLong(offset + 8, completionContext);
         dst.writeLong(offset + 16, Bits.prep(OPRETVAL, opReturnValue));
-        dst.writeLong(offset + 24, Bits.prep(MINERR, minor) | Bits.prep(MAJERR, error ? major : 0)
+        dst.writeOrderedLong(offset + 24, Bits.prep(MINERR, minor) | Bits.prep(MAJERR, error ? major : 0)
                 | Bits.prep(WQEIDX, wqeIndex) | Bits.prep(ERROR, error) | Bits.prep(VALID, valid));
     }
 }

@@ -114,7 +114,7 @@ public final class Aeqe extends QuadView {
                       int wqeIndex, int q2Data, boolean overflow, boolean valid) {
         requireRoom(SIZE, "AEQE");
         putQ(OFF_CONTEXT, completionContext);
-        putQ(OFF_INFO, infoWord(qpCqId, aeCode, source, iwarpState, tcpState, wqeIndex, q2Data, overflow, valid));
+        putQOrdered(OFF_INFO, infoWord(qpCqId, aeCode, source, iwarpState, tcpState, wqeIndex, q2Data, overflow, valid));
         return this;
     }
 }

@@ -48,7 +48,7 @@ public final class Ceqe extends QuadView {
     /** Writes the whole entry in one quadword store: CQ id and valid bit together. */
     public Ceqe write(long cqId, boolean valid) {
         requireRoom(SIZE, "CEQE");
-        putQ(0, prep(cqId, 62, 0) | flag(valid, BIT_VALID));
+        putQOrdered(0, prep(cqId, 62, 0) | flag(valid, BIT_VALID));
         return this;
     }
 }

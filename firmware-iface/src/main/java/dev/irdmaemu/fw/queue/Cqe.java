@@ -20,7 +20,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  * ({@link CqeExtension}) follows in the next ring slot.
  *
  * <p>The model writes with {@link #clear()} and the fluent setters, setting {@link #valid(boolean)} last; the
- * driver side reads with the getters. No allocation on either path.
+ * driver side reads with the getters. The driver polls the ring from its own CPU while the model writes it, so an
+ * entry must never look valid before it is whole: {@link #clear()} keeps the slot's old valid bit (the previous
+ * pass's, which the driver does not take), every setter leaves it alone, and {@link #valid(boolean)} writes the
+ * quadword with the new one in a release store after everything else. No allocation on either path.
  */
 public final class Cqe extends QuadView {
     public static final int SIZE = 32;
@@ -184,12 +187,18 @@ public final class Cqe extends QuadView {
 
     // ---- writer (the model) ----
 
-    /** Zeroes the 32 bytes (valid bit included). */
+    /**
+     * Zeroes the 32 bytes but the valid bit, which keeps the value the slot had: a ring's slot holds the previous
+     * pass's polarity, which the driver reads as "not yet written", until {@link #valid(boolean)}. (Zeroing it too
+     * made a slot whose new polarity is 0 look complete while its fields were still being written: libirdma then
+     * took a half-written SQ completion for a receive.)
+     */
     public Cqe clear() {
         requireRoom(SIZE, "CQE");
-        for (int i = 0; i < SIZE; i += 8) {
+        for (int i = 0; i < OFF_QW3; i += 8) {
             putQ(i, 0L);
         }
+        putQ(OFF_QW3, qword(OFF_QW3) & 1L << BIT_VALID);
         return this;
     }
 
@@ -272,9 +281,12 @@ public final class Cqe extends QuadView {
         return this;
     }
 
-    /** Set last: the driver reads nothing else until this bit matches its polarity. */
+    /**
+     * Set last: the driver reads nothing else until this bit matches its polarity. A release store, so every field
+     * written before is visible to the driver when the bit is.
+     */
     public Cqe valid(boolean v) {
-        putBit(OFF_QW3, BIT_VALID, v);
+        putQOrdered(OFF_QW3, set(qword(OFF_QW3), BIT_VALID, BIT_VALID, v ? 1 : 0));
         return this;
     }
 }

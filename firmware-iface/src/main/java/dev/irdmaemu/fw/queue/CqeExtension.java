@@ -80,10 +80,11 @@ public final class CqeExtension extends QuadView {
         return bit(qword(OFF_FLAGS), BIT_VALID);
     }
 
+    /** Zeroes the 32 bytes but the valid bit, which keeps the slot's old value until {@link #valid} (as Cqe#clear). */
     public CqeExtension clear() {
         requireRoom(SIZE, "extended CQE");
         for (int i = 0; i < SIZE; i += 8) {
-            putQ(i, 0L);
+            putQ(i, i == OFF_FLAGS ? qword(OFF_FLAGS) & 1L << BIT_VALID : 0L);
         }
         return this;
     }
@@ -108,7 +109,7 @@ public final class CqeExtension extends QuadView {
     }
 
     public CqeExtension valid(boolean v) {
-        putBit(OFF_FLAGS, BIT_VALID, v);
+        putQOrdered(OFF_FLAGS, set(qword(OFF_FLAGS), BIT_VALID, BIT_VALID, v ? 1 : 0));
         return this;
     }
 }

@@ -27,6 +27,18 @@ public abstract class QuadView extends QuadwordView {
         store.writeLong(base + rel, value);
     }
 
+    /**
+     * Writes the quadword at {@code rel} with a release store: every write made through this view (or any other)
+     * before it is visible to another agent that sees this one. For the quadword that carries an entry's valid bit,
+     * which the host polls from its own CPU.
+     */
+    protected final void putQOrdered(long rel, long value) {
+        if (!has(rel, 8)) {
+            throw new IllegalArgumentException("quadword at +" + rel + " outside a " + length + "-byte window");
+        }
+        store.writeOrderedLong(base + rel, value);
+    }
+
     protected final void put8(long rel, int value) {
         if (!has(rel, 1)) {
             throw new IllegalArgumentException("byte at +" + rel + " outside a " + length + "-byte window");

@@ -35,6 +35,30 @@ class CqeTest {
         assertEquals(0xb000_0000_0000_0000L, Mem.qword(s, 56));
     }
 
+    /**
+     * A slot of the second pass of a ring (new polarity 0) holds the first pass's entry (valid bit 1): while the
+     * device rewrites it, the driver must go on reading "not yet written". Clearing the valid bit with the rest let
+     * libirdma take a half-written SQ completion (no SQ bit yet) for a receive (perftest's "Bad wc status 0").
+     */
+    @Test
+    void aSlotBeingRewrittenNeverMatchesTheNewPolarityBeforeValid() {
+        BytesStore<?, ?> s = Mem.heap(64);
+        cqe.wrap(s, 0, 32).clear().completionContext(0x1234).qpId(4).wqeIndex(3).opType(3).sq(true).valid(true);
+        cqe.clear();
+        assertTrue(cqe.valid(), "clear keeps the old pass's bit");
+        cqe.completionContext(0x1234).qpId(4).wqeIndex(4).opType(3).error(1, 2).sq(true);
+        assertTrue(cqe.valid(), "no setter touches it");
+        assertEquals(0L, Mem.qword(s, 0), "the other quadwords are cleared");
+        cqe.valid(false);
+        assertFalse(cqe.valid());
+        assertTrue(cqe.sq());
+        assertEquals(4, cqe.wqeIndex());
+        ext.wrap(s, 32, 32).clear().vlan(7).valid(true);
+        ext.clear();
+        assertTrue(ext.valid(), "the extension's clear keeps its bit too");
+        assertFalse(ext.vlanValid());
+    }
+
     /** Bytes in memory order, read as irdma_uk_cq_poll_cmpl / irdma_puda_poll_info would. */
     @Test
     void readsHandWrittenBytes() {
