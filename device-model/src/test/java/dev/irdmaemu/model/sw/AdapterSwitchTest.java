@@ -66,6 +66,20 @@ class AdapterSwitchTest {
         assertEquals(List.of(MAC0), b.received.get(0), "LOCAL_LB lets a VSI reach itself");
     }
 
+    /** The case the property found: a function that filters another's MAC too gets its RDMA frames to it back. */
+    @Test
+    void aFunctionFilteringAnothersMacTooGetsItsOwnRdmaFramesToItBack() {
+        b.addMacRule(1, MAC0, vsi1, UNICAST_ACT);
+        b.fromRdma(1, MAC0);
+        assertEquals(List.of(MAC0), b.received.get(0));
+        assertEquals(List.of(MAC0), b.received.get(1), "both filters name MAC0");
+        b.clear();
+        b.fromLan(1, MAC0);
+        assertEquals(List.of(MAC0), b.received.get(0));
+        assertEquals(List.of(), b.received.get(1), "a LAN frame back to its own VSI needs LOCAL_LB");
+        assertEquals(1, b.fabric.counters().pruned());
+    }
+
     @Test
     void irdmasPeFilterUpdateKeepsTheSwitchFlagsOfTheVsi() {
         // the update that cleared ALLOW_LB when the model kept a whole update context instead of its valid sections

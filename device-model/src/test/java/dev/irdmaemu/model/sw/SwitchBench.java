@@ -30,8 +30,8 @@ final class SwitchBench {
     static final long GROUP_ACT = SwitchRule.ACT_LB_ENABLE | SwitchRule.ACT_LAN_ENABLE | SwitchRule.ACT_VALID;
     static final long BROADCAST = 0xFFFF_FFFF_FFFFL;
 
-    final SimScheduler scheduler = new SimScheduler(1);
-    final AdapterSwitch fabric = new AdapterSwitch(scheduler);
+    final SimScheduler scheduler;
+    final AdapterSwitch fabric;
     final List<IceSwitchAndScheduler> firmware = new ArrayList<>();
     final List<Map<Integer, AqCommandHandler>> handlers = new ArrayList<>();
     final List<List<Long>> received = new ArrayList<>();
@@ -43,6 +43,8 @@ final class SwitchBench {
     private final BytesStore<?, ?> descBytes = BytesStore.wrap(new byte[AqDescriptor.SIZE]);
 
     SwitchBench(int n) {
+        this.scheduler = new SimScheduler(1);
+        this.fabric = new AdapterSwitch(scheduler);
         for (int f = 0; f < n; f++) {
             IceSwitchAndScheduler fw = new IceSwitchAndScheduler(f, f);
             Map<Integer, AqCommandHandler> h = new HashMap<>();
@@ -55,6 +57,21 @@ final class SwitchBench {
         }
         fabric.uplink((s, o, l) -> uplink.add(destination(s, o, l)));
         fabric.switchedTap((t, s, o, l) -> tapped.add(destination(s, o, l)));
+    }
+
+    /**
+     * A bench over functions already on {@code fabric} (E810PhysicalFunction#attachTo): only their firmware is
+     * programmed through it; their frames go where the functions' ports take them.
+     */
+    SwitchBench(SimScheduler scheduler, AdapterSwitch fabric, List<IceSwitchAndScheduler> functions) {
+        this.scheduler = scheduler;
+        this.fabric = fabric;
+        for (IceSwitchAndScheduler fw : functions) {
+            Map<Integer, AqCommandHandler> h = new HashMap<>();
+            fw.install(h::put);
+            firmware.add(fw);
+            handlers.add(h);
+        }
     }
 
     private long destination(BytesStore<?, ?> s, long o, int l) {
