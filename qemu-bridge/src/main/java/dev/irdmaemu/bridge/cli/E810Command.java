@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "e810", mixinStandardHelpOptions = true,
         description = {"Boots Linux 7.3 with the emulated E810 attached over vfio-user: the stock ice.ko probes it "
                 + "(DDP package, netdev, devlink) and, with --rdma iwarp, the stock irdma.ko registers an iWARP device "
-                + "on it.",
+                + "on it (on each function, with --functions N). With --pair: two guests, each with its own E810, the "
+                + "two on one cable, rping between them.",
             "Writes the guest's console and the model's trace (every register access, admin queue command, CQP "
                 + "op and interrupt, as JSON lines) to the run folder."})
 final class E810Command implements Callable<Integer> {
@@ -41,6 +42,12 @@ final class E810Command implements Callable<Integer> {
     @Option(names = "--rdma", paramLabel = "MODE", defaultValue = "iwarp",
             description = "iwarp (devlink enable_iwarp, then irdma), roce, or none (ice only) (default: ${DEFAULT-VALUE}).")
     String rdma;
+
+    @Option(names = "--functions", paramLabel = "N", defaultValue = "1",
+            description = "Physical functions of the emulated E810 (1..8, default: ${DEFAULT-VALUE}): one adapter in "
+                    + "one PCIe slot (functions 0.0..0.N-1, one serial number), on one embedded switch and one cable; "
+                    + "ice and irdma probe each.")
+    int functions;
 
     @Option(names = "--link-up", description = "Set the E810's netdev up (ice opens its LAN rings) and wait for carrier.")
     boolean linkUp;
@@ -62,6 +69,12 @@ final class E810Command implements Callable<Integer> {
         if (!rdma.equals("iwarp") && !rdma.equals("roce") && !rdma.equals("none")) {
             throw new CliFailure(ExitCodes.USAGE, "e810: --rdma takes iwarp, roce or none, not " + rdma, null);
         }
+        if (functions < 1 || functions > 8) {
+            throw new CliFailure(ExitCodes.USAGE, "e810: --functions takes 1..8, not " + functions, null);
+        }
+        if (pairPings != null && functions != 1) {
+            throw new CliFailure(ExitCodes.USAGE, "e810: --pair boots one function per guest: no --functions", null);
+        }
         if (timeoutSeconds < 10) {
             throw new CliFailure(ExitCodes.USAGE, "e810: --timeout is at least 10 seconds", null);
         }
@@ -78,7 +91,7 @@ final class E810Command implements Callable<Integer> {
         }
         E810ProbeRun.Outcome o;
         try {
-            o = E810ProbeRun.run(kit, dir, rdma, Duration.ofSeconds(timeoutSeconds), s -> {
+            o = E810ProbeRun.run(kit, dir, rdma, functions, Duration.ofSeconds(timeoutSeconds), s -> {
                 pw.println("e810: " + s);
                 pw.flush();
             }, linkUp ? new String[] {"irdma_emu.link=up"} : new String[0]);
@@ -96,7 +109,8 @@ final class E810Command implements Callable<Integer> {
         GuestResult r = o.result();
         pw.printf("guest: %s after %.1f s (Linux %s)%n", r.ok() ? "ok" : "FAILED at step " + r.field("step")
                 + " (" + r.field("reason") + ")", r.afterStart().toMillis() / 1000.0, r.field("kernel"));
-        pw.printf("  ice: %s, E810 function %s, DDP package %s%s%n", r.field("ice"), r.field("e810"),
+        pw.printf("  ice: %s, E810 function%s %s, DDP package %s%s%n", r.field("ice"), functions > 1 ? "s" : "",
+                r.field("e810"),
                 r.field("ddp_target"), linkUp ? ", link " + r.field("link") : "");
         if (!rdma.equals("none")) {
             pw.printf("  irdma: %s, mode %s, rdma links %s, transport %s%n", r.field("irdma"), r.field("rdma_mode"),

@@ -6,6 +6,8 @@ import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.GuestResult;
 import dev.irdmaemu.bridge.kit.QemuProcess;
 import dev.irdmaemu.bridge.kit.VfioUserDevice;
+import dev.irdmaemu.bridge.vfiouser.VfioUserSessionListener;
+import dev.irdmaemu.model.sw.AdapterSwitch;
 import dev.irdmaemu.model.trace.JsonLinesTraceSink;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -13,15 +15,19 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
- * One boot of the kit's e810 flavour (Linux 7.3, stock ice.ko and irdma.ko) with one emulated E810 physical function
- * attached over vfio-user, running the guest's {@code e810-probe} scenario: ice probes the function, loads the DDP
- * package and makes its netdev; with {@code rdma} "iwarp" (or "roce") devlink switches the protocol and irdma
- * probes on top. The run folder gets the guest's console ({@code console.log}) and the model's trace of every
- * register access, admin queue command, CQP op, interrupt and configuration-space write ({@code trace.jsonl}).
+ * One boot of the kit's e810 flavour (Linux 7.3, stock ice.ko and irdma.ko) with one emulated E810 attached over
+ * vfio-user, running the guest's {@code e810-probe} scenario: ice probes each of its physical functions, loads the
+ * DDP package and makes their netdevs; with {@code rdma} "iwarp" (or "roce") devlink switches the protocol and irdma
+ * probes on top. An adapter of several functions sits in one PCIe slot (functions 0.0, 0.1, ...), one embedded switch
+ * and one cable, as a multi-port card does ({@link E810Host#startAdapter}). The run folder gets the guest's console
+ * ({@code console.log}) and the model's trace of every register access, admin queue command, CQP op, interrupt and
+ * configuration-space write ({@code trace.jsonl}; with several functions each line names its {@code "pf"}).
  */
 public final class E810ProbeRun {
     /** The E810's permanent MAC in the model's NVM (a locally administered address). */
@@ -44,21 +50,42 @@ public final class E810ProbeRun {
     public static Outcome run(GuestKit e810Kit, Path runDir, String rdma, Duration timeout, Consumer<String> progress,
                               String... kernelArguments)
             throws IOException, InterruptedException, TimeoutException, GuestBootException {
+        return run(e810Kit, runDir, rdma, 1, timeout, progress, kernelArguments);
+    }
+
+    /** As above, the adapter with {@code functions} physical functions (1..8). */
+    public static Outcome run(GuestKit e810Kit, Path runDir, String rdma, int functions, Duration timeout,
+                              Consumer<String> progress, String... kernelArguments)
+            throws IOException, InterruptedException, TimeoutException, GuestBootException {
         if (!rdma.equals("iwarp") && !rdma.equals("roce") && !rdma.equals("none")) {
             throw new IllegalArgumentException("rdma mode " + rdma + " (iwarp, roce or none)");
+        }
+        if (functions < 1 || functions > AdapterSwitch.MAX_FUNCTIONS) {
+            throw new IllegalArgumentException("an E810 has 1.." + AdapterSwitch.MAX_FUNCTIONS + " functions: "
+                    + functions);
         }
         Files.createDirectories(runDir);
         Path console = runDir.resolve("console.log");
         Path tracePath = runDir.resolve("trace.jsonl");
         // a short socket path: UNIX socket paths are limited to 107 bytes
         Path sockDir = Files.createTempDirectory("irdma-emu-e810");
-        Path socket = sockDir.resolve(VFIO_SOCKET);
+        List<Path> sockets = new ArrayList<>();
+        for (int i = 0; i < functions; i++) {
+            sockets.add(sockDir.resolve(functions == 1 ? VFIO_SOCKET : "e810-" + i + ".sock"));
+        }
         try (BufferedWriter traceOut = Files.newBufferedWriter(tracePath, StandardCharsets.UTF_8);
-             E810Host host = E810Host.start(socket, 0, MAC, 1, new JsonLinesTraceSink(traceOut))) {
-            progress.accept("E810 model serving vfio-user at " + socket);
+             E810Host host = E810Host.startAdapter(sockets, MAC, 1,
+                     i -> functions == 1 ? new JsonLinesTraceSink(traceOut)
+                             : new JsonLinesTraceSink(traceOut, "\"pf\":" + i), i -> VfioUserSessionListener.NONE)) {
+            progress.accept("E810 model serving vfio-user at " + String.join(", ",
+                    sockets.stream().map(Path::toString).toList()));
+            List<VfioUserDevice> devices = new ArrayList<>();
+            for (int i = 0; i < functions; i++) {
+                devices.add(VfioUserDevice.socket(sockets.get(i)).id(functions == 1 ? "e810" : "e810-" + i)
+                        .messageTimeout(Duration.ofSeconds(20)).build());
+            }
             GuestLaunch launch = e810Kit.launch().machine(GuestLaunch.Machine.Q35).scenario("e810-probe")
-                    .memoryMiB(512).kernelArgument("irdma_emu.rdma=" + rdma)
-                    .vfioUser(VfioUserDevice.socket(socket).id("e810").messageTimeout(Duration.ofSeconds(20)).build());
+                    .memoryMiB(512).kernelArgument("irdma_emu.rdma=" + rdma).vfioUserFunctions(devices);
             for (String a : kernelArguments) {
                 launch = launch.kernelArgument(a);
             }
@@ -68,11 +95,18 @@ public final class E810ProbeRun {
                 result = qemu.awaitResult(timeout);
                 qemu.awaitExit(Duration.ofSeconds(30));
             }
-            int qps = host.loop().call(() -> host.pf().rdma().qps().liveCount(), Duration.ofSeconds(10));
-            int cqs = host.loop().call(() -> host.pf().rdma().cqs().liveCount(), Duration.ofSeconds(10));
+            int qps = 0;
+            int cqs = 0;
+            for (int i = 0; i < functions; i++) {
+                int fn = i;
+                qps += host.loop().call(() -> host.pf(fn).rdma().qps().liveCount(), Duration.ofSeconds(10));
+                cqs += host.loop().call(() -> host.pf(fn).rdma().cqs().liveCount(), Duration.ofSeconds(10));
+            }
             return new Outcome(result, console, tracePath, host.server().counters().summary(), qps, cqs);
         } finally {
-            Files.deleteIfExists(socket);
+            for (Path socket : sockets) {
+                Files.deleteIfExists(socket);
+            }
             Files.deleteIfExists(sockDir);
         }
     }

@@ -32,21 +32,35 @@ class E810CommandTest {
     void badOptionsAreUsageErrors() {
         assertEquals(ExitCodes.USAGE, run("e810", "--rdma", "infiniband").code());
         assertEquals(ExitCodes.USAGE, run("e810", "--timeout", "1").code());
+        assertEquals(ExitCodes.USAGE, run("e810", "--functions", "0").code());
+        assertEquals(ExitCodes.USAGE, run("e810", "--functions", "9").code());
+        assertEquals(ExitCodes.USAGE, run("e810", "--pair", "3", "--functions", "2").code());
         Run help = run("e810", "--help");
         assertEquals(ExitCodes.OK, help.code());
         assertTrue(help.out().contains("--rdma") && help.out().contains("vfio-user"), help.out());
     }
 
+    /**
+     * A two-function adapter (one slot, functions 0.0 and 0.1, one serial number): ice probes both and irdma registers
+     * an iWARP device on each; the trace tells the functions apart.
+     */
     @Test
-    void aRunReportsIceAndIrdmaOnTheModelAndWritesConsoleAndTrace() throws Exception {
+    void aRunReportsIceAndIrdmaOnEachFunctionOfTheModelAndWritesConsoleAndTrace() throws Exception {
         Path dir = tmp.resolve("run");
-        Run r = run("e810", "--rdma", "iwarp", "--out", dir.toString());
+        Run r = run("e810", "--rdma", "iwarp", "--functions", "2", "--out", dir.toString());
         assertEquals(ExitCodes.OK, r.code(), () -> r.out() + r.err());
         assertTrue(r.out().contains("guest: ok"), r.out());
-        assertTrue(r.out().contains("ice: loaded, E810 function 0000:01:00.0, DDP package ice-1.3."), r.out());
-        assertTrue(r.out().contains("irdma: loaded, mode iwarp, rdma links 1, transport iWARP"), r.out());
+        assertTrue(r.out().contains("ice: loaded, E810 functions 0000:01:00.0,0000:01:00.1, DDP package ice-1.3."),
+                r.out());
+        assertTrue(r.out().contains("irdma: loaded, mode iwarp, rdma links 2, transport iWARP"), r.out());
         assertTrue(r.out().contains("afterwards 0 QPs and 0 CQs held"), r.out());
-        assertTrue(Files.readString(dir.resolve("trace.jsonl")).contains("\"op\":\"QUERY_RDMA_FEATURES\""));
-        assertTrue(Files.readString(dir.resolve("console.log")).contains("hca_id:\tirdma0"));
+        String trace = Files.readString(dir.resolve("trace.jsonl"));
+        assertTrue(trace.contains("{\"pf\":0,") && trace.contains("{\"pf\":1,"), "both functions traced");
+        assertTrue(trace.contains("\"op\":\"QUERY_RDMA_FEATURES\""));
+        String console = Files.readString(dir.resolve("console.log"));
+        assertTrue(console.contains("hca_id:\tirdma0") && console.contains("hca_id:\tirdma1"), console);
+        // one adapter: devlink shows both functions with the same serial number (the DSN, which ice keys the adapter
+        // it shares between them by)
+        assertEquals(2, console.split("serial_number 02-00-5e-ff-ff-10-00-01", -1).length - 1, console);
     }
 }

@@ -90,11 +90,13 @@ class ServeCommandTest {
         assertTrue(out.contains("-m 2048M \\\n  -object memory-backend-memfd,id=mem,size=2048M,share=on \\\n"
                 + "  -machine q35,memory-backend=mem \\\n  -device pcie-root-port,id=rp1,chassis=1,slot=1 \\\n"
                 + "  -device '{\"driver\":\"vfio-user-pci\",\"id\":\"e810-0\",\"bus\":\"rp1\",\"addr\":\"0.0\","
-                + "\"rombar\":0,\"socket\":{\"type\":\"unix\",\"path\":\"" + sockets.toAbsolutePath().resolve("e810-0.sock")
-                + "\"},\"x-msg-timeout\":20000}' \\\n"), out);
-        assertTrue(out.contains("id\":\"e810-1\",\"bus\":\"rp2\""), out);
+                + "\"multifunction\":true,\"rombar\":0,\"socket\":{\"type\":\"unix\",\"path\":\""
+                + sockets.toAbsolutePath().resolve("e810-0.sock") + "\"},\"x-msg-timeout\":20000}' \\\n"), out);
+        assertTrue(out.contains("id\":\"e810-1\",\"bus\":\"rp1\",\"addr\":\"0.1\""),
+                "function 1 in the same slot: " + out);
         String err = serve.err.toString();
-        assertTrue(err.contains("E810 PF 1 (MAC 02:00:5e:10:00:02, DSN 02005effff100002) serving vfio-user at "), err);
+        assertTrue(err.contains("E810 PF 1 (MAC 02:00:5e:10:00:02, DSN 02005effff100001) serving vfio-user at "), err);
+        assertTrue(err.contains("the 2 functions share one switch and one cable"), err);
         assertFalse(Files.exists(sockets.resolve("e810-0.sock")), "the sockets are removed at the end");
         assertFalse(Files.exists(sockets.resolve("e810-1.sock")));
         List<String> sessions = Files.readAllLines(run.resolve(E810Serve.SESSIONS_LOG));

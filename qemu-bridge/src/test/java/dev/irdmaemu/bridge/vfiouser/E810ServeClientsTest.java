@@ -4,7 +4,6 @@ import static dev.irdmaemu.bridge.vfiouser.VfioUserClient.argsz;
 import static dev.irdmaemu.bridge.vfiouser.VfioUserClient.dmaMap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -268,25 +267,25 @@ class E810ServeClientsTest {
                 lines::toString);
     }
 
+    /** Two functions of one adapter: one slot (0.0 with multifunction, 0.1), one serial number, a socket and MAC each. */
     @Test
-    void twoFunctionsHaveTheirOwnMacsSerialNumbersSocketsAndRootPorts() throws Exception {
+    void twoFunctionsShareOneSlotAndSerialNumberWithTheirOwnMacsAndSockets() throws Exception {
         serve = start(2, "run");
         long dsn0 = serve.adapter().pf(0).pci().serialNumber();
         long dsn1 = serve.adapter().pf(1).pci().serialNumber();
-        assertNotEquals(dsn0, dsn1);
+        assertEquals(dsn0, dsn1, "the functions of one adapter share its Device Serial Number");
         List<String> a = serve.qemuArguments();
         assertEquals(List.of("-m", "512M", "-object", "memory-backend-memfd,id=mem,size=512M,share=on",
                 "-machine", "q35,memory-backend=mem",
                 "-device", "pcie-root-port,id=rp1,chassis=1,slot=1",
                 "-device", "{\"driver\":\"vfio-user-pci\",\"id\":\"e810-0\",\"bus\":\"rp1\",\"addr\":\"0.0\","
-                        + "\"rombar\":0,\"socket\":{\"type\":\"unix\",\"path\":\"" + serve.devices().get(0).socketPath()
-                        + "\"},\"x-msg-timeout\":20000}",
-                "-device", "pcie-root-port,id=rp2,chassis=2,slot=2",
-                "-device", "{\"driver\":\"vfio-user-pci\",\"id\":\"e810-1\",\"bus\":\"rp2\",\"addr\":\"0.0\","
+                        + "\"multifunction\":true,\"rombar\":0,\"socket\":{\"type\":\"unix\",\"path\":\""
+                        + serve.devices().get(0).socketPath() + "\"},\"x-msg-timeout\":20000}",
+                "-device", "{\"driver\":\"vfio-user-pci\",\"id\":\"e810-1\",\"bus\":\"rp1\",\"addr\":\"0.1\","
                         + "\"rombar\":0,\"socket\":{\"type\":\"unix\",\"path\":\"" + serve.devices().get(1).socketPath()
                         + "\"},\"x-msg-timeout\":20000}"), a);
         assertEquals(a, Files.readAllLines(dir.resolve("run").resolve(E810Serve.QEMU_ARGUMENTS)));
-        // each function answers on its own socket with its own serial number (the DSN capability at 0x100)
+        // each function answers on its own socket, with the adapter's serial number (the DSN capability at 0x100)
         for (int i = 0; i < 2; i++) {
             try (VfioUserClient c = new VfioUserClient(serve.devices().get(i).socketPath())) {
                 ok(c.negotiate());
