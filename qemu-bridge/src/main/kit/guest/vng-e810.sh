@@ -56,23 +56,26 @@ devlink dev param set "pci/$bdf" name enable_roce value false cmode runtime || f
 devlink dev param set "pci/$bdf" name enable_iwarp value true cmode runtime || fail "devlink enable_iwarp true"
 modprobe irdma || fail "modprobe irdma"
 say irdma_loaded
+# the ib device of the function, read anew each time: on a host with rdma-core, its udev rule (rdma_rename
+# NAME_FALLBACK) renames irdma0 to iwp1s0 right after it registers, so a name read once goes stale
+ibdev() { for d in "/sys/bus/pci/devices/$bdf/infiniband/"*; do [ -e "$d" ] && echo "${d##*/}" && return 0; done; return 1; }
 tries=0
-ib=""
-while [ -z "$ib" ]; do
-    for d in /sys/class/infiniband/*; do [ -e "$d/node_type" ] && ib="$d" && break; done
-    [ -n "$ib" ] && break
+until ibdev >/dev/null; do
     tries=$((tries + 1))
-    [ "$tries" -le 600 ] || fail "irdma registered no ib device"
+    [ "$tries" -le 600 ] || fail "irdma registered no ib device for $bdf"
     sleep 0.1
 done
-say irdma_registered ibdev="${ib##*/}" node_type="$(tr ' ' _ <"$ib/node_type")"
+udevadm settle --timeout=60 2>/dev/null
+ib="$(ibdev)"
+say irdma_registered ibdev="$ib" node_type="$(tr ' ' _ <"/sys/class/infiniband/$ib/node_type")"
 tries=0
-until grep -q ACTIVE "$ib/ports/1/state" 2>/dev/null; do
+until grep -q ACTIVE "/sys/class/infiniband/$(ibdev)/ports/1/state" 2>/dev/null; do
     tries=$((tries + 1))
-    [ "$tries" -le 300 ] || fail "port 1 of ${ib##*/} is not ACTIVE"
+    [ "$tries" -le 300 ] || fail "port 1 of $(ibdev) is not ACTIVE"
     sleep 0.1
 done
-say irdma_active ibdev="${ib##*/}" port_state="$(tr ' ' _ <"$ib/ports/1/state")" \
+ib="$(ibdev)"
+say irdma_active ibdev="$ib" port_state="$(tr ' ' _ <"/sys/class/infiniband/$ib/ports/1/state")" \
     link="$(rdma link show 2>/dev/null | head -n 1 | tr ' ' _)"
 say ok
 dmesg | grep -E ' (ice|irdma|infiniband)[ :]|BUG:|Oops|Call Trace'
