@@ -1,5 +1,6 @@
 package dev.irdmaemu.model;
 
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.fw.aq.AqError;
 import dev.irdmaemu.fw.aq.AqOpcode;
 import dev.irdmaemu.fw.bus.HostMemory;

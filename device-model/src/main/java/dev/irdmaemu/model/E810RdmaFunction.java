@@ -1,8 +1,9 @@
 package dev.irdmaemu.model;
 
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.InterruptSink;
-import dev.irdmaemu.fw.bus.Mmio;
+import dev.irdmaemu.model.pci.RdmaBlock;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
@@ -42,7 +43,7 @@ import dev.irdmaemu.model.ws.WorkSchedulerTree;
 import dev.irdmaemu.model.ah.AddressHandleTable;
 
 /**
- * The RDMA function of an E810 PF as the irdma driver sees it: BAR0 ({@link Mmio}), DMA into host memory and
+ * The RDMA function of an E810 PF as the irdma driver sees it: BAR0 (Mmio, through {@link RdmaBlock}), DMA into host memory and
  * MSI-X toward the host. This class is the bus glue (the register table and what each side-effect register
  * does); the device core lives in the subpackages: {@code cqp} (control QP engine and op handlers), {@code hmc},
  * {@code eq} (CEQs, AEQ, interrupt routing), {@code qp} (CQs, QPs), {@code mr} (STags and memory registration), {@code port} (quad hash, APBVT, ARP,
@@ -50,7 +51,7 @@ import dev.irdmaemu.model.ah.AddressHandleTable;
  * action runs on the one {@link SimScheduler}; the model has no threads. Register offsets from
  * {@link Gen2Register} (icrdma_hw.h).
  */
-public final class E810RdmaFunction implements Mmio {
+public final class E810RdmaFunction implements RdmaBlock {
     private final SimScheduler scheduler;
     private final HostMemory memory;
     private final Trace trace;

@@ -10,8 +10,8 @@
  * offloaded QPs' data path: MPA, DDP, RDMAP over that TCP, placing through {@code mr}'s memory registration),
  * {@code pci} (the PF as a PCI Express function: configuration space, the BAR0 dispatch between the ice and RDMA
  * blocks, MSI-X, FLR) and {@code trace}. Every action is an event on the one {@link dev.irdmaemu.fw.sim.SimScheduler}, costed by the {@link
- * dev.irdmaemu.model.LatencyTable}; the model has no threads and never reads the wall clock ({@link
- * dev.irdmaemu.model.WallClockPacer} is the adapter for a live guest).
+ * dev.irdmaemu.model.timing.LatencyTable}; the model has no threads and never reads the wall clock ({@link
+ * dev.irdmaemu.model.timing.WallClockPacer} is the adapter for a live guest).
  *
  * <p>A driver brings it up as irdma's probe does: wait for GLPE_CPUSTATUS0..2 = 0x80, write the CQP host context
  * address to PFPE_CCQPHIGH / PFPE_CCQPLOW and poll PFPE_CCQPSTATUS, then Query RDMA features (gen2), Query FPM, Commit

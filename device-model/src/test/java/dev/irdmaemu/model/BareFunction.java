@@ -1,5 +1,6 @@
 package dev.irdmaemu.model;
 
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.HostRam;
 import dev.irdmaemu.fw.bus.InterruptSink;

@@ -1,5 +1,6 @@
 package dev.irdmaemu.model;
 
+import dev.irdmaemu.model.timing.LatencyTable;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

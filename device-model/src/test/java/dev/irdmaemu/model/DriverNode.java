@@ -1,5 +1,6 @@
 package dev.irdmaemu.model;
 
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.driver.CqpException;
 import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.driver.verbs.IrdmaVerbs;

@@ -1,5 +1,6 @@
 package dev.irdmaemu.model;
 
+import dev.irdmaemu.model.timing.WallClockPacer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.irdmaemu.fw.sim.SimScheduler;

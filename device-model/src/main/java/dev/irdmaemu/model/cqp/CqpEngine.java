@@ -10,7 +10,7 @@ import dev.irdmaemu.fw.cqp.CqpWqeCheck;
 import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.sim.SimTimer;
-import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.model.qp.CompletionQueue;
 import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.trace.OpLatencyStats;

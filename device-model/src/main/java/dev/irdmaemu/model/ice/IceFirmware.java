@@ -6,7 +6,6 @@ import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.InterruptSink;
 import dev.irdmaemu.fw.bus.Mmio;
 import dev.irdmaemu.fw.reg.IceRegisterMap;
-import dev.irdmaemu.model.lan.LanQueues;
 import dev.irdmaemu.model.reg.RegisterFile;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
@@ -65,7 +64,7 @@ public final class IceFirmware implements Mmio {
     private final int fdEna;
     private int oicr;
     private Runnable pfResetHook = () -> { };
-    private LanQueues lan;
+    private LanRegisters lan;
     private long pfResets;
     private long droppedVectors;
 
@@ -254,17 +253,17 @@ public final class IceFirmware implements Mmio {
     }
 
     /**
-     * Puts the LAN queue registers ({@link LanQueues}) behind this block: their offsets are forwarded, a PF reset
-     * resets them, and their MDD events raise PFINT_OICR MAL_DETECT.
+     * Puts the LAN queue registers ({@link LanRegisters}, the model.lan queues) behind this block: their offsets are
+     * forwarded, a PF reset resets them, and their MDD events raise PFINT_OICR MAL_DETECT.
      */
-    public void attachLan(LanQueues queues) {
+    public void attachLan(LanRegisters queues) {
         this.lan = queues;
         if (queues != null) {
             queues.onMdd(() -> raiseOicr(PFINT_OICR_MAL_DETECT_M));
         }
     }
 
-    public LanQueues lan() {
+    public LanRegisters lan() {
         return lan;
     }
 

@@ -9,9 +9,10 @@ import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
 import dev.irdmaemu.fw.queue.Cqe;
 import dev.irdmaemu.fw.sim.SimScheduler;
-import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.model.eq.AsyncEventQueue;
 import dev.irdmaemu.model.mr.MemoryRegions;
+import dev.irdmaemu.model.port.OffloadedPath;
 import dev.irdmaemu.model.port.ArpTable;
 import dev.irdmaemu.model.port.FrameTransmitter;
 import dev.irdmaemu.model.qp.CqTable;
@@ -44,7 +45,7 @@ import dev.irdmaemu.model.trace.TraceKind;
  *       when both were, and the error pair 0xffff/0x8006 (Flush No WQE Pending) when none was.</li>
  * </ul>
  */
-public final class IwarpDataPath {
+public final class IwarpDataPath implements OffloadedPath {
     /**
      * The Flush WQEs minor when both queues had WQEs flushed. main.h names only the one-queue codes (2 RQ, 3 SQ)
      * and hw.c irdma_hw_flush_wqes reads "the other queue did not flush" from exactly those two and 0; any other
@@ -351,6 +352,7 @@ public final class IwarpDataPath {
     }
 
     /** A validated frame the classifier steered to {@code qp}: false when it has no engine to take it. */
+    @Override
     public boolean receive(QueuePair qp, TcpPacket frame) {
         IwarpQp e = engines[qp.id()];
         if (e == null) {
@@ -377,6 +379,11 @@ public final class IwarpDataPath {
 
     public long completionsDropped() {
         return completions.dropped();
+    }
+
+    @Override
+    public long exceptionSegments() {
+        return ieqOutOfOrder() + ieqPartial();
     }
 
     public long ieqOutOfOrder() {

@@ -10,7 +10,7 @@ import dev.irdmaemu.fw.iwarp.Terminate;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
 import dev.irdmaemu.fw.sim.SimTimer;
-import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.model.mr.MemoryRegions;
 import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.qp.QueuePair;

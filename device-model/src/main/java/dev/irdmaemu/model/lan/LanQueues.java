@@ -4,7 +4,7 @@ import static dev.irdmaemu.fw.lan.LanRegister.*;
 
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.InterruptSink;
-import dev.irdmaemu.fw.bus.Mmio;
+import dev.irdmaemu.model.ice.LanRegisters;
 import dev.irdmaemu.model.eq.VectorCauses;
 import dev.irdmaemu.model.port.FrameTransmitter;
 import dev.irdmaemu.model.port.LanSink;
@@ -27,7 +27,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * sets GL_MDET_* / PF_MDET_* (ice_handle_mdd_event reads, then clears by writing ones) and calls the MDD hook (the
  * ice block's PFINT_OICR MAL_DETECT cause).
  */
-public final class LanQueues implements Mmio, LanSink {
+public final class LanQueues implements LanRegisters, LanSink {
     /** Queue registers the model backs: the device's 2048 Rx and Tx queues (QRX_CTRL_MAX_INDEX + 1). */
     public static final int QUEUES = 2048;
 
@@ -172,6 +172,7 @@ public final class LanQueues implements Mmio, LanSink {
     // ---- Mmio
 
     /** True for the offsets this table backs. */
+    @Override
     public boolean owns(long offset) {
         return regs.lookup(offset) >= 0;
     }

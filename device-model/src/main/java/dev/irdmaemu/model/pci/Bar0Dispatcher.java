@@ -2,7 +2,6 @@ package dev.irdmaemu.model.pci;
 
 import dev.irdmaemu.fw.bus.Mmio;
 import dev.irdmaemu.fw.reg.Gen2Register;
-import dev.irdmaemu.model.E810RdmaFunction;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -21,14 +20,14 @@ public final class Bar0Dispatcher implements Mmio {
     public static final long DB_PAGE = Gen2Register.DB_ADDR_OFFSET.offset();
     public static final long DB_PAGE_SIZE = 64 * 1024;
 
-    private final E810RdmaFunction rdma;
+    private final RdmaBlock rdma;
     private final FunctionBlock ice;
     private final Trace trace;
     private final Set<Long> unknownSeen = new HashSet<>();
     private long unknownReads;
     private long unknownWrites;
 
-    public Bar0Dispatcher(E810RdmaFunction rdma, FunctionBlock ice, Trace trace) {
+    public Bar0Dispatcher(RdmaBlock rdma, FunctionBlock ice, Trace trace) {
         this.rdma = rdma;
         this.ice = ice;
         this.trace = trace;

@@ -3,7 +3,6 @@ package dev.irdmaemu.model.pci;
 import static dev.irdmaemu.fw.pci.PciRegs.*;
 
 import dev.irdmaemu.fw.bus.InterruptSink;
-import dev.irdmaemu.model.E810RdmaFunction;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -64,7 +63,7 @@ public final class E810PciFunction {
     /** Refused accesses traced one by one before only the count goes on. */
     private static final int REFUSED_TRACED = 64;
 
-    private final E810RdmaFunction rdma;
+    private final RdmaBlock rdma;
     private final FunctionBlock ice;
     private final long serialNumber;
     private final InterruptSink msix;
@@ -80,10 +79,10 @@ public final class E810PciFunction {
 
     /**
      * The PF over {@code rdma} and {@code ice}, with Device Serial Number {@code serialNumber}, raising MSI-X
-     * vectors on {@code msix}. It takes over the RDMA block's MSI-X ({@link E810RdmaFunction#routeInterrupts}); the
-     * ice block raises its causes through {@link E810RdmaFunction#vectorCauses()}.
+     * vectors on {@code msix}. It takes over the RDMA block's MSI-X ({@link RdmaBlock#routeInterrupts}); the
+     * ice block raises its causes through the RDMA block's interrupt controller (E810RdmaFunction#vectorCauses).
      */
-    public E810PciFunction(E810RdmaFunction rdma, FunctionBlock ice, long serialNumber, InterruptSink msix) {
+    public E810PciFunction(RdmaBlock rdma, FunctionBlock ice, long serialNumber, InterruptSink msix) {
         this.rdma = rdma;
         this.ice = ice == null ? FunctionBlock.NONE : ice;
         this.serialNumber = serialNumber;
@@ -448,7 +447,7 @@ public final class E810PciFunction {
         return serialNumber;
     }
 
-    public E810RdmaFunction rdma() {
+    public RdmaBlock rdma() {
         return rdma;
     }
 

@@ -4,10 +4,9 @@ import dev.irdmaemu.fw.bus.Mmio;
 
 /**
  * A block of the E810 PF behind BAR0 (the ice side: admin queue, PFGEN_CTRL, GLNVM_*, PFINT_*, the LAN queues),
- * as the PCI function's BAR0 dispatcher and its resets see it. The RDMA block is the other one
- * ({@link dev.irdmaemu.model.E810RdmaFunction}); its offsets win, GLINT_DYN_CTL included (one array for every
- * vector of the PF: the ice block raises its causes through
- * {@link dev.irdmaemu.model.E810RdmaFunction#vectorCauses()}).
+ * as the PCI function's BAR0 dispatcher and its resets see it. The RDMA block is the other one ({@link
+ * RdmaBlock}); its offsets win, GLINT_DYN_CTL included (one array for every vector of the PF: the ice block raises
+ * its causes through the RDMA block's interrupt controller).
  */
 public interface FunctionBlock extends Mmio {
     /** Back to power-on state: the PCI function's FLR and the transport's device reset call it. */

@@ -6,10 +6,8 @@ import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.sim.SimTimer;
-import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.model.eq.AsyncEventQueue;
-import dev.irdmaemu.model.iwarp.IwarpDataPath;
-import dev.irdmaemu.model.puda.PudaQueues;
 import dev.irdmaemu.model.qp.QpTable;
 import dev.irdmaemu.model.qp.QueuePair;
 import dev.irdmaemu.model.stats.FunctionCounters;
@@ -23,8 +21,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * every frame is tapped, parsed with {@link TcpPacket}, classified ({@link ReceiveClassifier}) and delivered:
  * <ul>
  *   <li>to a PUDA QP (the ILQ for listen entries, connection set-up and APBVT-only ports) as a CQE;</li>
- *   <li>to an offloaded iWARP QP with a running engine ({@link IwarpDataPath}): its TCP, MPA, DDP and RDMAP
- *       take the segment; an iWARP QP without one (not yet in RTS, or gone to ERROR and reset) drops it;</li>
+ *   <li>to an offloaded iWARP QP with a running engine ({@link OffloadedPath}, the model.iwarp data path): its TCP,
+ *       MPA, DDP and RDMAP take the segment; an iWARP QP without one (not yet in RTS, or gone to ERROR and reset)
+ *       drops it;</li>
  *   <li>a quad-hash entry naming a QP that does not exist raises IRDMA_AE_AMP_BAD_QP (user.h) and drops;</li>
  *   <li>everything else to the LAN sink.</li>
  * </ul>
@@ -32,7 +31,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * LinkPort); a PUDA send through a loopback AH ({@link #loopback}) enters the receive FIFO as if it had come from
  * the wire, and is not transmitted. Allocation-free per frame.
  */
-public final class EthernetPort implements PudaQueues.Wire {
+public final class EthernetPort implements PudaWire {
     private final SimScheduler scheduler;
     private final Trace trace;
     private final LatencyTable latency;
@@ -43,8 +42,8 @@ public final class EthernetPort implements PudaQueues.Wire {
     /** The transmit side's view of a frame, for the counters (never the receive side's flyweight). */
     private final TcpPacket txPacket = new TcpPacket();
     private FunctionCounters counters = new FunctionCounters();
-    private PudaQueues puda;
-    private IwarpDataPath dataPath;
+    private SegmentReceiver puda = SegmentReceiver.NONE;
+    private OffloadedPath dataPath;
     private FrameTransmitter transmitter = FrameTransmitter.NONE;
     private FrameTransmitter lanTransmitter = FrameTransmitter.NONE;
     private FrameTap tap = FrameTap.NONE;
@@ -84,8 +83,8 @@ public final class EthernetPort implements PudaQueues.Wire {
         this.rxTimer = scheduler.newTimer("port-rx", this::drainReceive);
     }
 
-    public void attachPuda(PudaQueues queues) {
-        this.puda = queues;
+    public void attachPuda(SegmentReceiver queues) {
+        this.puda = queues == null ? SegmentReceiver.NONE : queues;
     }
 
     /** The offloaded QPs' data path: frames classified to an iWARP QP with a running engine go there. */
@@ -94,7 +93,7 @@ public final class EthernetPort implements PudaQueues.Wire {
         this.counters = functionCounters;
     }
 
-    public void attachDataPath(IwarpDataPath path) {
+    public void attachDataPath(OffloadedPath path) {
         this.dataPath = path;
     }
 
@@ -262,7 +261,7 @@ public final class EthernetPort implements PudaQueues.Wire {
     }
 
     private void toPuda(QueuePair qp) {
-        if (qp == null || puda == null) {
+        if (qp == null || puda == SegmentReceiver.NONE) {
             rxDropped++;
             TraceEvent t = trace.start(TraceKind.PUDA_DROP);
             if (t != null) {
@@ -351,7 +350,7 @@ public final class EthernetPort implements PudaQueues.Wire {
 
     /** Exception segments of offloaded connections (out of order, or ending inside an FPDU), the IEQ's share. */
     public long rxIeq() {
-        return dataPath == null ? 0 : dataPath.ieqOutOfOrder() + dataPath.ieqPartial();
+        return dataPath == null ? 0 : dataPath.exceptionSegments();
     }
 
     public long rxBadQp() {

@@ -20,6 +20,8 @@ import dev.irdmaemu.model.ah.AhFrameBuilder;
 import dev.irdmaemu.model.eq.AsyncEventQueue;
 import dev.irdmaemu.model.eq.RingCursor;
 import dev.irdmaemu.model.port.ArpTable;
+import dev.irdmaemu.model.port.PudaWire;
+import dev.irdmaemu.model.port.SegmentReceiver;
 import dev.irdmaemu.model.qp.CompletionQueue;
 import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.qp.QpTable;
@@ -47,16 +49,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * frame. A completion whose CQ is missing or whose CQE slot is unmapped also raises the CQ's AE
  * ({@link CqTable#lost}). All flyweights and the transmit buffers are allocated once.
  */
-public final class PudaQueues {
+public final class PudaQueues implements SegmentReceiver {
     /** What PUDA transmit hands frames to (the Ethernet port). */
-    public interface Wire {
-        /** Sends one frame; answers its serialisation time in nanoseconds. */
-        long send(BytesStore<?, ?> store, long offset, int length);
-
-        /** Hands one frame to the port's own receive path (an AH with the loopback bit); the bytes are copied. */
-        void loopback(BytesStore<?, ?> store, long offset, int length);
-    }
-
     /**
      * Why a PUDA send completed with an error. The E810's codes for these are not in the kernel sources (irdma only
      * logs compl_error): major {@link #TX_ERROR_MAJOR} is the model's, each minor names one cause.
@@ -118,7 +112,7 @@ public final class PudaQueues {
     private final HostMemory memory;
     private final CqTable cqs;
     private final Trace trace;
-    private final Wire wire;
+    private final PudaWire wire;
     private final RqWqe rqWqe = new RqWqe();
     private final SqWqe sqWqe = new SqWqe();
     private final Cqe cqe = new Cqe();
@@ -152,7 +146,7 @@ public final class PudaQueues {
     private int txCount;
     private long txLastDue;
 
-    public PudaQueues(HostMemory memory, CqTable cqs, QpTable qps, SimScheduler scheduler, Trace trace, Wire wire,
+    public PudaQueues(HostMemory memory, CqTable cqs, QpTable qps, SimScheduler scheduler, Trace trace, PudaWire wire,
                       AsyncEventQueue aeq, AddressHandleTable ahs, ArpTable arp) {
         this.ahs = ahs;
         this.frames = new AhFrameBuilder(arp);
@@ -170,6 +164,7 @@ public final class PudaQueues {
      * Receives a validated segment on PUDA QP {@code qp}. {@code frame} is the {@link TcpPacket} over the whole
      * Ethernet frame. True when a CQE was written.
      */
+    @Override
     public boolean receive(QueuePair qp, TcpPacket frame) {
         CompletionQueue cq = cqs.get(qp.rxCq());
         if (cq == null) {

@@ -23,7 +23,7 @@ import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810PhysicalFunction;
-import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.model.pci.E810PciFunction;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.Trace;

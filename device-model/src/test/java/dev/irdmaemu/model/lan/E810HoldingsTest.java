@@ -12,7 +12,7 @@ import dev.irdmaemu.model.E810Holdings;
 import dev.irdmaemu.model.E810Holdings.Kind;
 import dev.irdmaemu.model.E810Holdings.Side;
 import dev.irdmaemu.model.E810PhysicalFunction;
-import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.model.pci.E810PciFunction;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.ws.WorkSchedulerTree;

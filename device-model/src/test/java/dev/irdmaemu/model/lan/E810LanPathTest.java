@@ -12,7 +12,7 @@ import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.fw.reg.IceRegister;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810PhysicalFunction;
-import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.model.pci.E810PciFunction;
 import dev.irdmaemu.model.trace.Trace;
 import java.util.ArrayList;

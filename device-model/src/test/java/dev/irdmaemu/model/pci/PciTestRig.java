@@ -3,7 +3,7 @@ package dev.irdmaemu.model.pci;
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810RdmaFunction;
-import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.Trace;
 import java.util.ArrayList;

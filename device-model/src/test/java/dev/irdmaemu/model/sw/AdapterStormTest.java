@@ -8,7 +8,7 @@ import dev.irdmaemu.fw.bus.HostRam;
 import dev.irdmaemu.fw.bus.InterruptSink;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810PhysicalFunction;
-import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.model.port.EthernetPort;
 import dev.irdmaemu.model.trace.Trace;
 import java.util.List;

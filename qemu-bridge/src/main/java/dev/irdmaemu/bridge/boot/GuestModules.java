@@ -23,7 +23,7 @@ import java.util.Set;
  * A module the kernel has built in ({@code modules.builtin}) is left out; one that is neither there nor built in is
  * an error naming it. Compressed modules are refused (the guest's busybox insmod reads plain ELF only).
  */
-final class GuestModules {
+public final class GuestModules {
     /** What the guest's init loads before the scenario: the RDMA core and its user-space interfaces. */
     static final List<String> INIT_LOADS = List.of("ib_core", "ib_uverbs", "iw_cm", "ib_cm", "configfs", "rdma_cm",
             "rdma_ucm");
@@ -39,7 +39,7 @@ final class GuestModules {
      * The overlay's files (path in the initramfs to bytes) for the modules tree {@code dir}, whose name is the
      * kernel's release; {@code recipe} goes to the kit file as the kit's own does.
      */
-    static Map<String, byte[]> overlay(Path dir, String recipe) throws IOException {
+    public static Map<String, byte[]> overlay(Path dir, String recipe) throws IOException {
         Path tree = dir.toAbsolutePath().normalize();
         String release = tree.getFileName() == null ? "" : tree.getFileName().toString();
         if (!release.matches("[A-Za-z0-9._+-]+")) {

@@ -1,7 +1,7 @@
 package dev.irdmaemu.bridge.boot;
 
 import dev.irdmaemu.fw.sim.SimScheduler;
-import dev.irdmaemu.model.WallClockPacer;
+import dev.irdmaemu.model.timing.WallClockPacer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.concurrent.Callable;

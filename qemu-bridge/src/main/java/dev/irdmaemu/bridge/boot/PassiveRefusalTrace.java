@@ -15,7 +15,7 @@ import java.util.function.LongSupplier;
  * "mpa":"NOT_PEER_TO_PEER","rule":"MPA v2 RTR message without the peer-to-peer bit","reset":true}</pre>
  * Runs on the model thread, which is the only one writing the trace.
  */
-final class PassiveRefusalTrace implements Consumer<PassiveRefusal> {
+public final class PassiveRefusalTrace implements Consumer<PassiveRefusal> {
     /** The trace event's name. */
     static final String EVENT = "cm_refusal";
 
@@ -23,7 +23,7 @@ final class PassiveRefusalTrace implements Consumer<PassiveRefusal> {
     private final LongSupplier clock;
     private long written;
 
-    PassiveRefusalTrace(Appendable out, LongSupplier clock) {
+    public PassiveRefusalTrace(Appendable out, LongSupplier clock) {
         this.out = out;
         this.clock = clock;
     }

@@ -1,5 +1,6 @@
 package dev.irdmaemu.bridge.boot;
 
+import dev.irdmaemu.bridge.run.BootRun;
 import dev.irdmaemu.bridge.kit.GuestBootException;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import dev.irdmaemu.bridge.kit.GuestLaunch;

@@ -18,10 +18,10 @@ import java.nio.charset.StandardCharsets;
  * ELF64 LE REL, no symbol table, no such symbol, a symbol that is not one byte of file-backed data, a value other
  * than 0 or 1) is an {@link IOException} naming it, and the caller boots without the variant.
  */
-final class SiwCrcModule {
+public final class SiwCrcModule {
     static final String SYMBOL = "mpa_crc_required";
     /** Where the guest's init looks for it (the kit's modules lie in /usr/lib/modules, /lib links there). */
-    static final String OVERLAY_PATH = "usr/lib/modules/siw-p2p-crc.ko";
+    public static final String OVERLAY_PATH = "usr/lib/modules/siw-p2p-crc.ko";
 
     private static final int ET_REL = 1;
     private static final int SHT_PROGBITS = 1;
@@ -34,7 +34,7 @@ final class SiwCrcModule {
     }
 
     /** A copy of {@code module} with {@value #SYMBOL} true; {@code module} is not changed. */
-    static byte[] withCrcRequired(byte[] module) throws IOException {
+    public static byte[] withCrcRequired(byte[] module) throws IOException {
         byte[] out = module.clone();
         out[checked(fileOffsetOf(module, SYMBOL), module)] = 1;
         return out;

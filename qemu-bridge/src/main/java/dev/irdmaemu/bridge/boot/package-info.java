@@ -4,7 +4,7 @@
  * responder) whose Ethernet port is the guest's vhost-user NIC ({@link dev.irdmaemu.bridge.boot.GuestWire}), run by
  * one {@link dev.irdmaemu.bridge.boot.ModelLoop} thread paced against the wall clock;
  * {@link dev.irdmaemu.bridge.boot.HostedService}s are the programs it runs for a
- * {@link dev.irdmaemu.bridge.boot.BootScenario} (cm.rping's and cm.ucmatose's peers); {@link dev.irdmaemu.bridge.boot.BootRun} is one boot from the
+ * {@link dev.irdmaemu.bridge.boot.BootScenario} (cm.rping's and cm.ucmatose's peers); {@link dev.irdmaemu.bridge.run.BootRun} is one boot from the
  * node's bring-up to the teardown, shared by the command line and the end-to-end tests; its QEMU runs where a
  * {@link dev.irdmaemu.bridge.boot.QemuHost} says (a child process here, or a container in the container tests).
  *

@@ -1,8 +1,8 @@
 package dev.irdmaemu.bridge.cli;
 
 import dev.irdmaemu.bridge.boot.BootOptions;
-import dev.irdmaemu.bridge.boot.BootReport;
-import dev.irdmaemu.bridge.boot.BootRun;
+import dev.irdmaemu.bridge.run.BootReport;
+import dev.irdmaemu.bridge.run.BootRun;
 import dev.irdmaemu.bridge.boot.BootScenario;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import java.io.PrintWriter;

@@ -10,7 +10,7 @@ import dev.irdmaemu.bridge.vfiouser.VfioUserSessionListener;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810PhysicalFunction;
-import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.model.pci.E810PciFunction;
 import dev.irdmaemu.model.sw.AdapterSwitch;
 import dev.irdmaemu.model.trace.Trace;

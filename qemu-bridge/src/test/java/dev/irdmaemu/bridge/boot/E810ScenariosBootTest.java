@@ -1,5 +1,7 @@
 package dev.irdmaemu.bridge.boot;
 
+import dev.irdmaemu.bridge.run.BootRun;
+import dev.irdmaemu.bridge.run.BootReport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,5 +1,6 @@
 package dev.irdmaemu.bridge.boot;
 
+import dev.irdmaemu.bridge.run.BootReport;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;

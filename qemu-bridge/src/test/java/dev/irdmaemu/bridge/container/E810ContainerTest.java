@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.irdmaemu.bridge.boot.BootReport;
+import dev.irdmaemu.bridge.run.BootReport;
 import dev.irdmaemu.bridge.boot.ScenarioExpectations;
 
 /**

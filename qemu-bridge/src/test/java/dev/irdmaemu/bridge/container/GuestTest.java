@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the {@link #model()} when the guest has a NIC, and waits for the guest's result line. The method takes what it
  * needs as parameters: {@link dev.irdmaemu.bridge.kit.GuestResult}, {@link QemuGuestContainer}, the
  * {@link GuestModel} (by its class) and what the model offers ({@link HostedNodeModel}: the run's
- * {@link dev.irdmaemu.bridge.boot.BootReport}). Tagged {@value #TAG}: {@code -DexcludedGroups=container} leaves
+ * {@link dev.irdmaemu.bridge.run.BootReport}). Tagged {@value #TAG}: {@code -DexcludedGroups=container} leaves
  * these tests out where no container engine is.
  *
  * <pre>{@code

@@ -207,7 +207,7 @@ public class QemuGuestContainer extends GenericContainer<QemuGuestContainer> {
     /**
      * Starts the container on a thread of its own and answers at once: the guest's result line as it comes in,
      * completed exceptionally when the container fails to start or its console closes first. For callers that
-     * wait in slices themselves (a {@link dev.irdmaemu.bridge.boot.BootRun}); {@link #start()} waits for the line.
+     * wait in slices themselves (a {@link dev.irdmaemu.bridge.run.BootRun}); {@link #start()} waits for the line.
      */
     public CompletionStage<GuestResult> startAsync() {
         Thread starter = new Thread(() -> {

@@ -1,6 +1,6 @@
 package dev.irdmaemu.bridge.container;
 
-import dev.irdmaemu.bridge.boot.BootReport;
+import dev.irdmaemu.bridge.run.BootReport;
 import dev.irdmaemu.bridge.boot.ScenarioExpectations;
 
 /**

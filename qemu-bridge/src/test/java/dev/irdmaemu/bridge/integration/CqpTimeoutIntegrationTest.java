@@ -18,7 +18,7 @@ import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.Link;
 import dev.irdmaemu.model.E810RdmaFunction;
-import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceKind;

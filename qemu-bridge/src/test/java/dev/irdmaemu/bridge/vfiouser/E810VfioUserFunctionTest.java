@@ -12,7 +12,7 @@ import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.E810RdmaFunction;
-import dev.irdmaemu.model.LatencyTable;
+import dev.irdmaemu.model.timing.LatencyTable;
 import dev.irdmaemu.model.pci.E810PciFunction;
 import dev.irdmaemu.model.pci.FunctionBlock;
 import dev.irdmaemu.model.trace.Trace;
@@ -122,7 +122,8 @@ class E810VfioUserFunctionTest {
                     VfioUserServerTest.fd(eventfd.sink())));
             c.post(0, Gen2Register.GLINT_DYN_CTL.at(vector), 4, Gen2Registers.dynCtlEnable(0) & 0xffffffffL);
             assertEquals(0x8086, c.read(CONFIG, 0, 2)); // the posted write is done
-            loop.execute(() -> device.function().rdma().vectorCauses().raise(vector));
+            E810RdmaFunction rdma = (E810RdmaFunction) device.function().rdma(); // the block this test built
+            loop.execute(() -> rdma.vectorCauses().raise(vector));
             ByteBuffer event = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
             while (event.hasRemaining()) {
                 eventfd.source().read(event);

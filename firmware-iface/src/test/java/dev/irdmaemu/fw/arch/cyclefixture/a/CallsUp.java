@@ -1,6 +1,6 @@
-package dev.irdmaemu.driver.cyclefixture.a;
+package dev.irdmaemu.fw.arch.cyclefixture.a;
 
-import dev.irdmaemu.driver.cyclefixture.b.Above;
+import dev.irdmaemu.fw.arch.cyclefixture.b.Above;
 
 /** The lower package reaching up into the one above it: closes the cycle a -> b -> a. */
 public final class CallsUp {

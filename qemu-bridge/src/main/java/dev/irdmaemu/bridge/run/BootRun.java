@@ -1,6 +1,19 @@
-package dev.irdmaemu.bridge.boot;
+package dev.irdmaemu.bridge.run;
 
-import dev.irdmaemu.bridge.boot.BootReport.Status;
+import dev.irdmaemu.bridge.boot.BootOptions;
+import dev.irdmaemu.bridge.boot.BootScenario;
+import dev.irdmaemu.bridge.boot.GuestModules;
+import dev.irdmaemu.bridge.boot.GuestWire;
+import dev.irdmaemu.bridge.boot.HostedNode;
+import dev.irdmaemu.bridge.boot.HostedService;
+import dev.irdmaemu.bridge.boot.NodeCounters;
+import dev.irdmaemu.bridge.boot.PassiveRefusalTrace;
+import dev.irdmaemu.bridge.boot.QemuHost;
+import dev.irdmaemu.bridge.boot.ScenarioOverlay;
+import dev.irdmaemu.bridge.boot.ServiceOutcome;
+import dev.irdmaemu.bridge.boot.SiwCrcModule;
+import dev.irdmaemu.bridge.boot.TempFolders;
+import dev.irdmaemu.bridge.run.BootReport.Status;
 import dev.irdmaemu.bridge.kit.GuestBootException;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import dev.irdmaemu.bridge.kit.GuestLaunch;

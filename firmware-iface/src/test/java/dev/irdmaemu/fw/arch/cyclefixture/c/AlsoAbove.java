@@ -1,6 +1,6 @@
-package dev.irdmaemu.driver.cyclefixture.c;
+package dev.irdmaemu.fw.arch.cyclefixture.c;
 
-import dev.irdmaemu.driver.cyclefixture.a.Layer;
+import dev.irdmaemu.fw.arch.cyclefixture.a.Layer;
 
 /** Uses the package below it and nothing uses it back. */
 public final class AlsoAbove {

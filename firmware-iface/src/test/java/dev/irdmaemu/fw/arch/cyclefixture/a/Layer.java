@@ -1,4 +1,4 @@
-package dev.irdmaemu.driver.cyclefixture.a;
+package dev.irdmaemu.fw.arch.cyclefixture.a;
 
 /** The lower package of the fixture. */
 public final class Layer {

@@ -1,6 +1,6 @@
-package dev.irdmaemu.driver.cyclefixture.b;
+package dev.irdmaemu.fw.arch.cyclefixture.b;
 
-import dev.irdmaemu.driver.cyclefixture.a.Layer;
+import dev.irdmaemu.fw.arch.cyclefixture.a.Layer;
 
 /** Uses the package below it, as verbs use the driver. */
 public final class Above {

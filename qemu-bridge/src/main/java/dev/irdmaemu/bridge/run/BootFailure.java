@@ -1,4 +1,4 @@
-package dev.irdmaemu.bridge.boot;
+package dev.irdmaemu.bridge.run;
 
 /** The boot could not go on: QEMU's console failed, the model stopped, or the run was interrupted. */
 final class BootFailure extends Exception {

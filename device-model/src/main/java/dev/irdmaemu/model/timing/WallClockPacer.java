@@ -1,4 +1,4 @@
-package dev.irdmaemu.model;
+package dev.irdmaemu.model.timing;
 
 import dev.irdmaemu.fw.sim.SimScheduler;
 

@@ -1,5 +1,8 @@
-package dev.irdmaemu.bridge.boot;
+package dev.irdmaemu.bridge.run;
 
+import dev.irdmaemu.bridge.boot.BootScenario;
+import dev.irdmaemu.bridge.boot.NodeCounters;
+import dev.irdmaemu.bridge.boot.ServiceOutcome;
 import dev.irdmaemu.bridge.kit.GuestLaunch.Siw;
 import dev.irdmaemu.bridge.kit.GuestResult;
 import java.nio.file.Path;

@@ -1,5 +1,0 @@
-/**
- * Deliberately tangled packages for {@code DriverLayeringTest}: {@code a} and {@code b} use each other (a cycle, as
- * cm.driver and cm.verbs once did), {@code c} uses {@code a} only.
- */
-package dev.irdmaemu.driver.cyclefixture;
