@@ -22,20 +22,24 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code irdma-emu boot}: the model's port served to a real Linux guest. Starts the hosted node (the E810 model
- * brought up by the driver layer, the CM, the LAN responder, the scenario's services), serves its port over
- * vhost-user, boots the guest kit under QEMU (TCG) with the scenario on its command line, streams the console to
+ * brought up by the driver layer, the CM, the LAN responder, the scenario's services) at the far end of the guest's
+ * NIC (the emulated E810 over vfio-user by default, or virtio-net over vhost-user), boots the guest kit under QEMU
+ * (TCG) with the scenario on its command line, streams the console to
  * a log, writes the wire to a pcap and the model's trace to JSON lines, prints progress and a summary, and tears
  * everything down on every path (the result, an error, a timeout, Ctrl-C). Exit code 0 when the scenario passed,
  * 1 otherwise. The first run provisions the guest kit ({@code ./irdma-emu kit}).
  */
 @Command(name = "boot", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Boot a Linux guest (QEMU, TCG) whose virtio-net NIC is the model's Ethernet port, served over "
-                + "vhost-user by a hosted node (the E810 RDMA model, the irdma driver layer, the Java CM), and run a "
-                + "scenario: the guest's siw against the model.",
-            "Writes console.log, wire.pcap and trace.jsonl to the run folder, prints progress on stderr and a "
-                + "summary on stdout. Exit code 0 when the scenario passed, 1 otherwise.",
-            "Scenarios: smoke, ping, rping-server (default), rping-client-refused, rping-client, ucmatose-server, "
-                + "ucmatose-client (see the README)."})
+        description = {"Boot a Linux guest (QEMU, TCG) and run a scenario against a hosted model node (an E810 RDMA "
+                + "model brought up by the irdma driver layer, the Java CM) at the far end of the guest's NIC: by "
+                + "default the emulated E810 over vfio-user, driven by Linux 7.3's stock ice.ko and irdma.ko in "
+                + "iWARP mode (--nic e810); or a virtio-net NIC served over vhost-user with Debian 12's siw "
+                + "(--nic virtio).",
+            "Writes console.log, wire.pcap and trace.jsonl (and, on the E810, e810-trace.jsonl) to the run folder, "
+                + "prints progress on stderr and a summary on stdout. Exit code 0 when the scenario passed, 1 "
+                + "otherwise.",
+            "Scenarios: smoke, ping, rping-server (default), rping-client-refused, rping-client, rping-throughput, "
+                + "ucmatose-server, ucmatose-client (docs/boot.md)."})
 final class BootCommand implements Callable<Integer> {
     @Mixin
     Verbosity verbosity;

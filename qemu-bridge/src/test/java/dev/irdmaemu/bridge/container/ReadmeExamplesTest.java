@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's "Guest containers" section shows how to write a scenario test both ways; its Java examples must
+ * docs/containers.md's "Guest containers" section shows how to write a scenario test both ways; its Java examples must
  * compile and run as written. Each one is therefore, line for line (indentation aside), in a test source of this
  * module, which the build compiles and the suite runs: this finds each there.
  */
@@ -26,7 +26,8 @@ class ReadmeExamplesTest {
     @Test
     void everyJavaExampleOfTheGuestContainersSectionIsInATestAsWritten() throws IOException {
         Path root = GuestImage.repositoryRoot();
-        List<String> examples = javaBlocks(section(Files.readString(root.resolve("README.md"), StandardCharsets.UTF_8)));
+        List<String> examples = javaBlocks(section(Files.readString(root.resolve("docs").resolve("containers.md"),
+                StandardCharsets.UTF_8)));
         assertTrue(examples.size() >= 3, "the section shows the direct test, the container test and a plain one: "
                 + examples.size());
         assertTrue(examples.stream().anyMatch(e -> e.contains("model = HostedNodeModel.class")
@@ -41,7 +42,7 @@ class ReadmeExamplesTest {
             String wanted = normalise(example);
             assertFalse(wanted.isEmpty());
             assertTrue(sources.stream().anyMatch(source -> source.contains(wanted)),
-                    "no test source holds this README example as written:\n" + example);
+                    "no test source holds this docs/containers.md example as written:\n" + example);
         }
     }
 
@@ -56,7 +57,7 @@ class ReadmeExamplesTest {
     /** The section's text, from its heading to the next second-level heading. */
     static String section(String readme) {
         int from = readme.indexOf(SECTION);
-        assertTrue(from >= 0, "the README has a section " + SECTION);
+        assertTrue(from >= 0, "docs/containers.md has a section " + SECTION);
         int to = readme.indexOf("\n## ", from + SECTION.length());
         return readme.substring(from, to < 0 ? readme.length() : to);
     }

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The committed {@code samples/handshake.pcap} is exactly what {@link SampleTrace} generates (so it cannot go
  * stale: after changing the trace, run {@code ./irdma-emu sample}), and it decodes to the lines below, which the
- * README quotes.
+ * docs/trace.md quotes.
  */
 class SampleTraceTest {
     /** {@code ./irdma-emu decode samples/handshake.pcap}, frame number and time included. */
@@ -71,10 +71,10 @@ class SampleTraceTest {
 
     @Test
     void theReadmeQuotesTheseLines() throws IOException {
-        Path readme = committedSample().getParent().getParent().resolve("README.md");
+        Path readme = committedSample().getParent().getParent().resolve("docs").resolve("trace.md");
         String text = Files.readString(readme);
         String excerpt = "$ ./irdma-emu decode samples/handshake.pcap\n" + String.join("\n", DECODED) + "\n```";
-        assertTrue(text.contains(excerpt), "README.md's \"Reading a trace\" excerpt differs from SampleTraceTest.DECODED");
+        assertTrue(text.contains(excerpt), "docs/trace.md's \"Reading a trace\" excerpt differs from SampleTraceTest.DECODED");
     }
 
     @Test

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One adapter, many endpoints, with what users bring: {@code irdma-emu serve --functions 2} (one E810, functions A
- * and B on one embedded switch and one cable) and the README's virtme-ng command running {@code
+ * and B on one embedded switch and one cable) and docs/e810.md's virtme-ng command running {@code
  * kit/guest/vng-one-adapter.sh} on the host's userspace (rdma-core, perftest and python3-pyverbs, which {@code
  * ./irdma-emu test} installs, as an RDMA developer's machine has them; rdma-core's udev rule renames the ib devices,
  * which the script follows through their PCI functions). Within one function (irdma's loopback connections) and

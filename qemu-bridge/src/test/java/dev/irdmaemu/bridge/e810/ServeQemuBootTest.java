@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code irdma-emu serve} with the kit's own QEMU 11.1.3 and Linux 7.3 (e810 flavour) started from a command line
- * written by hand around the arguments serve printed ({@value E810Serve#QEMU_ARGUMENTS}), as the README shows:
+ * written by hand around the arguments serve printed ({@value E810Serve#QEMU_ARGUMENTS}), as docs/e810.md shows:
  * two QEMU processes one after the other on one serve, each seeing ice probe a fresh function (the second then pings
  * the hosted node on the function's cable), nothing left on the model between them; and QEMU with guest RAM that cannot be shared, refused at start with the reason logged.
  */
@@ -77,13 +77,13 @@ class ServeQemuBootTest {
     }
 
     /**
-     * The README's plain QEMU command line (the block after "A plain QEMU command line"), with this run's
+     * docs/e810.md's plain QEMU command line (the block after "A plain QEMU command line"), with this run's
      * arguments file and the kit's folder in place of its placeholders.
      */
     private String readmeExample(Path arguments) throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+        String readme = Files.readString(Path.of("..", "docs", "e810.md"), StandardCharsets.UTF_8);
         int at = readme.indexOf("**A plain QEMU command line**");
-        assertTrue(at > 0, "the README has the example");
+        assertTrue(at > 0, "docs/e810.md has the example");
         int open = readme.indexOf("```\n", at) + 4;
         String block = readme.substring(open, readme.indexOf("```", open));
         assertTrue(block.contains("K=.cache/kit/current") && block.contains("target/serve/<date-time>/qemu-args.txt"),
@@ -104,7 +104,7 @@ class ServeQemuBootTest {
         for (int boot = 1; boot <= 2; boot++) {
             Path console = runDir.resolve("console-" + boot + ".log");
             GuestResult r;
-            // the first QEMU is the README's example, run by bash as it stands
+            // the first QEMU is docs/e810.md's example, run by bash as it stands
             List<String> command = boot == 1
                     ? List.of("bash", "-c", readmeExample(serve.settings().runDir().resolve(E810Serve.QEMU_ARGUMENTS)))
                     : commandLine(overlay, printed, "irdma_emu.scenario=ping", "irdma_emu.nic=e810");

@@ -25,8 +25,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The README's virtme-ng example run as it stands: {@code irdma-emu serve} (in this JVM, as
- * {@link ServeQemuBootTest} runs it) and, from the repository's root, the README's bash block: Debian's virtme-ng
+ * docs/e810.md's virtme-ng example run as it stands: {@code irdma-emu serve} (in this JVM, as
+ * {@link ServeQemuBootTest} runs it) and, from the repository's root, its bash block: Debian's virtme-ng
  * (the package's {@code vng}, unpacked by {@code provision-vng.sh}) booting the kit's Debian Linux 7.3 with its own
  * modules on the kit's QEMU 11.1, serve's printed arguments passed through {@code --qemu-opts}, and the guest script
  * {@code kit/guest/vng-e810.sh} as {@code --exec} on the host's userspace. The stock ice.ko probes the function, its
@@ -38,7 +38,7 @@ class VirtmeNgServeBootTest {
     private static final Logger LOG = LoggerFactory.getLogger(VirtmeNgServeBootTest.class);
     /** TCG on a loaded host: vng's boot (udev's coldplug over 9p) takes about a minute, the steps about 15 s. */
     private static final Duration RUN_TIMEOUT = Duration.ofSeconds(480);
-    /** The guest RAM the README's command gives vng ({@code --memory 1024M}): serve prints the same. */
+    /** The guest RAM the documented command gives vng ({@code --memory 1024M}): serve prints the same. */
     private static final int MEMORY_MIB = 1024;
     private static final Pattern STEP = Pattern.compile("^vng-e810: (\\S+)(.*) uptime=([0-9.]+)$");
 
@@ -68,7 +68,7 @@ class VirtmeNgServeBootTest {
     void vngBootsTheKitsKernelWithTheServedE810AndIrdmaRegistersInIwarpMode() throws Exception {
         Properties versions = vng.versions();
         String script = vng.readmeExample(serve.settings().runDir().resolve(E810Serve.QEMU_ARGUMENTS),
-                VngGuest.README_SCRIPT);
+                VngGuest.DOCUMENTED_SCRIPT);
         VngGuest.Output out = vng.run(script, runDir.resolve("vng-console.log"), RUN_TIMEOUT);
         Map<String, Long> hostMillis = new HashMap<>();
         Map<String, String> stepLines = new HashMap<>();
@@ -124,7 +124,7 @@ class VirtmeNgServeBootTest {
     }
 
     /**
-     * The README's command with vng's {@code --dry-run} (it prints the QEMU command line it would run): serve's
+     * The documented command with vng's {@code --dry-run} (it prints the QEMU command line it would run): serve's
      * arguments reach QEMU as they were printed, the JSON device whole; vng adds no network of its own ({@code -net
      * none}: no user networking, no tap), so the E810 is the guest's only NIC; 9p, not virtiofs (whose memory
      * backend would clash with serve's); the kit's QEMU and the kit's kernel with its modules linked in.
@@ -132,7 +132,7 @@ class VirtmeNgServeBootTest {
     @Test
     void theReadmeCommandGivesQemuServesArgumentsAndNoNetworkOfItsOwn() throws Exception {
         String script = vng.readmeExample(serve.settings().runDir().resolve(E810Serve.QEMU_ARGUMENTS),
-                VngGuest.README_SCRIPT)
+                VngGuest.DOCUMENTED_SCRIPT)
                 .replace("$V/bin/vng ", "$V/bin/vng --dry-run ");
         Process p = new ProcessBuilder("bash", "-c", script).directory(VngGuest.repository().toFile()).redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();

@@ -23,16 +23,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The README's virtme-ng example as the tests run it: Debian's virtme-ng (unpacked by {@code provision-vng.sh})
+ * docs/e810.md's virtme-ng example as the tests run it: Debian's virtme-ng (unpacked by {@code provision-vng.sh})
  * booting the kit's Debian Linux 7.3 with its own modules on the kit's QEMU, {@code serve}'s printed arguments
  * passed through {@code --qemu-opts}, a guest script as {@code --exec} on the host's userspace. {@link #run} runs
- * the README's bash block from the repository's root, its placeholders filled in, and keeps every line the guest
+ * its bash block from the repository's root, its placeholders filled in, and keeps every line the guest
  * printed (each with the host's time since the start).
  */
 final class VngGuest {
     private static final Logger LOG = LoggerFactory.getLogger(VngGuest.class);
-    /** The guest script of the README's block. */
-    static final String README_SCRIPT = "qemu-bridge/src/main/kit/guest/vng-e810.sh";
+    /** The guest script of docs/e810.md's block. */
+    static final String DOCUMENTED_SCRIPT = "qemu-bridge/src/main/kit/guest/vng-e810.sh";
 
     /** One line vng printed, and when (milliseconds since vng started, the host's clock). */
     record Line(long millis, String text) {
@@ -89,21 +89,21 @@ final class VngGuest {
     }
 
     /**
-     * The README's virtme-ng block (the one after "**virtme-ng**:"), with this run's arguments file, the vng folder
-     * found, and {@code script} as the guest script in place of the README's.
+     * docs/e810.md's virtme-ng block (the one after "**virtme-ng**:"), with this run's arguments file, the vng folder
+     * found, and {@code script} as the guest script in place of the documented one.
      */
     String readmeExample(Path arguments, String script) throws IOException {
-        String readme = Files.readString(repository().resolve("README.md"), StandardCharsets.UTF_8);
+        String readme = Files.readString(repository().resolve("docs").resolve("e810.md"), StandardCharsets.UTF_8);
         int at = readme.indexOf("**virtme-ng**:");
-        assertTrue(at > 0, "the README has the virtme-ng example");
+        assertTrue(at > 0, "docs/e810.md has the virtme-ng example");
         int open = readme.indexOf("```\n", at) + 4;
         String block = readme.substring(open, readme.indexOf("```", open));
         assertTrue(block.contains("V=$PWD/.cache/kit/vng/current")
                 && block.contains("target/serve/<date-time>/qemu-args.txt") && block.contains("vng ")
-                && block.contains(README_SCRIPT), block);
+                && block.contains(DOCUMENTED_SCRIPT), block);
         return "set -e\n" + block.replace("V=$PWD/.cache/kit/vng/current", "V=" + vng.toAbsolutePath())
                 .replace("target/serve/<date-time>/qemu-args.txt", arguments.toString())
-                .replace(README_SCRIPT, script);
+                .replace(DOCUMENTED_SCRIPT, script);
     }
 
     /** Runs {@code bashScript} from the repository's root, at most {@code timeout}; vng's output goes to {@code console}. */
