@@ -5,6 +5,7 @@ import dev.irdmaemu.fw.aq.AqError;
 import dev.irdmaemu.fw.aq.AqOpcode;
 import dev.irdmaemu.fw.aq.SwitchConfigElement;
 import dev.irdmaemu.fw.aq.SwitchRule;
+import dev.irdmaemu.fw.aq.VlanModeParameters;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -43,16 +44,8 @@ public final class SwitchRules {
     private static final int PORT_PARAMS_SWID = 4;
     private static final int SWID_VALID = 1 << 15;
     private static final int DOUBLE_VLAN_ENA = 1 << 2;
-    /** struct ice_aqc_get_vlan_mode / set_vlan_mode: 100 bytes. */
-    public static final int VLAN_MODE_SIZE = 100;
-    private static final int SET_PRIO_TAGGING = 1;
-    private static final int SET_RDMA_PACKET = 66;
-    private static final int SET_MNG_VLAN_PROT = 69;
-    private static final int PRIO_TAG_MAX = 4;
-    private static final int SVM_RDMA_PKT = 0x10;
-    private static final int DVM_RDMA_PKT = 0x1A;
-    private static final int MNG_PROT_OUTER = 0x10;
-    private static final int MNG_PROT_INNER = 0x11;
+    /** struct ice_aqc_get_vlan_mode / set_vlan_mode: 100 bytes (VlanModeParameters). */
+    public static final int VLAN_MODE_SIZE = VlanModeParameters.SIZE;
     /** struct ice_aqc_sw_rules: num_rules_fltr_entry_index le16 at params 0. */
     private static final int PARAM_NUM_RULES = 0;
 
@@ -85,6 +78,7 @@ public final class SwitchRules {
     private final Map<Integer, Rule> largeActions = new HashMap<>();
     private final SwitchConfigElement configElement = new SwitchConfigElement();
     private final SwitchRule rule = new SwitchRule();
+    private final VlanModeParameters vlanMode = new VlanModeParameters();
     private boolean doubleVlan;
     private boolean portDoubleVlan;
     private long generation;
@@ -187,16 +181,17 @@ public final class SwitchRules {
         if (buf == null || len < VLAN_MODE_SIZE) {
             return reject("set_vlan_mode", "buffer of " + len + " bytes", AqError.EINVAL);
         }
-        long at = CommandBuffer.start(buf);
-        int prio = buf.readUnsignedByte(at + SET_PRIO_TAGGING);
-        int rdma = buf.readUnsignedByte(at + SET_RDMA_PACKET);
-        int mng = buf.readUnsignedByte(at + SET_MNG_VLAN_PROT);
-        if (prio > PRIO_TAG_MAX || rdma != SVM_RDMA_PKT && rdma != DVM_RDMA_PKT
-                || mng != MNG_PROT_OUTER && mng != MNG_PROT_INNER) {
+        VlanModeParameters set = vlanMode.wrap(buf, CommandBuffer.start(buf), len);
+        int prio = set.prioTagging();
+        int rdma = set.rdmaPacket();
+        int mng = set.managementVlanProtocol();
+        if (prio > VlanModeParameters.PRIO_TAG_MAX || rdma != VlanModeParameters.SVM_RDMA_PACKET
+                && rdma != VlanModeParameters.DVM_RDMA_PACKET || mng != VlanModeParameters.MNG_PROT_OUTER
+                && mng != VlanModeParameters.MNG_PROT_INNER) {
             return reject("set_vlan_mode", "prio tagging " + prio + ", rdma packet 0x" + Integer.toHexString(rdma)
                     + ", mng protocol 0x" + Integer.toHexString(mng), AqError.EINVAL);
         }
-        doubleVlan = rdma == DVM_RDMA_PKT && portDoubleVlan;
+        doubleVlan = rdma == VlanModeParameters.DVM_RDMA_PACKET && portDoubleVlan;
         return AqError.OK;
     }
 
@@ -205,11 +200,7 @@ public final class SwitchRules {
         if (buf == null || len < VLAN_MODE_SIZE) {
             return reject("get_vlan_mode", "reply buffer of " + len + " bytes", AqError.ENOMEM);
         }
-        long at = CommandBuffer.start(buf);
-        for (int i = 0; i < VLAN_MODE_SIZE; i++) {
-            buf.writeByte(at + i, (byte) 0);
-        }
-        buf.writeByte(at, (byte) (doubleVlan ? 1 : 0));
+        vlanMode.wrap(buf, CommandBuffer.start(buf), len).writeGet(doubleVlan);
         desc.datalen(VLAN_MODE_SIZE);
         return AqError.OK;
     }

@@ -5,7 +5,9 @@ import dev.irdmaemu.fw.aq.AqError;
 import dev.irdmaemu.fw.aq.AqOpcode;
 import dev.irdmaemu.fw.aq.SchedElement;
 import dev.irdmaemu.fw.aq.SchedGroup;
+import dev.irdmaemu.fw.aq.SchedMoveElements;
 import dev.irdmaemu.fw.aq.SchedResources;
+import dev.irdmaemu.fw.aq.TeidList;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -109,6 +111,8 @@ public final class TxScheduler {
     private final Map<Integer, Node> nodes = new HashMap<>();
     private final SchedElement element = new SchedElement();
     private final SchedGroup group = new SchedGroup();
+    private final SchedMoveElements moveView = new SchedMoveElements();
+    private final TeidList teidView = new TeidList();
     private final SchedResources resources = new SchedResources();
     private int nextTeid;
     private Node root;
@@ -394,23 +398,21 @@ public final class TxScheduler {
         return AqError.OK;
     }
 
-    // ---- 0x0408: struct ice_aqc_move_elem (src_parent le32, dest_parent le32, num_elems le16, mode, rsvd, TEIDs)
+    // ---- 0x0408: struct ice_aqc_move_elem (SchedMoveElements)
 
     private int moveElements(AqDescriptor desc, Bytes<?> buf) {
         int groups = desc.paramU16(SchedGroup.PARAM_NUM_ELEM_REQ);
         long len = CommandBuffer.length(desc, buf);
-        if (buf == null || groups != 1 || len < 12) {
+        if (buf == null || groups != 1 || len < SchedMoveElements.HEADER) {
             return reject("move_sched_elems", groups + " groups in a " + len + "-byte buffer", AqError.EINVAL);
         }
-        long at = CommandBuffer.start(buf);
-        long src = buf.readUnsignedInt(at);
-        long dst = buf.readUnsignedInt(at + 4);
-        int n = buf.readUnsignedShort(at + 8);
-        if (n == 0 || 12 + 4L * n > len) {
+        SchedMoveElements move = moveView.wrap(buf, CommandBuffer.start(buf), len);
+        int n = move.numElems();
+        if (n == 0 || !move.complete()) {
             return reject("move_sched_elems", n + " TEIDs in a " + len + "-byte buffer", AqError.EINVAL);
         }
-        Node from = node(src);
-        Node to = node(dst);
+        Node from = node(move.sourceParent());
+        Node to = node(move.destinationParent());
         if (from == null || to == null) {
             return reject("move_sched_elems", "source or destination parent does not exist", AqError.ENOENT);
         }
@@ -422,7 +424,7 @@ public final class TxScheduler {
         }
         List<Node> moving = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            Node m = node(buf.readUnsignedInt(at + 12 + 4L * i));
+            Node m = node(move.teid(i));
             if (m == null || m.parent != from.teid || moving.contains(m)) {
                 return reject("move_sched_elems", "TEID " + i + " is not a child of the source parent",
                         AqError.ENOENT);
@@ -444,17 +446,17 @@ public final class TxScheduler {
         String op = suspend ? "suspend_sched_elems" : "resume_sched_elems";
         int count = desc.paramU16(SchedGroup.PARAM_NUM_ELEM_REQ);
         long len = CommandBuffer.length(desc, buf);
-        if (buf == null || count == 0 || 4L * count > len) {
+        TeidList teids = buf == null ? null : teidView.wrap(buf, CommandBuffer.start(buf), len);
+        if (teids == null || count == 0 || !teids.holds(count)) {
             return reject(op, count + " TEIDs in a " + len + "-byte buffer", AqError.EINVAL);
         }
-        long at = CommandBuffer.start(buf);
         for (int i = 0; i < count; i++) {
-            if (node(buf.readUnsignedInt(at + 4L * i)) == null) {
+            if (node(teids.teid(i)) == null) {
                 return reject(op, "TEID " + i + " does not exist", AqError.ENOENT);
             }
         }
         for (int i = 0; i < count; i++) {
-            Node n = node(buf.readUnsignedInt(at + 4L * i));
+            Node n = node(teids.teid(i));
             n.info[3] = (byte) (suspend ? n.info[3] | FLAG_SUSPEND : n.info[3] & ~FLAG_SUSPEND);
         }
         desc.paramU16(SchedGroup.PARAM_NUM_ELEM_RESP, count);

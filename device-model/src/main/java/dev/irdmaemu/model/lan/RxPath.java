@@ -43,6 +43,7 @@ public final class RxPath {
     private final LanQueues owner;
     private final LanCounters counters;
     private final BytesStore<?, ?> contexts;
+    private final RxFlexDescriptor posted = new RxFlexDescriptor();
     private final RxQueueContext context = new RxQueueContext();
     private final boolean[] enabled;
     private final long[] base;
@@ -276,7 +277,7 @@ public final class RxPath {
                 drop(q, "descriptor_unmapped", frameLength);
                 return;
             }
-            long address = memory.store(r).readLong(memory.offset(r, descriptor));
+            long address = posted.wrap(memory.store(r), memory.offset(r, descriptor)).packetBufferAddress();
             if (!memory.contains(address, chunk)) {
                 counters.rxDmaFault++;
                 owner.mddRx(q, 3);
@@ -299,11 +300,7 @@ public final class RxPath {
                 status |= RxFlexDescriptor.STATUS0_RSS_VALID;
             }
             long descriptor = base[q] + (long) h * RxFlexDescriptor.SIZE;
-            // qword 1 (with DD) last, as the device writes it: the driver reads DD before the rest
-            memory.writeLong(descriptor, RxFlexDescriptor.writeBackQword0(ptype, chunk));
-            memory.writeLong(descriptor + 16, 0);
-            memory.writeLong(descriptor + 24, 0);
-            memory.writeLong(descriptor + 8, RxFlexDescriptor.writeBackQword1(status, last ? rssHash : 0));
+            RxFlexDescriptor.writeBack(memory, descriptor, ptype, chunk, status, last ? rssHash : 0);
             at += chunk;
             left -= chunk;
             h = h + 1 == length[q] ? 0 : h + 1;
@@ -366,10 +363,10 @@ public final class RxPath {
         }
         if (hashInput == HASH_IPV4_PORTS || hashInput == HASH_IPV6_PORTS) {
             if ((set & FlowProfiles.SRC_PORT) != 0) {
-                t.addShort(store.readUnsignedByte(l4At) << 8 | store.readUnsignedByte(l4At + 1));
+                t.addShort(OffloadHeaders.l4SourcePort(store, l4At));
             }
             if ((set & FlowProfiles.DST_PORT) != 0) {
-                t.addShort(store.readUnsignedByte(l4At + 2) << 8 | store.readUnsignedByte(l4At + 3));
+                t.addShort(OffloadHeaders.l4DestinationPort(store, l4At));
             }
         }
         return t.value();

@@ -46,6 +46,16 @@ public final class OffloadHeaders {
         NetworkOrder.put16(s, ip + 4, v);
     }
 
+    /** The TCP or UDP source port of the L4 header at {@code l4} (both start with the two ports). */
+    public static int l4SourcePort(BytesStore<?, ?> s, long l4) {
+        return s.readUnsignedByte(l4) << 8 | s.readUnsignedByte(l4 + 1);
+    }
+
+    /** The TCP or UDP destination port of the L4 header at {@code l4}. */
+    public static int l4DestinationPort(BytesStore<?, ?> s, long l4) {
+        return s.readUnsignedByte(l4 + 2) << 8 | s.readUnsignedByte(l4 + 3);
+    }
+
     public static long tcpSequence(BytesStore<?, ?> s, long l4) {
         return NetworkOrder.u32(s, l4 + 4);
     }

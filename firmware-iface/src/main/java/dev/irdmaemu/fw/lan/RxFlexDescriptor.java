@@ -1,6 +1,7 @@
 package dev.irdmaemu.fw.lan;
 
 import dev.irdmaemu.fw.reg.QuadwordView;
+import dev.irdmaemu.fw.bus.HostMemory;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -91,6 +92,23 @@ public final class RxFlexDescriptor extends QuadwordView {
         putQword(dst, offset + 8, headerBuffer);
         putQword(dst, offset + 16, 0);
         putQword(dst, offset + 24, 0);
+    }
+
+    /**
+     * Writes a write-back descriptor at guest address {@code address} of {@code memory} (the device's side): qwords 0,
+     * 2 and 3 first, then qword 1 with DD, which the driver reads before the rest (ice_txrx.c ice_clean_rx_irq).
+     * False when the descriptor is not in guest memory.
+     */
+    public static boolean writeBack(HostMemory memory, long address, int ptype, int packetLength, int status0,
+                                    int rssHash) {
+        if (!memory.contains(address, SIZE)) {
+            return false;
+        }
+        memory.writeLong(address, writeBackQword0(ptype, packetLength));
+        memory.writeLong(address + 16, 0);
+        memory.writeLong(address + 24, 0);
+        memory.writeLong(address + 8, writeBackQword1(status0, rssHash));
+        return true;
     }
 
     /** Composes qword 0 of the write-back: rxdid, ptype, pkt_len (hdr_len 0, no split). */

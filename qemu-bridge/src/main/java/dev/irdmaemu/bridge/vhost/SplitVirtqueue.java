@@ -1,26 +1,21 @@
 package dev.irdmaemu.bridge.vhost;
 
 import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.virtio.SplitRing;
 import java.lang.invoke.VarHandle;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
  * The device side of one split virtqueue (virtio 1.x §2.7): the descriptor table, the driver's available ring and
- * the device's used ring, all little-endian in guest memory. Every index and address the guest controls is checked
- * before use; a violation is a {@link VhostUserException}. Not thread-safe: its connection's lock guards it.
- *
- * <p>Layout (§2.7, "Virtqueue Part / Alignment / Size"): descriptor table 16·N bytes aligned 16 (addr u64, len u32,
- * flags u16, next u16); available ring 6 + 2·N aligned 2 (flags, idx, ring[N], used_event); used ring 6 + 8·N
- * aligned 4 (flags, idx, ring[N] of {id u32, len u32}, avail_event).
+ * the device's used ring, all little-endian in guest memory, read and written through {@link SplitRing}. Every index
+ * and address the guest controls is checked before use; a violation is a {@link VhostUserException}. Not
+ * thread-safe: its connection's lock guards it.
  */
 final class SplitVirtqueue {
-    /** §2.7.5: descriptor flags. */
-    static final int DESC_F_NEXT = 1;
-    static final int DESC_F_WRITE = 2;
-    static final int DESC_F_INDIRECT = 4;
-    /** §2.7.6: the driver does not want interrupts (ignored with EVENT_IDX). */
-    static final int AVAIL_F_NO_INTERRUPT = 1;
-    static final int DESC_SIZE = 16;
+    static final int DESC_F_NEXT = SplitRing.DESC_F_NEXT;
+    static final int DESC_F_WRITE = SplitRing.DESC_F_WRITE;
+    static final int DESC_F_INDIRECT = SplitRing.DESC_F_INDIRECT;
+    static final int DESC_SIZE = SplitRing.DESC_SIZE;
 
     final int index;
     final String name;
@@ -76,15 +71,15 @@ final class SplitVirtqueue {
     }
 
     static long descBytes(int num) {
-        return (long) DESC_SIZE * num;
+        return SplitRing.descriptorTableBytes(num);
     }
 
     static long availBytes(int num) {
-        return 6L + 2L * num;
+        return SplitRing.availableRingBytes(num);
     }
 
     static long usedBytes(int num) {
-        return 6L + 8L * num;
+        return SplitRing.usedRingBytes(num);
     }
 
     /**
@@ -125,7 +120,7 @@ final class SplitVirtqueue {
         indirect = indirectNegotiated;
         addressesSet = true;
         if (readUsedIdx) {
-            usedIdx = usedStore.readShort(usedOff + 2) & 0xffff;
+            usedIdx = SplitRing.usedIdx(usedStore, usedOff);
         }
     }
 
@@ -157,7 +152,7 @@ final class SplitVirtqueue {
     int pop() throws VhostUserException {
         int pending = pending();
         if (pending == 0 && eventIdx) {
-            usedStore.writeShort(usedOff + 4 + 8L * size, (short) lastAvailIdx);
+            SplitRing.availEvent(usedStore, usedOff, size, lastAvailIdx);
             VarHandle.fullFence();
             pending = pending();
         }
@@ -166,7 +161,7 @@ final class SplitVirtqueue {
         }
         // the ring entry is read only after the idx that published it
         VarHandle.acquireFence();
-        int head = availStore.readShort(availOff + 4 + 2L * (lastAvailIdx & (size - 1))) & 0xffff;
+        int head = SplitRing.availableEntry(availStore, availOff, lastAvailIdx & (size - 1));
         if (head >= size) {
             throw new VhostUserException(VhostUserFailure.BAD_HEAD, name + " avail[" + lastAvailIdx + "] = " + head
                     + " with " + size + " descriptors");
@@ -176,7 +171,7 @@ final class SplitVirtqueue {
     }
 
     private int pending() throws VhostUserException {
-        int availIdx = availStore.readShort(availOff + 2) & 0xffff;
+        int availIdx = SplitRing.availableIdx(availStore, availOff);
         int pending = (availIdx - lastAvailIdx) & 0xffff;
         if (pending > size) {
             throw new VhostUserException(VhostUserFailure.AVAIL_IDX_JUMP, name + " avail idx " + availIdx
@@ -198,8 +193,8 @@ final class SplitVirtqueue {
     void walk(int head, boolean deviceWrites) throws VhostUserException {
         segments = 0;
         chainBytes = 0;
-        long d = descOff + (long) DESC_SIZE * head;
-        int flags = descStore.readShort(d + 12) & 0xffff;
+        long d = SplitRing.descriptor(descOff, head);
+        int flags = SplitRing.flags(descStore, d);
         if ((flags & DESC_F_INDIRECT) != 0) {
             walkIndirect(head, d, flags, deviceWrites);
             return;
@@ -210,17 +205,17 @@ final class SplitVirtqueue {
                 throw new VhostUserException(VhostUserFailure.CHAIN_LOOP, name + " chain at " + head + " passes "
                         + size + " descriptors");
             }
-            d = descOff + (long) DESC_SIZE * i;
-            flags = descStore.readShort(d + 12) & 0xffff;
+            d = SplitRing.descriptor(descOff, i);
+            flags = SplitRing.flags(descStore, d);
             if ((flags & DESC_F_INDIRECT) != 0) {
                 throw new VhostUserException(VhostUserFailure.BAD_INDIRECT, name + " descriptor " + i
                         + " is indirect inside a chain");
             }
-            addSegment(descStore.readLong(d), descStore.readInt(d + 8), flags, deviceWrites, i);
+            addSegment(SplitRing.address(descStore, d), SplitRing.length(descStore, d), flags, deviceWrites, i);
             if ((flags & DESC_F_NEXT) == 0) {
                 return;
             }
-            i = descStore.readShort(d + 14) & 0xffff;
+            i = SplitRing.next(descStore, d);
             if (i >= size) {
                 throw new VhostUserException(VhostUserFailure.BAD_NEXT, name + " next " + i + " with " + size
                         + " descriptors");
@@ -229,8 +224,8 @@ final class SplitVirtqueue {
     }
 
     private void walkIndirect(int head, long d, int flags, boolean deviceWrites) throws VhostUserException {
-        long tableGpa = descStore.readLong(d);
-        long tableLen = descStore.readInt(d + 8) & 0xffffffffL;
+        long tableGpa = SplitRing.address(descStore, d);
+        long tableLen = SplitRing.length(descStore, d) & 0xffffffffL;
         // §2.7.5.3.1: only when negotiated, never together with NEXT, a whole number of descriptors
         if (!indirect || (flags & DESC_F_NEXT) != 0 || tableLen == 0 || tableLen % DESC_SIZE != 0
                 || tableLen / DESC_SIZE > size) {
@@ -252,16 +247,16 @@ final class SplitVirtqueue {
                 throw new VhostUserException(VhostUserFailure.CHAIN_LOOP, name + " indirect chain at " + head
                         + " passes its " + entries + " entries");
             }
-            long e = tableOff + (long) DESC_SIZE * i;
-            int f = table.readShort(e + 12) & 0xffff;
+            long e = SplitRing.descriptor(tableOff, i);
+            int f = SplitRing.flags(table, e);
             if ((f & DESC_F_INDIRECT) != 0) {
                 throw new VhostUserException(VhostUserFailure.BAD_INDIRECT, name + " nested indirect table");
             }
-            addSegment(table.readLong(e), table.readInt(e + 8), f, deviceWrites, i);
+            addSegment(SplitRing.address(table, e), SplitRing.length(table, e), f, deviceWrites, i);
             if ((f & DESC_F_NEXT) == 0) {
                 return;
             }
-            i = table.readShort(e + 14) & 0xffff;
+            i = SplitRing.next(table, e);
             if (i >= entries) {
                 throw new VhostUserException(VhostUserFailure.BAD_NEXT, name + " indirect next " + i + " of "
                         + entries + " entries");
@@ -301,12 +296,10 @@ final class SplitVirtqueue {
 
     /** Returns a chain to the driver: used ring entry {head, bytes written}, then (release-ordered) the used idx. */
     void push(int head, long written) {
-        long e = usedOff + 4 + 8L * (usedIdx & (size - 1));
-        usedStore.writeInt(e, head);
-        usedStore.writeInt(e + 4, (int) written);
+        SplitRing.usedElement(usedStore, usedOff, usedIdx & (size - 1), head, (int) written);
         VarHandle.releaseFence();
         usedIdx = (usedIdx + 1) & 0xffff;
-        usedStore.writeShort(usedOff + 2, (short) usedIdx);
+        SplitRing.usedIdx(usedStore, usedOff, usedIdx);
     }
 
     /**
@@ -319,9 +312,9 @@ final class SplitVirtqueue {
         }
         VarHandle.fullFence();
         if (eventIdx) {
-            return needEvent(availStore.readShort(availOff + 4 + 2L * size) & 0xffff, usedIdx, usedBefore);
+            return needEvent(SplitRing.usedEvent(availStore, availOff, size), usedIdx, usedBefore);
         }
-        return (availStore.readShort(availOff) & AVAIL_F_NO_INTERRUPT) == 0;
+        return (SplitRing.availableFlags(availStore, availOff) & SplitRing.AVAIL_F_NO_INTERRUPT) == 0;
     }
 
     /**
