@@ -63,6 +63,7 @@ public final class E810PhysicalFunction {
         this.rdma = new E810RdmaFunction(scheduler, memory, InterruptSink.NONE, trace, latency, pfId);
         this.ice = new IceFirmware(pfId, memory, rdma.vectorCauses(), trace, E810PciFunction.MSIX_VECTORS, mac);
         this.switchAndScheduler = new IceSwitchAndScheduler(pfId, pfId);
+        switchAndScheduler.refusals().traceTo(trace);
         switchAndScheduler.install(this::register);
         ice.onPfReset(this::pfSoftwareReset);
         // ice's LAN rings: registers behind the ice block, Tx contexts from add_txqs, frames to and from the port

@@ -41,6 +41,8 @@ import org.slf4j.LoggerFactory;
  * refused: the rest of the package is still good for ice.
  */
 public final class DdpPackageLoader {
+    /** Where refused commands are reported: the function's, shared by its command handlers (AqRefusals). */
+    private AqRefusals refusals = new AqRefusals();
     private static final Logger LOG = LoggerFactory.getLogger(DdpPackageLoader.class);
 
     /** struct ice_aqc_download_pkg flags (params 0): ICE_AQC_DOWNLOAD_PKG_LAST_BUF. */
@@ -137,7 +139,7 @@ public final class DdpPackageLoader {
         long at = CommandBuffer.start(buf);
         if (buf == null || len != PkgBuffer.SIZE) {
             abandon();
-            return reject("download_pkg", "buffer of " + len + " bytes, not " + PkgBuffer.SIZE, AqError.EINVAL);
+            return refusals.refuse("download_pkg", "buffer of " + len + " bytes, not " + PkgBuffer.SIZE, AqError.EINVAL);
         }
         pkgBuffer.wrap(buf, at, len);
         PkgBuffer.Status s = pkgBuffer.validate();
@@ -145,13 +147,13 @@ public final class DdpPackageLoader {
             int offset = pkgBuffer.failedAt();
             abandon();
             errorReply(desc, buf, offset, ERROR_INFO_BAD_BUFFER);
-            return reject("download_pkg", "buffer " + buffersReceived + ": " + s.describe() + " at +" + offset,
+            return refusals.refuse("download_pkg", "buffer " + buffersReceived + ": " + s.describe() + " at +" + offset,
                     AqError.EINVAL);
         }
         if (pkgBuffer.isMetadataBuffer()) {
             abandon();
             errorReply(desc, buf, 4, ERROR_INFO_METADATA_BUFFER);
-            return reject("download_pkg", "a metadata buffer is not downloaded", AqError.EINVAL);
+            return refusals.refuse("download_pkg", "a metadata buffer is not downloaded", AqError.EINVAL);
         }
         if (!downloading) {
             downloading = true;
@@ -186,7 +188,7 @@ public final class DdpPackageLoader {
                 int received = buffersReceived;
                 abandon();
                 errorReply(desc, buf, 0, ERROR_INFO_NO_METADATA);
-                return reject("download_pkg", "last of " + received + " buffers, and none carried a metadata section",
+                return refusals.refuse("download_pkg", "last of " + received + " buffers, and none carried a metadata section",
                         AqError.EINVAL);
             }
             downloaded = true;
@@ -203,7 +205,7 @@ public final class DdpPackageLoader {
     // ---- 0x0C41: section upload is not modelled; ice_pkg_supports_dvm then answers "no DVM" (soft)
 
     private int uploadSection(AqDescriptor desc, Bytes<?> buf) {
-        return reject("upload_section", "section upload is not modelled", AqError.ENOSYS);
+        return refusals.refuse("upload_section", "section upload is not modelled", AqError.ENOSYS);
     }
 
     // ---- 0x0C43
@@ -213,7 +215,7 @@ public final class DdpPackageLoader {
         long len = CommandBuffer.length(desc, buf);
         int need = PkgInfoList.sizeFor(entries);
         if (buf == null || len < need) {
-            return reject("get_pkg_info_list", "reply buffer of " + len + " bytes, needs " + need, AqError.ENOMEM);
+            return refusals.refuse("get_pkg_info_list", "reply buffer of " + len + " bytes, needs " + need, AqError.ENOMEM);
         }
         infoList.wrap(buf, CommandBuffer.start(buf), len).count(entries);
         infoList.entry(0, NVM_VERSION, NVM_NAME, 0, true, !downloaded, true, false);
@@ -247,8 +249,9 @@ public final class DdpPackageLoader {
         return b;
     }
 
-    private static int reject(String op, String why, int code) {
-        LOG.debug("AQ {}: {} (retval {})", op, why, code);
-        return code;
+
+    /** Reports refused commands to {@code r} (the function's shared {@link AqRefusals}). */
+    void reportRefusalsTo(AqRefusals r) {
+        this.refusals = r;
     }
 }

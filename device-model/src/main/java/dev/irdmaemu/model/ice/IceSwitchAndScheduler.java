@@ -18,6 +18,7 @@ public final class IceSwitchAndScheduler {
     private final DdpPackageLoader ddp;
     private final FlowProfiles profiles;
     private final PackageUpdates packageUpdates;
+    private final AqRefusals refusals = new AqRefusals();
 
     /** PF {@code pfId} on logical port {@code lport}; its switch id is the PF number. */
     public IceSwitchAndScheduler(int pfId, int lport) {
@@ -28,6 +29,17 @@ public final class IceSwitchAndScheduler {
         this.profiles = new FlowProfiles();
         this.ddp = new DdpPackageLoader(profiles);
         this.packageUpdates = new PackageUpdates(profiles);
+        vsis.reportRefusalsTo(refusals);
+        switchRules.reportRefusalsTo(refusals);
+        scheduler.reportRefusalsTo(refusals);
+        txQueues.reportRefusalsTo(refusals);
+        ddp.reportRefusalsTo(refusals);
+        packageUpdates.reportRefusalsTo(refusals);
+    }
+
+    /** Where these commands report why they refused one: the function hands it its trace. */
+    public AqRefusals refusals() {
+        return refusals;
     }
 
     public void install(BiConsumer<Integer, AqCommandHandler> register) {

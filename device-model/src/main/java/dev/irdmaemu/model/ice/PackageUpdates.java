@@ -7,8 +7,6 @@ import dev.irdmaemu.fw.aq.PkgBuffer;
 import dev.irdmaemu.fw.aq.ProfileTableSection;
 import java.util.function.BiConsumer;
 import net.openhft.chronicle.bytes.Bytes;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * update_pkg (0x0C42): ice changing the flexible pipeline at run time, one package buffer per command (ice_ddp.c
@@ -30,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * boost TCAM) is refused the same way.
  */
 public final class PackageUpdates {
-    private static final Logger LOG = LoggerFactory.getLogger(PackageUpdates.class);
+    /** Where refused commands are reported: the function's, shared by its command handlers (AqRefusals). */
+    private AqRefusals refusals = new AqRefusals();
 
     /** ice_ddp.h ICE_SID_RXPARSER_BOOST_TCAM, ICE_SID_TXPARSER_BOOST_TCAM. */
     public static final int SID_RXPARSER_BOOST_TCAM = 56;
@@ -72,8 +71,7 @@ public final class PackageUpdates {
         long len = CommandBuffer.length(desc, buf);
         if (buf == null || len == 0) {
             refused++;
-            LOG.debug("AQ update_pkg: no buffer (retval EINVAL)");
-            return AqError.EINVAL;
+            return refusals.refuse("update_pkg", "no buffer", AqError.EINVAL);
         }
         long at = CommandBuffer.start(buf);
         buffer.wrap(buf, at, len);
@@ -116,7 +114,7 @@ public final class PackageUpdates {
 
     private int refuse(AqDescriptor desc, Bytes<?> buf, long offset, int info, String why) {
         refused++;
-        LOG.debug("AQ update_pkg: {} at +{} (retval EINVAL)", why, offset);
+        refusals.refuse("update_pkg", why + " at +" + offset, AqError.EINVAL);
         if (CommandBuffer.length(desc, buf) >= 8) {
             long at = CommandBuffer.start(buf);
             buf.writeInt(at, (int) offset);
@@ -124,5 +122,10 @@ public final class PackageUpdates {
             desc.datalen(8);
         }
         return AqError.EINVAL;
+    }
+
+    /** Reports refused commands to {@code r} (the function's shared {@link AqRefusals}). */
+    void reportRefusalsTo(AqRefusals r) {
+        this.refusals = r;
     }
 }

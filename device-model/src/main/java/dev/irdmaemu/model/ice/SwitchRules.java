@@ -14,8 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import net.openhft.chronicle.bytes.Bytes;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The embedded switch as ice_switch.c and ice_vlan_mode.c see it: the switch configuration (get_sw_cfg 0x0200), the
@@ -32,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * rules by index; an unknown index is ENOENT. Every command applies whole or not at all.
  */
 public final class SwitchRules {
-    private static final Logger LOG = LoggerFactory.getLogger(SwitchRules.class);
+    /** Where refused commands are reported: the function's, shared by its command handlers (AqRefusals). */
+    private AqRefusals refusals = new AqRefusals();
 
     /** Lookup table slots (a bound for hostile drivers; ice needs a few per VSI). */
     public static final int LOOKUP_ENTRIES = 4096;
@@ -147,11 +146,11 @@ public final class SwitchRules {
     private int getSwitchConfig(AqDescriptor desc, Bytes<?> buf) {
         long len = CommandBuffer.length(desc, buf);
         if (buf == null || len < SwitchConfigElement.SIZE) {
-            return reject("get_sw_cfg", "reply buffer of " + len + " bytes", AqError.ENOMEM);
+            return refusals.refuse("get_sw_cfg", "reply buffer of " + len + " bytes", AqError.ENOMEM);
         }
         int first = desc.paramU16(SwitchConfigElement.PARAM_ELEMENT);
         if (first != 0) {
-            return reject("get_sw_cfg", "first element " + first + " beyond the 1-element configuration",
+            return refusals.refuse("get_sw_cfg", "first element " + first + " beyond the 1-element configuration",
                     AqError.EINVAL);
         }
         configElement.wrap(buf, CommandBuffer.start(buf))
@@ -167,7 +166,7 @@ public final class SwitchRules {
     private int setPortParams(AqDescriptor desc, Bytes<?> buf) {
         int sw = desc.paramU16(PORT_PARAMS_SWID);
         if ((sw & SWID_VALID) != 0 && (sw & 0xFF) != swid) {
-            return reject("set_port_params", "swid " + (sw & 0xFF) + " is not this port's " + swid,
+            return refusals.refuse("set_port_params", "swid " + (sw & 0xFF) + " is not this port's " + swid,
                     AqError.EINVAL);
         }
         portDoubleVlan = (desc.paramU16(PORT_PARAMS_FLAGS) & DOUBLE_VLAN_ENA) != 0;
@@ -179,7 +178,7 @@ public final class SwitchRules {
     private int setVlanMode(AqDescriptor desc, Bytes<?> buf) {
         long len = CommandBuffer.length(desc, buf);
         if (buf == null || len < VLAN_MODE_SIZE) {
-            return reject("set_vlan_mode", "buffer of " + len + " bytes", AqError.EINVAL);
+            return refusals.refuse("set_vlan_mode", "buffer of " + len + " bytes", AqError.EINVAL);
         }
         VlanModeParameters set = vlanMode.wrap(buf, CommandBuffer.start(buf), len);
         int prio = set.prioTagging();
@@ -188,7 +187,7 @@ public final class SwitchRules {
         if (prio > VlanModeParameters.PRIO_TAG_MAX || rdma != VlanModeParameters.SVM_RDMA_PACKET
                 && rdma != VlanModeParameters.DVM_RDMA_PACKET || mng != VlanModeParameters.MNG_PROT_OUTER
                 && mng != VlanModeParameters.MNG_PROT_INNER) {
-            return reject("set_vlan_mode", "prio tagging " + prio + ", rdma packet 0x" + Integer.toHexString(rdma)
+            return refusals.refuse("set_vlan_mode", "prio tagging " + prio + ", rdma packet 0x" + Integer.toHexString(rdma)
                     + ", mng protocol 0x" + Integer.toHexString(mng), AqError.EINVAL);
         }
         doubleVlan = rdma == VlanModeParameters.DVM_RDMA_PACKET && portDoubleVlan;
@@ -198,7 +197,7 @@ public final class SwitchRules {
     private int getVlanMode(AqDescriptor desc, Bytes<?> buf) {
         long len = CommandBuffer.length(desc, buf);
         if (buf == null || len < VLAN_MODE_SIZE) {
-            return reject("get_vlan_mode", "reply buffer of " + len + " bytes", AqError.ENOMEM);
+            return refusals.refuse("get_vlan_mode", "reply buffer of " + len + " bytes", AqError.ENOMEM);
         }
         vlanMode.wrap(buf, CommandBuffer.start(buf), len).writeGet(doubleVlan);
         desc.datalen(VLAN_MODE_SIZE);
@@ -219,7 +218,7 @@ public final class SwitchRules {
             rule.wrap(buf, at.get(i), ruleEnd(desc, buf) - at.get(i));
             int code = checkTargets(rule);
             if (code != AqError.OK) {
-                return reject("add_sw_rules", "rule " + i + " forwards to VSI " + rule.actionVsi()
+                return refusals.refuse("add_sw_rules", "rule " + i + " forwards to VSI " + rule.actionVsi()
                         + ", which does not exist", code);
             }
             if (rule.isLookup()) {
@@ -228,7 +227,7 @@ public final class SwitchRules {
                     nextLookup++;
                 }
                 if (nextLookup >= LOOKUP_ENTRIES) {
-                    return reject("add_sw_rules", "the lookup table is full", AqError.ENOSPC);
+                    return refusals.refuse("add_sw_rules", "the lookup table is full", AqError.ENOSPC);
                 }
                 freshLookups.add(nextLookup);
                 indexes[i] = nextLookup;
@@ -236,11 +235,11 @@ public final class SwitchRules {
                 int index = rule.index();
                 Map<Integer, Rule> table = tableOf(rule.type());
                 if (index >= limitOf(rule.type())) {
-                    return reject("add_sw_rules", "rule " + i + " index " + index + " out of range",
+                    return refusals.refuse("add_sw_rules", "rule " + i + " index " + index + " out of range",
                             AqError.EINVAL);
                 }
                 if (table.containsKey(index)) {
-                    return reject("add_sw_rules", "rule " + i + " index " + index + " in use", AqError.EEXIST);
+                    return refusals.refuse("add_sw_rules", "rule " + i + " index " + index + " in use", AqError.EEXIST);
                 }
                 indexes[i] = index;
             }
@@ -264,12 +263,12 @@ public final class SwitchRules {
         for (int i = 0; i < at.size(); i++) {
             rule.wrap(buf, at.get(i), ruleEnd(desc, buf) - at.get(i));
             if (!tableOf(rule.type()).containsKey(rule.index())) {
-                return reject("update_sw_rules", "rule " + i + " index " + rule.index() + " does not exist",
+                return refusals.refuse("update_sw_rules", "rule " + i + " index " + rule.index() + " does not exist",
                         AqError.ENOENT);
             }
             int code = checkTargets(rule);
             if (code != AqError.OK) {
-                return reject("update_sw_rules", "rule " + i + " forwards to a VSI that does not exist", code);
+                return refusals.refuse("update_sw_rules", "rule " + i + " forwards to a VSI that does not exist", code);
             }
         }
         for (Long a : at) {
@@ -293,7 +292,7 @@ public final class SwitchRules {
             int t = rule.type();
             // ice removes a VSI list by sending VSI_LIST_CLEAR with the list's index (ice_remove_vsi_list_rule).
             if (!tableOf(t).containsKey(rule.index())) {
-                return reject("remove_sw_rules", "rule " + i + " index " + rule.index() + " does not exist",
+                return refusals.refuse("remove_sw_rules", "rule " + i + " index " + rule.index() + " does not exist",
                         AqError.ENOENT);
             }
         }
@@ -313,7 +312,7 @@ public final class SwitchRules {
         int n = desc.paramU16(PARAM_NUM_RULES);
         long len = CommandBuffer.length(desc, buf);
         if (buf == null || n == 0) {
-            reject(op, "no rules", AqError.EINVAL);
+            refusals.refuse(op, "no rules", AqError.EINVAL);
             return null;
         }
         long end = CommandBuffer.start(buf) + len;
@@ -323,7 +322,7 @@ public final class SwitchRules {
             rule.wrap(buf, a, end - a);
             SwitchRule.Status s = rule.validate();
             if (!s.accepted()) {
-                reject(op, "rule " + i + " at +" + (a - CommandBuffer.start(buf)) + ": " + s.describe(),
+                refusals.refuse(op, "rule " + i + " at +" + (a - CommandBuffer.start(buf)) + ": " + s.describe(),
                         AqError.EINVAL);
                 return null;
             }
@@ -376,8 +375,9 @@ public final class SwitchRules {
         return b;
     }
 
-    private static int reject(String op, String why, int code) {
-        LOG.debug("AQ {}: {} (retval {})", op, why, code);
-        return code;
+
+    /** Reports refused commands to {@code r} (the function's shared {@link AqRefusals}). */
+    void reportRefusalsTo(AqRefusals r) {
+        this.refusals = r;
     }
 }

@@ -15,8 +15,6 @@ import java.util.Map;
 import java.util.function.BiConsumer;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The leaves of the Tx scheduler: LAN Tx queues (add_txqs 0x0C30) and RDMA queue sets (add_rdma_qset 0x0C33), both
@@ -30,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * not at all.
  */
 public final class TxQueues {
-    private static final Logger LOG = LoggerFactory.getLogger(TxQueues.class);
+    /** Where refused commands are reported: the function's, shared by its command handlers (AqRefusals). */
+    private AqRefusals refusals = new AqRefusals();
 
     /** PF Tx queues the model serves (the func cap TXQS number the firmware reports must not exceed this). */
     public static final int DEFAULT_QUEUES = 256;
@@ -161,7 +160,7 @@ public final class TxQueues {
         int groups = desc.paramU8(PARAM_NUM_GROUPS);
         long len = CommandBuffer.length(desc, buf);
         if (buf == null || groups == 0 || groups > TxQueueGroup.MAX_QGRPS) {
-            return reject("add_txqs", groups + " queue groups", AqError.EINVAL);
+            return refusals.refuse("add_txqs", groups + " queue groups", AqError.EINVAL);
         }
         long start = CommandBuffer.start(buf);
         long end = start + len;
@@ -172,22 +171,22 @@ public final class TxQueues {
             txGroup.wrap(buf, g, end - g);
             TxQueueGroup.Status s = txGroup.validate();
             if (!s.accepted()) {
-                return reject("add_txqs", "group " + i + ": " + s.describe(), AqError.EINVAL);
+                return refusals.refuse("add_txqs", "group " + i + ": " + s.describe(), AqError.EINVAL);
             }
             long parent = txGroup.parentTeid();
             int n = txGroup.numTxqs();
             int code = scheduler.checkLeafParent(parent, perParent.getOrDefault(parent, 0) + n);
             if (code != AqError.OK) {
-                return reject("add_txqs", "group " + i + ": parent TEID 0x" + Long.toHexString(parent)
+                return refusals.refuse("add_txqs", "group " + i + ": parent TEID 0x" + Long.toHexString(parent)
                         + " cannot take " + n + " queues", code);
             }
             for (int q = 0; q < n; q++) {
                 int id = txGroup.txqId(q);
                 if (id >= queueCount) {
-                    return reject("add_txqs", "queue " + id + " beyond the PF's " + queueCount, AqError.EINVAL);
+                    return refusals.refuse("add_txqs", "queue " + id + " beyond the PF's " + queueCount, AqError.EINVAL);
                 }
                 if (queues.containsKey(id) || ids.contains(id)) {
-                    return reject("add_txqs", "queue " + id + " is already enabled", AqError.EEXIST);
+                    return refusals.refuse("add_txqs", "queue " + id + " is already enabled", AqError.EEXIST);
                 }
                 ids.add(id);
             }
@@ -224,7 +223,7 @@ public final class TxQueues {
             return AqError.OK;
         }
         if (items == 0 || items > TxQueueGroup.MAX_QGRPS) {
-            return reject("dis_txqs", items + " items", AqError.EINVAL);
+            return refusals.refuse("dis_txqs", items + " items", AqError.EINVAL);
         }
         long start = CommandBuffer.start(buf);
         long end = start + CommandBuffer.length(desc, buf);
@@ -235,7 +234,7 @@ public final class TxQueues {
             disItem.wrap(buf, a, end - a);
             DisableTxqItem.Status s = disItem.validate();
             if (!s.accepted()) {
-                return reject("dis_txqs", "item " + i + ": " + s.describe(), AqError.EINVAL);
+                return refusals.refuse("dis_txqs", "item " + i + ": " + s.describe(), AqError.EINVAL);
             }
             long parent = disItem.parentTeid();
             for (int q = 0; q < disItem.numQueues(); q++) {
@@ -243,7 +242,7 @@ public final class TxQueues {
                 if ((id & DisableTxqItem.RDMA_QSET) != 0) {
                     Qset qs = qsets.get(id & ~DisableTxqItem.RDMA_QSET);
                     if (qs == null || qs.parent != parent) {
-                        return reject("dis_txqs", "no RDMA qset " + (id & 0x7FFF) + " under 0x"
+                        return refusals.refuse("dis_txqs", "no RDMA qset " + (id & 0x7FFF) + " under 0x"
                                 + Long.toHexString(parent), AqError.ENOENT);
                     }
                     if (!rdma.contains(qs)) {
@@ -252,7 +251,7 @@ public final class TxQueues {
                 } else {
                     TxQueue tq = queues.get(id);
                     if (tq == null || tq.parent != parent) {
-                        return reject("dis_txqs", "no Tx queue " + id + " under 0x" + Long.toHexString(parent),
+                        return refusals.refuse("dis_txqs", "no Tx queue " + id + " under 0x" + Long.toHexString(parent),
                                 AqError.ENOENT);
                     }
                     if (!lan.contains(tq)) {
@@ -279,7 +278,7 @@ public final class TxQueues {
         int groups = desc.paramU8(PARAM_NUM_GROUPS);
         long len = CommandBuffer.length(desc, buf);
         if (buf == null || groups == 0) {
-            return reject("add_rdma_qset", groups + " qset groups", AqError.EINVAL);
+            return refusals.refuse("add_rdma_qset", groups + " qset groups", AqError.EINVAL);
         }
         long start = CommandBuffer.start(buf);
         long end = start + len;
@@ -290,22 +289,22 @@ public final class TxQueues {
             qsetGroup.wrap(buf, g, end - g);
             RdmaQsetGroup.Status s = qsetGroup.validate();
             if (!s.accepted()) {
-                return reject("add_rdma_qset", "group " + i + ": " + s.describe(), AqError.EINVAL);
+                return refusals.refuse("add_rdma_qset", "group " + i + ": " + s.describe(), AqError.EINVAL);
             }
             long parent = qsetGroup.parentTeid();
             int n = qsetGroup.numQsets();
             int code = scheduler.checkLeafParent(parent, perParent.getOrDefault(parent, 0) + n);
             if (code != AqError.OK) {
-                return reject("add_rdma_qset", "group " + i + ": parent TEID 0x" + Long.toHexString(parent)
+                return refusals.refuse("add_rdma_qset", "group " + i + ": parent TEID 0x" + Long.toHexString(parent)
                         + " cannot take " + n + " qsets", code);
             }
             for (int q = 0; q < n; q++) {
                 int h = qsetGroup.qsetId(q);
                 if (h >= QS_HANDLES) {
-                    return reject("add_rdma_qset", "qs_handle " + h + " beyond 10 bits", AqError.EINVAL);
+                    return refusals.refuse("add_rdma_qset", "qs_handle " + h + " beyond 10 bits", AqError.EINVAL);
                 }
                 if (qsets.containsKey(h) || handles.contains(h)) {
-                    return reject("add_rdma_qset", "qs_handle " + h + " already has a qset", AqError.EEXIST);
+                    return refusals.refuse("add_rdma_qset", "qs_handle " + h + " already has a qset", AqError.EEXIST);
                 }
                 handles.add(h);
             }
@@ -328,8 +327,9 @@ public final class TxQueues {
         return AqError.OK;
     }
 
-    private static int reject(String op, String why, int code) {
-        LOG.debug("AQ {}: {} (retval {})", op, why, code);
-        return code;
+
+    /** Reports refused commands to {@code r} (the function's shared {@link AqRefusals}). */
+    void reportRefusalsTo(AqRefusals r) {
+        this.refusals = r;
     }
 }

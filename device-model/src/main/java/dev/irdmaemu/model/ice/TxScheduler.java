@@ -16,8 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
 import net.openhft.chronicle.bytes.Bytes;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The E810 Tx scheduler tree of one port as the firmware keeps it, and the AQ commands ice_sched.c sends it:
@@ -40,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * command either applies whole or changes nothing, and answers the libie AQ error of the rule it broke.
  */
 public final class TxScheduler {
-    private static final Logger LOG = LoggerFactory.getLogger(TxScheduler.class);
+    /** Where refused commands are reported: the function's, shared by its command handlers (AqRefusals). */
+    private AqRefusals refusals = new AqRefusals();
 
     public static final int LAYERS = SchedGroup.MAX_LEVELS;
     /** Layer of the queue group nodes (ice_sched_get_qgrp_layer: layers - 2). */
@@ -215,7 +214,7 @@ public final class TxScheduler {
         long len = CommandBuffer.length(desc, buf);
         resources.wrap(buf == null ? null : buf, CommandBuffer.start(buf), len);
         if (buf == null || !resources.complete()) {
-            return reject("query_sched_res", "reply buffer of " + len + " bytes, needs " + SchedResources.SIZE,
+            return refusals.refuse("query_sched_res", "reply buffer of " + len + " bytes, needs " + SchedResources.SIZE,
                     AqError.ENOMEM);
         }
         resources.generic(LAYERS, LAYERS, 4, 0);
@@ -231,13 +230,13 @@ public final class TxScheduler {
     private int getDefaultTopology(AqDescriptor desc, Bytes<?> buf) {
         int port = desc.paramU8(SchedGroup.PARAM_TOPO_PORT);
         if (port != lport) {
-            return reject("get_dflt_topo", "port " + port + " is not lport " + lport, AqError.EINVAL);
+            return refusals.refuse("get_dflt_topo", "port " + port + " is not lport " + lport, AqError.EINVAL);
         }
         int branches = root.children.size();
         long len = CommandBuffer.length(desc, buf);
         long need = (long) branches * SchedGroup.TOPO_BRANCH_SIZE;
         if (buf == null || len < need) {
-            return reject("get_dflt_topo", "reply buffer of " + len + " bytes, needs " + need, AqError.ENOMEM);
+            return refusals.refuse("get_dflt_topo", "reply buffer of " + len + " bytes, needs " + need, AqError.ENOMEM);
         }
         long at = CommandBuffer.start(buf);
         for (int b = 0; b < branches; b++) {
@@ -266,7 +265,7 @@ public final class TxScheduler {
         int groups = desc.paramU16(SchedGroup.PARAM_NUM_ELEM_REQ);
         long len = CommandBuffer.length(desc, buf);
         if (buf == null || groups == 0) {
-            return reject("add_sched_elems", "no groups", AqError.EINVAL);
+            return refusals.refuse("add_sched_elems", "no groups", AqError.EINVAL);
         }
         long at = CommandBuffer.start(buf);
         long end = at + len;
@@ -278,21 +277,21 @@ public final class TxScheduler {
             group.wrap(buf, g, end - g);
             SchedGroup.Status s = group.validate(SchedElement.SIZE);
             if (!s.accepted()) {
-                return reject("add_sched_elems", "group " + i + ": " + s.describe(), AqError.EINVAL);
+                return refusals.refuse("add_sched_elems", "group " + i + ": " + s.describe(), AqError.EINVAL);
             }
             Node parent = node(group.parentTeid());
             if (parent == null) {
-                return reject("add_sched_elems", "parent TEID 0x" + Long.toHexString(group.parentTeid())
+                return refusals.refuse("add_sched_elems", "parent TEID 0x" + Long.toHexString(group.parentTeid())
                         + " does not exist", AqError.ENOENT);
             }
             if (parent.layer >= QGROUP_LAYER) {
-                return reject("add_sched_elems", "parent at layer " + parent.layer + " cannot take scheduler"
+                return refusals.refuse("add_sched_elems", "parent at layer " + parent.layer + " cannot take scheduler"
                         + " nodes (queues go through add_txqs)", AqError.EINVAL);
             }
             int n = group.numElems();
             int children = parent.children.size() + added.getOrDefault(parent.teid, 0) + n;
             if (children > MAX_SIBLINGS[parent.layer + 1]) {
-                return reject("add_sched_elems", "parent 0x" + Integer.toHexString(parent.teid) + " would have "
+                return refusals.refuse("add_sched_elems", "parent 0x" + Integer.toHexString(parent.teid) + " would have "
                         + children + " children, at most " + MAX_SIBLINGS[parent.layer + 1], AqError.ENOSPC);
             }
             for (int e = 0; e < n; e++) {
@@ -300,7 +299,7 @@ public final class TxScheduler {
                 int type = element.elemType();
                 if (type != SchedElement.TYPE_SE_GENERIC && type != SchedElement.TYPE_SE_PADDED
                         && type != SchedElement.TYPE_ENTRY_POINT) {
-                    return reject("add_sched_elems", "element type " + type + " cannot be added",
+                    return refusals.refuse("add_sched_elems", "element type " + type + " cannot be added",
                             AqError.EINVAL);
                 }
             }
@@ -309,7 +308,7 @@ public final class TxScheduler {
             g += SchedGroup.HEADER + (long) n * SchedElement.SIZE;
         }
         if (nodes.size() + total > MAX_NODES) {
-            return reject("add_sched_elems", "the tree is full", AqError.ENOSPC);
+            return refusals.refuse("add_sched_elems", "the tree is full", AqError.ENOSPC);
         }
         // Second pass: apply, writing each new TEID into its element.
         g = at;
@@ -338,14 +337,14 @@ public final class TxScheduler {
         int count = desc.paramU16(SchedGroup.PARAM_NUM_ELEM_REQ);
         long len = CommandBuffer.length(desc, buf);
         if (buf == null || count == 0 || (long) count * SchedElement.SIZE > len) {
-            return reject("get_sched_elems", count + " elements in a " + len + "-byte buffer", AqError.EINVAL);
+            return refusals.refuse("get_sched_elems", count + " elements in a " + len + "-byte buffer", AqError.EINVAL);
         }
         long at = CommandBuffer.start(buf);
         for (int i = 0; i < count; i++) {
             element.wrap(buf, at + (long) i * SchedElement.SIZE);
             if (node(element.nodeTeid()) == null) {
                 desc.paramU16(SchedGroup.PARAM_NUM_ELEM_RESP, 0);
-                return reject("get_sched_elems", "TEID 0x" + Long.toHexString(element.nodeTeid())
+                return refusals.refuse("get_sched_elems", "TEID 0x" + Long.toHexString(element.nodeTeid())
                         + " does not exist", AqError.ENOENT);
             }
         }
@@ -364,13 +363,13 @@ public final class TxScheduler {
         int count = desc.paramU16(SchedGroup.PARAM_NUM_ELEM_REQ);
         long len = CommandBuffer.length(desc, buf);
         if (buf == null || count == 0 || (long) count * SchedElement.SIZE > len) {
-            return reject("cfg_sched_elems", count + " elements in a " + len + "-byte buffer", AqError.EINVAL);
+            return refusals.refuse("cfg_sched_elems", count + " elements in a " + len + "-byte buffer", AqError.EINVAL);
         }
         long at = CommandBuffer.start(buf);
         for (int i = 0; i < count; i++) {
             element.wrap(buf, at + (long) i * SchedElement.SIZE);
             if (node(element.nodeTeid()) == null) {
-                return reject("cfg_sched_elems", "TEID 0x" + Long.toHexString(element.nodeTeid())
+                return refusals.refuse("cfg_sched_elems", "TEID 0x" + Long.toHexString(element.nodeTeid())
                         + " does not exist", AqError.ENOENT);
             }
         }
@@ -404,29 +403,29 @@ public final class TxScheduler {
         int groups = desc.paramU16(SchedGroup.PARAM_NUM_ELEM_REQ);
         long len = CommandBuffer.length(desc, buf);
         if (buf == null || groups != 1 || len < SchedMoveElements.HEADER) {
-            return reject("move_sched_elems", groups + " groups in a " + len + "-byte buffer", AqError.EINVAL);
+            return refusals.refuse("move_sched_elems", groups + " groups in a " + len + "-byte buffer", AqError.EINVAL);
         }
         SchedMoveElements move = moveView.wrap(buf, CommandBuffer.start(buf), len);
         int n = move.numElems();
         if (n == 0 || !move.complete()) {
-            return reject("move_sched_elems", n + " TEIDs in a " + len + "-byte buffer", AqError.EINVAL);
+            return refusals.refuse("move_sched_elems", n + " TEIDs in a " + len + "-byte buffer", AqError.EINVAL);
         }
         Node from = node(move.sourceParent());
         Node to = node(move.destinationParent());
         if (from == null || to == null) {
-            return reject("move_sched_elems", "source or destination parent does not exist", AqError.ENOENT);
+            return refusals.refuse("move_sched_elems", "source or destination parent does not exist", AqError.ENOENT);
         }
         if (to.layer != from.layer || to.kind != Kind.SCHED || to.layer >= LEAF_LAYER) {
-            return reject("move_sched_elems", "destination parent at another layer or a leaf", AqError.EINVAL);
+            return refusals.refuse("move_sched_elems", "destination parent at another layer or a leaf", AqError.EINVAL);
         }
         if (to != from && to.children.size() + n > MAX_SIBLINGS[to.layer + 1]) {
-            return reject("move_sched_elems", "destination parent has no room", AqError.ENOSPC);
+            return refusals.refuse("move_sched_elems", "destination parent has no room", AqError.ENOSPC);
         }
         List<Node> moving = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             Node m = node(move.teid(i));
             if (m == null || m.parent != from.teid || moving.contains(m)) {
-                return reject("move_sched_elems", "TEID " + i + " is not a child of the source parent",
+                return refusals.refuse("move_sched_elems", "TEID " + i + " is not a child of the source parent",
                         AqError.ENOENT);
             }
             moving.add(m);
@@ -448,11 +447,11 @@ public final class TxScheduler {
         long len = CommandBuffer.length(desc, buf);
         TeidList teids = buf == null ? null : teidView.wrap(buf, CommandBuffer.start(buf), len);
         if (teids == null || count == 0 || !teids.holds(count)) {
-            return reject(op, count + " TEIDs in a " + len + "-byte buffer", AqError.EINVAL);
+            return refusals.refuse(op, count + " TEIDs in a " + len + "-byte buffer", AqError.EINVAL);
         }
         for (int i = 0; i < count; i++) {
             if (node(teids.teid(i)) == null) {
-                return reject(op, "TEID " + i + " does not exist", AqError.ENOENT);
+                return refusals.refuse(op, "TEID " + i + " does not exist", AqError.ENOENT);
             }
         }
         for (int i = 0; i < count; i++) {
@@ -469,7 +468,7 @@ public final class TxScheduler {
         int groups = desc.paramU16(SchedGroup.PARAM_NUM_ELEM_REQ);
         long len = CommandBuffer.length(desc, buf);
         if (buf == null || groups == 0) {
-            return reject("delete_sched_elems", "no groups", AqError.EINVAL);
+            return refusals.refuse("delete_sched_elems", "no groups", AqError.EINVAL);
         }
         long at = CommandBuffer.start(buf);
         long end = at + len;
@@ -479,17 +478,17 @@ public final class TxScheduler {
             group.wrap(buf, g, end - g);
             SchedGroup.Status s = group.validate(4);
             if (!s.accepted()) {
-                return reject("delete_sched_elems", "group " + i + ": " + s.describe(), AqError.EINVAL);
+                return refusals.refuse("delete_sched_elems", "group " + i + ": " + s.describe(), AqError.EINVAL);
             }
             long parent = group.parentTeid();
             for (int e = 0; e < group.numElems(); e++) {
                 Node n = node(group.teid(e));
                 if (n == null || n.parent != parent || n == root) {
-                    return reject("delete_sched_elems", "TEID 0x" + Long.toHexString(group.teid(e))
+                    return refusals.refuse("delete_sched_elems", "TEID 0x" + Long.toHexString(group.teid(e))
                             + " is not a child of 0x" + Long.toHexString(parent), AqError.ENOENT);
                 }
                 if (n.elemType() == SchedElement.TYPE_TC || n.kind != Kind.SCHED) {
-                    return reject("delete_sched_elems", "TEID 0x" + Integer.toHexString(n.teid)
+                    return refusals.refuse("delete_sched_elems", "TEID 0x" + Integer.toHexString(n.teid)
                             + " is a TC, a queue or a qset", AqError.EPERM);
                 }
                 doomedSet.add(n);
@@ -502,7 +501,7 @@ public final class TxScheduler {
         for (Node n : doomed) {
             for (Node c : n.children) {
                 if (!doomedSet.contains(c)) {
-                    return reject("delete_sched_elems", "TEID 0x" + Integer.toHexString(n.teid)
+                    return refusals.refuse("delete_sched_elems", "TEID 0x" + Integer.toHexString(n.teid)
                             + " still has children", AqError.EBUSY);
                 }
             }
@@ -541,8 +540,9 @@ public final class TxScheduler {
         element.parentTeid(n == root ? 0 : n.parent).nodeTeid(n.teid).writeInfo(n.info);
     }
 
-    private static int reject(String op, String why, int code) {
-        LOG.debug("AQ {}: {} (retval {})", op, why, code);
-        return code;
+
+    /** Reports refused commands to {@code r} (the function's shared {@link AqRefusals}). */
+    void reportRefusalsTo(AqRefusals r) {
+        this.refusals = r;
     }
 }

@@ -8,8 +8,6 @@ import dev.irdmaemu.fw.aq.VsiCommand;
 import java.util.BitSet;
 import java.util.function.BiConsumer;
 import net.openhft.chronicle.bytes.Bytes;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The firmware's VSI table and each VSI's RSS key and lookup table: add/update/get/free VSI
@@ -28,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * the tables only after one.
  */
 public final class VsiTable {
-    private static final Logger LOG = LoggerFactory.getLogger(VsiTable.class);
+    /** Where refused commands are reported: the function's, shared by its command handlers (AqRefusals). */
+    private AqRefusals refusals = new AqRefusals();
 
     /** ice_type.h ICE_MAX_VSI. */
     public static final int DEFAULT_CAPACITY = 768;
@@ -196,22 +195,22 @@ public final class VsiTable {
 
     private int add(AqDescriptor desc, Bytes<?> buf) {
         if (!wrapProps(desc, buf)) {
-            return reject("add_vsi", "VSI context shorter than " + VsiCommand.PROPS_SIZE + " bytes", AqError.EINVAL);
+            return refusals.refuse("add_vsi", "VSI context shorter than " + VsiCommand.PROPS_SIZE + " bytes", AqError.EINVAL);
         }
         int req = desc.paramU16(VsiCommand.PARAM_VSI_NUM);
         int num;
         if ((req & VsiCommand.VSI_IS_VALID) != 0) {
             num = req & VsiCommand.VSI_NUM_MASK;
             if (num >= capacity) {
-                return reject("add_vsi", "VSI " + num + " beyond the pool of " + capacity, AqError.EINVAL);
+                return refusals.refuse("add_vsi", "VSI " + num + " beyond the pool of " + capacity, AqError.EINVAL);
             }
             if (used.get(num)) {
-                return reject("add_vsi", "VSI " + num + " is in use", AqError.EEXIST);
+                return refusals.refuse("add_vsi", "VSI " + num + " is in use", AqError.EEXIST);
             }
         } else {
             num = used.nextClearBit(0);
             if (num >= capacity) {
-                return reject("add_vsi", "no free VSI", AqError.ENOSPC);
+                return refusals.refuse("add_vsi", "no free VSI", AqError.ENOSPC);
             }
         }
         used.set(num);
@@ -234,10 +233,10 @@ public final class VsiTable {
     private int update(AqDescriptor desc, Bytes<?> buf) {
         int num = desc.paramU16(VsiCommand.PARAM_VSI_NUM) & VsiCommand.VSI_NUM_MASK;
         if (!exists(num)) {
-            return reject("update_vsi", "VSI " + num + " does not exist", AqError.ENOENT);
+            return refusals.refuse("update_vsi", "VSI " + num + " does not exist", AqError.ENOENT);
         }
         if (!wrapProps(desc, buf)) {
-            return reject("update_vsi", "VSI context shorter than " + VsiCommand.PROPS_SIZE + " bytes",
+            return refusals.refuse("update_vsi", "VSI context shorter than " + VsiCommand.PROPS_SIZE + " bytes",
                     AqError.EINVAL);
         }
         byte[] mine = props[num];
@@ -261,10 +260,10 @@ public final class VsiTable {
     private int get(AqDescriptor desc, Bytes<?> buf) {
         int num = desc.paramU16(VsiCommand.PARAM_VSI_NUM) & VsiCommand.VSI_NUM_MASK;
         if (!exists(num)) {
-            return reject("get_vsi_params", "VSI " + num + " does not exist", AqError.ENOENT);
+            return refusals.refuse("get_vsi_params", "VSI " + num + " does not exist", AqError.ENOENT);
         }
         if (!wrapProps(desc, buf)) {
-            return reject("get_vsi_params", "reply buffer shorter than the VSI context", AqError.ENOMEM);
+            return refusals.refuse("get_vsi_params", "reply buffer shorter than the VSI context", AqError.ENOMEM);
         }
         vsi.writeProps(props[num]);
         reply(desc, num);
@@ -276,7 +275,7 @@ public final class VsiTable {
     private int free(AqDescriptor desc, Bytes<?> buf) {
         int num = desc.paramU16(VsiCommand.PARAM_VSI_NUM) & VsiCommand.VSI_NUM_MASK;
         if (!exists(num)) {
-            return reject("free_vsi", "VSI " + num + " does not exist", AqError.ENOENT);
+            return refusals.refuse("free_vsi", "VSI " + num + " does not exist", AqError.ENOENT);
         }
         used.clear(num);
         props[num] = null;
@@ -298,11 +297,11 @@ public final class VsiTable {
     private int setRssKey(AqDescriptor desc, Bytes<?> buf) {
         int num = rssVsi(desc);
         if (num < 0) {
-            return reject("set_rss_key", "vsi_id names no VSI", AqError.ENOENT);
+            return refusals.refuse("set_rss_key", "vsi_id names no VSI", AqError.ENOENT);
         }
         long len = CommandBuffer.length(desc, buf);
         if (len != RssCommand.STANDARD_KEY_SIZE && len != RssCommand.EXTENDED_KEY_SIZE) {
-            return reject("set_rss_key", "key of " + len + " bytes", AqError.EINVAL);
+            return refusals.refuse("set_rss_key", "key of " + len + " bytes", AqError.EINVAL);
         }
         byte[] key = new byte[RssCommand.EXTENDED_KEY_SIZE];
         long at = CommandBuffer.start(buf);
@@ -317,11 +316,11 @@ public final class VsiTable {
     private int getRssKey(AqDescriptor desc, Bytes<?> buf) {
         int num = rssVsi(desc);
         if (num < 0) {
-            return reject("get_rss_key", "vsi_id names no VSI", AqError.ENOENT);
+            return refusals.refuse("get_rss_key", "vsi_id names no VSI", AqError.ENOENT);
         }
         long len = CommandBuffer.length(desc, buf);
         if (len < RssCommand.EXTENDED_KEY_SIZE) {
-            return reject("get_rss_key", "reply buffer of " + len + " bytes", AqError.ENOMEM);
+            return refusals.refuse("get_rss_key", "reply buffer of " + len + " bytes", AqError.ENOMEM);
         }
         byte[] key = rssKey[num] != null ? rssKey[num] : new byte[RssCommand.EXTENDED_KEY_SIZE];
         long at = CommandBuffer.start(buf);
@@ -335,25 +334,25 @@ public final class VsiTable {
     private int setRssLut(AqDescriptor desc, Bytes<?> buf) {
         int num = rssVsi(desc);
         if (num < 0) {
-            return reject("set_rss_lut", "vsi_id names no VSI", AqError.ENOENT);
+            return refusals.refuse("set_rss_lut", "vsi_id names no VSI", AqError.ENOENT);
         }
         int flags = desc.paramU16(RssCommand.PARAM_LUT_FLAGS);
         int lutType = flags & RssCommand.LUT_TYPE_M;
         if (lutType > LUT_TYPE_GLOBAL) {
-            return reject("set_rss_lut", "LUT type " + lutType, AqError.EINVAL);
+            return refusals.refuse("set_rss_lut", "LUT type " + lutType, AqError.EINVAL);
         }
         int size = RssCommand.lutSize(flags);
         // ice_lut_type_to_size: the PF's table is 2K, a global one 512, a VSI's the small one; the size flag follows
         int typeSize = lutType == LUT_TYPE_PF ? RssCommand.LUT_PF_SIZE
                 : lutType == LUT_TYPE_GLOBAL ? RssCommand.LUT_GLOBAL_SIZE : RssCommand.LUT_VSI_SIZE;
         if (size != typeSize) {
-            return reject("set_rss_lut", "LUT type " + lutType + " with a " + size + "-entry size flag",
+            return refusals.refuse("set_rss_lut", "LUT type " + lutType + " with a " + size + "-entry size flag",
                     AqError.EINVAL);
         }
         long len = CommandBuffer.length(desc, buf);
         boolean fits = len == size || size == RssCommand.LUT_VSI_SIZE && len == 2 * RssCommand.LUT_VSI_SIZE;
         if (!fits) {
-            return reject("set_rss_lut", "LUT of " + len + " bytes for a " + size + "-entry table", AqError.EINVAL);
+            return refusals.refuse("set_rss_lut", "LUT of " + len + " bytes for a " + size + "-entry table", AqError.EINVAL);
         }
         byte[] lut = new byte[(int) len];
         long at = CommandBuffer.start(buf);
@@ -378,7 +377,7 @@ public final class VsiTable {
     private int getRssLut(AqDescriptor desc, Bytes<?> buf) {
         int num = rssVsi(desc);
         if (num < 0) {
-            return reject("get_rss_lut", "vsi_id names no VSI", AqError.ENOENT);
+            return refusals.refuse("get_rss_lut", "vsi_id names no VSI", AqError.ENOENT);
         }
         int flags = desc.paramU16(RssCommand.PARAM_LUT_FLAGS);
         byte[] kept;
@@ -393,12 +392,12 @@ public final class VsiTable {
                 kept = globalLut[flags >>> RssCommand.LUT_GLOBAL_IDX_S & RssCommand.LUT_GLOBAL_IDX_M];
                 break;
             default:
-                return reject("get_rss_lut", "LUT type " + (flags & RssCommand.LUT_TYPE_M), AqError.EINVAL);
+                return refusals.refuse("get_rss_lut", "LUT type " + (flags & RssCommand.LUT_TYPE_M), AqError.EINVAL);
         }
         byte[] lut = kept != null ? kept : new byte[RssCommand.lutSize(flags)];
         long len = CommandBuffer.length(desc, buf);
         if (len < lut.length) {
-            return reject("get_rss_lut", "reply buffer of " + len + " bytes for " + lut.length, AqError.ENOMEM);
+            return refusals.refuse("get_rss_lut", "reply buffer of " + len + " bytes for " + lut.length, AqError.ENOMEM);
         }
         long at = CommandBuffer.start(buf);
         for (int i = 0; i < lut.length; i++) {
@@ -429,8 +428,9 @@ public final class VsiTable {
         desc.datalen(VsiCommand.PROPS_SIZE);
     }
 
-    private static int reject(String op, String why, int code) {
-        LOG.debug("AQ {}: {} (retval {})", op, why, code);
-        return code;
+
+    /** Reports refused commands to {@code r} (the function's shared {@link AqRefusals}). */
+    void reportRefusalsTo(AqRefusals r) {
+        this.refusals = r;
     }
 }
