@@ -84,6 +84,16 @@ run $IP addr add "$LOCAL4/24" dev dummy0
 run $IP link set dummy0 up
 run rdma link add siw1 type siw netdev dummy0
 
+# listening_on FIRST-PORT: how many of the ports FIRST-PORT .. FIRST-PORT + PROCESSES - 1 have a listening cm_id on
+# LOCAL4 (by port, not by a count taken before: a server may listen before that count is read, or an earlier round's
+# server end in between)
+listening_on() {
+    rdma resource show cm_id 2>/dev/null | awk -v a="$LOCAL4" -v first="$1" -v n="$PROCESSES" '
+        /state LISTEN/ { for (i = 1; i <= NF; i++) if (split($i, ap, ":") == 2 && ap[1] == a \
+            && ap[2] + 0 >= first && ap[2] + 0 < first + n) seen[ap[2] + 0] = 1 }
+        END { c = 0; for (p in seen) c++; print c }'
+}
+
 # local_round NAME FIRST-PORT ARGS...: $PROCESSES ucmatose servers of $EACH on siw1 (ports FIRST-PORT on), once
 # all listen the round NAME against them; NAME_servers_complete counts the servers that completed. Servers left
 # running past 30 s are left be (killing one with a half-open connection can trip a BUG in iw_cm's close handler)
@@ -98,11 +108,10 @@ local_round() {
         spids="$spids $!"
         i=$((i + 1))
     done
-    listening=$(rdma resource show cm_id 2>/dev/null | grep -c 'state LISTEN')
     tries=0
-    until [ "$(rdma resource show cm_id 2>/dev/null | grep -c 'state LISTEN')" -ge $((listening + PROCESSES)) ]; do
+    until [ "$(listening_on "$port")" -ge "$PROCESSES" ]; do
         tries=$((tries + 1))
-        [ "$tries" -lt 300 ] || { field "${name}_listening" no; return 1; }
+        [ "$tries" -lt 600 ] || { field "${name}_listening" no; return 1; }
         sleep 0.1
     done
     round "$name" "$LOCAL4" "$port" 1 "$@"
