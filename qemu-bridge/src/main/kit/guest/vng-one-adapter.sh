@@ -50,6 +50,14 @@ wait_for() { # TRIES(0.1 s each) COMMAND...
     done
 }
 
+# listening PORT PID: process PID has an rdma_cm id listening on PORT (rping 7174, ucmatose 7471, perftest's -R
+# 18515); by its pid, so that an earlier server's id that the kernel has not destroyed yet does not count
+listening() {
+    rdma resource show cm_id 2>/dev/null | awk -v port="$1" -v pid="$2" '/state LISTEN/ { p = 0; a = 0
+        for (i = 1; i <= NF; i++) { if ($i == "pid" && $(i + 1) == pid) p = 1; if ($i ~ ":" port "$") a = 1 }
+        if (p && a) found = 1 } END { exit !found }'
+}
+
 say start
 modprobe ice || fail "modprobe ice"
 wait_for 1200 netdev_of "$A_BDF" || fail "ice made no netdev for $A_BDF"
@@ -98,7 +106,7 @@ for p in $paths; do
     path="${p%%:*}"; rest="${p#*:}"; server="${rest%%:*}"; bind="${rest#*:}"
     rping -s -a "$server" -C 10 -V >/tmp/rping-server.log 2>&1 &
     spid=$!
-    sleep 1
+    wait_for 100 listening 7174 "$spid" || say no-listener port=7174 pid="$spid"
     timeout 120 rping -c -a "$server" -I "$bind" -C 10 -V -v >/tmp/rping-client.log 2>&1
     crc=$?
     wait "$spid"
@@ -111,7 +119,7 @@ for p in $paths; do
     path="${p%%:*}"; rest="${p#*:}"; server="${rest%%:*}"; bind="${rest#*:}"
     ucmatose -b "$server" -c "$CONNECTIONS" >/tmp/ucmatose-server.log 2>&1 &
     spid=$!
-    sleep 1
+    wait_for 100 listening 7471 "$spid" || say no-listener port=7471 pid="$spid"
     started=$(uptime_s)
     timeout 300 ucmatose -s "$server" -b "$bind" -c "$CONNECTIONS" >/tmp/ucmatose-client.log 2>&1
     crc=$?
@@ -134,7 +142,7 @@ for p in $paths; do
         case "$tool" in ib_write_lat | ib_send_lat) inline="-I 96" ;; *) inline="" ;; esac
         "$tool" -R -d "$sdev" -n "$ITERS" $inline >/tmp/perftest-server.log 2>&1 &
         spid=$!
-        sleep 2
+        wait_for 100 listening 18515 "$spid" || say no-listener port=18515 pid="$spid"
         timeout 120 "$tool" -R -d "$A_IB" --source_ip "$bind" -n "$ITERS" $inline "$server" \
             >/tmp/perftest-client.log 2>&1
         crc=$?

@@ -102,6 +102,8 @@ class OneAdapterVngBootTest {
         assertEquals(irdma.get("a"), after.get("a"), "the devices keep the names found after udev: " + steps);
         assertEquals(irdma.get("b"), after.get("b"), steps::toString);
 
+        assertEquals(List.of(), lines.stream().filter(l -> l.startsWith("one-adapter: no-listener")).toList(),
+                "every server's rdma_cm id listened before its client started");
         StringBuilder figures = new StringBuilder();
         for (String path : new String[] {"loop", "cross"}) {
             Map<String, String> rping = step(steps, "rping", "path", path);
