@@ -1,47 +1,27 @@
 package dev.irdmaemu.bridge.vfiouser;
 
-import java.nio.ByteBuffer;
-
 /**
  * DMA_MAP's payload (vfio-user.rst "VFIO_USER_DMA_MAP"), 32 bytes: argsz u32, flags u32 (1 READ, 2 WRITE),
  * offset u64 (into the file descriptor, when one came), address u64 (the IOVA, guest-physical without a vIOMMU),
  * size u64. With no descriptor the window is reachable only through DMA_READ/WRITE messages.
  */
-public final class DmaMapPayload {
+public final class DmaMapPayload extends VfioArgszPayload<DmaMapPayload> {
     public static final int LENGTH = 32;
     public static final int FLAG_READ = 1;
     public static final int FLAG_WRITE = 2;
     /** The page size advertised in VERSION ({@code pgsizes}): windows are whole pages. */
     public static final long PAGE = 4096;
-    private static final int AT = VfioUserHeader.SIZE;
-
-    private ByteBuffer buf;
-    private int length;
-
-    public DmaMapPayload wrap(ByteBuffer buffer, int payloadLength) {
-        this.buf = buffer;
-        this.length = payloadLength;
-        return this;
-    }
-
-    public int argsz() {
-        return buf.getInt(AT);
-    }
-
-    public int flags() {
-        return buf.getInt(AT + 4);
-    }
 
     public long offset() {
-        return buf.getLong(AT + 8);
+        return u64(8);
     }
 
     public long address() {
-        return buf.getLong(AT + 16);
+        return u64(16);
     }
 
     public long size() {
-        return buf.getLong(AT + 24);
+        return u64(24);
     }
 
     public boolean writable() {
@@ -50,11 +30,9 @@ public final class DmaMapPayload {
 
     /** Checks the structure with {@code fds} descriptors received (0 or 1). */
     public VfioUserStatus validate(int fds) {
-        if (length != LENGTH) {
-            return VfioUserStatus.BAD_SIZE;
-        }
-        if (Integer.compareUnsigned(argsz(), LENGTH) < 0) {
-            return VfioUserStatus.BAD_ARGSZ;
+        VfioUserStatus sizing = sized(LENGTH, LENGTH);
+        if (sizing != VfioUserStatus.OK) {
+            return sizing;
         }
         int flags = flags();
         if ((flags & ~(FLAG_READ | FLAG_WRITE)) != 0 || (flags & FLAG_READ) == 0) {

@@ -1,7 +1,5 @@
 package dev.irdmaemu.bridge.vfiouser;
 
-import java.nio.ByteBuffer;
-
 /**
  * REGION_READ and REGION_WRITE (vfio-user.rst "VFIO_USER_REGION_READ"/"WRITE"): offset u64, region u32, count
  * u32, then (write request, read reply) count bytes of data. A read request is the 16 bytes alone; a write's reply
@@ -11,29 +9,19 @@ import java.nio.ByteBuffer;
  * exception is the whole-config read QEMU makes at realize (hw/vfio/pci.c vfio_pci_config_setup: 4096 bytes at
  * offset 0 of the config region): a read of the bulk region's whole size.
  */
-public final class RegionAccessPayload {
+public final class RegionAccessPayload extends VfioUserPayload<RegionAccessPayload> {
     public static final int FIXED = 16;
-    private static final int AT = VfioUserHeader.SIZE;
-
-    private ByteBuffer buf;
-    private int length;
-
-    public RegionAccessPayload wrap(ByteBuffer buffer, int payloadLength) {
-        this.buf = buffer;
-        this.length = payloadLength;
-        return this;
-    }
 
     public long offset() {
-        return buf.getLong(AT);
+        return u64(0);
     }
 
     public int region() {
-        return buf.getInt(AT + 8);
+        return u32(8);
     }
 
     public int count() {
-        return buf.getInt(AT + 12);
+        return u32(12);
     }
 
     /** The buffer offset of the data (write request, read reply). */

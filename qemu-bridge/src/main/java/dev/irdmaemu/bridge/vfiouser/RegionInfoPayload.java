@@ -1,7 +1,5 @@
 package dev.irdmaemu.bridge.vfiouser;
 
-import java.nio.ByteBuffer;
-
 /**
  * DEVICE_GET_REGION_INFO (vfio-user.rst; linux/vfio.h struct vfio_region_info), 32 bytes: argsz u32, flags u32
  * (1 READ, 2 WRITE, 4 MMAP, 8 CAPS), index u32, cap_offset u32, size u64, offset u64. We offer no capabilities
@@ -10,55 +8,35 @@ import java.nio.ByteBuffer;
  * that many bytes with argsz saying 32, VFIO's way of asking the caller to retry with a bigger buffer (lvu
  * handle_device_get_region_info); below {@link #MIN_ARGSZ} it could not even carry the index back and is refused.
  */
-public final class RegionInfoPayload {
+public final class RegionInfoPayload extends VfioArgszPayload<RegionInfoPayload> {
     public static final int LENGTH = 32;
     /** The smallest argsz answered: argsz, flags, index and cap_offset. */
     public static final int MIN_ARGSZ = 16;
     public static final int FLAG_READ = 1;
     public static final int FLAG_WRITE = 2;
-    private static final int AT = VfioUserHeader.SIZE;
-
-    private ByteBuffer buf;
-    private int length;
-
-    public RegionInfoPayload wrap(ByteBuffer buffer, int payloadLength) {
-        this.buf = buffer;
-        this.length = payloadLength;
-        return this;
-    }
-
-    public int argsz() {
-        return buf.getInt(AT);
-    }
-
-    public int flags() {
-        return buf.getInt(AT + 4);
-    }
 
     public int index() {
-        return buf.getInt(AT + 8);
+        return u32(8);
     }
 
     public int capOffset() {
-        return buf.getInt(AT + 12);
+        return u32(12);
     }
 
     public long size() {
-        return buf.getLong(AT + 16);
+        return u64(16);
     }
 
     public long offset() {
-        return buf.getLong(AT + 24);
+        return u64(24);
     }
 
     public VfioUserStatus validate(int numRegions) {
-        if (length != LENGTH) {
-            return VfioUserStatus.BAD_SIZE;
+        VfioUserStatus sizing = sized(LENGTH, MIN_ARGSZ);
+        if (sizing != VfioUserStatus.OK) {
+            return sizing;
         }
-        if (Integer.compareUnsigned(argsz(), MIN_ARGSZ) < 0) {
-            return VfioUserStatus.BAD_ARGSZ;
-        }
-        return Integer.compareUnsigned(index(), numRegions) >= 0 ? VfioUserStatus.BAD_INDEX : VfioUserStatus.OK;
+        return indexWithin(index(), numRegions);
     }
 
     /**

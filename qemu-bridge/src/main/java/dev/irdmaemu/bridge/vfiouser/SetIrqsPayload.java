@@ -1,7 +1,5 @@
 package dev.irdmaemu.bridge.vfiouser;
 
-import java.nio.ByteBuffer;
-
 /**
  * DEVICE_SET_IRQS (vfio-user.rst; linux/vfio.h struct vfio_irq_set), 20 bytes: argsz u32, flags u32, index u32,
  * start u32, count u32. Flags: one data type (1 NONE, 2 BOOL, 4 EVENTFD) and one action (8 MASK, 0x10 UNMASK,
@@ -13,7 +11,7 @@ import java.nio.ByteBuffer;
  * BOOL data and MASK/UNMASK with descriptors are not offered: QEMU handles MSI-X masking itself and INTx has no
  * vectors here.
  */
-public final class SetIrqsPayload {
+public final class SetIrqsPayload extends VfioArgszPayload<SetIrqsPayload> {
     public static final int LENGTH = 20;
     public static final int DATA_NONE = 1;
     public static final int DATA_BOOL = 2;
@@ -23,35 +21,17 @@ public final class SetIrqsPayload {
     public static final int ACTION_TRIGGER = 0x20;
     private static final int DATA_BITS = DATA_NONE | DATA_BOOL | DATA_EVENTFD;
     private static final int ACTION_BITS = ACTION_MASK | ACTION_UNMASK | ACTION_TRIGGER;
-    private static final int AT = VfioUserHeader.SIZE;
-
-    private ByteBuffer buf;
-    private int length;
-
-    public SetIrqsPayload wrap(ByteBuffer buffer, int payloadLength) {
-        this.buf = buffer;
-        this.length = payloadLength;
-        return this;
-    }
-
-    public int argsz() {
-        return buf.getInt(AT);
-    }
-
-    public int flags() {
-        return buf.getInt(AT + 4);
-    }
 
     public int index() {
-        return buf.getInt(AT + 8);
+        return u32(8);
     }
 
     public int start() {
-        return buf.getInt(AT + 12);
+        return u32(12);
     }
 
     public int count() {
-        return buf.getInt(AT + 16);
+        return u32(16);
     }
 
     public int data() {
@@ -64,11 +44,9 @@ public final class SetIrqsPayload {
 
     /** Checks the request against {@code vectors[index]} (each index's vector count) and the descriptors received. */
     public VfioUserStatus validate(int[] vectors, int fds) {
-        if (length != LENGTH) {
-            return VfioUserStatus.BAD_SIZE;
-        }
-        if (Integer.compareUnsigned(argsz(), LENGTH) < 0) {
-            return VfioUserStatus.BAD_ARGSZ;
+        VfioUserStatus sizing = sized(LENGTH, LENGTH);
+        if (sizing != VfioUserStatus.OK) {
+            return sizing;
         }
         int flags = flags();
         int data = data();

@@ -1,23 +1,13 @@
 package dev.irdmaemu.bridge.vfiouser;
 
-import java.nio.ByteBuffer;
+import java.util.OptionalInt;
 
 /**
  * VERSION's payload (vfio-user.rst "VFIO_USER_VERSION"): major u16, minor u16, then an optional NUL-terminated
  * JSON string of capabilities. A flyweight over the message buffer at {@link VfioUserHeader#SIZE}.
  */
-public final class VersionPayload {
+public final class VersionPayload extends VfioUserPayload<VersionPayload> {
     public static final int FIXED = 4;
-    private static final int AT = VfioUserHeader.SIZE;
-
-    private ByteBuffer buf;
-    private int length;
-
-    public VersionPayload wrap(ByteBuffer buffer, int payloadLength) {
-        this.buf = buffer;
-        this.length = payloadLength;
-        return this;
-    }
 
     public int major() {
         return buf.getShort(AT) & 0xffff;
@@ -27,14 +17,14 @@ public final class VersionPayload {
         return buf.getShort(AT + 2) & 0xffff;
     }
 
-    /** Length of the JSON text before its NUL, or -1 when there is no NUL in the payload. */
-    public int jsonLength() {
+    /** The length of the JSON text before its NUL; empty when the payload has no NUL. */
+    public OptionalInt jsonLength() {
         for (int i = FIXED; i < length; i++) {
             if (buf.get(AT + i) == 0) {
-                return i - FIXED;
+                return OptionalInt.of(i - FIXED);
             }
         }
-        return -1;
+        return OptionalInt.empty();
     }
 
     /**
@@ -48,7 +38,7 @@ public final class VersionPayload {
         if (major() != 0) {
             return VfioUserStatus.BAD_VERSION;
         }
-        if (length > FIXED && jsonLength() < 0) {
+        if (length > FIXED && jsonLength().isEmpty()) {
             return VfioUserStatus.BAD_VERSION;
         }
         return VfioUserStatus.OK;

@@ -296,7 +296,7 @@ final class VfioUserConnection implements Runnable {
             refusal = "VERSION already negotiated";
             return VfioUserStatus.BAD_VERSION;
         }
-        int json = version.jsonLength();
+        int json = version.jsonLength().orElse(0);
         LOG.info("vfio-user {}: client version {}.{} {}", name, version.major(), version.minor(),
                 json > 0 ? new String(message, VfioUserHeader.SIZE + VersionPayload.FIXED, json,
                         StandardCharsets.US_ASCII) : "(no capabilities)");
