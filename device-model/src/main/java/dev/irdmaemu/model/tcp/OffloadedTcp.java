@@ -157,9 +157,13 @@ public final class OffloadedTcp {
     private final long[] holeEnd = new long[MAX_HOLES];
     private int holes;
     private boolean closeReported;
-    private long challengeWindowStart = Long.MIN_VALUE;
+    /** Whether a challenge-ACK second has begun, and when. */
+    private boolean challengeWindowStarted;
+    private long challengeWindowStart;
     private int challengeAcksInWindow;
-    private long lastOutOfWindowAck = Long.MIN_VALUE;
+    /** Whether an ACK to an unacceptable segment was ever sent, and when the last one was. */
+    private boolean outOfWindowAckSent;
+    private long lastOutOfWindowAck;
     private long outOfWindowAcksSuppressed;
 
     // Counters.
@@ -952,17 +956,19 @@ public final class OffloadedTcp {
      */
     private void outOfWindowAck() {
         long now = scheduler.now();
-        if (lastOutOfWindowAck != Long.MIN_VALUE && now - lastOutOfWindowAck < OUT_OF_WINDOW_ACK_INTERVAL) {
+        if (outOfWindowAckSent && now - lastOutOfWindowAck < OUT_OF_WINDOW_ACK_INTERVAL) {
             outOfWindowAcksSuppressed++;
             return;
         }
+        outOfWindowAckSent = true;
         lastOutOfWindowAck = now;
         sendAck();
     }
 
     private void challengeAck() {
         long now = scheduler.now();
-        if (challengeWindowStart == Long.MIN_VALUE || now - challengeWindowStart >= SECOND) {
+        if (!challengeWindowStarted || now - challengeWindowStart >= SECOND) {
+            challengeWindowStarted = true;
             challengeWindowStart = now;
             challengeAcksInWindow = 0;
         }
