@@ -1,5 +1,7 @@
 package dev.irdmaemu.model.tcp;
 
+import static dev.irdmaemu.model.tcp.TransmissionControlBlock.seqDiff;
+
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.frame.TcpPacketBuilder;
@@ -68,11 +70,12 @@ public final class OffloadedTcp {
     private static final long SECOND = 1_000_000_000L;
     /** Linux's tcp_invalid_ratelimit default (HZ / 2). */
     public static final long OUT_OF_WINDOW_ACK_INTERVAL = 500_000_000L;
-    private static final int TIMESTAMP_OPTION = 12;
     private static final int MAX_WINDOW_FIELD = 0xffff;
 
     private final SimScheduler scheduler;
     private final TcpConnectionParams p;
+    private final TransmissionControlBlock tcb;
+    private final TcpCounters counters = new TcpCounters();
     private final FrameTransmitter transmitter;
     private final TcpReceiver receiver;
     private final Listener listener;
@@ -83,7 +86,6 @@ public final class OffloadedTcp {
     private final BytesStore<?, Void> receiveRing;
     private final int sendMask;
     private final int receiveMask;
-    private final int segmentPayload;
 
     private final SimTimer retransmitTimer;
     private final SimTimer persistTimer;
@@ -91,14 +93,6 @@ public final class OffloadedTcp {
     private final SimTimer timeWaitTimer;
     private final SimTimer transmitKick;
 
-    private TcpState state = TcpState.ESTABLISHED;
-
-    // Send side (RFC 9293 §3.3.1). Sequence numbers are unsigned 32-bit in longs.
-    private long sndUna;
-    private long sndNxt;
-    private long sndMax;
-    /** Sequence number after the last byte queued by the upper layer. */
-    private long writeSeq;
     /**
      * Where the upper layer's records end (each {@link #send} is one whole FPDU), oldest first, for MPA's FPDU
      * alignment: RFC 5044 §8 has the sender keep every FPDU whole inside one TCP segment where it can. A full ring
@@ -112,13 +106,6 @@ public final class OffloadedTcp {
      * in sequence, so the next search's answer is usually a record or two on from there.
      */
     private int recordCursor;
-    private long sndWnd;
-    private long sndWl1;
-    private long sndWl2;
-    private long maxSndWnd;
-    private boolean finQueued;
-    private long finSeq;
-
     // Congestion control (RFC 5681, RFC 6582, RFC 3465).
     private long cwnd;
     private long ssthresh;
@@ -148,15 +135,10 @@ public final class OffloadedTcp {
     private long persistInterval;
 
     // Receive side.
-    private long rcvNxt;
-    /** The window we last advertised, in bytes (field << rcv_wscale). */
-    private long lastWindowSent;
     private int unackedSegments;
-    private long tsRecent;
     private final long[] holeStart = new long[MAX_HOLES];
     private final long[] holeEnd = new long[MAX_HOLES];
     private int holes;
-    private boolean closeReported;
     /** Whether a challenge-ACK second has begun, and when. */
     private boolean challengeWindowStarted;
     private long challengeWindowStart;
@@ -164,32 +146,6 @@ public final class OffloadedTcp {
     /** Whether an ACK to an unacceptable segment was ever sent, and when the last one was. */
     private boolean outOfWindowAckSent;
     private long lastOutOfWindowAck;
-    private long outOfWindowAcksSuppressed;
-
-    // Counters.
-    private long segmentsSent;
-    private long segmentsReceived;
-    private long bytesSent;
-    private long bytesDelivered;
-    private long retransmittedSegments;
-    private long fastRetransmits;
-    private long timeouts;
-    private long dupAcksReceived;
-    private long outOfOrderSegments;
-    private long outOfOrderDropped;
-    private long outOfWindowSegments;
-    private long badAcks;
-    private long challengeAcks;
-    private long challengeAcksSuppressed;
-    private long resetsReceived;
-    private long resetsIgnored;
-    private long synsReceived;
-    private long badFrames;
-    private long wrongConnection;
-    private long persistProbes;
-    private long delayedAcks;
-    private long acksSent;
-    private long duplicateSegments;
 
     public OffloadedTcp(SimScheduler scheduler, TcpConnectionParams params, FrameTransmitter transmitter,
                         TcpReceiver receiver, Listener listener) {
@@ -204,31 +160,18 @@ public final class OffloadedTcp {
         this.receiveRing = BytesStore.nativeStoreWithFixedCapacity(params.receiveBufferBytes());
         this.sendMask = params.sendBufferBytes() - 1;
         this.receiveMask = params.receiveBufferBytes() - 1;
-        // RFC 7323 §3.2 / Linux tcp_current_mss: the timestamp option comes out of the MSS.
-        this.segmentPayload = params.mss() - (params.timestamps() ? TIMESTAMP_OPTION : 0);
+        this.tcb = new TransmissionControlBlock(params);
         this.retransmitTimer = scheduler.newTimer("tcp-rto", this::onRetransmitTimeout);
         this.persistTimer = scheduler.newTimer("tcp-persist", this::onPersist);
         this.delayedAckTimer = scheduler.newTimer("tcp-delack", this::onDelayedAck);
         this.timeWaitTimer = scheduler.newTimer("tcp-timewait", this::onTimeWait);
         this.transmitKick = scheduler.newTimer("tcp-tx", this::output);
 
-        sndUna = params.sndUna();
-        sndNxt = params.sndNxt();
-        sndMax = sndNxt;
-        writeSeq = sndNxt;
-        // Anything between snd_una and snd_nxt at hand-over is not in our ring: treat it as sent and gone.
-        sndUna = sndNxt;
-        sndWnd = params.sndWnd();
-        maxSndWnd = sndWnd;
-        sndWl1 = params.rcvNxt();
-        sndWl2 = sndUna;
-        cwnd = Math.max(params.initialCwnd(), segmentPayload);
+        cwnd = Math.max(params.initialCwnd(), tcb.segmentPayload);
         ssthresh = params.ssThresh();
         rto = params.rtoInitialNanos();
         baseRto = rto;
-        rcvNxt = params.rcvNxt();
-        tsRecent = params.tsRecent();
-        lastWindowSent = receiveWindow();
+        tcb.lastWindowSent = receiveWindow();
 
         builder.ethernet(params.remoteMac(), params.localMac())
                 .addresses(params.localHi(), params.localLo(), params.remoteHi(), params.remoteLo())
@@ -250,21 +193,21 @@ public final class OffloadedTcp {
      * when the send ring has less than {@code length} free or the connection no longer sends.
      */
     public boolean send(BytesStore<?, ?> source, long offset, int length) {
-        if (length < 0 || finQueued || !sends()) {
+        if (length < 0 || tcb.finQueued || !tcb.sends()) {
             return false;
         }
         if (length > sendSpace()) {
             return false;
         }
-        int pos = (int) (writeSeq & sendMask);
+        int pos = (int) (tcb.writeSeq & sendMask);
         int first = Math.min(length, sendMask + 1 - pos);
         sendRing.write(pos, source, offset, first);
         if (first < length) {
             sendRing.write(0, source, offset + first, length - first);
         }
-        writeSeq = (writeSeq + length) & 0xffff_ffffL;
+        tcb.writeSeq = (tcb.writeSeq + length) & 0xffff_ffffL;
         if (recordCount < RECORDS && length > 0) {
-            recordEnd[(recordHead + recordCount) % RECORDS] = (int) writeSeq;
+            recordEnd[(recordHead + recordCount) % RECORDS] = (int) tcb.writeSeq;
             recordCount++;
         }
         kick();
@@ -273,15 +216,15 @@ public final class OffloadedTcp {
 
     /** Bytes {@link #send} accepts now. */
     public long sendSpace() {
-        if (finQueued || !sends()) {
+        if (tcb.finQueued || !tcb.sends()) {
             return 0;
         }
-        return (sendMask + 1) - seqDiff(writeSeq, sndUna);
+        return (sendMask + 1) - seqDiff(tcb.writeSeq, tcb.sndUna);
     }
 
     /** Bytes queued and not yet acknowledged. */
     public long unacknowledged() {
-        return seqDiff(writeSeq, sndUna);
+        return seqDiff(tcb.writeSeq, tcb.sndUna);
     }
 
     /**
@@ -289,41 +232,41 @@ public final class OffloadedTcp {
      * buffer (receiver side of SWS avoidance, RFC 9293 §3.8.6.2.2), which is also what reopens a zero window.
      */
     public void receiveSpaceChanged() {
-        if (!receives()) {
+        if (!tcb.receives()) {
             return;
         }
         long window = receiveWindow();
-        long grow = window - lastWindowSent;
-        if (grow > 0 && (grow >= Math.min(2L * segmentPayload, (receiveMask + 1) / 2)
-                || lastWindowSent < segmentPayload && window >= segmentPayload)) {
+        long grow = window - tcb.lastWindowSent;
+        if (grow > 0 && (grow >= Math.min(2L * tcb.segmentPayload, (receiveMask + 1) / 2)
+                || tcb.lastWindowSent < tcb.segmentPayload && window >= tcb.segmentPayload)) {
             sendAck();
         }
     }
 
     /** Graceful close: a FIN after every queued byte (RFC 9293 §3.10.4). */
     public void close() {
-        if (finQueued) {
+        if (tcb.finQueued) {
             return;
         }
-        if (state == TcpState.ESTABLISHED) {
-            state = TcpState.FIN_WAIT_1;
-        } else if (state == TcpState.CLOSE_WAIT) {
-            state = TcpState.LAST_ACK;
+        if (tcb.state == TcpState.ESTABLISHED) {
+            tcb.state = TcpState.FIN_WAIT_1;
+        } else if (tcb.state == TcpState.CLOSE_WAIT) {
+            tcb.state = TcpState.LAST_ACK;
         } else {
             return;
         }
-        finQueued = true;
-        finSeq = writeSeq;
+        tcb.finQueued = true;
+        tcb.finSeq = tcb.writeSeq;
         kick();
     }
 
     /** Abortive close: RST now, everything queued is discarded (RFC 9293 §3.10.5). No event is raised. */
     public void abort() {
-        if (state == TcpState.CLOSED) {
+        if (tcb.state == TcpState.CLOSED) {
             return;
         }
-        if (state != TcpState.TIME_WAIT) {
-            sendControl(sndMax, rcvNxt, TcpHeader.RST | TcpHeader.ACK, 0);
+        if (tcb.state != TcpState.TIME_WAIT) {
+            sendControl(tcb.sndMax, tcb.rcvNxt, TcpHeader.RST | TcpHeader.ACK, 0);
         }
         enterClosed();
     }
@@ -350,7 +293,7 @@ public final class OffloadedTcp {
     public void receive(BytesStore<?, ?> store, long offset, int length) {
         TcpPacket.Status status = packet.wrap(store, offset, length).validate();
         if (!status.accepted()) {
-            badFrames++;
+            counters.badFrames++;
             return;
         }
         receiveValidated(packet);
@@ -365,11 +308,11 @@ public final class OffloadedTcp {
         if (h.destinationPort() != p.localPort() || h.sourcePort() != p.remotePort()
                 || packet.sourceHi() != p.remoteHi() || packet.sourceLo() != p.remoteLo()
                 || packet.destinationHi() != p.localHi() || packet.destinationLo() != p.localLo()) {
-            wrongConnection++;
+            counters.wrongConnection++;
             return;
         }
-        segmentsReceived++;
-        if (state == TcpState.CLOSED) {
+        counters.segmentsReceived++;
+        if (tcb.state == TcpState.CLOSED) {
             return;
         }
         long seq = h.sequenceNumber();
@@ -384,10 +327,10 @@ public final class OffloadedTcp {
         // right edge never moves left, since every delivered byte both advances RCV.NXT and uses a byte of space.
         long window = receiveWindow();
         if (!acceptable(seq, segLen, window)) {
-            if (segLen > 0 && seqDiff(seq + segLen, rcvNxt) <= 0) {
-                duplicateSegments++;
+            if (segLen > 0 && seqDiff(seq + segLen, tcb.rcvNxt) <= 0) {
+                counters.duplicateSegments++;
             } else {
-                outOfWindowSegments++;
+                counters.outOfWindowSegments++;
             }
             if (!h.rst()) {
                 if (segLen > 0) {
@@ -395,7 +338,7 @@ public final class OffloadedTcp {
                 } else {
                     outOfWindowAck();
                 }
-                if (fin && state == TcpState.TIME_WAIT) {
+                if (fin && tcb.state == TcpState.TIME_WAIT) {
                     // A retransmitted FIN in TIME_WAIT: acknowledged above, 2 MSL restarts (RFC 9293 §3.10.7.4).
                     timeWaitTimer.scheduleIn(p.timeWaitNanos());
                 }
@@ -404,19 +347,19 @@ public final class OffloadedTcp {
         }
         // Second: RST, RFC 5961 §3.2: reset only on an exact match, else a challenge ACK.
         if (h.rst()) {
-            if (seq == rcvNxt) {
-                resetsReceived++;
+            if (seq == tcb.rcvNxt) {
+                counters.resetsReceived++;
                 enterClosed();
                 listener.event(this, TcpEvent.CONNECTION_RESET);
             } else {
-                resetsIgnored++;
+                counters.resetsIgnored++;
                 challengeAck();
             }
             return;
         }
         // Fourth: SYN in a synchronized state, RFC 5961 §4.2: challenge ACK, drop.
         if (h.syn()) {
-            synsReceived++;
+            counters.synsReceived++;
             challengeAck();
             return;
         }
@@ -427,19 +370,19 @@ public final class OffloadedTcp {
         if (!processAck(ack, seq, h.window() << p.sndWscale(), dataLength == 0 && !fin, segLen > 0)) {
             return;
         }
-        if (p.timestamps() && h.hasTimestamps() && seqDiff(seq, rcvNxt) <= 0) {
-            tsRecent = h.tsVal();
+        if (p.timestamps() && h.hasTimestamps() && seqDiff(seq, tcb.rcvNxt) <= 0) {
+            tcb.tsRecent = h.tsVal();
         }
-        if (state == TcpState.CLOSED || state == TcpState.TIME_WAIT) {
+        if (tcb.state == TcpState.CLOSED || tcb.state == TcpState.TIME_WAIT) {
             return;
         }
         // Seventh: segment text.
-        if (dataLength > 0 && receivesData()) {
+        if (dataLength > 0 && tcb.receivesData()) {
             processData(seq, packet.store(), dataOffset, dataLength, window);
         }
         // Eighth: FIN, only when in order (an early FIN is dropped with its segment's tail; the peer resends).
-        if (fin && seqDiff(seq + dataLength, rcvNxt) == 0 && receivesData()) {
-            rcvNxt = (rcvNxt + 1) & 0xffff_ffffL;
+        if (fin && seqDiff(seq + dataLength, tcb.rcvNxt) == 0 && tcb.receivesData()) {
+            tcb.rcvNxt = (tcb.rcvNxt + 1) & 0xffff_ffffL;
             onFinReceived();
             sendAck();
         }
@@ -449,24 +392,24 @@ public final class OffloadedTcp {
         // RFC 9293 §3.10.7.4 table of the four acceptability tests.
         if (segLen == 0) {
             if (window == 0) {
-                return seq == rcvNxt;
+                return seq == tcb.rcvNxt;
             }
-            return seqDiff(seq, rcvNxt) >= 0 && seqDiff(seq, rcvNxt) < window;
+            return seqDiff(seq, tcb.rcvNxt) >= 0 && seqDiff(seq, tcb.rcvNxt) < window;
         }
         if (window == 0) {
             return false;
         }
         long last = seq + segLen - 1;
-        return (seqDiff(seq, rcvNxt) >= 0 && seqDiff(seq, rcvNxt) < window)
-                || (seqDiff(last, rcvNxt) >= 0 && seqDiff(last, rcvNxt) < window);
+        return (seqDiff(seq, tcb.rcvNxt) >= 0 && seqDiff(seq, tcb.rcvNxt) < window)
+                || (seqDiff(last, tcb.rcvNxt) >= 0 && seqDiff(last, tcb.rcvNxt) < window);
     }
 
     /** Answers false when the segment must be dropped. */
     private boolean processAck(long ack, long seq, long peerWindow, boolean pureAck, boolean occupiesSequence) {
         // RFC 5961 §5.2: ACK acceptable when SND.UNA - MAX.SND.WND <= SEG.ACK <= SND.NXT (SND.MAX here: after a
         // go-back-N retransmission the peer may acknowledge what was sent before).
-        if (seqDiff(ack, sndMax) > 0 || seqDiff(ack, sndUna - Math.max(maxSndWnd, 1)) < 0) {
-            badAcks++;
+        if (seqDiff(ack, tcb.sndMax) > 0 || seqDiff(ack, tcb.sndUna - Math.max(tcb.maxSndWnd, 1)) < 0) {
+            counters.badAcks++;
             if (occupiesSequence) {
                 sendAck();
             } else {
@@ -474,28 +417,28 @@ public final class OffloadedTcp {
             }
             return false;
         }
-        long acked = seqDiff(ack, sndUna);
-        boolean windowChanged = peerWindow != sndWnd;
+        long acked = seqDiff(ack, tcb.sndUna);
+        boolean windowChanged = peerWindow != tcb.sndWnd;
         // Send-window update, RFC 9293 §3.10.7.4 fifth step.
-        if (acked >= 0 && (seqDiff(sndWl1, seq) < 0 || (sndWl1 == seq && seqDiff(sndWl2, ack) <= 0))) {
-            boolean wasZero = sndWnd == 0;
-            sndWnd = peerWindow;
-            sndWl1 = seq;
-            sndWl2 = ack;
-            maxSndWnd = Math.max(maxSndWnd, sndWnd);
-            if (wasZero && sndWnd > 0) {
+        if (acked >= 0 && (seqDiff(tcb.sndWl1, seq) < 0 || (tcb.sndWl1 == seq && seqDiff(tcb.sndWl2, ack) <= 0))) {
+            boolean wasZero = tcb.sndWnd == 0;
+            tcb.sndWnd = peerWindow;
+            tcb.sndWl1 = seq;
+            tcb.sndWl2 = ack;
+            tcb.maxSndWnd = Math.max(tcb.maxSndWnd, tcb.sndWnd);
+            if (wasZero && tcb.sndWnd > 0) {
                 persistTimer.cancel();
                 persistInterval = 0;
-            } else if (sndWnd == 0 && seqDiff(sndNxt, ack) > 0 && acked >= 0) {
+            } else if (tcb.sndWnd == 0 && seqDiff(tcb.sndNxt, ack) > 0 && acked >= 0) {
                 // The peer closed its window on data already sent (it shrank it, RFC 9293 §3.8.6 says to cope):
                 // take that data back as unsent and probe instead of timing it out.
-                sndNxt = ack;
+                tcb.sndNxt = ack;
                 retransmitTimer.cancel();
             }
         }
         if (acked > 0) {
             onNewAck(ack, acked);
-        } else if (acked == 0 && pureAck && !windowChanged && seqDiff(sndMax, sndUna) > 0) {
+        } else if (acked == 0 && pureAck && !windowChanged && seqDiff(tcb.sndMax, tcb.sndUna) > 0) {
             onDupAck();
         }
         output();
@@ -515,35 +458,36 @@ public final class OffloadedTcp {
             backoff = 0;
             rto = baseRto;
         }
-        long dataAcked = Math.min(acked, seqDiff(writeSeq, sndUna));
+        long dataAcked = Math.min(acked, seqDiff(tcb.writeSeq, tcb.sndUna));
         if (inRecovery) {
             if (seqDiff(ack, recover) >= 0) {
                 // Full acknowledgment, RFC 6582 §3.2 step 3.
                 inRecovery = false;
-                cwnd = Math.min(ssthresh, Math.max(flight(ack), segmentPayload) + segmentPayload);
+                cwnd = Math.min(ssthresh, Math.max(tcb.flight(ack), tcb.segmentPayload) + tcb.segmentPayload);
             } else {
                 // Partial acknowledgment, RFC 6582 §3.2 step 4: resend the next hole, deflate.
-                sndUna = ack;
+                tcb.sndUna = ack;
                 retransmitFirst();
-                cwnd = Math.max(segmentPayload, cwnd - dataAcked + (dataAcked >= segmentPayload ? segmentPayload : 0));
+                int smss = tcb.segmentPayload;
+                cwnd = Math.max(smss, cwnd - dataAcked + (dataAcked >= smss ? smss : 0));
             }
         } else {
             growWindow(ack, dataAcked);
         }
         dupAcks = 0;
-        sndUna = ack;
-        if (seqDiff(sndNxt, sndUna) < 0) {
-            sndNxt = sndUna;
+        tcb.sndUna = ack;
+        if (seqDiff(tcb.sndNxt, tcb.sndUna) < 0) {
+            tcb.sndNxt = tcb.sndUna;
         }
-        while (recordCount > 0 && seqDiff(recordEnd[recordHead] & 0xffff_ffffL, sndUna) <= 0) {
+        while (recordCount > 0 && seqDiff(recordEnd[recordHead] & 0xffff_ffffL, tcb.sndUna) <= 0) {
             recordHead = (recordHead + 1) % RECORDS;
             recordCount--;
             recordCursor = Math.max(0, recordCursor - 1);
         }
-        if (finQueued && seqDiff(ack, finSeq) > 0) {
+        if (tcb.finQueued && seqDiff(ack, tcb.finSeq) > 0) {
             onFinAcked();
         }
-        if (seqDiff(sndNxt, sndUna) > 0) {
+        if (seqDiff(tcb.sndNxt, tcb.sndUna) > 0) {
             retransmitTimer.scheduleIn(rto); // RFC 6298 §5.3
         } else {
             retransmitTimer.cancel(); // §5.2
@@ -551,7 +495,7 @@ public final class OffloadedTcp {
         if (dataAcked > 0) {
             listener.acknowledged(this);
         }
-        if (dataAcked > 0 && sends() && !finQueued) {
+        if (dataAcked > 0 && tcb.sends() && !tcb.finQueued) {
             listener.sendSpaceAvailable(this);
         }
     }
@@ -570,48 +514,44 @@ public final class OffloadedTcp {
             afterTimeout = false;
         }
         if (cwnd < ssthresh) {
-            long limit = afterTimeout ? segmentPayload : 2L * segmentPayload;
+            long limit = afterTimeout ? tcb.segmentPayload : 2L * tcb.segmentPayload;
             cwnd += Math.min(dataAcked, limit);
             bytesAcked = 0;
         } else {
             bytesAcked += dataAcked;
             if (bytesAcked >= cwnd) {
                 bytesAcked -= cwnd;
-                cwnd += segmentPayload;
+                cwnd += tcb.segmentPayload;
             }
         }
     }
 
     private void onDupAck() {
-        dupAcksReceived++;
+        counters.dupAcksReceived++;
         dupAcks++;
         if (inRecovery) {
-            cwnd += segmentPayload; // RFC 5681 §3.2 step 4: inflate
+            cwnd += tcb.segmentPayload; // RFC 5681 §3.2 step 4: inflate
         } else if (dupAcks == p.dupAckThreshold()) {
             // RFC 6582 §3.2 step 2 / RFC 5681 §3.2 steps 2-3.
-            fastRetransmits++;
-            ssthresh = Math.max(flight(sndUna) / 2, 2L * segmentPayload);
+            counters.fastRetransmits++;
+            ssthresh = Math.max(tcb.flight(tcb.sndUna) / 2, 2L * tcb.segmentPayload);
             bytesAcked = 0;
-            recover = sndMax;
+            recover = tcb.sndMax;
             inRecovery = true;
             retransmitFirst();
-            cwnd = ssthresh + 3L * segmentPayload;
+            cwnd = ssthresh + 3L * tcb.segmentPayload;
         }
-    }
-
-    private long flight(long una) {
-        return seqDiff(sndMax, una);
     }
 
     private void processData(long seq, BytesStore<?, ?> store, long offset, int length, long window) {
         // Trim what is already received and what is beyond the window (RFC 9293 §3.10.7.4).
-        long skip = seqDiff(rcvNxt, seq);
+        long skip = seqDiff(tcb.rcvNxt, seq);
         if (skip > 0) {
-            seq = rcvNxt;
+            seq = tcb.rcvNxt;
             offset += skip;
             length -= (int) skip;
         }
-        long beyond = seqDiff(seq + length, rcvNxt + window);
+        long beyond = seqDiff(seq + length, tcb.rcvNxt + window);
         if (beyond > 0) {
             length -= (int) beyond;
         }
@@ -619,18 +559,18 @@ public final class OffloadedTcp {
             sendAck();
             return;
         }
-        if (seq != rcvNxt) {
-            outOfOrderSegments++;
+        if (seq != tcb.rcvNxt) {
+            counters.outOfOrderSegments++;
             receiver.outOfOrder(seq, store, offset, length);
             if (p.dropOutOfOrder() || !storeOutOfOrder(seq, store, offset, length)) {
-                outOfOrderDropped++;
+                counters.outOfOrderDropped++;
             }
             sendAck(); // RFC 5681 §4.2: an out-of-order segment is acknowledged at once
             return;
         }
         receiver.deliver(store, offset, length);
-        bytesDelivered += length;
-        rcvNxt = (rcvNxt + length) & 0xffff_ffffL;
+        counters.bytesDelivered += length;
+        tcb.rcvNxt = (tcb.rcvNxt + length) & 0xffff_ffffL;
         if (drainReassembly()) {
             sendAck();
             return;
@@ -689,8 +629,8 @@ public final class OffloadedTcp {
     /** Delivers buffered bytes now in order; answers whether any were. */
     private boolean drainReassembly() {
         boolean any = false;
-        while (holes > 0 && seqDiff(holeStart[0], rcvNxt) <= 0) {
-            long from = rcvNxt;
+        while (holes > 0 && seqDiff(holeStart[0], tcb.rcvNxt) <= 0) {
+            long from = tcb.rcvNxt;
             long end = holeEnd[0];
             System.arraycopy(holeStart, 1, holeStart, 0, holes - 1);
             System.arraycopy(holeEnd, 1, holeEnd, 0, holes - 1);
@@ -705,8 +645,8 @@ public final class OffloadedTcp {
             if (first < n) {
                 receiver.deliver(receiveRing, 0, n - first);
             }
-            bytesDelivered += n;
-            rcvNxt = end & 0xffff_ffffL;
+            counters.bytesDelivered += n;
+            tcb.rcvNxt = end & 0xffff_ffffL;
             any = true;
         }
         return any;
@@ -714,13 +654,13 @@ public final class OffloadedTcp {
 
     private void onFinReceived() {
         holes = 0;
-        switch (state) {
+        switch (tcb.state) {
             case ESTABLISHED:
-                state = TcpState.CLOSE_WAIT;
+                tcb.state = TcpState.CLOSE_WAIT;
                 listener.event(this, TcpEvent.FIN_RECEIVED);
                 break;
             case FIN_WAIT_1:
-                state = TcpState.CLOSING;
+                tcb.state = TcpState.CLOSING;
                 listener.event(this, TcpEvent.FIN_RECEIVED);
                 break;
             case FIN_WAIT_2:
@@ -733,9 +673,9 @@ public final class OffloadedTcp {
     }
 
     private void onFinAcked() {
-        switch (state) {
+        switch (tcb.state) {
             case FIN_WAIT_1:
-                state = TcpState.FIN_WAIT_2;
+                tcb.state = TcpState.FIN_WAIT_2;
                 break;
             case CLOSING:
                 enterTimeWait();
@@ -750,7 +690,7 @@ public final class OffloadedTcp {
     }
 
     private void enterTimeWait() {
-        state = TcpState.TIME_WAIT;
+        tcb.state = TcpState.TIME_WAIT;
         retransmitTimer.cancel();
         persistTimer.cancel();
         timeWaitTimer.scheduleIn(p.timeWaitNanos());
@@ -758,14 +698,14 @@ public final class OffloadedTcp {
     }
 
     private void reportClose() {
-        if (!closeReported) {
-            closeReported = true;
+        if (!tcb.closeReported) {
+            tcb.closeReported = true;
             listener.event(this, TcpEvent.CLOSE_COMPLETE);
         }
     }
 
     private void enterClosed() {
-        state = TcpState.CLOSED;
+        tcb.state = TcpState.CLOSED;
         retransmitTimer.cancel();
         persistTimer.cancel();
         delayedAckTimer.cancel();
@@ -776,50 +716,50 @@ public final class OffloadedTcp {
     // ------------------------------------------------------------------ send path
 
     private void output() {
-        if (!sends() && !(finQueued && (state == TcpState.FIN_WAIT_1 || state == TcpState.CLOSING
-                || state == TcpState.LAST_ACK))) {
+        if (!tcb.sends() && !(tcb.finQueued && (tcb.state == TcpState.FIN_WAIT_1 || tcb.state == TcpState.CLOSING
+                || tcb.state == TcpState.LAST_ACK))) {
             return;
         }
         while (true) {
-            long unsent = seqDiff(writeSeq, sndNxt);
-            boolean finDue = finQueued && seqDiff(sndNxt, finSeq) == 0 && unsent <= 0;
+            long unsent = seqDiff(tcb.writeSeq, tcb.sndNxt);
+            boolean finDue = tcb.finQueued && seqDiff(tcb.sndNxt, tcb.finSeq) == 0 && unsent <= 0;
             if (unsent <= 0 && !finDue) {
                 break;
             }
-            long inFlight = seqDiff(sndNxt, sndUna);
-            long window = Math.min(cwnd, sndWnd);
+            long inFlight = seqDiff(tcb.sndNxt, tcb.sndUna);
+            long window = Math.min(cwnd, tcb.sndWnd);
             long usable = window - inFlight;
-            int len = (int) Math.max(0, Math.min(Math.min(unsent, segmentPayload), usable));
-            if (len == 0 && !(finDue && usable >= 0 && sndWnd > 0)) {
+            int len = (int) Math.max(0, Math.min(Math.min(unsent, tcb.segmentPayload), usable));
+            if (len == 0 && !(finDue && usable >= 0 && tcb.sndWnd > 0)) {
                 break;
             }
-            if (len > 0 && len < segmentPayload && len < unsent && 2L * len < maxSndWnd && inFlight > 0) {
+            if (len > 0 && len < tcb.segmentPayload && len < unsent && 2L * len < tcb.maxSndWnd && inFlight > 0) {
                 // Sender SWS avoidance (RFC 9293 §3.8.6.2.1): no runt just because the window has a sliver
                 // left; the ACK that is coming opens it. With nothing in flight no ACK is coming, so send.
                 break;
             }
             if (len > 0 && len < unsent) {
-                int aligned = recordBoundary(sndNxt, len);
+                int aligned = recordBoundary(tcb.sndNxt, len);
                 if (aligned > 0) {
                     len = aligned;
-                } else if (len < segmentPayload && inFlight > 0) {
+                } else if (len < tcb.segmentPayload && inFlight > 0) {
                     // The window ends inside an FPDU: wait for the ACK rather than split it.
                     break;
                 }
             }
-            boolean fin = finQueued && seqDiff(sndNxt + len, finSeq) == 0;
-            transmitSegment(sndNxt, len, fin);
-            long next = (sndNxt + len + (fin ? 1 : 0)) & 0xffff_ffffL;
-            if (seqDiff(next, sndMax) > 0) {
-                if (!rttTiming && seqDiff(sndNxt, sndMax) >= 0) {
+            boolean fin = tcb.finQueued && seqDiff(tcb.sndNxt + len, tcb.finSeq) == 0;
+            transmitSegment(tcb.sndNxt, len, fin);
+            long next = (tcb.sndNxt + len + (fin ? 1 : 0)) & 0xffff_ffffL;
+            if (seqDiff(next, tcb.sndMax) > 0) {
+                if (!rttTiming && seqDiff(tcb.sndNxt, tcb.sndMax) >= 0) {
                     // Karn: only time data never sent before (RFC 6298 §3).
                     rttTiming = true;
-                    rttSeq = sndNxt;
+                    rttSeq = tcb.sndNxt;
                     rttStart = scheduler.now();
                 }
-                sndMax = next;
+                tcb.sndMax = next;
             }
-            sndNxt = next;
+            tcb.sndNxt = next;
             if (!retransmitTimer.isPending()) {
                 retransmitTimer.scheduleIn(rto); // RFC 6298 §5.1
             }
@@ -828,9 +768,10 @@ public final class OffloadedTcp {
             }
         }
         // Zero window with data waiting and nothing in flight: the persist timer takes over.
-        boolean finUnsent = finQueued && seqDiff(sndMax, finSeq) <= 0;
-        if (sndWnd == 0 && seqDiff(sndNxt, sndUna) == 0 && (seqDiff(writeSeq, sndUna) > 0 || finUnsent)
-                && !persistTimer.isPending() && state != TcpState.CLOSED) {
+        boolean finUnsent = tcb.finQueued && seqDiff(tcb.sndMax, tcb.finSeq) <= 0;
+        if (tcb.sndWnd == 0 && seqDiff(tcb.sndNxt, tcb.sndUna) == 0
+                && (seqDiff(tcb.writeSeq, tcb.sndUna) > 0 || finUnsent) && !persistTimer.isPending()
+                && tcb.state != TcpState.CLOSED) {
             if (persistInterval == 0) {
                 persistInterval = rto;
             }
@@ -849,18 +790,19 @@ public final class OffloadedTcp {
     }
 
     private void retransmitFirst() {
-        long outstanding = seqDiff(sndMax, sndUna);
+        long outstanding = seqDiff(tcb.sndMax, tcb.sndUna);
         if (outstanding <= 0) {
             return;
         }
-        long data = seqDiff(writeSeq, sndUna);
-        int len = aligned(sndUna, (int) Math.min(Math.min(Math.max(0, data), segmentPayload), outstanding));
-        boolean fin = finQueued && seqDiff(sndUna + len, finSeq) == 0 && seqDiff(sndMax, finSeq) > 0;
-        retransmittedSegments++;
-        if (rttTiming && seqDiff(rttSeq, sndUna) >= 0 && seqDiff(rttSeq, sndUna + len) < 0) {
+        long data = seqDiff(tcb.writeSeq, tcb.sndUna);
+        int len = aligned(tcb.sndUna, (int) Math.min(Math.min(Math.max(0, data), tcb.segmentPayload), outstanding));
+        boolean fin = tcb.finQueued && seqDiff(tcb.sndUna + len, tcb.finSeq) == 0
+                && seqDiff(tcb.sndMax, tcb.finSeq) > 0;
+        counters.retransmittedSegments++;
+        if (rttTiming && seqDiff(rttSeq, tcb.sndUna) >= 0 && seqDiff(rttSeq, tcb.sndUna + len) < 0) {
             rttTiming = false; // Karn's algorithm: a retransmitted segment gives no sample
         }
-        transmitSegment(sndUna, len, fin);
+        transmitSegment(tcb.sndUna, len, fin);
         retransmitTimer.scheduleIn(rto);
     }
 
@@ -918,7 +860,7 @@ public final class OffloadedTcp {
 
     private void transmitSegment(long seq, int len, boolean fin) {
         cancelDelayedAck();
-        builder.tcp().sequenceNumber(seq).acknowledgmentNumber(rcvNxt)
+        builder.tcp().sequenceNumber(seq).acknowledgmentNumber(tcb.rcvNxt)
                 .flags(TcpHeader.ACK | (len > 0 ? TcpHeader.PSH : 0) | (fin ? TcpHeader.FIN : 0))
                 .window(windowField());
         stamp();
@@ -932,20 +874,20 @@ public final class OffloadedTcp {
             }
         }
         int n = builder.finish();
-        segmentsSent++;
-        bytesSent += len;
+        counters.segmentsSent++;
+        counters.bytesSent += len;
         transmitter.transmit(frame, 0, n);
     }
 
     private void sendAck() {
-        if (state == TcpState.CLOSED) {
+        if (tcb.state == TcpState.CLOSED) {
             return;
         }
-        acksSent++;
+        counters.acksSent++;
         // SND.MAX, not the go-back-N pointer: an ACK carrying a sequence number below the peer's RCV.NXT would be
         // unacceptable to it and dropped unread (RFC 9293 §3.10.7.4), and two sides both retransmitting would
         // never hear each other.
-        sendControl(sndMax, rcvNxt, TcpHeader.ACK, windowField());
+        sendControl(tcb.sndMax, tcb.rcvNxt, TcpHeader.ACK, windowField());
     }
 
     /**
@@ -957,7 +899,7 @@ public final class OffloadedTcp {
     private void outOfWindowAck() {
         long now = scheduler.now();
         if (outOfWindowAckSent && now - lastOutOfWindowAck < OUT_OF_WINDOW_ACK_INTERVAL) {
-            outOfWindowAcksSuppressed++;
+            counters.outOfWindowAcksSuppressed++;
             return;
         }
         outOfWindowAckSent = true;
@@ -973,11 +915,11 @@ public final class OffloadedTcp {
             challengeAcksInWindow = 0;
         }
         if (challengeAcksInWindow >= CHALLENGE_ACK_LIMIT) {
-            challengeAcksSuppressed++;
+            counters.challengeAcksSuppressed++;
             return;
         }
         challengeAcksInWindow++;
-        challengeAcks++;
+        counters.challengeAcks++;
         sendAck();
     }
 
@@ -986,14 +928,14 @@ public final class OffloadedTcp {
         builder.tcp().sequenceNumber(seq).acknowledgmentNumber(ack).flags(flags).window(window);
         stamp();
         int n = builder.build(frame, 0);
-        segmentsSent++;
+        counters.segmentsSent++;
         transmitter.transmit(frame, 0, n);
     }
 
     private void stamp() {
         if (p.timestamps()) {
             // RFC 7323 §5.4: a millisecond clock is enough; ours is simulated time.
-            builder.tcp().timestamps((scheduler.now() / 1_000_000L) & 0xffff_ffffL, tsRecent);
+            builder.tcp().timestamps((scheduler.now() / 1_000_000L) & 0xffff_ffffL, tcb.tsRecent);
         } else {
             builder.tcp().noTimestamps();
         }
@@ -1007,7 +949,7 @@ public final class OffloadedTcp {
     /** The window field to send, remembering what it advertises. */
     private int windowField() {
         long field = Math.min(MAX_WINDOW_FIELD, receiveWindow() >> p.rcvWscale());
-        lastWindowSent = field << p.rcvWscale();
+        tcb.lastWindowSent = field << p.rcvWscale();
         return (int) field;
     }
 
@@ -1020,10 +962,11 @@ public final class OffloadedTcp {
     // ------------------------------------------------------------------ timers
 
     private void onRetransmitTimeout() {
-        if (seqDiff(sndNxt, sndUna) <= 0 || state == TcpState.CLOSED || state == TcpState.TIME_WAIT) {
+        if (seqDiff(tcb.sndNxt, tcb.sndUna) <= 0 || tcb.state == TcpState.CLOSED
+                || tcb.state == TcpState.TIME_WAIT) {
             return;
         }
-        timeouts++;
+        counters.timeouts++;
         consecutiveTimeouts++;
         if (consecutiveTimeouts > p.maxRetransmits()) {
             enterClosed();
@@ -1031,48 +974,48 @@ public final class OffloadedTcp {
             return;
         }
         // RFC 5681 §3.1 eq. 4 and the go-back-N restart; RFC 6298 §5.5 back-off.
-        ssthresh = Math.max(flight(sndUna) / 2, 2L * segmentPayload);
-        cwnd = segmentPayload;
+        ssthresh = Math.max(tcb.flight(tcb.sndUna) / 2, 2L * tcb.segmentPayload);
+        cwnd = tcb.segmentPayload;
         bytesAcked = 0;
         afterTimeout = true;
-        rtoRecover = sndMax;
+        rtoRecover = tcb.sndMax;
         inRecovery = false;
         dupAcks = 0;
         rttTiming = false;
         backoff++;
         rto = Math.min(p.rtoMaxNanos(), rto * 2);
-        sndNxt = sndUna;
-        retransmittedSegments++;
-        long data = seqDiff(writeSeq, sndUna);
-        int len = aligned(sndUna, (int) Math.min(Math.max(0, data), segmentPayload));
-        boolean fin = finQueued && seqDiff(sndUna + len, finSeq) == 0;
-        transmitSegment(sndUna, len, fin);
-        sndNxt = (sndUna + len + (fin ? 1 : 0)) & 0xffff_ffffL;
-        if (seqDiff(sndNxt, sndMax) > 0) {
-            sndMax = sndNxt;
+        tcb.sndNxt = tcb.sndUna;
+        counters.retransmittedSegments++;
+        long data = seqDiff(tcb.writeSeq, tcb.sndUna);
+        int len = aligned(tcb.sndUna, (int) Math.min(Math.max(0, data), tcb.segmentPayload));
+        boolean fin = tcb.finQueued && seqDiff(tcb.sndUna + len, tcb.finSeq) == 0;
+        transmitSegment(tcb.sndUna, len, fin);
+        tcb.sndNxt = (tcb.sndUna + len + (fin ? 1 : 0)) & 0xffff_ffffL;
+        if (seqDiff(tcb.sndNxt, tcb.sndMax) > 0) {
+            tcb.sndMax = tcb.sndNxt;
         }
         retransmitTimer.scheduleIn(rto);
     }
 
     private void onPersist() {
-        if (sndWnd != 0 || state == TcpState.CLOSED || seqDiff(sndNxt, sndUna) > 0) {
+        if (tcb.sndWnd != 0 || tcb.state == TcpState.CLOSED || seqDiff(tcb.sndNxt, tcb.sndUna) > 0) {
             persistInterval = 0;
             output();
             return;
         }
-        persistProbes++;
-        sendControl((sndUna - 1) & 0xffff_ffffL, rcvNxt, TcpHeader.ACK, windowField());
+        counters.persistProbes++;
+        sendControl((tcb.sndUna - 1) & 0xffff_ffffL, tcb.rcvNxt, TcpHeader.ACK, windowField());
         persistInterval = Math.min(p.rtoMaxNanos(), persistInterval * 2);
         persistTimer.scheduleIn(persistInterval);
     }
 
     private void onDelayedAck() {
-        delayedAcks++;
+        counters.delayedAcks++;
         sendAck();
     }
 
     private void onTimeWait() {
-        state = TcpState.CLOSED;
+        tcb.state = TcpState.CLOSED;
     }
 
     private void rttSample(long r) {
@@ -1090,26 +1033,10 @@ public final class OffloadedTcp {
         }
     }
 
-    // ------------------------------------------------------------------ helpers and state
-
-    private boolean sends() {
-        return state == TcpState.ESTABLISHED || state == TcpState.CLOSE_WAIT;
-    }
-
-    private boolean receives() {
-        return state != TcpState.CLOSED;
-    }
-
-    private boolean receivesData() {
-        return state == TcpState.ESTABLISHED || state == TcpState.FIN_WAIT_1 || state == TcpState.FIN_WAIT_2;
-    }
-
-    private static long seqDiff(long a, long b) {
-        return TcpHeader.seqDelta(a & 0xffff_ffffL, b & 0xffff_ffffL);
-    }
+    // ------------------------------------------------------------------ state
 
     public TcpState state() {
-        return state;
+        return tcb.state;
     }
 
     public TcpConnectionParams params() {
@@ -1117,20 +1044,20 @@ public final class OffloadedTcp {
     }
 
     public long sndUna() {
-        return sndUna;
+        return tcb.sndUna;
     }
 
     public long sndNxt() {
-        return sndNxt;
+        return tcb.sndNxt;
     }
 
     public long rcvNxt() {
-        return rcvNxt;
+        return tcb.rcvNxt;
     }
 
     /** The peer's window, scaled, in bytes. */
     public long sendWindow() {
-        return sndWnd;
+        return tcb.sndWnd;
     }
 
     public long congestionWindow() {
@@ -1166,28 +1093,28 @@ public final class OffloadedTcp {
         return holes;
     }
 
-    public long segmentsSent() { return segmentsSent; }
-    public long segmentsReceived() { return segmentsReceived; }
-    public long bytesSent() { return bytesSent; }
-    public long bytesDelivered() { return bytesDelivered; }
-    public long retransmittedSegments() { return retransmittedSegments; }
-    public long fastRetransmits() { return fastRetransmits; }
-    public long timeouts() { return timeouts; }
-    public long dupAcksReceived() { return dupAcksReceived; }
-    public long outOfOrderSegments() { return outOfOrderSegments; }
-    public long outOfOrderDropped() { return outOfOrderDropped; }
-    public long outOfWindowSegments() { return outOfWindowSegments; }
-    public long duplicateSegments() { return duplicateSegments; }
-    public long badAcks() { return badAcks; }
-    public long challengeAcks() { return challengeAcks; }
-    public long challengeAcksSuppressed() { return challengeAcksSuppressed; }
-    public long outOfWindowAcksSuppressed() { return outOfWindowAcksSuppressed; }
-    public long resetsReceived() { return resetsReceived; }
-    public long resetsIgnored() { return resetsIgnored; }
-    public long synsReceived() { return synsReceived; }
-    public long badFrames() { return badFrames; }
-    public long wrongConnection() { return wrongConnection; }
-    public long persistProbes() { return persistProbes; }
-    public long delayedAcks() { return delayedAcks; }
-    public long acksSent() { return acksSent; }
+    public long segmentsSent() { return counters.segmentsSent; }
+    public long segmentsReceived() { return counters.segmentsReceived; }
+    public long bytesSent() { return counters.bytesSent; }
+    public long bytesDelivered() { return counters.bytesDelivered; }
+    public long retransmittedSegments() { return counters.retransmittedSegments; }
+    public long fastRetransmits() { return counters.fastRetransmits; }
+    public long timeouts() { return counters.timeouts; }
+    public long dupAcksReceived() { return counters.dupAcksReceived; }
+    public long outOfOrderSegments() { return counters.outOfOrderSegments; }
+    public long outOfOrderDropped() { return counters.outOfOrderDropped; }
+    public long outOfWindowSegments() { return counters.outOfWindowSegments; }
+    public long duplicateSegments() { return counters.duplicateSegments; }
+    public long badAcks() { return counters.badAcks; }
+    public long challengeAcks() { return counters.challengeAcks; }
+    public long challengeAcksSuppressed() { return counters.challengeAcksSuppressed; }
+    public long outOfWindowAcksSuppressed() { return counters.outOfWindowAcksSuppressed; }
+    public long resetsReceived() { return counters.resetsReceived; }
+    public long resetsIgnored() { return counters.resetsIgnored; }
+    public long synsReceived() { return counters.synsReceived; }
+    public long badFrames() { return counters.badFrames; }
+    public long wrongConnection() { return counters.wrongConnection; }
+    public long persistProbes() { return counters.persistProbes; }
+    public long delayedAcks() { return counters.delayedAcks; }
+    public long acksSent() { return counters.acksSent; }
 }
