@@ -82,10 +82,8 @@ public final class OffloadedTcp {
     private final TcpPacketBuilder builder = new TcpPacketBuilder();
     private final TcpPacket packet = new TcpPacket();
     private final BytesStore<?, Void> frame;
-    private final BytesStore<?, Void> sendRing;
-    private final BytesStore<?, Void> receiveRing;
-    private final int sendMask;
-    private final int receiveMask;
+    private final SendBuffer sendBuffer;
+    private final ReassemblyQueue reassembly;
 
     private final SimTimer retransmitTimer;
     private final SimTimer persistTimer;
@@ -93,19 +91,6 @@ public final class OffloadedTcp {
     private final SimTimer timeWaitTimer;
     private final SimTimer transmitKick;
 
-    /**
-     * Where the upper layer's records end (each {@link #send} is one whole FPDU), oldest first, for MPA's FPDU
-     * alignment: RFC 5044 §8 has the sender keep every FPDU whole inside one TCP segment where it can. A full ring
-     * only loses alignment for the records it could not note, never data.
-     */
-    private final int[] recordEnd = new int[RECORDS];
-    private int recordHead;
-    private int recordCount;
-    /**
-     * Where the last {@link #recordBoundary} search ended, in records after {@link #recordHead}: segments are cut
-     * in sequence, so the next search's answer is usually a record or two on from there.
-     */
-    private int recordCursor;
     // Congestion control (RFC 5681, RFC 6582, RFC 3465).
     private long cwnd;
     private long ssthresh;
@@ -136,9 +121,6 @@ public final class OffloadedTcp {
 
     // Receive side.
     private int unackedSegments;
-    private final long[] holeStart = new long[MAX_HOLES];
-    private final long[] holeEnd = new long[MAX_HOLES];
-    private int holes;
     /** Whether a challenge-ACK second has begun, and when. */
     private boolean challengeWindowStarted;
     private long challengeWindowStart;
@@ -156,10 +138,8 @@ public final class OffloadedTcp {
         this.listener = listener;
         // Headers at most: tagged Ethernet 18 + IPv6 40 + TCP 60.
         this.frame = BytesStore.nativeStoreWithFixedCapacity(params.mss() + 128);
-        this.sendRing = BytesStore.nativeStoreWithFixedCapacity(params.sendBufferBytes());
-        this.receiveRing = BytesStore.nativeStoreWithFixedCapacity(params.receiveBufferBytes());
-        this.sendMask = params.sendBufferBytes() - 1;
-        this.receiveMask = params.receiveBufferBytes() - 1;
+        this.sendBuffer = new SendBuffer(params.sendBufferBytes());
+        this.reassembly = new ReassemblyQueue(params.receiveBufferBytes());
         this.tcb = new TransmissionControlBlock(params);
         this.retransmitTimer = scheduler.newTimer("tcp-rto", this::onRetransmitTimeout);
         this.persistTimer = scheduler.newTimer("tcp-persist", this::onPersist);
@@ -199,16 +179,10 @@ public final class OffloadedTcp {
         if (length > sendSpace()) {
             return false;
         }
-        int pos = (int) (tcb.writeSeq & sendMask);
-        int first = Math.min(length, sendMask + 1 - pos);
-        sendRing.write(pos, source, offset, first);
-        if (first < length) {
-            sendRing.write(0, source, offset + first, length - first);
-        }
+        sendBuffer.write(tcb.writeSeq, source, offset, length);
         tcb.writeSeq = (tcb.writeSeq + length) & 0xffff_ffffL;
-        if (recordCount < RECORDS && length > 0) {
-            recordEnd[(recordHead + recordCount) % RECORDS] = (int) tcb.writeSeq;
-            recordCount++;
+        if (length > 0) {
+            sendBuffer.noteRecordEnd(tcb.writeSeq);
         }
         kick();
         return true;
@@ -219,7 +193,7 @@ public final class OffloadedTcp {
         if (tcb.finQueued || !tcb.sends()) {
             return 0;
         }
-        return (sendMask + 1) - seqDiff(tcb.writeSeq, tcb.sndUna);
+        return sendBuffer.capacity() - seqDiff(tcb.writeSeq, tcb.sndUna);
     }
 
     /** Bytes queued and not yet acknowledged. */
@@ -237,7 +211,7 @@ public final class OffloadedTcp {
         }
         long window = receiveWindow();
         long grow = window - tcb.lastWindowSent;
-        if (grow > 0 && (grow >= Math.min(2L * tcb.segmentPayload, (receiveMask + 1) / 2)
+        if (grow > 0 && (grow >= Math.min(2L * tcb.segmentPayload, reassembly.capacity() / 2)
                 || tcb.lastWindowSent < tcb.segmentPayload && window >= tcb.segmentPayload)) {
             sendAck();
         }
@@ -282,8 +256,8 @@ public final class OffloadedTcp {
     /** Frees the off-heap rings; the engine must not be used after. */
     public void release() {
         enterClosed();
-        sendRing.releaseLast();
-        receiveRing.releaseLast();
+        sendBuffer.release();
+        reassembly.release();
         frame.releaseLast();
     }
 
@@ -479,11 +453,7 @@ public final class OffloadedTcp {
         if (seqDiff(tcb.sndNxt, tcb.sndUna) < 0) {
             tcb.sndNxt = tcb.sndUna;
         }
-        while (recordCount > 0 && seqDiff(recordEnd[recordHead] & 0xffff_ffffL, tcb.sndUna) <= 0) {
-            recordHead = (recordHead + 1) % RECORDS;
-            recordCount--;
-            recordCursor = Math.max(0, recordCursor - 1);
-        }
+        sendBuffer.acknowledged(tcb.sndUna);
         if (tcb.finQueued && seqDiff(ack, tcb.finSeq) > 0) {
             onFinAcked();
         }
@@ -562,7 +532,7 @@ public final class OffloadedTcp {
         if (seq != tcb.rcvNxt) {
             counters.outOfOrderSegments++;
             receiver.outOfOrder(seq, store, offset, length);
-            if (p.dropOutOfOrder() || !storeOutOfOrder(seq, store, offset, length)) {
+            if (p.dropOutOfOrder() || !reassembly.insert(seq, store, offset, length)) {
                 counters.outOfOrderDropped++;
             }
             sendAck(); // RFC 5681 §4.2: an out-of-order segment is acknowledged at once
@@ -583,68 +553,17 @@ public final class OffloadedTcp {
         }
     }
 
-    private boolean storeOutOfOrder(long seq, BytesStore<?, ?> store, long offset, int length) {
-        long end = seq + length;
-        // Merge with the sorted disjoint ranges; find where it goes.
-        int i = 0;
-        while (i < holes && seqDiff(holeEnd[i], seq) < 0) {
-            i++;
-        }
-        int j = i;
-        long ns = seq;
-        long ne = end;
-        while (j < holes && seqDiff(holeStart[j], end) <= 0) {
-            if (seqDiff(holeStart[j], ns) < 0) {
-                ns = holeStart[j];
-            }
-            if (seqDiff(holeEnd[j], ne) > 0) {
-                ne = holeEnd[j];
-            }
-            j++;
-        }
-        int merged = j - i;
-        if (merged == 0 && holes == MAX_HOLES) {
-            return false;
-        }
-        int pos = (int) (seq & receiveMask);
-        int first = Math.min(length, receiveMask + 1 - pos);
-        receiveRing.write(pos, store, offset, first);
-        if (first < length) {
-            receiveRing.write(0, store, offset + first, length - first);
-        }
-        if (merged == 0) {
-            System.arraycopy(holeStart, i, holeStart, i + 1, holes - i);
-            System.arraycopy(holeEnd, i, holeEnd, i + 1, holes - i);
-            holes++;
-        } else if (merged > 1) {
-            System.arraycopy(holeStart, j, holeStart, i + 1, holes - j);
-            System.arraycopy(holeEnd, j, holeEnd, i + 1, holes - j);
-            holes -= merged - 1;
-        }
-        holeStart[i] = ns;
-        holeEnd[i] = ne;
-        return true;
-    }
-
     /** Delivers buffered bytes now in order; answers whether any were. */
     private boolean drainReassembly() {
         boolean any = false;
-        while (holes > 0 && seqDiff(holeStart[0], tcb.rcvNxt) <= 0) {
+        while (reassembly.firstRangeReaches(tcb.rcvNxt)) {
             long from = tcb.rcvNxt;
-            long end = holeEnd[0];
-            System.arraycopy(holeStart, 1, holeStart, 0, holes - 1);
-            System.arraycopy(holeEnd, 1, holeEnd, 0, holes - 1);
-            holes--;
+            long end = reassembly.removeFirstRange();
             int n = (int) seqDiff(end, from);
             if (n <= 0) {
                 continue;
             }
-            int pos = (int) (from & receiveMask);
-            int first = Math.min(n, receiveMask + 1 - pos);
-            receiver.deliver(receiveRing, pos, first);
-            if (first < n) {
-                receiver.deliver(receiveRing, 0, n - first);
-            }
+            reassembly.deliver(from, n, receiver);
             counters.bytesDelivered += n;
             tcb.rcvNxt = end & 0xffff_ffffL;
             any = true;
@@ -653,7 +572,7 @@ public final class OffloadedTcp {
     }
 
     private void onFinReceived() {
-        holes = 0;
+        reassembly.clear();
         switch (tcb.state) {
             case ESTABLISHED:
                 tcb.state = TcpState.CLOSE_WAIT;
@@ -739,7 +658,7 @@ public final class OffloadedTcp {
                 break;
             }
             if (len > 0 && len < unsent) {
-                int aligned = recordBoundary(tcb.sndNxt, len);
+                int aligned = sendBuffer.recordBoundary(tcb.sndNxt, len);
                 if (aligned > 0) {
                     len = aligned;
                 } else if (len < tcb.segmentPayload && inFlight > 0) {
@@ -795,7 +714,8 @@ public final class OffloadedTcp {
             return;
         }
         long data = seqDiff(tcb.writeSeq, tcb.sndUna);
-        int len = aligned(tcb.sndUna, (int) Math.min(Math.min(Math.max(0, data), tcb.segmentPayload), outstanding));
+        int len = sendBuffer.aligned(tcb.sndUna,
+                (int) Math.min(Math.min(Math.max(0, data), tcb.segmentPayload), outstanding));
         boolean fin = tcb.finQueued && seqDiff(tcb.sndUna + len, tcb.finSeq) == 0
                 && seqDiff(tcb.sndMax, tcb.finSeq) > 0;
         counters.retransmittedSegments++;
@@ -806,58 +726,6 @@ public final class OffloadedTcp {
         retransmitTimer.scheduleIn(rto);
     }
 
-    /** {@code len} cut back to the last record boundary after {@code seq}, if one lies inside it. */
-    private int aligned(long seq, int len) {
-        int b = len > 0 ? recordBoundary(seq, len) : -1;
-        return b > 0 ? b : len;
-    }
-
-    /**
-     * The length from {@code seq} to the last record end in {@code (seq, seq + len]}, or -1 when none is there
-     * (one record longer than {@code len}). Searches the ring, whose ends ascend in sequence space: first a few
-     * records on from where the last search ended (the next segment of a stream), then by bisection.
-     */
-    private int recordBoundary(long seq, int len) {
-        long limit = seq + len;
-        // the first record ending after limit: in [lo, hi), every record before lo ends at or before limit
-        int lo;
-        int hi;
-        int c = Math.min(recordCursor, recordCount);
-        if (c == 0 || seqDiff(recordEnd(c - 1), limit) <= 0) {
-            lo = c;
-            hi = recordCount;
-            int probe = Math.min(hi, lo + 4);
-            while (lo < probe && seqDiff(recordEnd(lo), limit) <= 0) {
-                lo++;
-            }
-            if (lo < probe) {
-                hi = lo;
-            }
-        } else {
-            lo = 0;
-            hi = c;
-        }
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (seqDiff(recordEnd(mid), limit) <= 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        recordCursor = lo;
-        if (lo == 0) {
-            return -1;
-        }
-        long d = seqDiff(recordEnd(lo - 1), seq);
-        return d > 0 ? (int) d : -1;
-    }
-
-    /** The sequence number after record {@code i} (counted from the oldest unacknowledged). */
-    private long recordEnd(int i) {
-        return recordEnd[(recordHead + i) % RECORDS] & 0xffff_ffffL;
-    }
-
     private void transmitSegment(long seq, int len, boolean fin) {
         cancelDelayedAck();
         builder.tcp().sequenceNumber(seq).acknowledgmentNumber(tcb.rcvNxt)
@@ -866,12 +734,7 @@ public final class OffloadedTcp {
         stamp();
         long at = builder.begin(frame, 0, len);
         if (len > 0) {
-            int pos = (int) (seq & sendMask);
-            int first = Math.min(len, sendMask + 1 - pos);
-            frame.write(at, sendRing, pos, first);
-            if (first < len) {
-                frame.write(at + first, sendRing, 0, len - first);
-            }
+            sendBuffer.copyOut(seq, frame, at, len);
         }
         int n = builder.finish();
         counters.segmentsSent++;
@@ -955,7 +818,7 @@ public final class OffloadedTcp {
 
     private long receiveWindow() {
         long free = Math.max(0, receiver.freeSpace());
-        long w = Math.min(free, receiveMask + 1);
+        long w = Math.min(free, reassembly.capacity());
         return Math.min(w, (long) MAX_WINDOW_FIELD << p.rcvWscale());
     }
 
@@ -987,7 +850,7 @@ public final class OffloadedTcp {
         tcb.sndNxt = tcb.sndUna;
         counters.retransmittedSegments++;
         long data = seqDiff(tcb.writeSeq, tcb.sndUna);
-        int len = aligned(tcb.sndUna, (int) Math.min(Math.max(0, data), tcb.segmentPayload));
+        int len = sendBuffer.aligned(tcb.sndUna, (int) Math.min(Math.max(0, data), tcb.segmentPayload));
         boolean fin = tcb.finQueued && seqDiff(tcb.sndUna + len, tcb.finSeq) == 0;
         transmitSegment(tcb.sndUna, len, fin);
         tcb.sndNxt = (tcb.sndUna + len + (fin ? 1 : 0)) & 0xffff_ffffL;
@@ -1090,7 +953,7 @@ public final class OffloadedTcp {
     }
 
     public int reassemblyRanges() {
-        return holes;
+        return reassembly.ranges();
     }
 
     public long segmentsSent() { return counters.segmentsSent; }
