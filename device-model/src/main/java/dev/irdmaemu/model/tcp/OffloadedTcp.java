@@ -84,27 +84,13 @@ public final class OffloadedTcp {
     private final BytesStore<?, Void> frame;
     private final SendBuffer sendBuffer;
     private final ReassemblyQueue reassembly;
+    private final CongestionControl congestion;
 
     private final SimTimer retransmitTimer;
     private final SimTimer persistTimer;
     private final SimTimer delayedAckTimer;
     private final SimTimer timeWaitTimer;
     private final SimTimer transmitKick;
-
-    // Congestion control (RFC 5681, RFC 6582, RFC 3465).
-    private long cwnd;
-    private long ssthresh;
-    /** RFC 3465 §2.1: bytes acknowledged in congestion avoidance since the window last grew. */
-    private long bytesAcked;
-    /**
-     * RFC 3465 §2.3: after a retransmission timeout, slow start grows by at most one SMSS per ACK until the data
-     * outstanding at the timeout (up to this sequence number) is acknowledged; 2 SMSS otherwise.
-     */
-    private long rtoRecover;
-    private boolean afterTimeout;
-    private int dupAcks;
-    private boolean inRecovery;
-    private long recover;
 
     // RTT and RTO (RFC 6298), nanoseconds.
     private long srtt;
@@ -147,8 +133,8 @@ public final class OffloadedTcp {
         this.timeWaitTimer = scheduler.newTimer("tcp-timewait", this::onTimeWait);
         this.transmitKick = scheduler.newTimer("tcp-tx", this::output);
 
-        cwnd = Math.max(params.initialCwnd(), tcb.segmentPayload);
-        ssthresh = params.ssThresh();
+        this.congestion = new CongestionControl(tcb.segmentPayload, params.initialCwnd(), params.ssThresh(),
+                params.dupAckThreshold());
         rto = params.rtoInitialNanos();
         baseRto = rto;
         tcb.lastWindowSent = receiveWindow();
@@ -433,22 +419,19 @@ public final class OffloadedTcp {
             rto = baseRto;
         }
         long dataAcked = Math.min(acked, seqDiff(tcb.writeSeq, tcb.sndUna));
-        if (inRecovery) {
-            if (seqDiff(ack, recover) >= 0) {
-                // Full acknowledgment, RFC 6582 §3.2 step 3.
-                inRecovery = false;
-                cwnd = Math.min(ssthresh, Math.max(tcb.flight(ack), tcb.segmentPayload) + tcb.segmentPayload);
+        if (congestion.inRecovery()) {
+            if (congestion.fullyAcknowledges(ack)) {
+                congestion.exitRecovery(tcb.flight(ack));
             } else {
-                // Partial acknowledgment, RFC 6582 §3.2 step 4: resend the next hole, deflate.
+                // Partial acknowledgment: resend the next hole, deflate (RFC 6582 §3.2 step 3).
                 tcb.sndUna = ack;
                 retransmitFirst();
-                int smss = tcb.segmentPayload;
-                cwnd = Math.max(smss, cwnd - dataAcked + (dataAcked >= smss ? smss : 0));
+                congestion.deflate(dataAcked);
             }
         } else {
-            growWindow(ack, dataAcked);
+            congestion.grow(ack, dataAcked);
         }
-        dupAcks = 0;
+        congestion.newDataAcknowledged();
         tcb.sndUna = ack;
         if (seqDiff(tcb.sndNxt, tcb.sndUna) < 0) {
             tcb.sndNxt = tcb.sndUna;
@@ -470,46 +453,14 @@ public final class OffloadedTcp {
         }
     }
 
-    /**
-     * The window's growth for an ACK of new data outside recovery, by the bytes it acknowledges (RFC 3465
-     * appropriate byte counting, which RFC 5681 §3.1 allows): a receiver that acknowledges several segments at
-     * once (delayed ACKs, a guest's coalesced receives) gets the window a receiver acknowledging each one would.
-     * Slow start: up to L = 2 SMSS per ACK (§2.2), 1 SMSS while the data outstanding at a timeout is still being
-     * acknowledged (§2.3). Congestion avoidance: one SMSS each time a window's worth of bytes is acknowledged
-     * (§2.1). The E810's context has a cwnd_inc_limit field (ctrl.c irdma_sc_qp_setctx, IRDMAQPC_LIMIT) that irdma
-     * leaves at 0; the kernel does not say what the hardware does per ACK, so the RFCs decide.
-     */
-    private void growWindow(long ack, long dataAcked) {
-        if (afterTimeout && seqDiff(ack, rtoRecover) >= 0) {
-            afterTimeout = false;
-        }
-        if (cwnd < ssthresh) {
-            long limit = afterTimeout ? tcb.segmentPayload : 2L * tcb.segmentPayload;
-            cwnd += Math.min(dataAcked, limit);
-            bytesAcked = 0;
-        } else {
-            bytesAcked += dataAcked;
-            if (bytesAcked >= cwnd) {
-                bytesAcked -= cwnd;
-                cwnd += tcb.segmentPayload;
-            }
-        }
-    }
-
     private void onDupAck() {
         counters.dupAcksReceived++;
-        dupAcks++;
-        if (inRecovery) {
-            cwnd += tcb.segmentPayload; // RFC 5681 §3.2 step 4: inflate
-        } else if (dupAcks == p.dupAckThreshold()) {
+        if (congestion.duplicateAck()) {
             // RFC 6582 §3.2 step 2 / RFC 5681 §3.2 steps 2-3.
             counters.fastRetransmits++;
-            ssthresh = Math.max(tcb.flight(tcb.sndUna) / 2, 2L * tcb.segmentPayload);
-            bytesAcked = 0;
-            recover = tcb.sndMax;
-            inRecovery = true;
+            congestion.enterRecovery(tcb.flight(tcb.sndUna), tcb.sndMax);
             retransmitFirst();
-            cwnd = ssthresh + 3L * tcb.segmentPayload;
+            congestion.inflateForRecovery();
         }
     }
 
@@ -646,7 +597,7 @@ public final class OffloadedTcp {
                 break;
             }
             long inFlight = seqDiff(tcb.sndNxt, tcb.sndUna);
-            long window = Math.min(cwnd, tcb.sndWnd);
+            long window = Math.min(congestion.cwnd(), tcb.sndWnd);
             long usable = window - inFlight;
             int len = (int) Math.max(0, Math.min(Math.min(unsent, tcb.segmentPayload), usable));
             if (len == 0 && !(finDue && usable >= 0 && tcb.sndWnd > 0)) {
@@ -837,13 +788,7 @@ public final class OffloadedTcp {
             return;
         }
         // RFC 5681 §3.1 eq. 4 and the go-back-N restart; RFC 6298 §5.5 back-off.
-        ssthresh = Math.max(tcb.flight(tcb.sndUna) / 2, 2L * tcb.segmentPayload);
-        cwnd = tcb.segmentPayload;
-        bytesAcked = 0;
-        afterTimeout = true;
-        rtoRecover = tcb.sndMax;
-        inRecovery = false;
-        dupAcks = 0;
+        congestion.onRetransmitTimeout(tcb.flight(tcb.sndUna), tcb.sndMax);
         rttTiming = false;
         backoff++;
         rto = Math.min(p.rtoMaxNanos(), rto * 2);
@@ -924,7 +869,7 @@ public final class OffloadedTcp {
     }
 
     public long congestionWindow() {
-        return cwnd;
+        return congestion.cwnd();
     }
 
     /** Current retransmission timeout in nanoseconds (backed off). */
@@ -949,7 +894,7 @@ public final class OffloadedTcp {
     }
 
     public boolean inRecovery() {
-        return inRecovery;
+        return congestion.inRecovery();
     }
 
     public int reassemblyRanges() {
