@@ -7,7 +7,7 @@ import static dev.irdmaemu.model.tcp.TransmissionControlBlock.seqDiff;
  * acknowledged (RFC 3465), the duplicate-ACK count behind fast retransmit (RFC 5681 §3.2), and NewReno's recovery
  * (RFC 6582 §3.2). Linux splits the same between tcp_cong.c (the Reno window growth) and tcp_input.c (the loss
  * and recovery state). This class decides and keeps the numbers; the segments the decisions call for are sent by
- * {@link OffloadedTcp}, at the moments RFC 6582 places them between the window updates.
+ * {@link TcpInput} and {@link TcpTimers}, at the moments RFC 6582 places them between the window updates.
  */
 final class CongestionControl {
     private final int smss;

@@ -12,7 +12,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  *
  * <p>It also remembers where the upper layer's records end (each send is one whole FPDU), oldest first, for MPA's
  * FPDU alignment: RFC 5044 §8 has the sender keep every FPDU whole inside one TCP segment where it can, so
- * the output path asks {@link #recordBoundary} where to cut. A full record list only loses alignment for the
+ * {@link TcpOutput} asks {@link #recordBoundary} where to cut. A full record list only loses alignment for the
  * records it could not note, never data.
  */
 final class SendBuffer {

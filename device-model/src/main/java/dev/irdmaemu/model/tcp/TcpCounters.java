@@ -3,8 +3,8 @@ package dev.irdmaemu.model.tcp;
 /**
  * What one connection counts, in the manner of RFC 4022's TCP-MIB and Linux's per-socket statistics (tcp_info,
  * the LINUX_MIB_TCP* counters): segments and bytes each way, retransmissions by cause, and every segment the
- * input path turned away and why. Written by the engine's input, output and timer paths, read through
- * {@link OffloadedTcp}'s accessors. Plain fields: one thread, and nothing here is allocated or boxed.
+ * input path turned away and why. Written by {@link TcpInput}, {@link TcpOutput} and {@link TcpTimers}, read
+ * through {@link OffloadedTcp}'s accessors. Plain fields: one thread, and nothing here is allocated or boxed.
  */
 final class TcpCounters {
     long segmentsSent;

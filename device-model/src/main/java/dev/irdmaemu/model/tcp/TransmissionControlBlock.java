@@ -4,7 +4,7 @@ import dev.irdmaemu.fw.frame.TcpHeader;
 
 /**
  * The transmission control block of one connection: its state (RFC 9293 §3.3.2) and the send and receive sequence
- * variables of RFC 9293 §3.3.1, which the input, output and timer paths of {@link OffloadedTcp} all read and move
+ * variables of RFC 9293 §3.3.1, which {@link TcpInput}, {@link TcpOutput} and {@link TcpTimers} all read and move
  * (what Linux keeps in struct tcp_sock, include/linux/tcp.h). Sequence numbers are unsigned 32-bit values held in
  * longs. The fields are open to the package, like the structure they model: the engine runs on one thread and
  * only its own classes hold the block.
