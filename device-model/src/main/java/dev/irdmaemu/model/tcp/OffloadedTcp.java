@@ -1,8 +1,6 @@
 package dev.irdmaemu.model.tcp;
 
-import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;
-import dev.irdmaemu.fw.frame.TcpPacketBuilder;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.sim.SimTimer;
 import dev.irdmaemu.model.port.FrameTransmitter;
@@ -37,9 +35,17 @@ import net.openhft.chronicle.bytes.BytesStore;
  * closes with TOO_MANY_RETRIES and sends nothing (the peer is unreachable). An RTO restarts transmission from
  * SND.UNA (go-back-N with slow start). Pure ACKs carry SND.MAX. Challenge ACKs are limited to
  * {@value #CHALLENGE_ACK_LIMIT} a second, and the ACK answering an unacceptable segment without data to one per
- * 500 ms (two ends that disagree on the sequence space would otherwise trade ACKs for ever). Not modelled: SACK, Nagle, keep-alive, PAWS (timestamps are sent and
- * echoed, not used to reject), ECN, urgent data, and data between snd_una and snd_nxt at hand-over (irdma
- * hands over with the two equal).
+ * 500 ms (two ends that disagree on the sequence space would otherwise trade ACKs for ever). Not modelled: SACK,
+ * Nagle, keep-alive, PAWS (timestamps are sent and echoed, not used to reject), ECN, urgent data, and data
+ * between snd_una and snd_nxt at hand-over (irdma hands over with the two equal).
+ *
+ * <p>This class is the connection's face; the work is done along the lines Linux draws between its files:
+ * {@link TcpInput} takes each arriving segment through RFC 9293 §3.10.7.4 (tcp_input.c), {@link TcpOutput} puts
+ * data, ACKs and control segments on the wire (tcp_output.c), {@link TcpTimers} runs the retransmission,
+ * persist, delayed-ACK and TIME_WAIT timers and the RTT estimate (tcp_timer.c), {@link CongestionControl} keeps
+ * the congestion window and NewReno's recovery (tcp_cong.c). They share the connection's variables in a
+ * {@link TransmissionControlBlock}, keep its data in a {@link SendBuffer} and a {@link ReassemblyQueue}, and count
+ * into {@link TcpCounters}.
  */
 public final class OffloadedTcp {
     /** Where the engine reports to its QP. */
@@ -65,178 +71,33 @@ public final class OffloadedTcp {
     public static final int MAX_HOLES = 16;
     /** Challenge ACKs sent per second at most (RFC 5961 §7; Linux's tcp_challenge_ack_limit defaults to 1000). */
     public static final int CHALLENGE_ACK_LIMIT = 1000;
-    private static final long SECOND = 1_000_000_000L;
     /** Linux's tcp_invalid_ratelimit default (HZ / 2). */
     public static final long OUT_OF_WINDOW_ACK_INTERVAL = 500_000_000L;
-    private static final int TIMESTAMP_OPTION = 12;
-    private static final int MAX_WINDOW_FIELD = 0xffff;
 
-    private final SimScheduler scheduler;
     private final TcpConnectionParams p;
-    private final FrameTransmitter transmitter;
-    private final TcpReceiver receiver;
-    private final Listener listener;
-    private final TcpPacketBuilder builder = new TcpPacketBuilder();
-    private final TcpPacket packet = new TcpPacket();
-    private final BytesStore<?, Void> frame;
-    private final BytesStore<?, Void> sendRing;
-    private final BytesStore<?, Void> receiveRing;
-    private final int sendMask;
-    private final int receiveMask;
-    private final int segmentPayload;
-
-    private final SimTimer retransmitTimer;
-    private final SimTimer persistTimer;
-    private final SimTimer delayedAckTimer;
-    private final SimTimer timeWaitTimer;
-    private final SimTimer transmitKick;
-
-    private TcpState state = TcpState.ESTABLISHED;
-
-    // Send side (RFC 9293 §3.3.1). Sequence numbers are unsigned 32-bit in longs.
-    private long sndUna;
-    private long sndNxt;
-    private long sndMax;
-    /** Sequence number after the last byte queued by the upper layer. */
-    private long writeSeq;
-    /**
-     * Where the upper layer's records end (each {@link #send} is one whole FPDU), oldest first, for MPA's FPDU
-     * alignment: RFC 5044 §8 has the sender keep every FPDU whole inside one TCP segment where it can. A full ring
-     * only loses alignment for the records it could not note, never data.
-     */
-    private final int[] recordEnd = new int[RECORDS];
-    private int recordHead;
-    private int recordCount;
-    /**
-     * Where the last {@link #recordBoundary} search ended, in records after {@link #recordHead}: segments are cut
-     * in sequence, so the next search's answer is usually a record or two on from there.
-     */
-    private int recordCursor;
-    private long sndWnd;
-    private long sndWl1;
-    private long sndWl2;
-    private long maxSndWnd;
-    private boolean finQueued;
-    private long finSeq;
-
-    // Congestion control (RFC 5681, RFC 6582, RFC 3465).
-    private long cwnd;
-    private long ssthresh;
-    /** RFC 3465 §2.1: bytes acknowledged in congestion avoidance since the window last grew. */
-    private long bytesAcked;
-    /**
-     * RFC 3465 §2.3: after a retransmission timeout, slow start grows by at most one SMSS per ACK until the data
-     * outstanding at the timeout (up to this sequence number) is acknowledged; 2 SMSS otherwise.
-     */
-    private long rtoRecover;
-    private boolean afterTimeout;
-    private int dupAcks;
-    private boolean inRecovery;
-    private long recover;
-
-    // RTT and RTO (RFC 6298), nanoseconds.
-    private long srtt;
-    private long rttvar;
-    private long rto;
-    /** The RTO from the estimator, before any back-off. */
-    private long baseRto;
-    private int backoff;
-    private int consecutiveTimeouts;
-    private boolean rttTiming;
-    private long rttSeq;
-    private long rttStart;
-    private long persistInterval;
-
-    // Receive side.
-    private long rcvNxt;
-    /** The window we last advertised, in bytes (field << rcv_wscale). */
-    private long lastWindowSent;
-    private int unackedSegments;
-    private long tsRecent;
-    private final long[] holeStart = new long[MAX_HOLES];
-    private final long[] holeEnd = new long[MAX_HOLES];
-    private int holes;
-    private boolean closeReported;
-    private long challengeWindowStart = Long.MIN_VALUE;
-    private int challengeAcksInWindow;
-    private long lastOutOfWindowAck = Long.MIN_VALUE;
-    private long outOfWindowAcksSuppressed;
-
-    // Counters.
-    private long segmentsSent;
-    private long segmentsReceived;
-    private long bytesSent;
-    private long bytesDelivered;
-    private long retransmittedSegments;
-    private long fastRetransmits;
-    private long timeouts;
-    private long dupAcksReceived;
-    private long outOfOrderSegments;
-    private long outOfOrderDropped;
-    private long outOfWindowSegments;
-    private long badAcks;
-    private long challengeAcks;
-    private long challengeAcksSuppressed;
-    private long resetsReceived;
-    private long resetsIgnored;
-    private long synsReceived;
-    private long badFrames;
-    private long wrongConnection;
-    private long persistProbes;
-    private long delayedAcks;
-    private long acksSent;
-    private long duplicateSegments;
+    private final TransmissionControlBlock tcb;
+    private final TcpCounters counters = new TcpCounters();
+    private final SendBuffer sendBuffer;
+    private final ReassemblyQueue reassembly;
+    private final CongestionControl congestion;
+    private final TcpTimers timers;
+    private final TcpOutput output;
+    private final TcpInput input;
 
     public OffloadedTcp(SimScheduler scheduler, TcpConnectionParams params, FrameTransmitter transmitter,
                         TcpReceiver receiver, Listener listener) {
-        this.scheduler = scheduler;
         this.p = params;
-        this.transmitter = transmitter;
-        this.receiver = receiver;
-        this.listener = listener;
-        // Headers at most: tagged Ethernet 18 + IPv6 40 + TCP 60.
-        this.frame = BytesStore.nativeStoreWithFixedCapacity(params.mss() + 128);
-        this.sendRing = BytesStore.nativeStoreWithFixedCapacity(params.sendBufferBytes());
-        this.receiveRing = BytesStore.nativeStoreWithFixedCapacity(params.receiveBufferBytes());
-        this.sendMask = params.sendBufferBytes() - 1;
-        this.receiveMask = params.receiveBufferBytes() - 1;
-        // RFC 7323 §3.2 / Linux tcp_current_mss: the timestamp option comes out of the MSS.
-        this.segmentPayload = params.mss() - (params.timestamps() ? TIMESTAMP_OPTION : 0);
-        this.retransmitTimer = scheduler.newTimer("tcp-rto", this::onRetransmitTimeout);
-        this.persistTimer = scheduler.newTimer("tcp-persist", this::onPersist);
-        this.delayedAckTimer = scheduler.newTimer("tcp-delack", this::onDelayedAck);
-        this.timeWaitTimer = scheduler.newTimer("tcp-timewait", this::onTimeWait);
-        this.transmitKick = scheduler.newTimer("tcp-tx", this::output);
-
-        sndUna = params.sndUna();
-        sndNxt = params.sndNxt();
-        sndMax = sndNxt;
-        writeSeq = sndNxt;
-        // Anything between snd_una and snd_nxt at hand-over is not in our ring: treat it as sent and gone.
-        sndUna = sndNxt;
-        sndWnd = params.sndWnd();
-        maxSndWnd = sndWnd;
-        sndWl1 = params.rcvNxt();
-        sndWl2 = sndUna;
-        cwnd = Math.max(params.initialCwnd(), segmentPayload);
-        ssthresh = params.ssThresh();
-        rto = params.rtoInitialNanos();
-        baseRto = rto;
-        rcvNxt = params.rcvNxt();
-        tsRecent = params.tsRecent();
-        lastWindowSent = receiveWindow();
-
-        builder.ethernet(params.remoteMac(), params.localMac())
-                .addresses(params.localHi(), params.localLo(), params.remoteHi(), params.remoteLo())
-                .ttl(params.ttl()).tos(params.tos());
-        if (params.ipv6()) {
-            builder.flowLabel(params.flowLabel());
-        }
-        if (params.vlanTci() >= 0) {
-            int tci = params.vlanTci();
-            builder.vlan(tci >>> 13, (tci & 0x1000) != 0, tci & 0xfff);
-        }
-        builder.tcp().ports(params.localPort(), params.remotePort());
+        this.tcb = new TransmissionControlBlock(params);
+        this.sendBuffer = new SendBuffer(params.sendBufferBytes());
+        this.reassembly = new ReassemblyQueue(params.receiveBufferBytes());
+        this.congestion = new CongestionControl(tcb.segmentPayload, params.initialCwnd(), params.ssThresh(),
+                params.dupAckThreshold());
+        this.timers = new TcpTimers(scheduler, params, tcb, counters, congestion, this, listener);
+        this.output = new TcpOutput(scheduler, params, tcb, counters, congestion, sendBuffer, timers, transmitter,
+                receiver);
+        timers.sendThrough(output);
+        this.input = new TcpInput(scheduler, params, tcb, counters, congestion, sendBuffer, reassembly, timers,
+                output, receiver, this, listener);
     }
 
     // ------------------------------------------------------------------ upper-layer API
@@ -246,38 +107,17 @@ public final class OffloadedTcp {
      * when the send ring has less than {@code length} free or the connection no longer sends.
      */
     public boolean send(BytesStore<?, ?> source, long offset, int length) {
-        if (length < 0 || finQueued || !sends()) {
-            return false;
-        }
-        if (length > sendSpace()) {
-            return false;
-        }
-        int pos = (int) (writeSeq & sendMask);
-        int first = Math.min(length, sendMask + 1 - pos);
-        sendRing.write(pos, source, offset, first);
-        if (first < length) {
-            sendRing.write(0, source, offset + first, length - first);
-        }
-        writeSeq = (writeSeq + length) & 0xffff_ffffL;
-        if (recordCount < RECORDS && length > 0) {
-            recordEnd[(recordHead + recordCount) % RECORDS] = (int) writeSeq;
-            recordCount++;
-        }
-        kick();
-        return true;
+        return output.send(source, offset, length);
     }
 
     /** Bytes {@link #send} accepts now. */
     public long sendSpace() {
-        if (finQueued || !sends()) {
-            return 0;
-        }
-        return (sendMask + 1) - seqDiff(writeSeq, sndUna);
+        return output.sendSpace();
     }
 
     /** Bytes queued and not yet acknowledged. */
     public long unacknowledged() {
-        return seqDiff(writeSeq, sndUna);
+        return output.unacknowledged();
     }
 
     /**
@@ -285,43 +125,17 @@ public final class OffloadedTcp {
      * buffer (receiver side of SWS avoidance, RFC 9293 §3.8.6.2.2), which is also what reopens a zero window.
      */
     public void receiveSpaceChanged() {
-        if (!receives()) {
-            return;
-        }
-        long window = receiveWindow();
-        long grow = window - lastWindowSent;
-        if (grow > 0 && (grow >= Math.min(2L * segmentPayload, (receiveMask + 1) / 2)
-                || lastWindowSent < segmentPayload && window >= segmentPayload)) {
-            sendAck();
-        }
+        output.receiveSpaceChanged();
     }
 
     /** Graceful close: a FIN after every queued byte (RFC 9293 §3.10.4). */
     public void close() {
-        if (finQueued) {
-            return;
-        }
-        if (state == TcpState.ESTABLISHED) {
-            state = TcpState.FIN_WAIT_1;
-        } else if (state == TcpState.CLOSE_WAIT) {
-            state = TcpState.LAST_ACK;
-        } else {
-            return;
-        }
-        finQueued = true;
-        finSeq = writeSeq;
-        kick();
+        output.close();
     }
 
     /** Abortive close: RST now, everything queued is discarded (RFC 9293 §3.10.5). No event is raised. */
     public void abort() {
-        if (state == TcpState.CLOSED) {
-            return;
-        }
-        if (state != TcpState.TIME_WAIT) {
-            sendControl(sndMax, rcvNxt, TcpHeader.RST | TcpHeader.ACK, 0);
-        }
-        enterClosed();
+        output.abort();
     }
 
     /**
@@ -329,27 +143,22 @@ public final class OffloadedTcp {
      * event is raised (the QP went to ERROR without asking for a reset). Frames that still arrive are ignored.
      */
     public void discard() {
-        enterClosed();
+        timers.enterClosed();
     }
 
     /** Frees the off-heap rings; the engine must not be used after. */
     public void release() {
-        enterClosed();
-        sendRing.releaseLast();
-        receiveRing.releaseLast();
-        frame.releaseLast();
+        timers.enterClosed();
+        sendBuffer.release();
+        reassembly.release();
+        output.release();
     }
 
     // ------------------------------------------------------------------ receive path
 
     /** One Ethernet frame addressed to this connection (the port's classifier demultiplexes). Never throws. */
     public void receive(BytesStore<?, ?> store, long offset, int length) {
-        TcpPacket.Status status = packet.wrap(store, offset, length).validate();
-        if (!status.accepted()) {
-            badFrames++;
-            return;
-        }
-        receiveValidated(packet);
+        input.receive(store, offset, length);
     }
 
     /**
@@ -357,753 +166,13 @@ public final class OffloadedTcp {
      * ({@link TcpPacket#validate()} accepted it: the port's receive path does so before classifying). Never throws.
      */
     public void receiveValidated(TcpPacket packet) {
-        TcpHeader h = packet.tcp();
-        if (h.destinationPort() != p.localPort() || h.sourcePort() != p.remotePort()
-                || packet.sourceHi() != p.remoteHi() || packet.sourceLo() != p.remoteLo()
-                || packet.destinationHi() != p.localHi() || packet.destinationLo() != p.localLo()) {
-            wrongConnection++;
-            return;
-        }
-        segmentsReceived++;
-        if (state == TcpState.CLOSED) {
-            return;
-        }
-        long seq = h.sequenceNumber();
-        long ack = h.acknowledgmentNumber();
-        int dataLength = (int) packet.tcpPayloadLength();
-        long dataOffset = packet.offset() + packet.tcpPayloadOffset();
-        boolean fin = h.fin();
-        int segLen = dataLength + (fin ? 1 : 0) + (h.syn() ? 1 : 0);
-
-        // RFC 9293 §3.10.7.4 first: sequence number acceptability.
-        // The window checked against is what the upper layer has free now; with a well-behaved upper layer the
-        // right edge never moves left, since every delivered byte both advances RCV.NXT and uses a byte of space.
-        long window = receiveWindow();
-        if (!acceptable(seq, segLen, window)) {
-            if (segLen > 0 && seqDiff(seq + segLen, rcvNxt) <= 0) {
-                duplicateSegments++;
-            } else {
-                outOfWindowSegments++;
-            }
-            if (!h.rst()) {
-                if (segLen > 0) {
-                    sendAck();
-                } else {
-                    outOfWindowAck();
-                }
-                if (fin && state == TcpState.TIME_WAIT) {
-                    // A retransmitted FIN in TIME_WAIT: acknowledged above, 2 MSL restarts (RFC 9293 §3.10.7.4).
-                    timeWaitTimer.scheduleIn(p.timeWaitNanos());
-                }
-            }
-            return;
-        }
-        // Second: RST, RFC 5961 §3.2: reset only on an exact match, else a challenge ACK.
-        if (h.rst()) {
-            if (seq == rcvNxt) {
-                resetsReceived++;
-                enterClosed();
-                listener.event(this, TcpEvent.CONNECTION_RESET);
-            } else {
-                resetsIgnored++;
-                challengeAck();
-            }
-            return;
-        }
-        // Fourth: SYN in a synchronized state, RFC 5961 §4.2: challenge ACK, drop.
-        if (h.syn()) {
-            synsReceived++;
-            challengeAck();
-            return;
-        }
-        // Fifth: no ACK bit, drop.
-        if (!h.ack()) {
-            return;
-        }
-        if (!processAck(ack, seq, h.window() << p.sndWscale(), dataLength == 0 && !fin, segLen > 0)) {
-            return;
-        }
-        if (p.timestamps() && h.hasTimestamps() && seqDiff(seq, rcvNxt) <= 0) {
-            tsRecent = h.tsVal();
-        }
-        if (state == TcpState.CLOSED || state == TcpState.TIME_WAIT) {
-            return;
-        }
-        // Seventh: segment text.
-        if (dataLength > 0 && receivesData()) {
-            processData(seq, packet.store(), dataOffset, dataLength, window);
-        }
-        // Eighth: FIN, only when in order (an early FIN is dropped with its segment's tail; the peer resends).
-        if (fin && seqDiff(seq + dataLength, rcvNxt) == 0 && receivesData()) {
-            rcvNxt = (rcvNxt + 1) & 0xffff_ffffL;
-            onFinReceived();
-            sendAck();
-        }
+        input.receiveValidated(packet);
     }
 
-    private boolean acceptable(long seq, int segLen, long window) {
-        // RFC 9293 §3.10.7.4 table of the four acceptability tests.
-        if (segLen == 0) {
-            if (window == 0) {
-                return seq == rcvNxt;
-            }
-            return seqDiff(seq, rcvNxt) >= 0 && seqDiff(seq, rcvNxt) < window;
-        }
-        if (window == 0) {
-            return false;
-        }
-        long last = seq + segLen - 1;
-        return (seqDiff(seq, rcvNxt) >= 0 && seqDiff(seq, rcvNxt) < window)
-                || (seqDiff(last, rcvNxt) >= 0 && seqDiff(last, rcvNxt) < window);
-    }
-
-    /** Answers false when the segment must be dropped. */
-    private boolean processAck(long ack, long seq, long peerWindow, boolean pureAck, boolean occupiesSequence) {
-        // RFC 5961 §5.2: ACK acceptable when SND.UNA - MAX.SND.WND <= SEG.ACK <= SND.NXT (SND.MAX here: after a
-        // go-back-N retransmission the peer may acknowledge what was sent before).
-        if (seqDiff(ack, sndMax) > 0 || seqDiff(ack, sndUna - Math.max(maxSndWnd, 1)) < 0) {
-            badAcks++;
-            if (occupiesSequence) {
-                sendAck();
-            } else {
-                outOfWindowAck();
-            }
-            return false;
-        }
-        long acked = seqDiff(ack, sndUna);
-        boolean windowChanged = peerWindow != sndWnd;
-        // Send-window update, RFC 9293 §3.10.7.4 fifth step.
-        if (acked >= 0 && (seqDiff(sndWl1, seq) < 0 || (sndWl1 == seq && seqDiff(sndWl2, ack) <= 0))) {
-            boolean wasZero = sndWnd == 0;
-            sndWnd = peerWindow;
-            sndWl1 = seq;
-            sndWl2 = ack;
-            maxSndWnd = Math.max(maxSndWnd, sndWnd);
-            if (wasZero && sndWnd > 0) {
-                persistTimer.cancel();
-                persistInterval = 0;
-            } else if (sndWnd == 0 && seqDiff(sndNxt, ack) > 0 && acked >= 0) {
-                // The peer closed its window on data already sent (it shrank it, RFC 9293 §3.8.6 says to cope):
-                // take that data back as unsent and probe instead of timing it out.
-                sndNxt = ack;
-                retransmitTimer.cancel();
-            }
-        }
-        if (acked > 0) {
-            onNewAck(ack, acked);
-        } else if (acked == 0 && pureAck && !windowChanged && seqDiff(sndMax, sndUna) > 0) {
-            onDupAck();
-        }
-        output();
-        return true;
-    }
-
-    private void onNewAck(long ack, long acked) {
-        consecutiveTimeouts = 0;
-        if (rttTiming && seqDiff(ack, rttSeq) > 0) {
-            rttTiming = false;
-            rttSample(scheduler.now() - rttStart);
-        }
-        if (backoff > 0) {
-            // Forward progress ends the back-off at once, without waiting for a fresh sample (Linux does the same
-            // in tcp_ack); otherwise after a go-back-N restart, which gives no samples (Karn), every further loss
-            // would double an RTO nothing ever brings down.
-            backoff = 0;
-            rto = baseRto;
-        }
-        long dataAcked = Math.min(acked, seqDiff(writeSeq, sndUna));
-        if (inRecovery) {
-            if (seqDiff(ack, recover) >= 0) {
-                // Full acknowledgment, RFC 6582 §3.2 step 3.
-                inRecovery = false;
-                cwnd = Math.min(ssthresh, Math.max(flight(ack), segmentPayload) + segmentPayload);
-            } else {
-                // Partial acknowledgment, RFC 6582 §3.2 step 4: resend the next hole, deflate.
-                sndUna = ack;
-                retransmitFirst();
-                cwnd = Math.max(segmentPayload, cwnd - dataAcked + (dataAcked >= segmentPayload ? segmentPayload : 0));
-            }
-        } else {
-            growWindow(ack, dataAcked);
-        }
-        dupAcks = 0;
-        sndUna = ack;
-        if (seqDiff(sndNxt, sndUna) < 0) {
-            sndNxt = sndUna;
-        }
-        while (recordCount > 0 && seqDiff(recordEnd[recordHead] & 0xffff_ffffL, sndUna) <= 0) {
-            recordHead = (recordHead + 1) % RECORDS;
-            recordCount--;
-            recordCursor = Math.max(0, recordCursor - 1);
-        }
-        if (finQueued && seqDiff(ack, finSeq) > 0) {
-            onFinAcked();
-        }
-        if (seqDiff(sndNxt, sndUna) > 0) {
-            retransmitTimer.scheduleIn(rto); // RFC 6298 §5.3
-        } else {
-            retransmitTimer.cancel(); // §5.2
-        }
-        if (dataAcked > 0) {
-            listener.acknowledged(this);
-        }
-        if (dataAcked > 0 && sends() && !finQueued) {
-            listener.sendSpaceAvailable(this);
-        }
-    }
-
-    /**
-     * The window's growth for an ACK of new data outside recovery, by the bytes it acknowledges (RFC 3465
-     * appropriate byte counting, which RFC 5681 §3.1 allows): a receiver that acknowledges several segments at
-     * once (delayed ACKs, a guest's coalesced receives) gets the window a receiver acknowledging each one would.
-     * Slow start: up to L = 2 SMSS per ACK (§2.2), 1 SMSS while the data outstanding at a timeout is still being
-     * acknowledged (§2.3). Congestion avoidance: one SMSS each time a window's worth of bytes is acknowledged
-     * (§2.1). The E810's context has a cwnd_inc_limit field (ctrl.c irdma_sc_qp_setctx, IRDMAQPC_LIMIT) that irdma
-     * leaves at 0; the kernel does not say what the hardware does per ACK, so the RFCs decide.
-     */
-    private void growWindow(long ack, long dataAcked) {
-        if (afterTimeout && seqDiff(ack, rtoRecover) >= 0) {
-            afterTimeout = false;
-        }
-        if (cwnd < ssthresh) {
-            long limit = afterTimeout ? segmentPayload : 2L * segmentPayload;
-            cwnd += Math.min(dataAcked, limit);
-            bytesAcked = 0;
-        } else {
-            bytesAcked += dataAcked;
-            if (bytesAcked >= cwnd) {
-                bytesAcked -= cwnd;
-                cwnd += segmentPayload;
-            }
-        }
-    }
-
-    private void onDupAck() {
-        dupAcksReceived++;
-        dupAcks++;
-        if (inRecovery) {
-            cwnd += segmentPayload; // RFC 5681 §3.2 step 4: inflate
-        } else if (dupAcks == p.dupAckThreshold()) {
-            // RFC 6582 §3.2 step 2 / RFC 5681 §3.2 steps 2-3.
-            fastRetransmits++;
-            ssthresh = Math.max(flight(sndUna) / 2, 2L * segmentPayload);
-            bytesAcked = 0;
-            recover = sndMax;
-            inRecovery = true;
-            retransmitFirst();
-            cwnd = ssthresh + 3L * segmentPayload;
-        }
-    }
-
-    private long flight(long una) {
-        return seqDiff(sndMax, una);
-    }
-
-    private void processData(long seq, BytesStore<?, ?> store, long offset, int length, long window) {
-        // Trim what is already received and what is beyond the window (RFC 9293 §3.10.7.4).
-        long skip = seqDiff(rcvNxt, seq);
-        if (skip > 0) {
-            seq = rcvNxt;
-            offset += skip;
-            length -= (int) skip;
-        }
-        long beyond = seqDiff(seq + length, rcvNxt + window);
-        if (beyond > 0) {
-            length -= (int) beyond;
-        }
-        if (length <= 0) {
-            sendAck();
-            return;
-        }
-        if (seq != rcvNxt) {
-            outOfOrderSegments++;
-            receiver.outOfOrder(seq, store, offset, length);
-            if (p.dropOutOfOrder() || !storeOutOfOrder(seq, store, offset, length)) {
-                outOfOrderDropped++;
-            }
-            sendAck(); // RFC 5681 §4.2: an out-of-order segment is acknowledged at once
-            return;
-        }
-        receiver.deliver(store, offset, length);
-        bytesDelivered += length;
-        rcvNxt = (rcvNxt + length) & 0xffff_ffffL;
-        if (drainReassembly()) {
-            sendAck();
-            return;
-        }
-        if (++unackedSegments >= 2) {
-            // RFC 5681 §4.2: an ACK at least for every second full-size segment (short ones counted alike).
-            sendAck();
-        } else if (!delayedAckTimer.isPending()) {
-            delayedAckTimer.scheduleIn(p.delayedAckNanos());
-        }
-    }
-
-    private boolean storeOutOfOrder(long seq, BytesStore<?, ?> store, long offset, int length) {
-        long end = seq + length;
-        // Merge with the sorted disjoint ranges; find where it goes.
-        int i = 0;
-        while (i < holes && seqDiff(holeEnd[i], seq) < 0) {
-            i++;
-        }
-        int j = i;
-        long ns = seq;
-        long ne = end;
-        while (j < holes && seqDiff(holeStart[j], end) <= 0) {
-            if (seqDiff(holeStart[j], ns) < 0) {
-                ns = holeStart[j];
-            }
-            if (seqDiff(holeEnd[j], ne) > 0) {
-                ne = holeEnd[j];
-            }
-            j++;
-        }
-        int merged = j - i;
-        if (merged == 0 && holes == MAX_HOLES) {
-            return false;
-        }
-        int pos = (int) (seq & receiveMask);
-        int first = Math.min(length, receiveMask + 1 - pos);
-        receiveRing.write(pos, store, offset, first);
-        if (first < length) {
-            receiveRing.write(0, store, offset + first, length - first);
-        }
-        if (merged == 0) {
-            System.arraycopy(holeStart, i, holeStart, i + 1, holes - i);
-            System.arraycopy(holeEnd, i, holeEnd, i + 1, holes - i);
-            holes++;
-        } else if (merged > 1) {
-            System.arraycopy(holeStart, j, holeStart, i + 1, holes - j);
-            System.arraycopy(holeEnd, j, holeEnd, i + 1, holes - j);
-            holes -= merged - 1;
-        }
-        holeStart[i] = ns;
-        holeEnd[i] = ne;
-        return true;
-    }
-
-    /** Delivers buffered bytes now in order; answers whether any were. */
-    private boolean drainReassembly() {
-        boolean any = false;
-        while (holes > 0 && seqDiff(holeStart[0], rcvNxt) <= 0) {
-            long from = rcvNxt;
-            long end = holeEnd[0];
-            System.arraycopy(holeStart, 1, holeStart, 0, holes - 1);
-            System.arraycopy(holeEnd, 1, holeEnd, 0, holes - 1);
-            holes--;
-            int n = (int) seqDiff(end, from);
-            if (n <= 0) {
-                continue;
-            }
-            int pos = (int) (from & receiveMask);
-            int first = Math.min(n, receiveMask + 1 - pos);
-            receiver.deliver(receiveRing, pos, first);
-            if (first < n) {
-                receiver.deliver(receiveRing, 0, n - first);
-            }
-            bytesDelivered += n;
-            rcvNxt = end & 0xffff_ffffL;
-            any = true;
-        }
-        return any;
-    }
-
-    private void onFinReceived() {
-        holes = 0;
-        switch (state) {
-            case ESTABLISHED:
-                state = TcpState.CLOSE_WAIT;
-                listener.event(this, TcpEvent.FIN_RECEIVED);
-                break;
-            case FIN_WAIT_1:
-                state = TcpState.CLOSING;
-                listener.event(this, TcpEvent.FIN_RECEIVED);
-                break;
-            case FIN_WAIT_2:
-                listener.event(this, TcpEvent.FIN_RECEIVED);
-                enterTimeWait();
-                break;
-            default:
-                break;
-        }
-    }
-
-    private void onFinAcked() {
-        switch (state) {
-            case FIN_WAIT_1:
-                state = TcpState.FIN_WAIT_2;
-                break;
-            case CLOSING:
-                enterTimeWait();
-                break;
-            case LAST_ACK:
-                enterClosed();
-                reportClose();
-                break;
-            default:
-                break;
-        }
-    }
-
-    private void enterTimeWait() {
-        state = TcpState.TIME_WAIT;
-        retransmitTimer.cancel();
-        persistTimer.cancel();
-        timeWaitTimer.scheduleIn(p.timeWaitNanos());
-        reportClose();
-    }
-
-    private void reportClose() {
-        if (!closeReported) {
-            closeReported = true;
-            listener.event(this, TcpEvent.CLOSE_COMPLETE);
-        }
-    }
-
-    private void enterClosed() {
-        state = TcpState.CLOSED;
-        retransmitTimer.cancel();
-        persistTimer.cancel();
-        delayedAckTimer.cancel();
-        timeWaitTimer.cancel();
-        transmitKick.cancel();
-    }
-
-    // ------------------------------------------------------------------ send path
-
-    private void output() {
-        if (!sends() && !(finQueued && (state == TcpState.FIN_WAIT_1 || state == TcpState.CLOSING
-                || state == TcpState.LAST_ACK))) {
-            return;
-        }
-        while (true) {
-            long unsent = seqDiff(writeSeq, sndNxt);
-            boolean finDue = finQueued && seqDiff(sndNxt, finSeq) == 0 && unsent <= 0;
-            if (unsent <= 0 && !finDue) {
-                break;
-            }
-            long inFlight = seqDiff(sndNxt, sndUna);
-            long window = Math.min(cwnd, sndWnd);
-            long usable = window - inFlight;
-            int len = (int) Math.max(0, Math.min(Math.min(unsent, segmentPayload), usable));
-            if (len == 0 && !(finDue && usable >= 0 && sndWnd > 0)) {
-                break;
-            }
-            if (len > 0 && len < segmentPayload && len < unsent && 2L * len < maxSndWnd && inFlight > 0) {
-                // Sender SWS avoidance (RFC 9293 §3.8.6.2.1): no runt just because the window has a sliver
-                // left; the ACK that is coming opens it. With nothing in flight no ACK is coming, so send.
-                break;
-            }
-            if (len > 0 && len < unsent) {
-                int aligned = recordBoundary(sndNxt, len);
-                if (aligned > 0) {
-                    len = aligned;
-                } else if (len < segmentPayload && inFlight > 0) {
-                    // The window ends inside an FPDU: wait for the ACK rather than split it.
-                    break;
-                }
-            }
-            boolean fin = finQueued && seqDiff(sndNxt + len, finSeq) == 0;
-            transmitSegment(sndNxt, len, fin);
-            long next = (sndNxt + len + (fin ? 1 : 0)) & 0xffff_ffffL;
-            if (seqDiff(next, sndMax) > 0) {
-                if (!rttTiming && seqDiff(sndNxt, sndMax) >= 0) {
-                    // Karn: only time data never sent before (RFC 6298 §3).
-                    rttTiming = true;
-                    rttSeq = sndNxt;
-                    rttStart = scheduler.now();
-                }
-                sndMax = next;
-            }
-            sndNxt = next;
-            if (!retransmitTimer.isPending()) {
-                retransmitTimer.scheduleIn(rto); // RFC 6298 §5.1
-            }
-            if (fin) {
-                break;
-            }
-        }
-        // Zero window with data waiting and nothing in flight: the persist timer takes over.
-        boolean finUnsent = finQueued && seqDiff(sndMax, finSeq) <= 0;
-        if (sndWnd == 0 && seqDiff(sndNxt, sndUna) == 0 && (seqDiff(writeSeq, sndUna) > 0 || finUnsent)
-                && !persistTimer.isPending() && state != TcpState.CLOSED) {
-            if (persistInterval == 0) {
-                persistInterval = rto;
-            }
-            persistTimer.scheduleIn(persistInterval);
-        }
-    }
-
-    /**
-     * Transmission runs as its own event at the current instant, after whatever the upper layer is doing, so that
-     * FPDUs posted back to back leave as full segments (the hardware likewise works its SQ after the doorbell).
-     */
-    private void kick() {
-        if (!transmitKick.isPending()) {
-            transmitKick.scheduleIn(0);
-        }
-    }
-
-    private void retransmitFirst() {
-        long outstanding = seqDiff(sndMax, sndUna);
-        if (outstanding <= 0) {
-            return;
-        }
-        long data = seqDiff(writeSeq, sndUna);
-        int len = aligned(sndUna, (int) Math.min(Math.min(Math.max(0, data), segmentPayload), outstanding));
-        boolean fin = finQueued && seqDiff(sndUna + len, finSeq) == 0 && seqDiff(sndMax, finSeq) > 0;
-        retransmittedSegments++;
-        if (rttTiming && seqDiff(rttSeq, sndUna) >= 0 && seqDiff(rttSeq, sndUna + len) < 0) {
-            rttTiming = false; // Karn's algorithm: a retransmitted segment gives no sample
-        }
-        transmitSegment(sndUna, len, fin);
-        retransmitTimer.scheduleIn(rto);
-    }
-
-    /** {@code len} cut back to the last record boundary after {@code seq}, if one lies inside it. */
-    private int aligned(long seq, int len) {
-        int b = len > 0 ? recordBoundary(seq, len) : -1;
-        return b > 0 ? b : len;
-    }
-
-    /**
-     * The length from {@code seq} to the last record end in {@code (seq, seq + len]}, or -1 when none is there
-     * (one record longer than {@code len}). Searches the ring, whose ends ascend in sequence space: first a few
-     * records on from where the last search ended (the next segment of a stream), then by bisection.
-     */
-    private int recordBoundary(long seq, int len) {
-        long limit = seq + len;
-        // the first record ending after limit: in [lo, hi), every record before lo ends at or before limit
-        int lo;
-        int hi;
-        int c = Math.min(recordCursor, recordCount);
-        if (c == 0 || seqDiff(recordEnd(c - 1), limit) <= 0) {
-            lo = c;
-            hi = recordCount;
-            int probe = Math.min(hi, lo + 4);
-            while (lo < probe && seqDiff(recordEnd(lo), limit) <= 0) {
-                lo++;
-            }
-            if (lo < probe) {
-                hi = lo;
-            }
-        } else {
-            lo = 0;
-            hi = c;
-        }
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (seqDiff(recordEnd(mid), limit) <= 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        recordCursor = lo;
-        if (lo == 0) {
-            return -1;
-        }
-        long d = seqDiff(recordEnd(lo - 1), seq);
-        return d > 0 ? (int) d : -1;
-    }
-
-    /** The sequence number after record {@code i} (counted from the oldest unacknowledged). */
-    private long recordEnd(int i) {
-        return recordEnd[(recordHead + i) % RECORDS] & 0xffff_ffffL;
-    }
-
-    private void transmitSegment(long seq, int len, boolean fin) {
-        cancelDelayedAck();
-        builder.tcp().sequenceNumber(seq).acknowledgmentNumber(rcvNxt)
-                .flags(TcpHeader.ACK | (len > 0 ? TcpHeader.PSH : 0) | (fin ? TcpHeader.FIN : 0))
-                .window(windowField());
-        stamp();
-        long at = builder.begin(frame, 0, len);
-        if (len > 0) {
-            int pos = (int) (seq & sendMask);
-            int first = Math.min(len, sendMask + 1 - pos);
-            frame.write(at, sendRing, pos, first);
-            if (first < len) {
-                frame.write(at + first, sendRing, 0, len - first);
-            }
-        }
-        int n = builder.finish();
-        segmentsSent++;
-        bytesSent += len;
-        transmitter.transmit(frame, 0, n);
-    }
-
-    private void sendAck() {
-        if (state == TcpState.CLOSED) {
-            return;
-        }
-        acksSent++;
-        // SND.MAX, not the go-back-N pointer: an ACK carrying a sequence number below the peer's RCV.NXT would be
-        // unacceptable to it and dropped unread (RFC 9293 §3.10.7.4), and two sides both retransmitting would
-        // never hear each other.
-        sendControl(sndMax, rcvNxt, TcpHeader.ACK, windowField());
-    }
-
-    /**
-     * The ACK owed to an unacceptable segment that carries no data (RFC 9293 §3.10.7.4 says to answer it), at most
-     * one per {@link #OUT_OF_WINDOW_ACK_INTERVAL}: two ends that disagree about the sequence space would otherwise
-     * answer each other's pure ACKs for ever (Linux rate-limits these the same way, tcp_oow_rate_limited with
-     * tcp_invalid_ratelimit 500 ms). Segments carrying data are always answered, so lost ACKs still recover.
-     */
-    private void outOfWindowAck() {
-        long now = scheduler.now();
-        if (lastOutOfWindowAck != Long.MIN_VALUE && now - lastOutOfWindowAck < OUT_OF_WINDOW_ACK_INTERVAL) {
-            outOfWindowAcksSuppressed++;
-            return;
-        }
-        lastOutOfWindowAck = now;
-        sendAck();
-    }
-
-    private void challengeAck() {
-        long now = scheduler.now();
-        if (challengeWindowStart == Long.MIN_VALUE || now - challengeWindowStart >= SECOND) {
-            challengeWindowStart = now;
-            challengeAcksInWindow = 0;
-        }
-        if (challengeAcksInWindow >= CHALLENGE_ACK_LIMIT) {
-            challengeAcksSuppressed++;
-            return;
-        }
-        challengeAcksInWindow++;
-        challengeAcks++;
-        sendAck();
-    }
-
-    private void sendControl(long seq, long ack, int flags, int window) {
-        cancelDelayedAck();
-        builder.tcp().sequenceNumber(seq).acknowledgmentNumber(ack).flags(flags).window(window);
-        stamp();
-        int n = builder.build(frame, 0);
-        segmentsSent++;
-        transmitter.transmit(frame, 0, n);
-    }
-
-    private void stamp() {
-        if (p.timestamps()) {
-            // RFC 7323 §5.4: a millisecond clock is enough; ours is simulated time.
-            builder.tcp().timestamps((scheduler.now() / 1_000_000L) & 0xffff_ffffL, tsRecent);
-        } else {
-            builder.tcp().noTimestamps();
-        }
-    }
-
-    private void cancelDelayedAck() {
-        unackedSegments = 0;
-        delayedAckTimer.cancel();
-    }
-
-    /** The window field to send, remembering what it advertises. */
-    private int windowField() {
-        long field = Math.min(MAX_WINDOW_FIELD, receiveWindow() >> p.rcvWscale());
-        lastWindowSent = field << p.rcvWscale();
-        return (int) field;
-    }
-
-    private long receiveWindow() {
-        long free = Math.max(0, receiver.freeSpace());
-        long w = Math.min(free, receiveMask + 1);
-        return Math.min(w, (long) MAX_WINDOW_FIELD << p.rcvWscale());
-    }
-
-    // ------------------------------------------------------------------ timers
-
-    private void onRetransmitTimeout() {
-        if (seqDiff(sndNxt, sndUna) <= 0 || state == TcpState.CLOSED || state == TcpState.TIME_WAIT) {
-            return;
-        }
-        timeouts++;
-        consecutiveTimeouts++;
-        if (consecutiveTimeouts > p.maxRetransmits()) {
-            enterClosed();
-            listener.event(this, TcpEvent.TOO_MANY_RETRIES);
-            return;
-        }
-        // RFC 5681 §3.1 eq. 4 and the go-back-N restart; RFC 6298 §5.5 back-off.
-        ssthresh = Math.max(flight(sndUna) / 2, 2L * segmentPayload);
-        cwnd = segmentPayload;
-        bytesAcked = 0;
-        afterTimeout = true;
-        rtoRecover = sndMax;
-        inRecovery = false;
-        dupAcks = 0;
-        rttTiming = false;
-        backoff++;
-        rto = Math.min(p.rtoMaxNanos(), rto * 2);
-        sndNxt = sndUna;
-        retransmittedSegments++;
-        long data = seqDiff(writeSeq, sndUna);
-        int len = aligned(sndUna, (int) Math.min(Math.max(0, data), segmentPayload));
-        boolean fin = finQueued && seqDiff(sndUna + len, finSeq) == 0;
-        transmitSegment(sndUna, len, fin);
-        sndNxt = (sndUna + len + (fin ? 1 : 0)) & 0xffff_ffffL;
-        if (seqDiff(sndNxt, sndMax) > 0) {
-            sndMax = sndNxt;
-        }
-        retransmitTimer.scheduleIn(rto);
-    }
-
-    private void onPersist() {
-        if (sndWnd != 0 || state == TcpState.CLOSED || seqDiff(sndNxt, sndUna) > 0) {
-            persistInterval = 0;
-            output();
-            return;
-        }
-        persistProbes++;
-        sendControl((sndUna - 1) & 0xffff_ffffL, rcvNxt, TcpHeader.ACK, windowField());
-        persistInterval = Math.min(p.rtoMaxNanos(), persistInterval * 2);
-        persistTimer.scheduleIn(persistInterval);
-    }
-
-    private void onDelayedAck() {
-        delayedAcks++;
-        sendAck();
-    }
-
-    private void onTimeWait() {
-        state = TcpState.CLOSED;
-    }
-
-    private void rttSample(long r) {
-        // RFC 6298 §2.2-2.3, alpha 1/8, beta 1/4; G taken as 1 µs (the model's clock is exact).
-        if (srtt == 0) {
-            srtt = r;
-            rttvar = r / 2;
-        } else {
-            rttvar = (3 * rttvar + Math.abs(srtt - r)) / 4;
-            srtt = (7 * srtt + r) / 8;
-        }
-        baseRto = Math.min(p.rtoMaxNanos(), Math.max(p.rtoMinNanos(), srtt + Math.max(1_000L, 4 * rttvar)));
-        if (backoff == 0) {
-            rto = baseRto;
-        }
-    }
-
-    // ------------------------------------------------------------------ helpers and state
-
-    private boolean sends() {
-        return state == TcpState.ESTABLISHED || state == TcpState.CLOSE_WAIT;
-    }
-
-    private boolean receives() {
-        return state != TcpState.CLOSED;
-    }
-
-    private boolean receivesData() {
-        return state == TcpState.ESTABLISHED || state == TcpState.FIN_WAIT_1 || state == TcpState.FIN_WAIT_2;
-    }
-
-    private static long seqDiff(long a, long b) {
-        return TcpHeader.seqDelta(a & 0xffff_ffffL, b & 0xffff_ffffL);
-    }
+    // ------------------------------------------------------------------ state
 
     public TcpState state() {
-        return state;
+        return tcb.state;
     }
 
     public TcpConnectionParams params() {
@@ -1111,77 +180,79 @@ public final class OffloadedTcp {
     }
 
     public long sndUna() {
-        return sndUna;
+        return tcb.sndUna;
     }
 
     public long sndNxt() {
-        return sndNxt;
+        return tcb.sndNxt;
     }
 
     public long rcvNxt() {
-        return rcvNxt;
+        return tcb.rcvNxt;
     }
 
     /** The peer's window, scaled, in bytes. */
     public long sendWindow() {
-        return sndWnd;
+        return tcb.sndWnd;
     }
 
     public long congestionWindow() {
-        return cwnd;
+        return congestion.cwnd();
     }
 
     /** Current retransmission timeout in nanoseconds (backed off). */
     public long retransmissionTimeout() {
-        return rto;
+        return timers.rto();
     }
 
     public long smoothedRtt() {
-        return srtt;
+        return timers.srtt();
     }
 
     public SimTimer retransmitTimer() {
-        return retransmitTimer;
+        return timers.retransmit;
     }
 
     public SimTimer persistTimer() {
-        return persistTimer;
+        return timers.persist;
     }
 
     public int consecutiveTimeouts() {
-        return consecutiveTimeouts;
+        return timers.consecutiveTimeouts();
     }
 
     public boolean inRecovery() {
-        return inRecovery;
+        return congestion.inRecovery();
     }
 
     public int reassemblyRanges() {
-        return holes;
+        return reassembly.ranges();
     }
 
-    public long segmentsSent() { return segmentsSent; }
-    public long segmentsReceived() { return segmentsReceived; }
-    public long bytesSent() { return bytesSent; }
-    public long bytesDelivered() { return bytesDelivered; }
-    public long retransmittedSegments() { return retransmittedSegments; }
-    public long fastRetransmits() { return fastRetransmits; }
-    public long timeouts() { return timeouts; }
-    public long dupAcksReceived() { return dupAcksReceived; }
-    public long outOfOrderSegments() { return outOfOrderSegments; }
-    public long outOfOrderDropped() { return outOfOrderDropped; }
-    public long outOfWindowSegments() { return outOfWindowSegments; }
-    public long duplicateSegments() { return duplicateSegments; }
-    public long badAcks() { return badAcks; }
-    public long challengeAcks() { return challengeAcks; }
-    public long challengeAcksSuppressed() { return challengeAcksSuppressed; }
-    public long outOfWindowAcksSuppressed() { return outOfWindowAcksSuppressed; }
-    public long resetsReceived() { return resetsReceived; }
-    public long resetsIgnored() { return resetsIgnored; }
-    public long synsReceived() { return synsReceived; }
-    public long badFrames() { return badFrames; }
-    public long wrongConnection() { return wrongConnection; }
-    public long persistProbes() { return persistProbes; }
-    public long delayedAcks() { return delayedAcks; }
-    public long acksSent() { return acksSent; }
+    // ------------------------------------------------------------------ counters
+
+    public long segmentsSent() { return counters.segmentsSent; }
+    public long segmentsReceived() { return counters.segmentsReceived; }
+    public long bytesSent() { return counters.bytesSent; }
+    public long bytesDelivered() { return counters.bytesDelivered; }
+    public long retransmittedSegments() { return counters.retransmittedSegments; }
+    public long fastRetransmits() { return counters.fastRetransmits; }
+    public long timeouts() { return counters.timeouts; }
+    public long dupAcksReceived() { return counters.dupAcksReceived; }
+    public long outOfOrderSegments() { return counters.outOfOrderSegments; }
+    public long outOfOrderDropped() { return counters.outOfOrderDropped; }
+    public long outOfWindowSegments() { return counters.outOfWindowSegments; }
+    public long duplicateSegments() { return counters.duplicateSegments; }
+    public long badAcks() { return counters.badAcks; }
+    public long challengeAcks() { return counters.challengeAcks; }
+    public long challengeAcksSuppressed() { return counters.challengeAcksSuppressed; }
+    public long outOfWindowAcksSuppressed() { return counters.outOfWindowAcksSuppressed; }
+    public long resetsReceived() { return counters.resetsReceived; }
+    public long resetsIgnored() { return counters.resetsIgnored; }
+    public long synsReceived() { return counters.synsReceived; }
+    public long badFrames() { return counters.badFrames; }
+    public long wrongConnection() { return counters.wrongConnection; }
+    public long persistProbes() { return counters.persistProbes; }
+    public long delayedAcks() { return counters.delayedAcks; }
+    public long acksSent() { return counters.acksSent; }
 }

@@ -9,5 +9,9 @@
  * <p>Boundary for the MPA/DDP/RDMAP step: the upper layer owns framing (FPDUs, markers, CRC) and the receive
  * buffer the window is advertised from; this package owns sequence space, windows, timers, retransmission and
  * reassembly. Demultiplexing a received frame to its connection (quad hash) stays with the port's classifier.
+ *
+ * <p>{@code OffloadedTcp} is the only public class of the engine; behind it the work is split the way Linux splits
+ * its TCP: {@code TcpInput} (tcp_input.c), {@code TcpOutput} (tcp_output.c), {@code TcpTimers} (tcp_timer.c) and
+ * {@code CongestionControl} (tcp_cong.c), over a shared {@code TransmissionControlBlock}.
  */
 package dev.irdmaemu.model.tcp;
