@@ -106,7 +106,7 @@ public final class IwarpDataPath implements OffloadedPath {
         long n = retiredRetransmits;
         for (IwarpQp e : engines) {
             if (e != null) {
-                n += e.tcp().retransmittedSegments();
+                n += e.tcp().counters().retransmittedSegments();
             }
         }
         return n;
@@ -261,7 +261,7 @@ public final class IwarpDataPath implements OffloadedPath {
         if (e == null) {
             return;
         }
-        retiredRetransmits += e.tcp().retransmittedSegments();
+        retiredRetransmits += e.tcp().counters().retransmittedSegments();
         e.release();
         engines[qpId] = null;
         released++;

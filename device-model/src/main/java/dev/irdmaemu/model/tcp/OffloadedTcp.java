@@ -231,28 +231,8 @@ public final class OffloadedTcp {
 
     // ------------------------------------------------------------------ counters
 
-    public long segmentsSent() { return counters.segmentsSent; }
-    public long segmentsReceived() { return counters.segmentsReceived; }
-    public long bytesSent() { return counters.bytesSent; }
-    public long bytesDelivered() { return counters.bytesDelivered; }
-    public long retransmittedSegments() { return counters.retransmittedSegments; }
-    public long fastRetransmits() { return counters.fastRetransmits; }
-    public long timeouts() { return counters.timeouts; }
-    public long dupAcksReceived() { return counters.dupAcksReceived; }
-    public long outOfOrderSegments() { return counters.outOfOrderSegments; }
-    public long outOfOrderDropped() { return counters.outOfOrderDropped; }
-    public long outOfWindowSegments() { return counters.outOfWindowSegments; }
-    public long duplicateSegments() { return counters.duplicateSegments; }
-    public long badAcks() { return counters.badAcks; }
-    public long challengeAcks() { return counters.challengeAcks; }
-    public long challengeAcksSuppressed() { return counters.challengeAcksSuppressed; }
-    public long outOfWindowAcksSuppressed() { return counters.outOfWindowAcksSuppressed; }
-    public long resetsReceived() { return counters.resetsReceived; }
-    public long resetsIgnored() { return counters.resetsIgnored; }
-    public long synsReceived() { return counters.synsReceived; }
-    public long badFrames() { return counters.badFrames; }
-    public long wrongConnection() { return counters.wrongConnection; }
-    public long persistProbes() { return counters.persistProbes; }
-    public long delayedAcks() { return counters.delayedAcks; }
-    public long acksSent() { return counters.acksSent; }
+    /** What this connection counted (segments, bytes, retransmissions, every segment turned away and why). */
+    public TcpCounters counters() {
+        return counters;
+    }
 }

@@ -327,7 +327,7 @@ class TerminateCloseFlushTest {
         assertEquals(c.active.id(), got.get(0).qpId());
         assertEquals(TcpState.CLOSED.hardwareCode(), got.get(0).tcpState());
         assertTrue(pair.a.engine(c.active).halted());
-        assertEquals(9, pair.a.engine(c.active).tcp().timeouts(),
+        assertEquals(9, pair.a.engine(c.active).tcp().counters().timeouts(),
                 "IRDMA_DEFAULT_REXMIT_THRESH (8) back-offs, then the end");
         pair.run(100_000_000L);
         assertTrue(pair.a.pollAll(c.aCq).stream().noneMatch(x -> x.status() == WcStatus.SUCCESS),

@@ -32,14 +32,14 @@ class OffloadedTcpAllocationTest {
                 one.run();
                 assertEquals((i + 1L) * CHUNK, pair.b.received, "transfer stalled");
             }
-            long segmentsBefore = pair.a.engine.segmentsSent() + pair.b.engine.segmentsSent();
+            long segmentsBefore = pair.a.engine.counters().segmentsSent() + pair.b.engine.counters().segmentsSent();
             long overhead = -(allocated() - allocated());
             long before = allocated();
             for (int i = 0; i < 200; i++) {
                 one.run();
             }
             long used = allocated() - before - overhead;
-            long segments = pair.a.engine.segmentsSent() + pair.b.engine.segmentsSent() - segmentsBefore;
+            long segments = pair.a.engine.counters().segmentsSent() + pair.b.engine.counters().segmentsSent() - segmentsBefore;
             assertEquals(600L * CHUNK, pair.b.received);
             assertEquals(0, pair.b.mismatches);
             assertTrue(segments > 10_000, segments + " segments");

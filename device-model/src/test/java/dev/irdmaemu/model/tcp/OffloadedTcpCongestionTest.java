@@ -114,7 +114,7 @@ class OffloadedTcpCongestionTest {
         assertEquals(8L * MSS, b.congestionWindow());
         assertEquals(20, highestSent(), "8 segments outstanding");
         scheduler.runFor(TcpConnectionParams.DEFAULT_RTO_MIN + 1_000_000);
-        assertEquals(1, b.timeouts());
+        assertEquals(1, b.counters().timeouts());
         assertEquals(MSS, b.congestionWindow(), "RFC 5681 §3.1: one segment after a timeout, ssthresh 4");
         ackSegments(14); // the retransmission and the original after it: below SND.MAX at the timeout
         assertEquals(2L * MSS, b.congestionWindow(), "RFC 3465 §2.3: L = 1 SMSS after a timeout");

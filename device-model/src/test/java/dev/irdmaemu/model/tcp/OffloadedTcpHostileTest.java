@@ -92,7 +92,7 @@ class OffloadedTcpHostileTest {
         scheduler.runFor(2_000);
         assertEquals(1, sent.size());
         assertEquals(PEER_SEQ + 1000 & 0xffff_ffffL, lastSent()[1]);
-        assertEquals(1, b.delayedAcks());
+        assertEquals(1, b.counters().delayedAcks());
     }
 
     @Test
@@ -105,7 +105,7 @@ class OffloadedTcpHostileTest {
         assertEquals(300, lastSent()[4]);
         assertEquals(PEER_SEQ + 1000 & 0xffff_ffffL, lastSent()[1], "the ACK rides on the data");
         scheduler.runFor(TcpConnectionParams.DEFAULT_DELAYED_ACK);
-        assertEquals(0, b.delayedAcks());
+        assertEquals(0, b.counters().delayedAcks());
     }
 
     @Test
@@ -129,8 +129,8 @@ class OffloadedTcpHostileTest {
         // RFC 5961 §3.2: in the window but not RCV.NXT: challenge ACK, connection stays.
         segment(PEER_SEQ + 100, OUR_SEQ, TcpHeader.RST, 0);
         assertEquals(TcpState.ESTABLISHED, b.state());
-        assertEquals(1, b.challengeAcks());
-        assertEquals(1, b.resetsIgnored());
+        assertEquals(1, b.counters().challengeAcks());
+        assertEquals(1, b.counters().resetsIgnored());
         assertEquals(PEER_SEQ & 0xffff_ffffL, lastSent()[1]);
         assertEquals(TcpHeader.ACK, lastSent()[2]);
         assertTrue(events.isEmpty());
@@ -141,7 +141,7 @@ class OffloadedTcpHostileTest {
         segment(PEER_SEQ + 1_000_000, OUR_SEQ, TcpHeader.RST, 0);
         segment(PEER_SEQ - 1, OUR_SEQ, TcpHeader.RST, 0);
         assertEquals(TcpState.ESTABLISHED, b.state());
-        assertEquals(2, b.outOfWindowSegments() + b.duplicateSegments());
+        assertEquals(2, b.counters().outOfWindowSegments() + b.counters().duplicateSegments());
         assertTrue(sent.isEmpty(), "no answer to an out-of-window RST (RFC 9293 §3.10.7.4)");
     }
 
@@ -153,12 +153,12 @@ class OffloadedTcpHostileTest {
             int n = peer.build(frame, 0);
             b.receive(frame, 0, n);
         }
-        assertEquals(OffloadedTcp.CHALLENGE_ACK_LIMIT, b.challengeAcks());
-        assertEquals(50, b.challengeAcksSuppressed());
+        assertEquals(OffloadedTcp.CHALLENGE_ACK_LIMIT, b.counters().challengeAcks());
+        assertEquals(50, b.counters().challengeAcksSuppressed());
         assertEquals(TcpState.ESTABLISHED, b.state());
         scheduler.runFor(1_000_000_000L);
         segment(PEER_SEQ + 7, OUR_SEQ, TcpHeader.RST, 0);
-        assertEquals(OffloadedTcp.CHALLENGE_ACK_LIMIT + 1, b.challengeAcks(), "a new second, a new budget");
+        assertEquals(OffloadedTcp.CHALLENGE_ACK_LIMIT + 1, b.counters().challengeAcks(), "a new second, a new budget");
     }
 
     @Test
@@ -178,20 +178,20 @@ class OffloadedTcpHostileTest {
         segment(PEER_SEQ, 0, TcpHeader.SYN, 0);
         segment(PEER_SEQ + 5000, OUR_SEQ, TcpHeader.SYN | TcpHeader.ACK, 0);
         assertEquals(TcpState.ESTABLISHED, b.state());
-        assertEquals(2, b.synsReceived());
-        assertEquals(2, b.challengeAcks());
+        assertEquals(2, b.counters().synsReceived());
+        assertEquals(2, b.counters().challengeAcks());
         assertTrue(events.isEmpty());
     }
 
     @Test
     void ackOfUnsentDataIsAnsweredAndIgnored() {
         segment(PEER_SEQ, OUR_SEQ + 1000, TcpHeader.ACK, 0);
-        assertEquals(1, b.badAcks());
+        assertEquals(1, b.counters().badAcks());
         assertEquals(OUR_SEQ, b.sndUna());
         assertEquals(OUR_SEQ, lastSent()[0]);
         // RFC 5961 §5.2: an ACK far below SND.UNA is just as bad.
         segment(PEER_SEQ, OUR_SEQ - 0x4000_0000L, TcpHeader.ACK, 0);
-        assertEquals(2, b.badAcks());
+        assertEquals(2, b.counters().badAcks());
         assertEquals(TcpState.ESTABLISHED, b.state());
     }
 
@@ -200,8 +200,8 @@ class OffloadedTcpHostileTest {
         segment(PEER_SEQ + 10_000_000, OUR_SEQ, TcpHeader.ACK, 500);
         segment(PEER_SEQ - 2000, OUR_SEQ, TcpHeader.ACK, 500); // old, a retransmission
         assertEquals(0, delivered);
-        assertEquals(1, b.outOfWindowSegments());
-        assertEquals(1, b.duplicateSegments());
+        assertEquals(1, b.counters().outOfWindowSegments());
+        assertEquals(1, b.counters().duplicateSegments());
         assertEquals(2, sent.size());
         assertEquals(PEER_SEQ & 0xffff_ffffL, lastSent()[1]);
     }
@@ -218,7 +218,7 @@ class OffloadedTcpHostileTest {
     void outOfOrderDataWaitsForTheHoleAndIsAnsweredAtOnce() {
         segment(PEER_SEQ + 1000, OUR_SEQ, TcpHeader.ACK, 1000);
         assertEquals(0, delivered);
-        assertEquals(1, b.outOfOrderSegments());
+        assertEquals(1, b.counters().outOfOrderSegments());
         assertEquals(1, b.reassemblyRanges());
         assertEquals(PEER_SEQ & 0xffff_ffffL, lastSent()[1], "immediate duplicate ACK (RFC 5681 §4.2)");
         segment(PEER_SEQ, OUR_SEQ, TcpHeader.ACK, 1000);
@@ -233,7 +233,7 @@ class OffloadedTcpHostileTest {
             segment(PEER_SEQ + 1000 + i * 200L, OUR_SEQ, TcpHeader.ACK, 100);
         }
         assertEquals(OffloadedTcp.MAX_HOLES, b.reassemblyRanges());
-        assertEquals(4, b.outOfOrderDropped());
+        assertEquals(4, b.counters().outOfOrderDropped());
         segment(PEER_SEQ, OUR_SEQ, TcpHeader.ACK, 1000);
         assertEquals(1100, delivered, "the hole fills up to the first gap");
     }
@@ -244,10 +244,10 @@ class OffloadedTcpHostileTest {
         int n = peer.build(frame, 0, payload, 0, 100);
         frame.writeByte(n - 1, (byte) (frame.readByte(n - 1) ^ 0x40));
         b.receive(frame, 0, n);
-        assertEquals(1, b.badFrames());
+        assertEquals(1, b.counters().badFrames());
         peer.tcp().ports(TcpPair.PORT_A + 1, TcpPair.PORT_B);
         segment(PEER_SEQ, OUR_SEQ, TcpHeader.ACK, 100);
-        assertEquals(1, b.wrongConnection());
+        assertEquals(1, b.counters().wrongConnection());
         peer.tcp().ports(TcpPair.PORT_A, TcpPair.PORT_B);
         segment(PEER_SEQ, OUR_SEQ, 0, 100); // no ACK bit: RFC 9293 §3.10.7.4 fifth step, drop
         assertEquals(0, delivered);
@@ -278,7 +278,7 @@ class OffloadedTcpHostileTest {
             b.receive(frame, 0, rnd.nextInt(len + 1));
             scheduler.runFor(rnd.nextInt(1_000_000));
         }
-        assertTrue(b.badFrames() > 0);
-        assertTrue(b.segmentsReceived() > 0);
+        assertTrue(b.counters().badFrames() > 0);
+        assertTrue(b.counters().segmentsReceived() > 0);
     }
 }

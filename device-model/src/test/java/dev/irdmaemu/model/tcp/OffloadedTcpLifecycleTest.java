@@ -62,11 +62,11 @@ class OffloadedTcpLifecycleTest {
                 assertEquals(rto, interval, intervals.toString());
                 rto *= 2;
             }
-            assertEquals(9, a.timeouts());
+            assertEquals(9, a.counters().timeouts());
             assertEquals(List.of(TcpEvent.TOO_MANY_RETRIES), pair.a.events);
             assertEquals(TcpState.CLOSED, a.state());
             assertFalse(a.retransmitTimer().isPending());
-            assertEquals(8, a.retransmittedSegments());
+            assertEquals(8, a.counters().retransmittedSegments());
         }
     }
 
@@ -77,7 +77,7 @@ class OffloadedTcpLifecycleTest {
             pair.a.cut = true;
             pair.a.write(4 * 1024);
             pair.scheduler.runFor(200 * MS + 400 * MS + 1);
-            assertEquals(2, a.timeouts());
+            assertEquals(2, a.counters().timeouts());
             assertEquals(800 * MS, a.retransmissionTimeout());
             pair.a.cut = false;
             pair.runUntilQuiet(10 * SECOND);
@@ -101,8 +101,8 @@ class OffloadedTcpLifecycleTest {
             assertEquals(0, a.sendWindow());
             assertTrue(a.persistTimer().isPending());
             // Probes 200, 400, 800 ms ... apart (the RTO, doubled each time): three or four in 3 s.
-            assertTrue(a.persistProbes() >= 3 && a.persistProbes() <= 4, "probes " + a.persistProbes());
-            assertEquals(0, a.timeouts(), "probes are not retransmissions");
+            assertTrue(a.counters().persistProbes() >= 3 && a.counters().persistProbes() <= 4, "probes " + a.counters().persistProbes());
+            assertEquals(0, a.counters().timeouts(), "probes are not retransmissions");
             assertEquals(0, a.consecutiveTimeouts());
             assertTrue(pair.a.events.isEmpty());
             assertEquals(0, pair.b.mismatches);
@@ -130,7 +130,7 @@ class OffloadedTcpLifecycleTest {
             pair.b.cut = false;
             pair.runUntilQuiet(10 * SECOND);
             assertEquals(100 * 1024, pair.b.received - start);
-            assertTrue(pair.a.engine.persistProbes() >= 1);
+            assertTrue(pair.a.engine.counters().persistProbes() >= 1);
         }
     }
 
@@ -186,7 +186,7 @@ class OffloadedTcpLifecycleTest {
             pair.scheduler.runFor(SECOND); // the FIN is resent on the RTO
             assertEquals(TcpState.FIN_WAIT_2, pair.a.engine.state());
             assertEquals(TcpState.CLOSE_WAIT, pair.b.engine.state());
-            assertEquals(1, pair.a.engine.timeouts());
+            assertEquals(1, pair.a.engine.counters().timeouts());
         }
     }
 
@@ -200,7 +200,7 @@ class OffloadedTcpLifecycleTest {
             pair.scheduler.runFor(100 * MS);
             assertEquals(List.of(TcpEvent.CONNECTION_RESET), pair.b.events);
             assertEquals(TcpState.CLOSED, pair.b.engine.state());
-            assertEquals(1, pair.b.engine.resetsReceived());
+            assertEquals(1, pair.b.engine.counters().resetsReceived());
             assertTrue(pair.a.events.isEmpty(), "the side that aborts raises nothing");
             assertEquals(0, pair.scheduler.pendingTimers() - pair.link.framesInFlight());
         }

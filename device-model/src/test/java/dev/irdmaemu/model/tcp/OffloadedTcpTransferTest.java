@@ -20,14 +20,14 @@ class OffloadedTcpTransferTest {
             pair.runUntilQuiet(TEN_MINUTES);
             assertEquals(64 * MIB, pair.b.received);
             assertEquals(0, pair.b.mismatches);
-            assertEquals(0, pair.a.engine.retransmittedSegments());
-            assertEquals(0, pair.a.engine.timeouts());
-            assertEquals(0, pair.b.engine.outOfOrderSegments());
+            assertEquals(0, pair.a.engine.counters().retransmittedSegments());
+            assertEquals(0, pair.a.engine.counters().timeouts());
+            assertEquals(0, pair.b.engine.counters().outOfOrderSegments());
             assertEquals(TcpState.ESTABLISHED, pair.a.engine.state());
             // Delayed ACK: about one ACK for every two full segments (RFC 5681 §4.2), not one per segment.
-            long dataSegments = pair.a.engine.segmentsSent();
-            assertTrue(pair.b.engine.acksSent() < dataSegments * 3 / 5,
-                    pair.b.engine.acksSent() + " ACKs for " + dataSegments + " segments");
+            long dataSegments = pair.a.engine.counters().segmentsSent();
+            assertTrue(pair.b.engine.counters().acksSent() < dataSegments * 3 / 5,
+                    pair.b.engine.counters().acksSent() + " ACKs for " + dataSegments + " segments");
         }
     }
 
@@ -46,13 +46,13 @@ class OffloadedTcpTransferTest {
             assertTrue(pair.link.framesLost() > 0 && pair.link.framesDuplicated() > 0
                     && pair.link.framesReordered() > 0);
             OffloadedTcp sender = pair.a.engine;
-            assertTrue(sender.fastRetransmits() > 0, "fast retransmits " + sender.fastRetransmits());
-            assertTrue(sender.retransmittedSegments() > 0);
-            assertTrue(pair.b.engine.duplicateSegments() > 0, "duplicates are recognised and dropped");
+            assertTrue(sender.counters().fastRetransmits() > 0, "fast retransmits " + sender.counters().fastRetransmits());
+            assertTrue(sender.counters().retransmittedSegments() > 0);
+            assertTrue(pair.b.engine.counters().duplicateSegments() > 0, "duplicates are recognised and dropped");
             // Every out-of-order segment is shown to the IEQ hook.
-            assertEquals(pair.b.engine.outOfOrderSegments(), pair.b.outOfOrderCalls);
+            assertEquals(pair.b.engine.counters().outOfOrderSegments(), pair.b.outOfOrderCalls);
             assertTrue(pair.b.outOfOrderCalls > 0);
-            assertEquals(0, pair.b.engine.badFrames());
+            assertEquals(0, pair.b.engine.counters().badFrames());
             assertEquals(TcpState.ESTABLISHED, sender.state());
         }
     }
@@ -66,8 +66,8 @@ class OffloadedTcpTransferTest {
             pair.runUntilQuiet(TEN_MINUTES);
             assertEquals(4 * MIB, pair.b.received);
             assertEquals(0, pair.b.mismatches);
-            assertTrue(pair.b.engine.outOfOrderSegments() > 0);
-            assertEquals(pair.b.engine.outOfOrderSegments(), pair.b.engine.outOfOrderDropped());
+            assertTrue(pair.b.engine.counters().outOfOrderSegments() > 0);
+            assertEquals(pair.b.engine.counters().outOfOrderSegments(), pair.b.engine.counters().outOfOrderDropped());
             assertEquals(0, pair.b.engine.reassemblyRanges());
         }
     }
@@ -85,7 +85,7 @@ class OffloadedTcpTransferTest {
             pair.runUntilQuiet(TEN_MINUTES);
             assertEquals(8 * MIB, pair.b.received);
             assertEquals(0, pair.b.mismatches);
-            assertEquals(0, pair.b.engine.badFrames());
+            assertEquals(0, pair.b.engine.counters().badFrames());
         }
     }
 
@@ -101,11 +101,11 @@ class OffloadedTcpTransferTest {
             assertEquals(1, pair.a.framesDroppedByFilter);
             assertEquals(64 * 1024 + MIB, pair.b.received);
             assertEquals(0, pair.b.mismatches);
-            assertEquals(1, pair.a.engine.fastRetransmits());
-            assertEquals(1, pair.a.engine.retransmittedSegments());
-            assertEquals(0, pair.a.engine.timeouts());
-            assertTrue(pair.a.engine.dupAcksReceived() >= 3);
-            assertTrue(pair.b.engine.outOfOrderSegments() >= 3);
+            assertEquals(1, pair.a.engine.counters().fastRetransmits());
+            assertEquals(1, pair.a.engine.counters().retransmittedSegments());
+            assertEquals(0, pair.a.engine.counters().timeouts());
+            assertTrue(pair.a.engine.counters().dupAcksReceived() >= 3);
+            assertTrue(pair.b.engine.counters().outOfOrderSegments() >= 3);
             assertTrue(pair.scheduler.now() - before < TcpConnectionParams.DEFAULT_RTO_MIN,
                     "repaired well within one RTO");
         }
@@ -127,7 +127,7 @@ class OffloadedTcpTransferTest {
             assertEquals(2 * MIB, pair.a.received);
             assertEquals(0, pair.a.mismatches + pair.b.mismatches);
             assertTrue(pair.a.events.isEmpty() && pair.b.events.isEmpty(), pair.a.events + " " + pair.b.events);
-            assertTrue(pair.a.engine.timeouts() > 0, "heavy loss needs the RTO too");
+            assertTrue(pair.a.engine.counters().timeouts() > 0, "heavy loss needs the RTO too");
         }
     }
 
@@ -153,7 +153,7 @@ class OffloadedTcpTransferTest {
             pair.runUntilQuiet(TEN_MINUTES);
             assertEquals(2 * MIB, pair.b.received);
             assertEquals(0, pair.b.mismatches);
-            assertEquals(0, pair.b.engine.badFrames());
+            assertEquals(0, pair.b.engine.counters().badFrames());
         }
     }
 }
