@@ -54,9 +54,9 @@ public class OffloadedTcpBench {
         int ipA = IpAddress.ipv4(192, 0, 2, 1);
         int ipB = IpAddress.ipv4(192, 0, 2, 2);
         TcpConnectionParams pa = TcpConnectionParams.ipv4(macA, macB, ipA, 40000, ipB, 20000, 1000, 5000, 1460)
-                .withWindow(65535 << 3, 3, 3);
+                .toBuilder().window(65535 << 3, 3, 3).build();
         TcpConnectionParams pb = TcpConnectionParams.ipv4(macB, macA, ipB, 20000, ipA, 40000, 5000, 1000, 1460)
-                .withWindow(65535 << 3, 3, 3);
+                .toBuilder().window(65535 << 3, 3, 3).build();
         OffloadedTcp.Listener pump = new OffloadedTcp.Listener() {
             @Override
             public void event(OffloadedTcp connection, TcpEvent event) {

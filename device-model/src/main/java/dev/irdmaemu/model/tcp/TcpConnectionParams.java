@@ -6,7 +6,9 @@ import dev.irdmaemu.fw.qp.TcpOffloadInfo;
 /**
  * Everything an {@link OffloadedTcp} starts from: the connection the CM set up (what irdma_init_tcp_ctx, cm.c,
  * writes into the QP context's TCP offload part) plus the engine's own tunables. Addresses are in the
- * {@link IpAddress} form (IPv4 mapped). Sequence numbers are unsigned 32-bit values held in longs.
+ * {@link IpAddress} form (IPv4 mapped). Sequence numbers are unsigned 32-bit values held in longs. Built by
+ * {@link #fromOffload} from a QP context, or through a {@link Builder} whose setters name what they set (start from
+ * {@link #ipv4}'s defaults or from {@link #toBuilder()}); never positionally.
  *
  * @param localMac          our MAC (QP context MAC address, 48 bits)
  * @param remoteMac         next hop's MAC (the ARP entry arp_idx names)
@@ -104,75 +106,41 @@ public record TcpConnectionParams(
         long fromContext = (t.srtt() + 4 * t.rttVar()) * 1_000_000L;
         long rtoInitial = rtoMinMillis > 0 && t.rttVar() > 0 ? Math.max(rtoMin, fromContext)
                 : Math.max(rtoMin, DEFAULT_RTO_INITIAL);
-        long lh;
-        long ll;
-        long rh;
-        long rl;
+        Builder b = new Builder().macs(localMac, remoteMac)
+                .vlan(t.insertVlanTag() ? t.vlanTag() & 0xffff : -1)
+                .ipHeader(t.ttl(), t.tos(), t.flowLabel())
+                .ports(t.srcPort(), t.dstPort());
         if (t.ipv4()) {
-            lh = IpAddress.IPV4_MAPPED_HI;
-            ll = IpAddress.mappedLo(t.localIp3());
-            rh = IpAddress.IPV4_MAPPED_HI;
-            rl = IpAddress.mappedLo(t.destIp3());
+            b.ipv4Addresses(t.localIp3(), t.destIp3());
         } else {
-            lh = (long) t.localIp0() << 32 | (t.localIp1() & 0xffff_ffffL);
-            ll = (long) t.localIp2() << 32 | (t.localIp3() & 0xffff_ffffL);
-            rh = (long) t.destIp0() << 32 | (t.destIp1() & 0xffff_ffffL);
-            rl = (long) t.destIp2() << 32 | (t.destIp3() & 0xffff_ffffL);
+            b.addresses((long) t.localIp0() << 32 | (t.localIp1() & 0xffff_ffffL),
+                    (long) t.localIp2() << 32 | (t.localIp3() & 0xffff_ffffL),
+                    (long) t.destIp0() << 32 | (t.destIp1() & 0xffff_ffffL),
+                    (long) t.destIp2() << 32 | (t.destIp3() & 0xffff_ffffL));
         }
         int mss = (int) Math.max(64, Math.min(9000, t.sndMss()));
-        return new TcpConnectionParams(localMac, remoteMac, t.insertVlanTag() ? t.vlanTag() & 0xffff : -1,
-                t.ttl(), t.tos(), t.flowLabel(), lh, ll, rh, rl, t.srcPort(), t.dstPort(),
-                t.sndUna(), t.sndNxt(), t.rcvNxt(), t.sndWnd(), t.wscale() ? t.sndWscale() : 0,
-                t.wscale() ? t.rcvWscale() : 0, mss, t.timeStamp(), t.timeStampRecent(),
-                t.dupAckThresh() > 0 ? t.dupAckThresh() : DEFAULT_DUP_ACK_THRESHOLD,
-                t.rexmitThresh() > 0 ? t.rexmitThresh() : DEFAULT_MAX_RETRANSMITS,
-                rtoMin, rtoInitial, DEFAULT_RTO_MAX, Math.min(DEFAULT_DELAYED_ACK, rtoMin / 2), DEFAULT_TIME_WAIT,
-                t.dropOooSeg(), DEFAULT_BUFFER, DEFAULT_BUFFER,
-                t.cwnd() > 0 ? t.cwnd() : 2L * mss, t.ssThresh() > 0 ? t.ssThresh() : DEFAULT_SS_THRESH);
+        return b.sequence(t.sndUna(), t.sndNxt(), t.rcvNxt())
+                .window(t.sndWnd(), t.wscale() ? t.sndWscale() : 0, t.wscale() ? t.rcvWscale() : 0)
+                .mss(mss)
+                .timestamps(t.timeStamp(), t.timeStampRecent())
+                .dupAckThreshold(t.dupAckThresh() > 0 ? t.dupAckThresh() : DEFAULT_DUP_ACK_THRESHOLD)
+                .retransmits(t.rexmitThresh() > 0 ? t.rexmitThresh() : DEFAULT_MAX_RETRANSMITS, rtoMin, rtoInitial)
+                .delayedAck(Math.min(DEFAULT_DELAYED_ACK, rtoMin / 2))
+                .dropOutOfOrder(t.dropOooSeg())
+                .congestion(t.cwnd() > 0 ? t.cwnd() : 2L * mss, t.ssThresh() > 0 ? t.ssThresh() : DEFAULT_SS_THRESH)
+                .build();
     }
 
-    /** An IPv4 connection with every tunable at its default; start from here and adjust with the withers. */
+    /** An IPv4 connection with every tunable at its default; adjust it through {@link #toBuilder()}. */
     public static TcpConnectionParams ipv4(long localMac, long remoteMac, int localIp, int localPort, int remoteIp,
                                            int remotePort, long iss, long irs, int mss) {
-        return new TcpConnectionParams(localMac, remoteMac, -1, 64, 0, 0,
-                IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(localIp), IpAddress.IPV4_MAPPED_HI,
-                IpAddress.mappedLo(remoteIp), localPort, remotePort, iss, iss, irs, 65535, 0, 0, mss, false, 0,
-                DEFAULT_DUP_ACK_THRESHOLD, DEFAULT_MAX_RETRANSMITS, DEFAULT_RTO_MIN, DEFAULT_RTO_INITIAL,
-                DEFAULT_RTO_MAX, DEFAULT_DELAYED_ACK, DEFAULT_TIME_WAIT, false, DEFAULT_BUFFER, DEFAULT_BUFFER,
-                2L * mss, DEFAULT_SS_THRESH);
+        return new Builder().macs(localMac, remoteMac).ipv4Addresses(localIp, remoteIp).ports(localPort, remotePort)
+                .sequence(iss, iss, irs).mss(mss).congestion(2L * mss, DEFAULT_SS_THRESH).build();
     }
 
-    public TcpConnectionParams withWindow(long sndWnd, int sndWscale, int rcvWscale) {
-        return new TcpConnectionParams(localMac, remoteMac, vlanTci, ttl, tos, flowLabel, localHi, localLo,
-                remoteHi, remoteLo, localPort, remotePort, sndUna, sndNxt, rcvNxt, sndWnd, sndWscale, rcvWscale,
-                mss, timestamps, tsRecent, dupAckThreshold, maxRetransmits, rtoMinNanos, rtoInitialNanos,
-                rtoMaxNanos, delayedAckNanos, timeWaitNanos, dropOutOfOrder, sendBufferBytes, receiveBufferBytes,
-                initialCwnd, ssThresh);
-    }
-
-    public TcpConnectionParams withBuffers(int sendBufferBytes, int receiveBufferBytes) {
-        return new TcpConnectionParams(localMac, remoteMac, vlanTci, ttl, tos, flowLabel, localHi, localLo,
-                remoteHi, remoteLo, localPort, remotePort, sndUna, sndNxt, rcvNxt, sndWnd, sndWscale, rcvWscale,
-                mss, timestamps, tsRecent, dupAckThreshold, maxRetransmits, rtoMinNanos, rtoInitialNanos,
-                rtoMaxNanos, delayedAckNanos, timeWaitNanos, dropOutOfOrder, sendBufferBytes, receiveBufferBytes,
-                initialCwnd, ssThresh);
-    }
-
-    public TcpConnectionParams withRetransmits(int maxRetransmits, long rtoMinNanos, long rtoInitialNanos) {
-        return new TcpConnectionParams(localMac, remoteMac, vlanTci, ttl, tos, flowLabel, localHi, localLo,
-                remoteHi, remoteLo, localPort, remotePort, sndUna, sndNxt, rcvNxt, sndWnd, sndWscale, rcvWscale,
-                mss, timestamps, tsRecent, dupAckThreshold, maxRetransmits, rtoMinNanos, rtoInitialNanos,
-                rtoMaxNanos, delayedAckNanos, timeWaitNanos, dropOutOfOrder, sendBufferBytes, receiveBufferBytes,
-                initialCwnd, ssThresh);
-    }
-
-    /** These parameters with another congestion window and slow-start threshold at hand-over. */
-    public TcpConnectionParams withCongestion(long initialCwnd, long ssThresh) {
-        return new TcpConnectionParams(localMac, remoteMac, vlanTci, ttl, tos, flowLabel, localHi, localLo,
-                remoteHi, remoteLo, localPort, remotePort, sndUna, sndNxt, rcvNxt, sndWnd, sndWscale, rcvWscale,
-                mss, timestamps, tsRecent, dupAckThreshold, maxRetransmits, rtoMinNanos, rtoInitialNanos,
-                rtoMaxNanos, delayedAckNanos, timeWaitNanos, dropOutOfOrder, sendBufferBytes, receiveBufferBytes,
-                initialCwnd, ssThresh);
+    /** A builder holding these parameters, to change some of them by name. */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
     /**
@@ -183,14 +151,187 @@ public record TcpConnectionParams(
         if (floorNanos <= rtoMinNanos) {
             return this;
         }
-        return withRetransmits(maxRetransmits, floorNanos, Math.max(rtoInitialNanos, floorNanos));
+        return toBuilder().retransmits(maxRetransmits, floorNanos, Math.max(rtoInitialNanos, floorNanos)).build();
     }
 
-    public TcpConnectionParams withOptions(boolean timestamps, long tsRecent, boolean dropOutOfOrder, int vlanTci) {
-        return new TcpConnectionParams(localMac, remoteMac, vlanTci, ttl, tos, flowLabel, localHi, localLo,
-                remoteHi, remoteLo, localPort, remotePort, sndUna, sndNxt, rcvNxt, sndWnd, sndWscale, rcvWscale,
-                mss, timestamps, tsRecent, dupAckThreshold, maxRetransmits, rtoMinNanos, rtoInitialNanos,
-                rtoMaxNanos, delayedAckNanos, timeWaitNanos, dropOutOfOrder, sendBufferBytes, receiveBufferBytes,
-                initialCwnd, ssThresh);
+    /**
+     * Sets the parameters in named groups, as irdma's designated initialisers read (cm.c irdma_init_tcp_ctx): the
+     * link and IP headers, the four-tuple, the sequence state at hand-over, the window, the timers, the buffers and
+     * congestion control. A new builder holds an untagged IPv4 connection between zero addresses with every tunable
+     * at its default, a 65535-byte window without scaling and an MSS of 1460; {@link #build()} checks the whole.
+     */
+    public static final class Builder {
+        private long localMac;
+        private long remoteMac;
+        private int vlanTci = -1;
+        private int ttl = 64;
+        private int tos;
+        private int flowLabel;
+        private long localHi = IpAddress.IPV4_MAPPED_HI;
+        private long localLo = IpAddress.mappedLo(0);
+        private long remoteHi = IpAddress.IPV4_MAPPED_HI;
+        private long remoteLo = IpAddress.mappedLo(0);
+        private int localPort;
+        private int remotePort;
+        private long sndUna;
+        private long sndNxt;
+        private long rcvNxt;
+        private long sndWnd = 65535;
+        private int sndWscale;
+        private int rcvWscale;
+        private int mss = 1460;
+        private boolean timestamps;
+        private long tsRecent;
+        private int dupAckThreshold = DEFAULT_DUP_ACK_THRESHOLD;
+        private int maxRetransmits = DEFAULT_MAX_RETRANSMITS;
+        private long rtoMinNanos = DEFAULT_RTO_MIN;
+        private long rtoInitialNanos = DEFAULT_RTO_INITIAL;
+        private long rtoMaxNanos = DEFAULT_RTO_MAX;
+        private long delayedAckNanos = DEFAULT_DELAYED_ACK;
+        private long timeWaitNanos = DEFAULT_TIME_WAIT;
+        private boolean dropOutOfOrder;
+        private int sendBufferBytes = DEFAULT_BUFFER;
+        private int receiveBufferBytes = DEFAULT_BUFFER;
+        private long initialCwnd = 2L * 1460;
+        private long ssThresh = DEFAULT_SS_THRESH;
+
+        public Builder() {
+        }
+
+        private Builder(TcpConnectionParams p) {
+            macs(p.localMac, p.remoteMac).vlan(p.vlanTci).ipHeader(p.ttl, p.tos, p.flowLabel)
+                    .addresses(p.localHi, p.localLo, p.remoteHi, p.remoteLo).ports(p.localPort, p.remotePort)
+                    .sequence(p.sndUna, p.sndNxt, p.rcvNxt).window(p.sndWnd, p.sndWscale, p.rcvWscale).mss(p.mss)
+                    .timestamps(p.timestamps, p.tsRecent).dupAckThreshold(p.dupAckThreshold)
+                    .retransmits(p.maxRetransmits, p.rtoMinNanos, p.rtoInitialNanos).rtoMax(p.rtoMaxNanos)
+                    .delayedAck(p.delayedAckNanos).timeWait(p.timeWaitNanos).dropOutOfOrder(p.dropOutOfOrder)
+                    .buffers(p.sendBufferBytes, p.receiveBufferBytes).congestion(p.initialCwnd, p.ssThresh);
+        }
+
+        /** Our MAC (the QP context's) and the next hop's (the ARP entry's). */
+        public Builder macs(long local, long remote) {
+            this.localMac = local;
+            this.remoteMac = remote;
+            return this;
+        }
+
+        /** The 802.1Q TCI to insert, or -1 for untagged (insert_vlan_tag / vlan_tag). */
+        public Builder vlan(int tci) {
+            this.vlanTci = tci;
+            return this;
+        }
+
+        /** The IP header's TTL (hop limit), TOS (traffic class) and, for IPv6, flow label. */
+        public Builder ipHeader(int ttl, int tos, int flowLabel) {
+            this.ttl = ttl;
+            this.tos = tos;
+            this.flowLabel = flowLabel;
+            return this;
+        }
+
+        /** Both addresses in {@link IpAddress}'s two-long form. */
+        public Builder addresses(long localHi, long localLo, long remoteHi, long remoteLo) {
+            this.localHi = localHi;
+            this.localLo = localLo;
+            this.remoteHi = remoteHi;
+            this.remoteLo = remoteLo;
+            return this;
+        }
+
+        /** Both addresses as IPv4 (held IPv4-mapped). */
+        public Builder ipv4Addresses(int local, int remote) {
+            return addresses(IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(local), IpAddress.IPV4_MAPPED_HI,
+                    IpAddress.mappedLo(remote));
+        }
+
+        public Builder ports(int local, int remote) {
+            this.localPort = local;
+            this.remotePort = remote;
+            return this;
+        }
+
+        /** SND.UNA, SND.NXT and RCV.NXT at hand-over (RFC 9293 §3.3.1). */
+        public Builder sequence(long sndUna, long sndNxt, long rcvNxt) {
+            this.sndUna = sndUna;
+            this.sndNxt = sndNxt;
+            this.rcvNxt = rcvNxt;
+            return this;
+        }
+
+        /** The peer's window (already scaled) and both window-scale shifts (RFC 7323 §2.3). */
+        public Builder window(long sndWnd, int sndWscale, int rcvWscale) {
+            this.sndWnd = sndWnd;
+            this.sndWscale = sndWscale;
+            this.rcvWscale = rcvWscale;
+            return this;
+        }
+
+        public Builder mss(int mss) {
+            this.mss = mss;
+            return this;
+        }
+
+        /** Whether every segment carries the RFC 7323 timestamp option, and the peer's last TSval. */
+        public Builder timestamps(boolean on, long tsRecent) {
+            this.timestamps = on;
+            this.tsRecent = tsRecent;
+            return this;
+        }
+
+        public Builder dupAckThreshold(int n) {
+            this.dupAckThreshold = n;
+            return this;
+        }
+
+        /** Consecutive timeouts tolerated, the RTO's floor and its value before any RTT sample. */
+        public Builder retransmits(int max, long rtoMinNanos, long rtoInitialNanos) {
+            this.maxRetransmits = max;
+            this.rtoMinNanos = rtoMinNanos;
+            this.rtoInitialNanos = rtoInitialNanos;
+            return this;
+        }
+
+        public Builder rtoMax(long nanos) {
+            this.rtoMaxNanos = nanos;
+            return this;
+        }
+
+        public Builder delayedAck(long nanos) {
+            this.delayedAckNanos = nanos;
+            return this;
+        }
+
+        public Builder timeWait(long nanos) {
+            this.timeWaitNanos = nanos;
+            return this;
+        }
+
+        public Builder dropOutOfOrder(boolean drop) {
+            this.dropOutOfOrder = drop;
+            return this;
+        }
+
+        /** The retransmission ring and the reassembly ring, powers of two. */
+        public Builder buffers(int sendBytes, int receiveBytes) {
+            this.sendBufferBytes = sendBytes;
+            this.receiveBufferBytes = receiveBytes;
+            return this;
+        }
+
+        /** The congestion window and slow-start threshold at hand-over. */
+        public Builder congestion(long initialCwnd, long ssThresh) {
+            this.initialCwnd = initialCwnd;
+            this.ssThresh = ssThresh;
+            return this;
+        }
+
+        /** The parameters; IllegalArgumentException when they do not hold together. */
+        public TcpConnectionParams build() {
+            return new TcpConnectionParams(localMac, remoteMac, vlanTci, ttl, tos, flowLabel, localHi, localLo,
+                    remoteHi, remoteLo, localPort, remotePort, sndUna, sndNxt, rcvNxt, sndWnd, sndWscale, rcvWscale,
+                    mss, timestamps, tsRecent, dupAckThreshold, maxRetransmits, rtoMinNanos, rtoInitialNanos,
+                    rtoMaxNanos, delayedAckNanos, timeWaitNanos, dropOutOfOrder, sendBufferBytes, receiveBufferBytes,
+                    initialCwnd, ssThresh);
+        }
     }
 }

@@ -195,7 +195,7 @@ class CrcOffTest {
         DriverPair.rewriteIwarpHalf(pair.b, qp, DriverPair::crcOff);
         IwarpConnection.moveToRts(qp, (q, e) -> { });
         TcpConnectionParams p = TcpConnectionParams.ipv4(0x02_00_00_00_00_0cL, DriverPair.MAC_B, ipC, 41000,
-                DriverPair.IP_B, 21000, 9000, 7000, 1460).withWindow(256 * 1024, 7, 7);
+                DriverPair.IP_B, 21000, 9000, 7000, 1460).toBuilder().window(256 * 1024, 7, 7).build();
         try (RawPeer peer = new RawPeer(pair.scheduler, pair.link, p, false)) {
             List<Ae> aes = new ArrayList<>();
             pair.runUntil(() -> {

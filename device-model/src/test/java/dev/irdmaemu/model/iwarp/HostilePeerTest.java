@@ -83,7 +83,7 @@ class HostilePeerTest {
                 ARP_C);
         IwarpConnection.moveToRts(victim, (q, e) -> { });
         TcpConnectionParams p = TcpConnectionParams.ipv4(MAC_C, DriverPair.MAC_B, IP_C, 41000, DriverPair.IP_B, 21000,
-                9000, 7000, 1460).withWindow(256 * 1024, 7, 7);
+                9000, 7000, 1460).toBuilder().window(256 * 1024, 7, 7).build();
         peer = new RawPeer(pair.scheduler, pair.link, p, true);
         List<Ae> est = new ArrayList<>();
         pair.runUntil(() -> {

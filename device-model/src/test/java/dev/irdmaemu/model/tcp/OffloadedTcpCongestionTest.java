@@ -124,7 +124,7 @@ class OffloadedTcpCongestionTest {
 
     @Test
     void congestionAvoidanceGrowsOneSegmentPerWindowOfBytesHoweverTheyAreAcked() {
-        open(TcpPair.defaults(false).withCongestion(4L * MSS, 4L * MSS));
+        open(TcpPair.defaults(false).toBuilder().congestion(4L * MSS, 4L * MSS).build());
         queue(40);
         assertEquals(4, data.size());
         ackSegments(4); // one ACK for the whole window (RFC 5681's per-ACK rule gave SMSS * SMSS / cwnd)
@@ -139,7 +139,7 @@ class OffloadedTcpCongestionTest {
 
     @Test
     void fastRecoveryStartsTheByteCountAfresh() {
-        open(TcpPair.defaults(false).withCongestion(4L * MSS, 4L * MSS));
+        open(TcpPair.defaults(false).toBuilder().congestion(4L * MSS, 4L * MSS).build());
         queue(40);
         ackSegments(2);
         ackSegments(3); // 3 of the 4 segments' bytes counted toward the next growth

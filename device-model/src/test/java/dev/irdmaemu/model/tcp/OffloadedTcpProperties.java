@@ -36,16 +36,16 @@ class OffloadedTcpProperties {
                 .withReordering(reordering, 60_000).withJitter(10_000);
         int buffer = 1 << bufferLog2;
         int scale = Math.max(0, bufferLog2 - 16);
-        TcpConnectionParams pa = TcpPair.defaults(true).withBuffers(buffer, buffer)
-                .withWindow(Math.min(buffer, 65535 << scale), scale, scale)
-                .withOptions(timestamps, 0, dropOutOfOrder, -1)
-                .withRetransmits(PATIENT_RETRANSMITS, TcpConnectionParams.DEFAULT_RTO_MIN,
-                        TcpConnectionParams.DEFAULT_RTO_INITIAL);
-        TcpConnectionParams pb = TcpPair.defaults(false).withBuffers(buffer, buffer)
-                .withWindow(Math.min(buffer, 65535 << scale), scale, scale)
-                .withOptions(timestamps, 0, dropOutOfOrder, -1)
-                .withRetransmits(PATIENT_RETRANSMITS, TcpConnectionParams.DEFAULT_RTO_MIN,
-                        TcpConnectionParams.DEFAULT_RTO_INITIAL);
+        TcpConnectionParams pa = TcpPair.defaults(true).toBuilder().buffers(buffer, buffer)
+                .window(Math.min(buffer, 65535 << scale), scale, scale)
+                .timestamps(timestamps, 0).dropOutOfOrder(dropOutOfOrder).vlan(-1)
+                .retransmits(PATIENT_RETRANSMITS, TcpConnectionParams.DEFAULT_RTO_MIN,
+                        TcpConnectionParams.DEFAULT_RTO_INITIAL).build();
+        TcpConnectionParams pb = TcpPair.defaults(false).toBuilder().buffers(buffer, buffer)
+                .window(Math.min(buffer, 65535 << scale), scale, scale)
+                .timestamps(timestamps, 0).dropOutOfOrder(dropOutOfOrder).vlan(-1)
+                .retransmits(PATIENT_RETRANSMITS, TcpConnectionParams.DEFAULT_RTO_MIN,
+                        TcpConnectionParams.DEFAULT_RTO_INITIAL).build();
         try (TcpPair pair = new TcpPair(seed, faults, faults, pa, pb)) {
             pair.a.receiveCapacity = buffer;
             pair.b.receiveCapacity = buffer;

@@ -46,7 +46,8 @@ class OffloadedTcpTransferTest {
             assertTrue(pair.link.framesLost() > 0 && pair.link.framesDuplicated() > 0
                     && pair.link.framesReordered() > 0);
             OffloadedTcp sender = pair.a.engine;
-            assertTrue(sender.counters().fastRetransmits() > 0, "fast retransmits " + sender.counters().fastRetransmits());
+            assertTrue(sender.counters().fastRetransmits() > 0,
+                    "fast retransmits " + sender.counters().fastRetransmits());
             assertTrue(sender.counters().retransmittedSegments() > 0);
             assertTrue(pair.b.engine.counters().duplicateSegments() > 0, "duplicates are recognised and dropped");
             // Every out-of-order segment is shown to the IEQ hook.
@@ -60,7 +61,8 @@ class OffloadedTcpTransferTest {
     @Test
     void droppingOutOfOrderSegmentsStillDeliversEverything() {
         FaultProfile faults = FaultProfile.delay(20_000).withLoss(0.03).withReordering(0.03, 15_000);
-        TcpConnectionParams pb = TcpPair.defaults(false).withOptions(false, 0, true, -1);
+        TcpConnectionParams pb = TcpPair.defaults(false).toBuilder().timestamps(false, 0).dropOutOfOrder(true)
+                .build();
         try (TcpPair pair = new TcpPair(3, faults, faults, TcpPair.defaults(true), pb)) {
             pair.a.write(4 * MIB);
             pair.runUntilQuiet(TEN_MINUTES);
@@ -74,10 +76,10 @@ class OffloadedTcpTransferTest {
 
     @Test
     void timestampsVlanAndSmallWindowScale() {
-        TcpConnectionParams pa = TcpPair.defaults(true).withOptions(true, 0, false, 0x2005)
-                .withWindow(65535, 0, 0).withBuffers(64 * 1024, 32 * 1024);
-        TcpConnectionParams pb = TcpPair.defaults(false).withOptions(true, 0, false, 0x2005)
-                .withWindow(65535, 0, 0).withBuffers(64 * 1024, 32 * 1024);
+        TcpConnectionParams pa = TcpPair.defaults(true).toBuilder().timestamps(true, 0).vlan(0x2005)
+                .window(65535, 0, 0).buffers(64 * 1024, 32 * 1024).build();
+        TcpConnectionParams pb = TcpPair.defaults(false).toBuilder().timestamps(true, 0).vlan(0x2005)
+                .window(65535, 0, 0).buffers(64 * 1024, 32 * 1024).build();
         FaultProfile faults = FaultProfile.delay(20_000).withLoss(0.02);
         try (TcpPair pair = new TcpPair(5, faults, faults, pa, pb)) {
             pair.b.receiveCapacity = 20_000; // window below the reassembly ring: the upper layer's space rules
@@ -134,18 +136,16 @@ class OffloadedTcpTransferTest {
     @Test
     void ipv6ConnectionTransfers() {
         long hiA = 0x2001_0db8_0000_0000L;
-        TcpConnectionParams pa = new TcpConnectionParams(TcpPair.MAC_A, TcpPair.MAC_B, -1, 64, 0, 0x12345,
-                hiA, 1, hiA, 2, TcpPair.PORT_A, TcpPair.PORT_B, TcpPair.ISS_A, TcpPair.ISS_A, TcpPair.ISS_B,
-                65535, 0, 0, 1440, false, 0, 3, 8, TcpConnectionParams.DEFAULT_RTO_MIN,
-                TcpConnectionParams.DEFAULT_RTO_INITIAL, TcpConnectionParams.DEFAULT_RTO_MAX,
-                TcpConnectionParams.DEFAULT_DELAYED_ACK, TcpConnectionParams.DEFAULT_TIME_WAIT, false,
-                1 << 16, 1 << 16, 2880, TcpConnectionParams.DEFAULT_SS_THRESH);
-        TcpConnectionParams pb = new TcpConnectionParams(TcpPair.MAC_B, TcpPair.MAC_A, -1, 64, 0, 0,
-                hiA, 2, hiA, 1, TcpPair.PORT_B, TcpPair.PORT_A, TcpPair.ISS_B, TcpPair.ISS_B, TcpPair.ISS_A,
-                65535, 0, 0, 1440, false, 0, 3, 8, TcpConnectionParams.DEFAULT_RTO_MIN,
-                TcpConnectionParams.DEFAULT_RTO_INITIAL, TcpConnectionParams.DEFAULT_RTO_MAX,
-                TcpConnectionParams.DEFAULT_DELAYED_ACK, TcpConnectionParams.DEFAULT_TIME_WAIT, false,
-                1 << 16, 1 << 16, 2880, TcpConnectionParams.DEFAULT_SS_THRESH);
+        TcpConnectionParams pa = new TcpConnectionParams.Builder().macs(TcpPair.MAC_A, TcpPair.MAC_B)
+                .ipHeader(64, 0, 0x12345).addresses(hiA, 1, hiA, 2).ports(TcpPair.PORT_A, TcpPair.PORT_B)
+                .sequence(TcpPair.ISS_A, TcpPair.ISS_A, TcpPair.ISS_B).window(65535, 0, 0).mss(1440)
+                .dupAckThreshold(3).buffers(1 << 16, 1 << 16).congestion(2880, TcpConnectionParams.DEFAULT_SS_THRESH)
+                .build();
+        TcpConnectionParams pb = new TcpConnectionParams.Builder().macs(TcpPair.MAC_B, TcpPair.MAC_A)
+                .ipHeader(64, 0, 0).addresses(hiA, 2, hiA, 1).ports(TcpPair.PORT_B, TcpPair.PORT_A)
+                .sequence(TcpPair.ISS_B, TcpPair.ISS_B, TcpPair.ISS_A).window(65535, 0, 0).mss(1440)
+                .dupAckThreshold(3).buffers(1 << 16, 1 << 16).congestion(2880, TcpConnectionParams.DEFAULT_SS_THRESH)
+                .build();
         assertTrue(pa.ipv6());
         try (TcpPair pair = new TcpPair(4, FaultProfile.NONE.withLoss(0.01), FaultProfile.NONE, pa, pb)) {
             pair.b.receiveCapacity = 1 << 16;

@@ -19,12 +19,12 @@ class OffloadedTcpWireFormatTest {
         TcpPacket parse = new TcpPacket();
         List<String> problems = new ArrayList<>();
         int[] frames = new int[1];
-        TcpConnectionParams base = TcpPair.defaults(true).withOptions(true, 0xabcdef01L, false, 0xa123);
-        TcpConnectionParams p = new TcpConnectionParams(base.localMac(), base.remoteMac(), base.vlanTci(), 0x33,
-                0x2e, 0, base.localHi(), base.localLo(), base.remoteHi(), base.remoteLo(), base.localPort(),
-                base.remotePort(), base.sndUna(), base.sndNxt(), base.rcvNxt(), base.sndWnd(), base.sndWscale(),
-                5, 1000, true, 0xabcdef01L, 3, 8, base.rtoMinNanos(), base.rtoInitialNanos(), base.rtoMaxNanos(),
-                base.delayedAckNanos(), base.timeWaitNanos(), false, 1 << 16, 1 << 16, 2000, base.ssThresh());
+        TcpConnectionParams base = TcpPair.defaults(true).toBuilder().timestamps(true, 0xabcdef01L)
+                .dropOutOfOrder(false).vlan(0xa123).build();
+        TcpConnectionParams p = base.toBuilder().ipHeader(0x33, 0x2e, 0).window(base.sndWnd(), base.sndWscale(), 5)
+                .mss(1000).timestamps(true, 0xabcdef01L).dupAckThreshold(3).retransmits(8, base.rtoMinNanos(),
+                        base.rtoInitialNanos()).dropOutOfOrder(false).buffers(1 << 16, 1 << 16)
+                .congestion(2000, base.ssThresh()).build();
         TcpReceiver rx = new TcpReceiver() {
             @Override
             public void deliver(BytesStore<?, ?> store, long offset, int length) {

@@ -30,12 +30,12 @@ class SegmentAlignmentProperties {
         FaultProfile faults = FaultProfile.delay(20_000).withLoss(loss).withReordering(reordering, 50_000);
         int buffer = 1 << bufferLog2;
         int scale = Math.max(0, bufferLog2 - 16);
-        TcpConnectionParams pa = TcpPair.defaults(true).withBuffers(buffer, buffer)
-                .withWindow(Math.min(buffer, 65535 << scale), scale, scale)
-                .withRetransmits(40, TcpConnectionParams.DEFAULT_RTO_MIN, TcpConnectionParams.DEFAULT_RTO_INITIAL);
-        TcpConnectionParams pb = TcpPair.defaults(false).withBuffers(buffer, buffer)
-                .withWindow(Math.min(buffer, 65535 << scale), scale, scale)
-                .withRetransmits(40, TcpConnectionParams.DEFAULT_RTO_MIN, TcpConnectionParams.DEFAULT_RTO_INITIAL);
+        TcpConnectionParams pa = TcpPair.defaults(true).toBuilder().buffers(buffer, buffer)
+                .window(Math.min(buffer, 65535 << scale), scale, scale)
+                .retransmits(40, TcpConnectionParams.DEFAULT_RTO_MIN, TcpConnectionParams.DEFAULT_RTO_INITIAL).build();
+        TcpConnectionParams pb = TcpPair.defaults(false).toBuilder().buffers(buffer, buffer)
+                .window(Math.min(buffer, 65535 << scale), scale, scale)
+                .retransmits(40, TcpConnectionParams.DEFAULT_RTO_MIN, TcpConnectionParams.DEFAULT_RTO_INITIAL).build();
         int total = 200_000;
         try (TcpPair pair = new TcpPair(seed, faults, faults, pa, pb)) {
             pair.a.receiveCapacity = buffer;

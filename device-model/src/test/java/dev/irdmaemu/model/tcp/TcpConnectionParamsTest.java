@@ -61,9 +61,9 @@ class TcpConnectionParamsTest {
     @Test
     void nonsenseIsRefused() {
         TcpConnectionParams ok = TcpPair.defaults(true);
-        assertThrows(IllegalArgumentException.class, () -> ok.withBuffers(1000, 4096));
-        assertThrows(IllegalArgumentException.class, () -> ok.withWindow(1000, 15, 0));
-        assertThrows(IllegalArgumentException.class, () -> ok.withRetransmits(8, 0, 1));
+        assertThrows(IllegalArgumentException.class, () -> ok.toBuilder().buffers(1000, 4096).build());
+        assertThrows(IllegalArgumentException.class, () -> ok.toBuilder().window(1000, 15, 0).build());
+        assertThrows(IllegalArgumentException.class, () -> ok.toBuilder().retransmits(8, 0, 1).build());
     }
 
     @Test
@@ -77,9 +77,10 @@ class TcpConnectionParamsTest {
         assertEquals(200_000_000L, paced.rtoInitialNanos());
         assertEquals(ctx.delayedAckNanos(), paced.delayedAckNanos(), "the model still acknowledges promptly");
         assertEquals(ctx.rtoMaxNanos(), paced.rtoMaxNanos());
-        assertEquals(ctx.withWindow(1, 0, 0).sndWnd(), paced.withWindow(1, 0, 0).sndWnd());
+        assertEquals(ctx.toBuilder().window(1, 0, 0).build().sndWnd(),
+                paced.toBuilder().window(1, 0, 0).build().sndWnd());
         assertTrue(ctx == ctx.withRtoFloor(0) && ctx == ctx.withRtoFloor(5_000_000L), "no floor, or a lower one");
-        TcpConnectionParams slowStart = ctx.withCongestion(7L * 1460, 9L * 1460);
+        TcpConnectionParams slowStart = ctx.toBuilder().congestion(7L * 1460, 9L * 1460).build();
         assertEquals(7L * 1460, slowStart.initialCwnd());
         assertEquals(9L * 1460, slowStart.ssThresh());
     }

@@ -49,9 +49,9 @@ final class TcpPair implements AutoCloseable {
         // 256 KiB buffers advertised with a window scale of 3 (65535 << 3 covers them).
         return sideA
                 ? TcpConnectionParams.ipv4(MAC_A, MAC_B, IP_A, PORT_A, IP_B, PORT_B, ISS_A, ISS_B, MSS)
-                        .withWindow(65535 << 3, 3, 3)
+                        .toBuilder().window(65535 << 3, 3, 3).build()
                 : TcpConnectionParams.ipv4(MAC_B, MAC_A, IP_B, PORT_B, IP_A, PORT_A, ISS_B, ISS_A, MSS)
-                        .withWindow(65535 << 3, 3, 3);
+                        .toBuilder().window(65535 << 3, 3, 3).build();
     }
 
     static byte pattern(long streamOffset, long salt) {
