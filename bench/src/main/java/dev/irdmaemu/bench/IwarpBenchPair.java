@@ -216,12 +216,12 @@ final class IwarpBenchPair implements AutoCloseable {
         var r = new QpResources(0, false, false, false, false, QpResources.NO_PUSH_PAGE, n.sq, n.rq, hwRq, hwSq, q2,
                 0, 0, 0, 2);
         var info = new QpHostContextInfo(0xbe_0000_0000L | QP, CQ, CQ, 0, 0, false, true, true);
-        var iw = new IwarpOffloadInfo(0, 0, 1, 1, 0, n.pd.id(), 64, 64, false, false, false, false, false, false, true,
-                true, false, false, true, false, false, false, 0, 0, 0, n.mac, 5);
-        var tcp = new TcpOffloadInfo(true, true, false, false, false, false, true, false, false, 0, 0, 64, 0,
-                localPort, remotePort, 0, 0, 0, remote, 1460, 0, 0, 3, 0, 5, 7, 7, 0, 0, sndNxt, 256 * 1024,
-                rcvNxt, 256 * 1024, sndNxt, sndNxt, 0, 6, 0x3fffffffL, 0, rcvNxt, sndNxt, 256 * 1024, 0, 0, 0, 0,
-                local);
+        var iw = new IwarpOffloadInfo.Builder().ddpVer(1).rdmapVer(1).pdId(n.pd.id()).ordSize(64).irdSize(64)
+                .wrRdrespEn(true).bindEn(true).rdEn(true).macAddr(n.mac).rtomin(5).build();
+        var tcp = new TcpOffloadInfo.Builder().ipv4(local, remote).ports(localPort, remotePort).ipHeader(64, 0, 0)
+                .noNagle(true).windowScale(true, 7, 7).sndMss(1460).arpIdx(3).tcpState(5)
+                .sendSequence(sndNxt, sndNxt, sndNxt).sendWindow(256 * 1024, rcvNxt, sndNxt, 256 * 1024)
+                .receive(rcvNxt, 256 * 1024).rtt(0, 6).congestion(0, 0x3fffffffL).build();
         new QpContext().wrap(n.store, n.off(ctx), QpContext.SIZE).write(r, info, iw, tcp);
         QpOpFields f = new QpOpFields();
         f.qpId = QP;

@@ -124,13 +124,14 @@ final class CqpOps {
                 QpResources.NO_PUSH_PAGE, ring, ring + 2048, 2, 2, 0, 0, 0, 0, ieqQp);
         var info = new QpHostContextInfo(0xC0DE_0000L + txCq, txCq, rxCq, 0, 0, false,
                 conn != null, true);
-        var iw = new IwarpOffloadInfo(0, 0, 1, 1, 0, 1, 32, 32, false, false, false, false,
-                false, false, true, true, true, false, true, false, false, false, 0, 0, 0, d.driver.macAddress(), 0);
-        TcpOffloadInfo tcp = conn == null ? null : new TcpOffloadInfo(true,
-                true, conn.vlan() >= 0, false, false, false, true, false, false, 0, 0, 64, 0, conn.localPort(),
-                conn.remotePort(), 0, 0, 0, conn.remote(), 1460, 0, Math.max(conn.vlan(), 0), 0, 0, 5, 7, 7, 0, 0,
-                conn.sndNxt(), 65535, conn.rcvNxt(), 65535, conn.sndNxt(), conn.sndNxt(), 0, 0, 0x7fff_ffffL, 14600,
-                conn.rcvNxt(), conn.sndNxt(), 65535, 8, 0, 0, 0, conn.local());
+        var iw = new IwarpOffloadInfo.Builder().ddpVer(1).rdmapVer(1).pdId(1).ordSize(32).irdSize(32).wrRdrespEn(true)
+                .bindEn(true).fastRegEn(true).rdEn(true).macAddr(d.driver.macAddress()).build();
+        TcpOffloadInfo tcp = conn == null ? null : new TcpOffloadInfo.Builder().ipv4(conn.local(), conn.remote())
+                .ports(conn.localPort(), conn.remotePort()).ipHeader(64, 0, 0)
+                .vlan(conn.vlan() >= 0, Math.max(conn.vlan(), 0)).noNagle(true).windowScale(true, 7, 7).sndMss(1460)
+                .tcpState(5).sendSequence(conn.sndNxt(), conn.sndNxt(), conn.sndNxt())
+                .sendWindow(65535, conn.rcvNxt(), conn.sndNxt(), 65535).receive(conn.rcvNxt(), 65535)
+                .congestion(14600, 0x7fff_ffffL).rexmitThresh(8).build();
         new QpContext().wrap(d.store(), d.off(ctx), QpContext.SIZE).write(r, info, iw, tcp);
     }
 

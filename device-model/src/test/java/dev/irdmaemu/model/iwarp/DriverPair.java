@@ -771,18 +771,12 @@ final class DriverPair implements AutoCloseable {
 
     /** {@code w} with MPA CRC off (IRDMAQPC_RCVNOMPACRC), every other field kept. */
     static IwarpOffloadInfo crcOff(IwarpOffloadInfo w) {
-        return new IwarpOffloadInfo(w.rcvMarkOffset(), w.sndMarkOffset(), w.ddpVer(), w.rdmapVer(), w.errRqIdx(),
-                w.pdId(), w.ordSize(), w.irdSize(), w.ibRdEn(), w.alignHdrs(), true, w.errRqIdxValid(),
-                w.sndMarkEn(), w.rcvMarkEn(), w.wrRdrespEn(), w.bindEn(), w.fastRegEn(), w.privModeEn(), w.rdEn(),
-                w.timelyEn(), w.ecnEn(), w.dctcpEn(), w.tHigh(), w.tLow(), w.lastByteSent(), w.macAddr(), w.rtomin());
+        return w.toBuilder().rcvNoMpaCrc(true).build();
     }
 
     /** {@code w} with MPA markers on both ways (IRDMAQPC_SNDMARKERS / RCVMARKERS), every other field kept. */
     static IwarpOffloadInfo markers(IwarpOffloadInfo w) {
-        return new IwarpOffloadInfo(w.rcvMarkOffset(), w.sndMarkOffset(), w.ddpVer(), w.rdmapVer(), w.errRqIdx(),
-                w.pdId(), w.ordSize(), w.irdSize(), w.ibRdEn(), w.alignHdrs(), w.rcvNoMpaCrc(), w.errRqIdxValid(),
-                true, true, w.wrRdrespEn(), w.bindEn(), w.fastRegEn(), w.privModeEn(), w.rdEn(),
-                w.timelyEn(), w.ecnEn(), w.dctcpEn(), w.tHigh(), w.tLow(), w.lastByteSent(), w.macAddr(), w.rtomin());
+        return w.toBuilder().sndMarkEn(true).rcvMarkEn(true).build();
     }
 
     /** Runs the simulation until {@code done} holds, at most {@code maxNanos} of simulated time. */

@@ -234,13 +234,14 @@ class PblMappedRingTest {
         var r = new QpResources(2, false, false, false, false, QpResources.NO_PUSH_PAGE, sqPble, rqPble, hwRq, hwSq,
                 q2, 0, 0, n.driver().qsHandle(), IrdmaDriver.IEQ_QP);
         var info = new QpHostContextInfo(0x0123_4567_0000_0000L | qpId, cqId, cqId, 0, 0, false, true, true);
-        var iw = new IwarpOffloadInfo(0, 0, 1, 1, 0, n.pd.id(), DriverPair.DEFAULT_ORD, DriverPair.DEFAULT_IRD, false,
-                false, false, false, false, false, true, true, true, false, true, false, false, false, 0, 0, 0, n.mac,
-                5);
+        var iw = new IwarpOffloadInfo.Builder().ddpVer(1).rdmapVer(1).pdId(n.pd.id()).ordSize(DriverPair.DEFAULT_ORD)
+                .irdSize(DriverPair.DEFAULT_IRD).wrRdrespEn(true).bindEn(true).fastRegEn(true).rdEn(true).macAddr(n.mac)
+                .rtomin(5).build();
         long window = 256 * 1024;
-        var tcp = new TcpOffloadInfo(true, true, false, false, false, false, true, false, false, 0, 0, 64, 0, 1000,
-                2000, 0, 0, 0, DriverPair.IP_B, 1460, 0, 0, DriverPair.ARP_INDEX, 0, 5, 7, 7, 0, 0, 1, window, 1,
-                window, 1, 1, 0, 6, 0x3fffffffL, 0, 1, 1, window, 0, 0, 0, 0, n.ip);
+        var tcp = new TcpOffloadInfo.Builder().ipv4(n.ip, DriverPair.IP_B).ports(1000, 2000).ipHeader(64, 0, 0)
+                .noNagle(true).windowScale(true, 7, 7).sndMss(1460).arpIdx(DriverPair.ARP_INDEX).tcpState(5)
+                .sendSequence(1, 1, 1).sendWindow(window, 1, 1, window).receive(1, window).rtt(0, 6)
+                .congestion(0, 0x3fffffffL).build();
         new QpContext().wrap(n.store(), n.off(ctx), QpContext.SIZE).write(r, info, iw, tcp);
         QpOpFields f = new QpOpFields();
         f.qpId = qpId;

@@ -12,10 +12,13 @@ import org.junit.jupiter.api.Test;
 /** The QP context's TCP offload fields become the engine's parameters (irdma_init_tcp_ctx, cm.c, fills them). */
 class TcpConnectionParamsTest {
     private static TcpOffloadInfo info(boolean ipv4, boolean vlan, int dupAck, int rexmit) {
-        return new TcpOffloadInfo(ipv4, false, vlan, true, true, false, true, true, true, 0, dupAck, 0x40, 0x08,
-                20000, 40000, 0x20010db8, 0, 0, ipv4 ? TcpPair.IP_B : 2, 1460, 0, 0x6005, 3, 0x777, 5, 7, 6,
-                0x11223344L, 0, 0x1000, 0x30000, 0x2000, 0x40000, 0x1000, 0x1000, 0, 6, 0x3fffffff, 2920, 0x2000,
-                0x1000, 0x30000, rexmit, 0x20010db8, 0, 0, ipv4 ? TcpPair.IP_A : 1);
+        return new TcpOffloadInfo.Builder()
+                .addresses(ipv4, new int[] {0x20010db8, 0, 0, ipv4 ? TcpPair.IP_A : 1},
+                        new int[] {0x20010db8, 0, 0, ipv4 ? TcpPair.IP_B : 2})
+                .ports(20000, 40000).ipHeader(0x40, 0x08, 0x777).vlan(vlan, 0x6005).timeStamp(true, 0x11223344L, 0)
+                .dropOooSeg(true).windowScale(true, 7, 6).ignoreTcpOptions(true, true).dupAckThresh(dupAck).sndMss(1460)
+                .arpIdx(3).tcpState(5).sendSequence(0x1000, 0x1000, 0x1000).sendWindow(0x30000, 0x2000, 0x1000, 0x30000)
+                .receive(0x2000, 0x40000).rtt(0, 6).congestion(2920, 0x3fffffff).rexmitThresh(rexmit).build();
     }
 
     @Test

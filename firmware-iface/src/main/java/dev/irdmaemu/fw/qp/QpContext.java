@@ -402,20 +402,28 @@ public final class QpContext extends QuadView {
     // ---------------------------------------------------------------- record views (allocate)
 
     public TcpOffloadInfo readTcp() {
-        return new TcpOffloadInfo(ipv4(), noNagle(), insertVlanTag(), timeStamp(), dropOooSeg(), avoidStretchAck(),
-            wscale(), ignoreTcpOpt(), ignoreTcpUnsOpt(), cwndIncLimit(), dupAckThresh(), ttl(), tos(), srcPort(),
-            dstPort(), destIp(0), destIp(1), destIp(2), destIp(3), sndMss(), synRstHandling(), vlanTag(), arpIdx(),
-            flowLabel(), tcpState(), sndWscale(), rcvWscale(), timeStampRecent(), timeStampAge(), sndNxt(), sndWnd(),
-            rcvNxt(), rcvWnd(), sndMax(), sndUna(), srtt(), rttVar(), ssThresh(), cwnd(), sndWl1(), sndWl2(),
-            maxSndWindow(), rexmitThresh(), localIp(0), localIp(1), localIp(2), localIp(3));
+        return new TcpOffloadInfo.Builder()
+                .addresses(ipv4(), new int[] {localIp(0), localIp(1), localIp(2), localIp(3)},
+                        new int[] {destIp(0), destIp(1), destIp(2), destIp(3)})
+                .ports(srcPort(), dstPort()).ipHeader(ttl(), tos(), flowLabel()).vlan(insertVlanTag(), vlanTag())
+                .noNagle(noNagle()).timeStamp(timeStamp(), timeStampRecent(), timeStampAge()).dropOooSeg(dropOooSeg())
+                .avoidStretchAck(avoidStretchAck()).windowScale(wscale(), sndWscale(), rcvWscale())
+                .ignoreTcpOptions(ignoreTcpOpt(), ignoreTcpUnsOpt()).cwndIncLimit(cwndIncLimit())
+                .dupAckThresh(dupAckThresh()).sndMss(sndMss()).synRstHandling(synRstHandling()).arpIdx(arpIdx())
+                .tcpState(tcpState()).sendSequence(sndNxt(), sndUna(), sndMax())
+                .sendWindow(sndWnd(), sndWl1(), sndWl2(), maxSndWindow()).receive(rcvNxt(), rcvWnd())
+                .rtt(srtt(), rttVar()).congestion(cwnd(), ssThresh()).rexmitThresh(rexmitThresh()).build();
     }
 
     /** The iWARP half; {@code irdSize} here is the hardware IRD entries ({@link #irdHwSize()}), not the code. */
     public IwarpOffloadInfo readIwarp() {
-        return new IwarpOffloadInfo(rcvMarkOffset(), sndMarkOffset(), ddpVersion(), rdmapVersion(), errRqIdx(),
-            pdId(), ordSize(), irdHwSize(), ibRdEnabled(), alignHeaders(), rcvNoMpaCrc(), errRqIdxValid(),
-            sndMarkers(), rcvMarkers(), wrRdRespOk(), bindEnabled(), fastRegEnabled(), privEnabled(), rdOk(),
-            timelyEnabled(), ecnEnabled(), dcTcpEnabled(), tHigh(), tLow(), lastByteSent(), macAddress(), rtoMin());
+        return new IwarpOffloadInfo.Builder().rcvMarkOffset(rcvMarkOffset()).sndMarkOffset(sndMarkOffset())
+                .ddpVer(ddpVersion()).rdmapVer(rdmapVersion()).errRqIdx(errRqIdx()).pdId(pdId()).ordSize(ordSize())
+                .irdSize(irdHwSize()).ibRdEn(ibRdEnabled()).alignHdrs(alignHeaders()).rcvNoMpaCrc(rcvNoMpaCrc())
+                .errRqIdxValid(errRqIdxValid()).sndMarkEn(sndMarkers()).rcvMarkEn(rcvMarkers()).wrRdrespEn(wrRdRespOk())
+                .bindEn(bindEnabled()).fastRegEn(fastRegEnabled()).privModeEn(privEnabled()).rdEn(rdOk())
+                .timelyEn(timelyEnabled()).ecnEn(ecnEnabled()).dctcpEn(dcTcpEnabled()).tHigh(tHigh()).tLow(tLow())
+                .lastByteSent(lastByteSent()).macAddr(macAddress()).rtomin(rtoMin()).build();
     }
 
     public QpResources readResources() {

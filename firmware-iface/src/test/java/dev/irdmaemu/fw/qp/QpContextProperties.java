@@ -25,21 +25,29 @@ class QpContextProperties {
     }
 
     static TcpOffloadInfo randomTcp(Draws r) {
-        return new TcpOffloadInfo(r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), r.nextBoolean(),
-            r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), bits(r, 2),
-            bits(r, 3), bits(r, 8), bits(r, 8), bits(r, 16), bits(r, 16), r.nextInt(), r.nextInt(), r.nextInt(),
-            r.nextInt(), bits(r, 14), bits(r, 2), bits(r, 16), bits(r, 16), bits(r, 20), bits(r, 4), bits(r, 4),
-            bits(r, 4), u32(r), u32(r), u32(r), u32(r), u32(r), u32(r), u32(r), u32(r), u32(r), u32(r), u32(r),
-            u32(r), u32(r), u32(r), u32(r), bits(r, 6), r.nextInt(), r.nextInt(), r.nextInt(), r.nextInt());
+        return new TcpOffloadInfo.Builder()
+                .addresses(r.nextBoolean(), new int[] {r.nextInt(), r.nextInt(), r.nextInt(), r.nextInt()},
+                        new int[] {r.nextInt(), r.nextInt(), r.nextInt(), r.nextInt()})
+                .ports(bits(r, 16), bits(r, 16)).ipHeader(bits(r, 8), bits(r, 8), bits(r, 20))
+                .vlan(r.nextBoolean(), bits(r, 16)).noNagle(r.nextBoolean()).timeStamp(r.nextBoolean(), u32(r), u32(r))
+                .dropOooSeg(r.nextBoolean()).avoidStretchAck(r.nextBoolean())
+                .windowScale(r.nextBoolean(), bits(r, 4), bits(r, 4)).ignoreTcpOptions(r.nextBoolean(), r.nextBoolean())
+                .cwndIncLimit(bits(r, 2)).dupAckThresh(bits(r, 3)).sndMss(bits(r, 14)).synRstHandling(bits(r, 2))
+                .arpIdx(bits(r, 16)).tcpState(bits(r, 4)).sendSequence(u32(r), u32(r), u32(r))
+                .sendWindow(u32(r), u32(r), u32(r), u32(r)).receive(u32(r), u32(r)).rtt(u32(r), u32(r))
+                .congestion(u32(r), u32(r)).rexmitThresh(bits(r, 6)).build();
     }
 
     static IwarpOffloadInfo randomIwarp(Draws r) {
         int[] irds = {2, 8, 32, 64, 128};
-        return new IwarpOffloadInfo(bits(r, 9), bits(r, 9), bits(r, 2), bits(r, 2), bits(r, 15), bits(r, 18),
-            bits(r, 8), irds[r.nextInt(irds.length)], r.nextBoolean(), r.nextBoolean(), r.nextBoolean(),
-            r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), r.nextBoolean(),
-            r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), r.nextBoolean(), bits(r, 12),
-            bits(r, 8), bits(r, 8), r.nextLong() & 0xffff_ffff_ffffL, bits(r, 7));
+        return new IwarpOffloadInfo.Builder().rcvMarkOffset(bits(r, 9)).sndMarkOffset(bits(r, 9)).ddpVer(bits(r, 2))
+                .rdmapVer(bits(r, 2)).errRqIdx(bits(r, 15)).pdId(bits(r, 18)).ordSize(bits(r, 8))
+                .irdSize(irds[r.nextInt(irds.length)]).ibRdEn(r.nextBoolean()).alignHdrs(r.nextBoolean())
+                .rcvNoMpaCrc(r.nextBoolean()).errRqIdxValid(r.nextBoolean()).sndMarkEn(r.nextBoolean())
+                .rcvMarkEn(r.nextBoolean()).wrRdrespEn(r.nextBoolean()).bindEn(r.nextBoolean())
+                .fastRegEn(r.nextBoolean()).privModeEn(r.nextBoolean()).rdEn(r.nextBoolean()).timelyEn(r.nextBoolean())
+                .ecnEn(r.nextBoolean()).dctcpEn(r.nextBoolean()).tHigh(bits(r, 12)).tLow(bits(r, 8))
+                .lastByteSent(bits(r, 8)).macAddr(r.nextLong() & 0xffff_ffff_ffffL).rtomin(bits(r, 7)).build();
     }
 
     static QpResources randomResources(Draws r) {
@@ -57,14 +65,7 @@ class QpContextProperties {
     /** The record with the TOS irdma_sc_qp_setctx writes. */
     static TcpOffloadInfo expectedTcp(TcpOffloadInfo t, IwarpOffloadInfo iw) {
         int tos = (iw.ecnEn() || iw.dctcpEn()) && (t.tos() & 3) == 0 ? t.tos() | 2 : t.tos();
-        return new TcpOffloadInfo(t.ipv4(), t.noNagle(), t.insertVlanTag(), t.timeStamp(), t.dropOooSeg(),
-            t.avoidStretchAck(), t.wscale(), t.ignoreTcpOpt(), t.ignoreTcpUnsOpt(), t.cwndIncLimit(),
-            t.dupAckThresh(), t.ttl(), tos, t.srcPort(), t.dstPort(), t.destIp0(), t.destIp1(), t.destIp2(),
-            t.destIp3(), t.sndMss(), t.synRstHandling(), t.vlanTag(), t.arpIdx(), t.flowLabel(), t.tcpState(),
-            t.sndWscale(), t.rcvWscale(), t.timeStampRecent(), t.timeStampAge(), t.sndNxt(), t.sndWnd(), t.rcvNxt(),
-            t.rcvWnd(), t.sndMax(), t.sndUna(), t.srtt(), t.rttVar(), t.ssThresh(), t.cwnd(), t.sndWl1(),
-            t.sndWl2(), t.maxSndWindow(), t.rexmitThresh(), t.localIp0(), t.localIp1(), t.localIp2(),
-            t.localIp3());
+        return t.toBuilder().ipHeader(t.ttl(), tos, t.flowLabel()).build();
     }
 
     /** Marker offsets default to the sequence numbers; IRD becomes the hardware size (2 * IRD rounded up). */
@@ -72,10 +73,7 @@ class QpContextProperties {
         int rcvMark = w.rcvMarkOffset() != 0 ? w.rcvMarkOffset() : (int) (t.rcvNxt() & 0x1ff);
         int sndMark = w.sndMarkOffset() != 0 ? w.sndMarkOffset() : (int) (t.sndNxt() & 0x1ff);
         int hwIrd = Integer.highestOneBit(2 * w.irdSize() - 1) << 1;
-        return new IwarpOffloadInfo(rcvMark, sndMark, w.ddpVer(), w.rdmapVer(), w.errRqIdx(), w.pdId(),
-            w.ordSize(), Math.max(hwIrd, 4), w.ibRdEn(), w.alignHdrs(), w.rcvNoMpaCrc(), w.errRqIdxValid(),
-            w.sndMarkEn(), w.rcvMarkEn(), w.wrRdrespEn(), w.bindEn(), w.fastRegEn(), w.privModeEn(), w.rdEn(),
-            w.timelyEn(), w.ecnEn(), w.dctcpEn(), w.tHigh(), w.tLow(), w.lastByteSent(), w.macAddr(), w.rtomin());
+        return w.toBuilder().rcvMarkOffset(rcvMark).sndMarkOffset(sndMark).irdSize(Math.max(hwIrd, 4)).build();
     }
 
     @Property(tries = 300)

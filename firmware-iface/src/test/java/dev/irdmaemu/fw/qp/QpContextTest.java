@@ -24,15 +24,18 @@ class QpContextTest {
     }
 
     static IwarpOffloadInfo iwarp() {
-        return new IwarpOffloadInfo(0, 0, 1, 1, 0, 0x2_0005, 0x20, 16, true, true, false, false, false, false,
-            true, true, true, false, true, false, true, false, 0, 0, 0, 0x02_00_00_00_00_01L, 5);
+        return new IwarpOffloadInfo.Builder().ddpVer(1).rdmapVer(1).pdId(0x2_0005).ordSize(0x20).irdSize(16)
+                .ibRdEn(true).alignHdrs(true).wrRdrespEn(true).bindEn(true).fastRegEn(true).rdEn(true).ecnEn(true)
+                .macAddr(0x02_00_00_00_00_01L).rtomin(5).build();
     }
 
     static TcpOffloadInfo tcp() {
-        return new TcpOffloadInfo(true, false, true, false, true, false, true, true, true, 0, 0, 0x40, 0, 20000,
-            0xc000, 0, 0, 0, 0xc633_6407 /* 198.51.100.7 */, 1460, 0, 0x2064, 3, 0, 5, 7, 2, 0, 0,
-            0x1122_3344L, 0xfaf0L, 0xaabb_ccddL, 0x4_0000L, 0x1122_3344L, 0x1122_3344L, 0, 6, 0x3fff_c000L,
-            0xb68L, 0xaabb_ccddL, 0x1122_3344L, 0xfaf0L, 8, 0, 0, 0, 0xc000_0201 /* 192.0.2.1 */);
+        return new TcpOffloadInfo.Builder().ipv4(0xc000_0201 /* 192.0.2.1 */, 0xc633_6407 /* 198.51.100.7 */)
+                .ports(20000, 0xc000).ipHeader(0x40, 0, 0).vlan(true, 0x2064).dropOooSeg(true).windowScale(true, 7, 2)
+                .ignoreTcpOptions(true, true).sndMss(1460).arpIdx(3).tcpState(5)
+                .sendSequence(0x1122_3344L, 0x1122_3344L, 0x1122_3344L)
+                .sendWindow(0xfaf0L, 0xaabb_ccddL, 0x1122_3344L, 0xfaf0L).receive(0xaabb_ccddL, 0x4_0000L).rtt(0, 6)
+                .congestion(0xb68L, 0x3fff_c000L).rexmitThresh(8).build();
     }
 
     static long qword(BytesStore<?, ?> s, long off) {
