@@ -41,33 +41,66 @@ public final class GuestModules {
      */
     public static Map<String, byte[]> overlay(Path dir, String recipe) throws IOException {
         Path tree = dir.toAbsolutePath().normalize();
+        String release = release(dir, tree);
+        ModulesDep modules = ModulesDep.read(dir, tree);
+        LinkedHashSet<String> order = loadOrder(dir, modules, builtin(tree));
+        String base = "usr/lib/modules/" + release + "/";
+        Map<String, byte[]> files = moduleFiles(dir, tree, modules, order, base);
+        LinkedHashSet<String> initSet = new LinkedHashSet<>();
+        for (String root : INIT_LOADS) {
+            visit(root, modules.depsOf(), initSet, new HashSet<>());
+        }
+        StringBuilder initOrder = new StringBuilder();
+        for (String m : initSet) {
+            initOrder.append(m).append('\n');
+        }
+        files.put("etc/modules.order", initOrder.toString().getBytes(StandardCharsets.UTF_8));
+        files.put("etc/irdma-emu-kit", ("KVER=" + release + "\nRECIPE=" + recipe + "\nFLAVOUR=e810\nE810_DDP="
+                + E810_DDP + "\n").getBytes(StandardCharsets.UTF_8));
+        return files;
+    }
+
+    /** The tree's folder name, which must be a kernel release. */
+    private static String release(Path dir, Path tree) throws IOException {
         String release = tree.getFileName() == null ? "" : tree.getFileName().toString();
         if (!release.matches("[A-Za-z0-9._+-]+")) {
             throw new IOException(dir + ": not a modules tree (lib/modules/RELEASE), its name is no kernel release");
         }
-        Path depFile = tree.resolve("modules.dep");
-        if (!Files.isRegularFile(depFile)) {
-            throw new IOException(dir + " has no modules.dep: give the folder make modules_install wrote "
-                    + "(INSTALL_MOD_PATH/lib/modules/RELEASE)");
-        }
-        Map<String, String> pathOf = new LinkedHashMap<>();
-        Map<String, List<String>> depsOf = new LinkedHashMap<>();
-        for (String line : Files.readAllLines(depFile, StandardCharsets.UTF_8)) {
-            int colon = line.indexOf(':');
-            if (colon <= 0) {
-                continue;
+        return release;
+    }
+
+    /** The tree's modules.dep (kmod's depmod output): each module's path in the tree and its direct dependencies. */
+    private record ModulesDep(Map<String, String> pathOf, Map<String, List<String>> depsOf) {
+        static ModulesDep read(Path dir, Path tree) throws IOException {
+            Path depFile = tree.resolve("modules.dep");
+            if (!Files.isRegularFile(depFile)) {
+                throw new IOException(dir + " has no modules.dep: give the folder make modules_install wrote "
+                        + "(INSTALL_MOD_PATH/lib/modules/RELEASE)");
             }
-            String path = line.substring(0, colon).trim();
-            String name = moduleName(path);
-            pathOf.put(name, path);
-            List<String> deps = new ArrayList<>();
-            for (String d : line.substring(colon + 1).trim().split("\\s+")) {
-                if (!d.isEmpty()) {
-                    deps.add(moduleName(d));
+            Map<String, String> pathOf = new LinkedHashMap<>();
+            Map<String, List<String>> depsOf = new LinkedHashMap<>();
+            for (String line : Files.readAllLines(depFile, StandardCharsets.UTF_8)) {
+                int colon = line.indexOf(':');
+                if (colon <= 0) {
+                    continue;
                 }
+                String path = line.substring(0, colon).trim();
+                String name = moduleName(path);
+                pathOf.put(name, path);
+                List<String> deps = new ArrayList<>();
+                for (String d : line.substring(colon + 1).trim().split("\\s+")) {
+                    if (!d.isEmpty()) {
+                        deps.add(moduleName(d));
+                    }
+                }
+                depsOf.put(name, deps);
             }
-            depsOf.put(name, deps);
+            return new ModulesDep(pathOf, depsOf);
         }
+    }
+
+    /** The modules the kernel has built in (modules.builtin; none when the tree has no such file). */
+    private static Set<String> builtin(Path tree) throws IOException {
         Set<String> builtin = new HashSet<>();
         Path builtinFile = tree.resolve("modules.builtin");
         if (Files.isRegularFile(builtinFile)) {
@@ -77,22 +110,34 @@ public final class GuestModules {
                 }
             }
         }
+        return builtin;
+    }
+
+    /** Every module the init and the scenarios load, dependencies first; a root neither there nor built in fails. */
+    private static LinkedHashSet<String> loadOrder(Path dir, ModulesDep modules, Set<String> builtin)
+            throws IOException {
         LinkedHashSet<String> order = new LinkedHashSet<>();
         List<String> roots = new ArrayList<>(INIT_LOADS);
         roots.addAll(SCENARIO_LOADS);
         for (String root : roots) {
-            if (!pathOf.containsKey(root) && !builtin.contains(root)) {
+            if (!modules.pathOf().containsKey(root) && !builtin.contains(root)) {
                 throw new IOException(dir + " has no " + root + " (neither a module in modules.dep nor built in)");
             }
-            visit(root, depsOf, order, new HashSet<>());
+            visit(root, modules.depsOf(), order, new HashSet<>());
         }
-        String base = "usr/lib/modules/" + release + "/";
+        return order;
+    }
+
+    /** Each module in {@code order} as {@code base/NAME.ko}, then the flat modules.dep naming them. */
+    private static Map<String, byte[]> moduleFiles(Path dir, Path tree, ModulesDep modules,
+                                                   LinkedHashSet<String> order, String base) throws IOException {
         Map<String, byte[]> files = new LinkedHashMap<>();
         StringBuilder dep = new StringBuilder();
         for (String m : order) {
-            Path ko = tree.resolve(pathOf.get(m)).normalize();
+            Path ko = tree.resolve(modules.pathOf().get(m)).normalize();
             if (!ko.startsWith(tree) || !Files.isRegularFile(ko)) {
-                throw new IOException(dir + ": modules.dep names " + pathOf.get(m) + ", which is not in the tree");
+                throw new IOException(dir + ": modules.dep names " + modules.pathOf().get(m)
+                        + ", which is not in the tree");
             }
             if (!ko.getFileName().toString().endsWith(".ko")) {
                 throw new IOException(ko + " is compressed: install the modules uncompressed "
@@ -101,7 +146,7 @@ public final class GuestModules {
             files.put(base + m + ".ko", Files.readAllBytes(ko));
             // modprobe loads a module's dependencies from the right: the deepest last in the list
             LinkedHashSet<String> closure = new LinkedHashSet<>();
-            visit(m, depsOf, closure, new HashSet<>());
+            visit(m, modules.depsOf(), closure, new HashSet<>());
             closure.remove(m);
             List<String> deps = new ArrayList<>(closure);
             Collections.reverse(deps);
@@ -112,17 +157,6 @@ public final class GuestModules {
             dep.append('\n');
         }
         files.put(base + "modules.dep", dep.toString().getBytes(StandardCharsets.UTF_8));
-        LinkedHashSet<String> initSet = new LinkedHashSet<>();
-        for (String root : INIT_LOADS) {
-            visit(root, depsOf, initSet, new HashSet<>());
-        }
-        StringBuilder initOrder = new StringBuilder();
-        for (String m : initSet) {
-            initOrder.append(m).append('\n');
-        }
-        files.put("etc/modules.order", initOrder.toString().getBytes(StandardCharsets.UTF_8));
-        files.put("etc/irdma-emu-kit", ("KVER=" + release + "\nRECIPE=" + recipe + "\nFLAVOUR=e810\nE810_DDP="
-                + E810_DDP + "\n").getBytes(StandardCharsets.UTF_8));
         return files;
     }
 

@@ -19,6 +19,7 @@ import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceSink;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -155,7 +156,7 @@ public final class HostedNode implements AutoCloseable {
      * plays no part.
      */
     public void whenNeighbourKnown(IpEndpoint address, Runnable then) {
-        if (neighbour(address) >= 0) {
+        if (neighbour(address).isPresent()) {
             then.run();
             return;
         }
@@ -169,8 +170,8 @@ public final class HostedNode implements AutoCloseable {
         });
     }
 
-    /** Model thread: the MAC learned for {@code address}, or -1. */
-    public long neighbour(IpEndpoint address) {
+    /** Model thread: the MAC learned for {@code address}, empty when none was. */
+    public OptionalLong neighbour(IpEndpoint address) {
         return lan.neighbour(address.ipv4(), address.addressHi(), address.addressLo());
     }
 

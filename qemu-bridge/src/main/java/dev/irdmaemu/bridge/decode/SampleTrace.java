@@ -124,11 +124,22 @@ public final class SampleTrace {
     }
 
     private void conversation() {
+        tcpHandshake();
+        mpaNegotiation();
+        rdmaTraffic();
+        damagedSendAndTerminate();
+        tcpClose();
+    }
+
+    private void tcpHandshake() {
         // TCP three-way handshake (RFC 9293 §3.5), options as Linux sends them minus timestamps
         segment(true, TcpHeader.SYN, 0, true, 0);
         segment(false, TcpHeader.SYN | TcpHeader.ACK, 0, true, 41_250);
         segment(true, TcpHeader.ACK, 0, false, 39_875);
+    }
 
+    /** MPA v2 Request and Reply, then the RTR the reply chose. */
+    private void mpaNegotiation() {
         // MPA v2 Request with the RTR message and ULP private data (RFC 6581 §5; irdma cm.c builds C|H)
         int pd = ascii("irdma-emu:1\0");
         mpa.reset().request().revision(MpaFrame.REVISION_2).flags(MpaFrame.FLAG_CRC)
@@ -148,12 +159,15 @@ public final class SampleTrace {
         n = iwarp.writeTagged(payload, 0, payload.realCapacity(), RdmapOpcode.CODE_RDMA_WRITE, true, 0, 0L,
                 null, 0, 0, true);
         segment(true, TcpHeader.PSH | TcpHeader.ACK, n, false, 43_333);
+    }
 
+    /** A buffer advertisement, an RDMA Write into it, an RDMA Read and its response, a Send with Invalidate. */
+    private void rdmaTraffic() {
         // the responder's first Send (QN 0, MSN 1; RFC 5041 §5.3: MSN starts at 1): a buffer advertisement
         put32(data, 0, RESPONDER_STAG);
         put64(data, 4, RESPONDER_TO);
         put32(data, 12, RESPONDER_BUFFER_LENGTH);
-        n = iwarp.writeUntagged(payload, 0, payload.realCapacity(), RdmapOpcode.CODE_SEND, true, 0,
+        int n = iwarp.writeUntagged(payload, 0, payload.realCapacity(), RdmapOpcode.CODE_SEND, true, 0,
                 RdmapOpcode.QN_SEND, 1, 0, data, 0, 16, true);
         segment(false, TcpHeader.PSH | TcpHeader.ACK, n, false, 47_001);
 
@@ -179,15 +193,18 @@ public final class SampleTrace {
         segment(false, TcpHeader.PSH | TcpHeader.ACK, n, false, 44_444);
 
         // Send with Invalidate of the responder's STag (RFC 5040 §4.3), QN 0 MSN 1
-        pd = ascii("done");
+        int pd = ascii("done");
         n = iwarp.writeUntagged(payload, 0, payload.realCapacity(), RdmapOpcode.CODE_SEND_WITH_INVALIDATE, true,
                 RESPONDER_STAG, RdmapOpcode.QN_SEND, 1, 0, data, 0, pd, true);
         segment(true, TcpHeader.PSH | TcpHeader.ACK, n, false, 38_765);
         segment(false, TcpHeader.ACK, 0, false, 40_100);
+    }
 
+    /** A Send whose CRC the wire damaged, and the Terminate it draws. */
+    private void damagedSendAndTerminate() {
         // a Send whose CRC trailer was damaged after the sender computed it (QN 0, MSN 2)
-        pd = ascii("status: ok");
-        n = iwarp.writeUntagged(payload, 0, payload.realCapacity(), RdmapOpcode.CODE_SEND, true, 0,
+        int pd = ascii("status: ok");
+        int n = iwarp.writeUntagged(payload, 0, payload.realCapacity(), RdmapOpcode.CODE_SEND, true, 0,
                 RdmapOpcode.QN_SEND, 2, 0, data, 0, pd, true);
         payload.writeByte(n - 1, (byte) (payload.readByte(n - 1) ^ 0x5a));
         segment(false, TcpHeader.PSH | TcpHeader.ACK, n, false, 150_000);
@@ -200,7 +217,9 @@ public final class SampleTrace {
         n = iwarp.writeUntagged(payload, 0, payload.realCapacity(), RdmapOpcode.CODE_TERMINATE, true, 0,
                 RdmapOpcode.QN_TERMINATE, 1, 0, data, 0, term, true);
         segment(true, TcpHeader.PSH | TcpHeader.ACK, n, false, 20_000);
+    }
 
+    private void tcpClose() {
         // FIN handshake (RFC 9293 §3.6)
         segment(true, TcpHeader.FIN | TcpHeader.ACK, 0, false, 5_000);
         segment(false, TcpHeader.FIN | TcpHeader.ACK, 0, false, 42_000);

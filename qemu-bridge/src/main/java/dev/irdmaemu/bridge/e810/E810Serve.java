@@ -150,42 +150,7 @@ public final class E810Serve implements AutoCloseable {
         this.traceOut = s.trace() ? Files.newBufferedWriter(s.runDir().resolve(TRACE), StandardCharsets.UTF_8)
                 : new BufferedWriter(Writer.nullWriter());
         try {
-            List<Path> sockets = new ArrayList<>();
-            List<FunctionSessions> listeners = new ArrayList<>();
-            for (int i = 0; i < s.functions(); i++) {
-                Path socket = s.socketDir().toAbsolutePath().resolve("e810-" + i + ".sock");
-                devices.add(VfioUserDevice.socket(socket).id("e810-" + i).messageTimeout(s.messageTimeout())
-                        .build()); // checks the path's length
-                sockets.add(socket);
-                listeners.add(new FunctionSessions(i));
-            }
-            adapter = E810Host.startAdapter(sockets, FIRST_MAC, 1,
-                    i -> s.trace() ? new FunctionTrace(i, listeners.get(i)) : null, listeners::get);
-            for (int i = 0; i < s.functions(); i++) {
-                FunctionSessions listener = listeners.get(i);
-                listener.host = adapter;
-                int fn = i;
-                if (!s.trace()) {
-                    // no trace file: only the resets are traced, for the session log's FLR lines
-                    ResetWatch watch = new ResetWatch(listener);
-                    adapter.loop().call(() -> adapter.trace(fn).enable(watch, TraceKind.FUNCTION_RESET),
-                            MODEL_TIMEOUT);
-                }
-                long mac = FIRST_MAC + i;
-                log("pf" + i, "serving", "mac=" + macText(mac) + " socket=" + sockets.get(i));
-                progress.accept(String.format("E810 PF %d (MAC %s, DSN %016x) serving vfio-user at %s", i,
-                        macText(mac), adapter.pf(i).pci().serialNumber(), sockets.get(i)));
-            }
-            if (s.functions() > 1) {
-                switchPcap = PcapWriter.open(s.runDir().resolve(SWITCH_PCAP), TimestampResolution.NANOSECONDS);
-                PcapWriter tap = switchPcap;
-                adapter.loop().call(() -> {
-                    adapter.adapterSwitch().switchedTap(tap);
-                    return null;
-                }, MODEL_TIMEOUT);
-                progress.accept(String.format("the %d functions share one switch and one cable; frames between"
-                        + " them in %s", s.functions(), s.runDir().resolve(SWITCH_PCAP)));
-            }
+            startFunctions(progress);
         } catch (IOException | RuntimeException e) {
             closeHosts();
             closeQuietly(traceOut);
@@ -216,16 +181,74 @@ public final class E810Serve implements AutoCloseable {
                 throw e;
             }
         }
+        this.qemuArguments = qemuArgumentsFor(s);
+        Files.write(s.runDir().resolve(QEMU_ARGUMENTS), qemuArguments, StandardCharsets.UTF_8);
+        this.flusher = new Thread(this::flushPeriodically, "e810-serve trace flush");
+        flusher.setDaemon(true);
+        flusher.start();
+    }
+
+    /**
+     * The adapter: each function's vfio-user device and socket, the model loop with every function on it (its
+     * trace, or only its resets for the session log), and with more than one function the switch's tap.
+     */
+    private void startFunctions(Consumer<String> progress) throws IOException, InterruptedException,
+            TimeoutException {
+        Settings s = settings;
+        List<Path> sockets = new ArrayList<>();
+        List<FunctionSessions> listeners = new ArrayList<>();
+        for (int i = 0; i < s.functions(); i++) {
+            Path socket = s.socketDir().toAbsolutePath().resolve("e810-" + i + ".sock");
+            devices.add(VfioUserDevice.socket(socket).id("e810-" + i).messageTimeout(s.messageTimeout())
+                    .build()); // checks the path's length
+            sockets.add(socket);
+            listeners.add(new FunctionSessions(i));
+        }
+        adapter = E810Host.startAdapter(sockets, FIRST_MAC, 1,
+                i -> s.trace() ? new FunctionTrace(i, listeners.get(i)) : null, listeners::get);
+        for (int i = 0; i < s.functions(); i++) {
+            serving(i, listeners.get(i), sockets.get(i), progress);
+        }
+        if (s.functions() > 1) {
+            tapSwitch(progress);
+        }
+    }
+
+    /** Function {@code i} is up on the adapter: its session listener bound, its resets watched, its start logged. */
+    private void serving(int i, FunctionSessions listener, Path socket, Consumer<String> progress)
+            throws InterruptedException, TimeoutException {
+        listener.host = adapter;
+        if (!settings.trace()) {
+            // no trace file: only the resets are traced, for the session log's FLR lines
+            ResetWatch watch = new ResetWatch(listener);
+            adapter.loop().call(() -> adapter.trace(i).enable(watch, TraceKind.FUNCTION_RESET), MODEL_TIMEOUT);
+        }
+        long mac = FIRST_MAC + i;
+        log("pf" + i, "serving", "mac=" + macText(mac) + " socket=" + socket);
+        progress.accept(String.format("E810 PF %d (MAC %s, DSN %016x) serving vfio-user at %s", i,
+                macText(mac), adapter.pf(i).pci().serialNumber(), socket));
+    }
+
+    /** The switch's tap: frames it turns around between the functions, in {@value #SWITCH_PCAP}. */
+    private void tapSwitch(Consumer<String> progress) throws IOException, InterruptedException, TimeoutException {
+        switchPcap = PcapWriter.open(settings.runDir().resolve(SWITCH_PCAP), TimestampResolution.NANOSECONDS);
+        PcapWriter tap = switchPcap;
+        adapter.loop().call(() -> {
+            adapter.adapterSwitch().switchedTap(tap);
+            return null;
+        }, MODEL_TIMEOUT);
+        progress.accept(String.format("the %d functions share one switch and one cable; frames between"
+                + " them in %s", settings.functions(), settings.runDir().resolve(SWITCH_PCAP)));
+    }
+
+    /** What to add to QEMU's command line: shared guest RAM on q35, the functions, and the virtio-net NIC if any. */
+    private List<String> qemuArgumentsFor(Settings s) {
         List<String> args = new ArrayList<>(GuestLaunch.sharedMemoryArguments(s.memoryMiB(), GuestLaunch.Machine.Q35));
         args.addAll(GuestLaunch.vfioUserArguments(List.of(devices)));
         if (s.vhostUser() != null) {
             args.addAll(GuestLaunch.vhostUserNicArguments(vhostBackend.socketPath(), HostedNode.GUEST_MAC_TEXT));
         }
-        this.qemuArguments = List.copyOf(args);
-        Files.write(s.runDir().resolve(QEMU_ARGUMENTS), qemuArguments, StandardCharsets.UTF_8);
-        this.flusher = new Thread(this::flushPeriodically, "e810-serve trace flush");
-        flusher.setDaemon(true);
-        flusher.start();
+        return List.copyOf(args);
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.irdmaemu.fw.frame.Ipv4Header;
 import dev.irdmaemu.fw.frame.Ipv6Header;
 import dev.irdmaemu.model.port.FrameTransmitter;
 import dev.irdmaemu.model.port.LanSink;
+import java.util.OptionalLong;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -350,14 +351,14 @@ public final class LanResponder implements LanSink {
         neighbours.learned(v4, hi, lo, mac);
     }
 
-    /** The MAC learned for an address (IPv4 as the mapped form), or -1. */
-    public long neighbour(boolean v4, long hi, long lo) {
+    /** The MAC learned for an address (IPv4 as the mapped form), empty when none was. */
+    public OptionalLong neighbour(boolean v4, long hi, long lo) {
         for (int i = 0; i < neighbourCount; i++) {
             if (neighbourV4[i] == v4 && neighbourHi[i] == hi && neighbourLo[i] == lo) {
-                return neighbourMac[i];
+                return OptionalLong.of(neighbourMac[i]);
             }
         }
-        return -1;
+        return OptionalLong.empty();
     }
 
     public int neighbourCount() {

@@ -7,6 +7,7 @@ import dev.irdmaemu.fw.queue.AeSource;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.reg.RegisterLayout;
 import java.util.Locale;
+import java.util.OptionalInt;
 import java.util.Set;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -380,7 +381,8 @@ public final class EventDecoder {
     private void frame(TraceRecord r, StringBuilder out) {
         out.append("frame_rx".equals(r.event()) ? "rx " : "tx ").append(r.get("len"));
         String hdr = r.get("hdr");
-        int n = hdr == null ? 0 : hexToBytes(hdr);
+        OptionalInt decoded = hdr == null ? OptionalInt.of(0) : hexToBytes(hdr);
+        int n = decoded.orElse(0);
         if (n > 0) {
             out.append(" | ");
             long len = r.number("len", n);
@@ -404,21 +406,21 @@ public final class EventDecoder {
         rest(r, FRAME_KEYS, out);
     }
 
-    /** Decodes {@code hex} into {@link #frameBytes}; the byte count, or -1 when it is not hexadecimal. */
-    private int hexToBytes(String hex) {
+    /** Decodes {@code hex} into {@link #frameBytes}; the byte count, empty when it is not hexadecimal. */
+    private OptionalInt hexToBytes(String hex) {
         int n = Math.min(hex.length() / 2, frameBytes.length);
         if (hex.length() % 2 != 0) {
-            return -1;
+            return OptionalInt.empty();
         }
         for (int i = 0; i < n; i++) {
             int hi = Character.digit(hex.charAt(2 * i), 16);
             int lo = Character.digit(hex.charAt(2 * i + 1), 16);
             if (hi < 0 || lo < 0) {
-                return -1;
+                return OptionalInt.empty();
             }
             frameBytes[i] = (byte) (hi << 4 | lo);
         }
-        return n;
+        return OptionalInt.of(n);
     }
 
     private static void rest(TraceRecord r, Set<String> shown, StringBuilder out) {

@@ -69,10 +69,12 @@ public final class MessageDma {
 
     private long maxTransfer = VfioUserConnection.MAX_DATA_XFER;
     private int nextId = 0x8000;
-    /** The id of the request waiting for a reply from the read loop, or -1. Guarded by {@code pendingLock}. */
-    private int pendingId = -1;
+    /** A request waits for the read loop to hand its reply over: the one of id {@link #pendingId}. */
+    private boolean pending;
+    private int pendingId;
     private int pendingCommand;
     private boolean replyReady;
+    /** The length of the reply in {@link #reply}, once one was read (by us or handed over by the read loop). */
     private int replyLength;
     private final Object pendingLock = new Object();
     private volatile boolean closed;
@@ -188,6 +190,7 @@ public final class MessageDma {
         boolean direct = calls.waiting();
         if (!direct) {
             synchronized (pendingLock) {
+                pending = true;
                 pendingId = id;
                 pendingCommand = command;
                 replyReady = false;
@@ -202,45 +205,51 @@ public final class MessageDma {
             closed = true;
             return Result.CLOSED;
         }
-        int got = direct ? readReplyDirect(id, command) : awaitReply();
-        if (got < 0) {
-            return got == -1 ? Result.TIMEOUT : got == -2 ? Result.CLOSED : Result.BAD_REPLY;
+        Result got = direct ? readReplyDirect(id, command) : awaitReply();
+        if (got != Result.OK) {
+            return got;
         }
-        return checkReply(id, command, address, data, offset, count, got);
+        return checkReply(id, command, address, data, offset, count, replyLength);
     }
 
     private void clearPending() {
         synchronized (pendingLock) {
-            pendingId = -1;
+            pending = false;
         }
     }
 
-    /** Waits for the read loop to hand the reply over: its length, or -1 timeout, -2 closed. */
-    private int awaitReply() {
+    /**
+     * Waits for the read loop to hand the reply over: OK (the reply is in {@link #reply}, {@link #replyLength}
+     * bytes), TIMEOUT, or CLOSED.
+     */
+    private Result awaitReply() {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         synchronized (pendingLock) {
             while (!replyReady && !closed) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    pendingId = -1;
+                    pending = false;
                     timedOut();
-                    return -1;
+                    return Result.TIMEOUT;
                 }
                 try {
                     pendingLock.wait(Math.max(1, left / 1_000_000L));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    pendingId = -1;
-                    return -2;
+                    pending = false;
+                    return Result.CLOSED;
                 }
             }
-            pendingId = -1;
-            return replyReady ? replyLength : -2;
+            pending = false;
+            return replyReady ? Result.OK : Result.CLOSED;
         }
     }
 
-    /** Reads the reply from the socket ourselves: its length, or -1 timeout, -2 closed, -3 not our reply. */
-    private int readReplyDirect(int id, int command) {
+    /**
+     * Reads the reply from the socket ourselves: OK (the reply is in {@link #reply}, {@link #replyLength} bytes),
+     * TIMEOUT, CLOSED, or BAD_REPLY (not the reply to our request: the connection is closed).
+     */
+    private Result readReplyDirect(int id, int command) {
         try {
             socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, timeoutMillis)));
             try {
@@ -249,7 +258,7 @@ public final class MessageDma {
                     closed = true;
                     abort.accept("hung up while a DMA " + (command == VfioUserCommand.DMA_READ ? "read" : "write")
                             + " waited for its reply");
-                    return -2;
+                    return Result.CLOSED;
                 }
                 int type = replyBuf.getInt(8) & VfioUserHeader.TYPE_MASK;
                 long size = replyBuf.getInt(4) & 0xFFFF_FFFFL;
@@ -259,24 +268,25 @@ public final class MessageDma {
                     abort.accept("sent " + VfioUserCommand.name(replyBuf.getShort(2) & 0xFFFF) + " (type " + type
                             + ", id " + (replyBuf.getShort(0) & 0xFFFF) + ", size " + size + ") while the device"
                             + " waited for the reply to its " + VfioUserCommand.name(command) + " id " + id);
-                    return -3;
+                    return Result.BAD_REPLY;
                 }
                 if (!readFully(in, reply, VfioUserHeader.SIZE, (int) size - VfioUserHeader.SIZE)) {
                     closed = true;
                     abort.accept("hung up inside the reply to " + VfioUserCommand.name(command));
-                    return -2;
+                    return Result.CLOSED;
                 }
-                return (int) size;
+                replyLength = (int) size;
+                return Result.OK;
             } finally {
                 socket.setSoTimeout(0);
             }
         } catch (SocketTimeoutException e) {
             timedOut();
-            return -1;
+            return Result.TIMEOUT;
         } catch (IOException e) {
             closed = true;
             abort.accept("I/O error waiting for a DMA reply: " + e);
-            return -2;
+            return Result.CLOSED;
         }
     }
 
@@ -298,7 +308,7 @@ public final class MessageDma {
         int id = h.getShort(0) & 0xFFFF;
         long size = h.getInt(4) & 0xFFFF_FFFFL;
         synchronized (pendingLock) {
-            if (id != pendingId || replyReady || size < VfioUserHeader.SIZE || size > reply.length) {
+            if (!pending || id != pendingId || replyReady || size < VfioUserHeader.SIZE || size > reply.length) {
                 return Taken.NOT_EXPECTED;
             }
             System.arraycopy(header, 0, reply, 0, VfioUserHeader.SIZE);

@@ -131,47 +131,8 @@ final class VfioUserConnection implements Runnable {
                     reason = "hung up inside a header (" + got + " of 16 bytes)";
                     break;
                 }
-                if ((header.flags() & VfioUserHeader.TYPE_MASK) == VfioUserHeader.TYPE_REPLY) {
-                    // the client answering one of our DMA_READ/DMA_WRITE requests (from a device timer)
-                    if (header.size() < VfioUserHeader.SIZE || header.size() > MAX_MESSAGE || !fds.isEmpty()) {
-                        reason = "bad reply header: " + VfioUserCommand.name(header.command()) + " id " + header.id()
-                                + " size " + header.size() + " with " + fds.size() + " descriptors";
-                        break;
-                    }
-                    MessageDma.Taken taken = messageDma.takeReply(message, in);
-                    if (taken == MessageDma.Taken.NOT_EXPECTED) {
-                        reason = "bad header: a reply (" + VfioUserCommand.name(header.command()) + " id "
-                                + header.id() + ") while no DMA request of ours waits for one";
-                        break;
-                    }
-                    if (taken == MessageDma.Taken.HUNG_UP) {
-                        reason = "hung up inside a reply to a server DMA request";
-                        break;
-                    }
-                    continue;
-                }
-                VfioUserHeader.Status hs = header.validate(MAX_MESSAGE);
-                if (hs != VfioUserHeader.Status.OK) {
-                    reason = "bad header (" + hs + "): " + VfioUserCommand.name(header.command()) + " id "
-                            + header.id() + " size " + header.size() + " flags 0x"
-                            + Integer.toHexString(header.flags());
-                    break;
-                }
-                int payload = (int) header.size() - VfioUserHeader.SIZE;
-                got = readFully(in, VfioUserHeader.SIZE, payload);
-                collectFds();
-                if (got < payload) {
-                    reason = "hung up inside " + VfioUserCommand.name(header.command()) + " (" + got + " of "
-                            + payload + " payload bytes)";
-                    break;
-                }
-                if (fds.size() > MAX_FDS) {
-                    reason = VfioUserCommand.name(header.command()) + " came with " + fds.size()
-                            + " descriptors, more than the " + MAX_FDS + " advertised";
-                    break;
-                }
-                reason = serve(out, payload);
-                closeFds();
+                reason = (header.flags() & VfioUserHeader.TYPE_MASK) == VfioUserHeader.TYPE_REPLY
+                        ? handOverReply(in) : request(in, out);
                 if (reason != null) {
                     break;
                 }
@@ -181,22 +142,71 @@ final class VfioUserConnection implements Runnable {
                 reason = "I/O error: " + e;
             }
         } finally {
-            if (reason == null) {
-                reason = abortReason;
-            }
-            closeReason = reason;
-            if (reason != null) {
-                counters.clientDropped();
-                LOG.error("vfio-user {}: closing the client: {}", name, reason);
-            } else {
-                LOG.info("vfio-user {}: client disconnected", name);
-            }
-            shutdown();
-            LOG.info("vfio-user {}: {}", name, counters.summary());
+            ended(reason);
         }
     }
 
-    /** Serves one whole message; answers the reason to close the connection, or null. */
+    /**
+     * The client answering one of our DMA_READ/DMA_WRITE requests (from a device timer): handed over to
+     * {@link MessageDma}. Null when it was taken, else why the connection closes.
+     */
+    private String handOverReply(InputStream in) throws IOException {
+        if (header.size() < VfioUserHeader.SIZE || header.size() > MAX_MESSAGE || !fds.isEmpty()) {
+            return "bad reply header: " + VfioUserCommand.name(header.command()) + " id " + header.id()
+                    + " size " + header.size() + " with " + fds.size() + " descriptors";
+        }
+        MessageDma.Taken taken = messageDma.takeReply(message, in);
+        if (taken == MessageDma.Taken.NOT_EXPECTED) {
+            return "bad header: a reply (" + VfioUserCommand.name(header.command()) + " id "
+                    + header.id() + ") while no DMA request of ours waits for one";
+        }
+        if (taken == MessageDma.Taken.HUNG_UP) {
+            return "hung up inside a reply to a server DMA request";
+        }
+        return null;
+    }
+
+    /**
+     * A request whose header was read: checks the header, reads the payload and its descriptors, and serves it.
+     * Null when the connection goes on, else why it closes.
+     */
+    private String request(InputStream in, OutputStream out) throws IOException {
+        VfioUserHeader.Status hs = header.validate(MAX_MESSAGE);
+        if (hs != VfioUserHeader.Status.OK) {
+            return "bad header (" + hs + "): " + VfioUserCommand.name(header.command()) + " id "
+                    + header.id() + " size " + header.size() + " flags 0x"
+                    + Integer.toHexString(header.flags());
+        }
+        int payload = (int) header.size() - VfioUserHeader.SIZE;
+        int got = readFully(in, VfioUserHeader.SIZE, payload);
+        collectFds();
+        if (got < payload) {
+            return "hung up inside " + VfioUserCommand.name(header.command()) + " (" + got + " of "
+                    + payload + " payload bytes)";
+        }
+        if (fds.size() > MAX_FDS) {
+            return VfioUserCommand.name(header.command()) + " came with " + fds.size()
+                    + " descriptors, more than the " + MAX_FDS + " advertised";
+        }
+        String reason = serve(out, payload);
+        closeFds();
+        return reason;
+    }
+
+    /** The read loop is over: logs why (a DMA exchange's abort when the loop had no reason) and tears down. */
+    private void ended(String loopReason) {
+        String reason = loopReason == null ? abortReason : loopReason;
+        closeReason = reason;
+        if (reason != null) {
+            counters.clientDropped();
+            LOG.error("vfio-user {}: closing the client: {}", name, reason);
+        } else {
+            LOG.info("vfio-user {}: client disconnected", name);
+        }
+        shutdown();
+        LOG.info("vfio-user {}: {}", name, counters.summary());
+    }
+
     private String serve(OutputStream out, int payload) throws IOException {
         int id = header.id();
         int command = header.command();
@@ -318,74 +328,17 @@ final class VfioUserConnection implements Runnable {
         long address = dmaMap.address();
         long size = dmaMap.size();
         if (s == VfioUserStatus.OK) {
-            for (DmaWindow w : windows) {
-                if (w.overlaps(address, size)) {
-                    refusal = "overlaps the window " + w;
-                    s = VfioUserStatus.OVERLAP;
-                    break;
-                }
-            }
+            s = overlapCheck(address, size);
         }
         if (s == VfioUserStatus.OK && dmaMap.writable() && (!realized || fds.size() == 1)) {
             // after realize a writable window without a descriptor is device memory (another device's BAR that
             // QEMU backs with anonymous RAM, e.g. VGA's): reachable by messages only, as before
-            s = sharedRam(address, size);
-            if (s == VfioUserStatus.NOT_SHARED) {
-                String why = refusal;
-                // QEMU sends its memory map asynchronously and only prints an error reply to it (proxy.c
-                // vfio_user_process), then goes on to boot a guest whose driver can never reach its rings:
-                // closing the socket makes its realize fail, so QEMU stops at start with our reason in the log
-                fatal = why;
-                try {
-                    listener.memoryNotShared(number, why);
-                } catch (RuntimeException e) {
-                    LOG.warn("vfio-user {}: the session listener failed: {}", name, e.toString());
-                }
-            }
-        }
-        SharedFileMapping mapping = null;
-        if (s == VfioUserStatus.OK && fds.size() == 1) {
-            try {
-                mapping = SharedFileMapping.map(fds.get(0), dmaMap.offset(), size);
-            } catch (IOException e) {
-                refusal = e.getMessage();
-                s = VfioUserStatus.BAD_FD;
-            }
+            s = guestRamShared(address, size);
         }
         if (s == VfioUserStatus.OK) {
-            DmaWindow w = new DmaWindow(address, size, dmaMap.writable(), mapping);
-            try {
-                calls.run(() -> {
-                    if (w.direct()) {
-                        dma.publish(w);
-                    }
-                    device.dmaWindowAdded(w);
-                });
-                if (!w.direct()) {
-                    messageDma.addWindow(w);
-                }
-                windows.add(w);
-                counters.windowMapped();
-                LOG.debug("vfio-user {}: DMA window {}", name, w);
-                return VfioUserStatus.OK;
-            } catch (DeviceFailure e) {
-                if (e.ownerLost) {
-                    windows.add(w); // the connection closes, and its shutdown unmaps it
-                    throw e;
-                }
-                if (mapping != null) {
-                    try {
-                        calls.run(() -> dma.unpublish(w));
-                    } catch (DeviceFailure again) {
-                        LOG.debug("vfio-user {}: unpublish after a failed map: {}", name, again.getMessage());
-                    }
-                    mapping.close();
-                }
-                refusal = e.getMessage();
-                s = VfioUserStatus.DEVICE_ERROR;
-            }
+            s = addWindow(address, size);
         }
-        if (realized) {
+        if (s != VfioUserStatus.OK && realized) {
             // QEMU answers a failed DMA_MAP after realize with hw_error and aborts (listener.c
             // vfio_listener_region_add): say yes, log loudly, and leave the range unreachable.
             LOG.error("vfio-user {}: DMA_MAP 0x{}+0x{} flags {} not usable ({}{}{}); acknowledged anyway, the"
@@ -395,6 +348,82 @@ final class VfioUserConnection implements Runnable {
             return VfioUserStatus.OK;
         }
         return s;
+    }
+
+    /** A new window must not overlap one already mapped. */
+    private VfioUserStatus overlapCheck(long address, long size) {
+        for (DmaWindow w : windows) {
+            if (w.overlaps(address, size)) {
+                refusal = "overlaps the window " + w;
+                return VfioUserStatus.OVERLAP;
+            }
+        }
+        return VfioUserStatus.OK;
+    }
+
+    /** {@link #sharedRam}, and when it refuses, the connection is to close and the session listener is told. */
+    private VfioUserStatus guestRamShared(long address, long size) {
+        VfioUserStatus s = sharedRam(address, size);
+        if (s == VfioUserStatus.NOT_SHARED) {
+            String why = refusal;
+            // QEMU sends its memory map asynchronously and only prints an error reply to it (proxy.c
+            // vfio_user_process), then goes on to boot a guest whose driver can never reach its rings:
+            // closing the socket makes its realize fail, so QEMU stops at start with our reason in the log
+            fatal = why;
+            try {
+                listener.memoryNotShared(number, why);
+            } catch (RuntimeException e) {
+                LOG.warn("vfio-user {}: the session listener failed: {}", name, e.toString());
+            }
+        }
+        return s;
+    }
+
+    /**
+     * Maps the window's descriptor when it came with one (else DMA to it goes by message) and adds the window on
+     * the owner thread; a device that refuses it leaves nothing mapped.
+     */
+    private VfioUserStatus addWindow(long address, long size) throws DeviceFailure {
+        SharedFileMapping mapping = null;
+        if (fds.size() == 1) {
+            try {
+                mapping = SharedFileMapping.map(fds.get(0), dmaMap.offset(), size);
+            } catch (IOException e) {
+                refusal = e.getMessage();
+                return VfioUserStatus.BAD_FD;
+            }
+        }
+        DmaWindow w = new DmaWindow(address, size, dmaMap.writable(), mapping);
+        try {
+            calls.run(() -> {
+                if (w.direct()) {
+                    dma.publish(w);
+                }
+                device.dmaWindowAdded(w);
+            });
+            if (!w.direct()) {
+                messageDma.addWindow(w);
+            }
+            windows.add(w);
+            counters.windowMapped();
+            LOG.debug("vfio-user {}: DMA window {}", name, w);
+            return VfioUserStatus.OK;
+        } catch (DeviceFailure e) {
+            if (e.ownerLost) {
+                windows.add(w); // the connection closes, and its shutdown unmaps it
+                throw e;
+            }
+            if (mapping != null) {
+                try {
+                    calls.run(() -> dma.unpublish(w));
+                } catch (DeviceFailure again) {
+                    LOG.debug("vfio-user {}: unpublish after a failed map: {}", name, again.getMessage());
+                }
+                mapping.close();
+            }
+            refusal = e.getMessage();
+            return VfioUserStatus.DEVICE_ERROR;
+        }
     }
 
     /**

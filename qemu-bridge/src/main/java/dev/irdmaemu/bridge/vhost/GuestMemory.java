@@ -14,7 +14,8 @@ import java.util.List;
  *
  * <p>Three address spaces meet here (vhost-user.rst "Memory access"): descriptor buffers carry guest-physical
  * addresses (no VIRTIO_F_IOMMU_PLATFORM), SET_VRING_ADDR carries the front-end's user (virtual) addresses, and
- * each region starts at its mmap offset in its file. {@link #userToGpa} translates the second into the first.
+ * each region starts at its mmap offset in its file. {@link #holdsUser} and {@link #userToGpa} translate the second
+ * into the first.
  *
  * <p>A region longer than {@link #CHUNK} is mapped as several consecutive chunks ({@link SharedFileMapping}; a map is
  * limited to 2 GiB); a single buffer that straddles a chunk boundary is then refused like one outside memory.
@@ -102,17 +103,32 @@ final class GuestMemory implements AutoCloseable {
         return gpa.length;
     }
 
-    /** The guest-physical address of user address {@code ua} when all of {@code [ua, ua+length)} is in one region, else -1. */
-    long userToGpa(long ua, long length) {
+    /** Whether all of the user span {@code [ua, ua+length)} lies in one region (then {@link #userToGpa} maps it). */
+    boolean holdsUser(long ua, long length) {
         if (ua < 0 || length < 0 || ua > Long.MAX_VALUE - length) {
-            return -1;
+            return false;
         }
         for (int i = 0; i < userAddr.length; i++) {
             if (ua >= userAddr[i] && ua + length <= userAddr[i] + size[i]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The guest-physical address of user address {@code ua}, which a region holds (the start of a span
+     * {@link #holdsUser} accepted; the regions do not overlap, so exactly one holds it).
+     *
+     * @throws IllegalArgumentException when no region holds {@code ua}
+     */
+    long userToGpa(long ua) {
+        for (int i = 0; i < userAddr.length; i++) {
+            if (ua >= userAddr[i] && ua - userAddr[i] < size[i]) {
                 return gpa[i] + (ua - userAddr[i]);
             }
         }
-        return -1;
+        throw new IllegalArgumentException("user address 0x" + Long.toHexString(ua) + " is in no region");
     }
 
     /** Unmaps every region now (not at GC): the caller guarantees nothing reads the stores any more. */

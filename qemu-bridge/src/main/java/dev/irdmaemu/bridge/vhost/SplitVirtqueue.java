@@ -52,6 +52,8 @@ final class SplitVirtqueue {
     private int[] segLen = new int[0];
     int segments;
     long chainBytes;
+    // The chain heads taken for one frame (a receive frame over several chains with MRG_RXBUF), sized with the ring.
+    private int[] takenHeads = new int[0];
 
     SplitVirtqueue(int index, String name) {
         this.index = index;
@@ -67,6 +69,9 @@ final class SplitVirtqueue {
             segRegion = new int[num];
             segOffset = new long[num];
             segLen = new int[num];
+        }
+        if (index == VirtioNet.RX_QUEUE && takenHeads.length < num) {
+            takenHeads = new int[num]; // sized here, not on the data path
         }
     }
 
@@ -96,19 +101,22 @@ final class SplitVirtqueue {
             throw new VhostUserException(VhostUserFailure.RING_MISALIGNED, name + " desc 0x" + Long.toHexString(descUser)
                     + " avail 0x" + Long.toHexString(availUser) + " used 0x" + Long.toHexString(usedUser));
         }
-        long descGpa = table.userToGpa(descUser, descBytes(size));
-        long availGpa = table.userToGpa(availUser, availBytes(size));
-        long usedGpa = table.userToGpa(usedUser, usedBytes(size));
-        HostMemory host = table.host();
-        int dr = descGpa < 0 ? -1 : host.find(descGpa, descBytes(size));
-        int ar = availGpa < 0 ? -1 : host.find(availGpa, availBytes(size));
-        int ur = usedGpa < 0 ? -1 : host.find(usedGpa, usedBytes(size));
-        if (dr < 0 || ar < 0 || ur < 0) {
+        boolean descIn = inMemory(table, descUser, descBytes(size));
+        boolean availIn = inMemory(table, availUser, availBytes(size));
+        boolean usedIn = inMemory(table, usedUser, usedBytes(size));
+        if (!descIn || !availIn || !usedIn) {
             throw new VhostUserException(VhostUserFailure.RING_OUTSIDE_MEMORY, name + " of " + size + ": desc 0x"
-                    + Long.toHexString(descUser) + (dr < 0 ? " (outside)" : "") + " avail 0x"
-                    + Long.toHexString(availUser) + (ar < 0 ? " (outside)" : "") + " used 0x"
-                    + Long.toHexString(usedUser) + (ur < 0 ? " (outside)" : ""));
+                    + Long.toHexString(descUser) + (descIn ? "" : " (outside)") + " avail 0x"
+                    + Long.toHexString(availUser) + (availIn ? "" : " (outside)") + " used 0x"
+                    + Long.toHexString(usedUser) + (usedIn ? "" : " (outside)"));
         }
+        HostMemory host = table.host();
+        long descGpa = table.userToGpa(descUser);
+        long availGpa = table.userToGpa(availUser);
+        long usedGpa = table.userToGpa(usedUser);
+        int dr = host.find(descGpa, descBytes(size));
+        int ar = host.find(availGpa, availBytes(size));
+        int ur = host.find(usedGpa, usedBytes(size));
         memory = host;
         descStore = host.store(dr);
         descOff = host.offset(dr, descGpa);
@@ -122,6 +130,14 @@ final class SplitVirtqueue {
         if (readUsedIdx) {
             usedIdx = SplitRing.usedIdx(usedStore, usedOff);
         }
+    }
+
+    /**
+     * Whether one memory table region holds all of the user span {@code [ua, ua+length)} and one mapped chunk of it
+     * holds all of the guest-physical span it stands for.
+     */
+    private static boolean inMemory(GuestMemory table, long ua, long length) {
+        return table.holdsUser(ua, length) && table.host().contains(table.userToGpa(ua), length);
     }
 
     /** The negotiated ring features (SET_FEATURES may come after the ring was bound). */
@@ -146,19 +162,21 @@ final class SplitVirtqueue {
     }
 
     /**
-     * Takes the next available chain head, or -1 when the driver has made none available. With EVENT_IDX, asks the
-     * driver (avail_event) to kick at the next buffer before reporting the ring empty.
+     * Whether the driver has made a chain available for {@link #takeHead}. With EVENT_IDX, asks the driver
+     * (avail_event) to kick at the next buffer before reporting the ring empty.
      */
-    int pop() throws VhostUserException {
+    boolean hasAvailable() throws VhostUserException {
         int pending = pending();
         if (pending == 0 && eventIdx) {
             SplitRing.availEvent(usedStore, usedOff, size, lastAvailIdx);
             VarHandle.fullFence();
             pending = pending();
         }
-        if (pending == 0) {
-            return -1;
-        }
+        return pending != 0;
+    }
+
+    /** Takes the next available chain head; only after {@link #hasAvailable} said there is one. */
+    int takeHead() throws VhostUserException {
         // the ring entry is read only after the idx that published it
         VarHandle.acquireFence();
         int head = SplitRing.availableEntry(availStore, availOff, lastAvailIdx & (size - 1));
@@ -178,6 +196,15 @@ final class SplitVirtqueue {
                     + " is " + pending + " past last seen " + lastAvailIdx + " with " + size + " descriptors");
         }
         return pending;
+    }
+
+    /** Notes the {@code at}-th chain head taken for the frame being placed. */
+    void rememberHead(int at, int head) {
+        takenHeads[at] = head;
+    }
+
+    int rememberedHead(int at) {
+        return takenHeads[at];
     }
 
     /** Gives back the chain head taken last (a frame that could not be placed after all). */

@@ -119,56 +119,19 @@ final class TxOffload {
 
     private Refusal segment(BytesStore<?, ?> store, long frame, int length, int gsoType, boolean needsCsum,
                             int csumStart, int csumOffset, long features, int mtu, FrameReceiver out) {
-        int type = gsoType & ~VirtioNetHeader.GSO_ECN;
-        boolean v4 = type == VirtioNetHeader.GSO_TCPV4;
-        if (!(v4 && has(features, VirtioNet.F_HOST_TSO4))
-                && !(type == VirtioNetHeader.GSO_TCPV6 && has(features, VirtioNet.F_HOST_TSO6))) {
-            return Refusal.GSO_NOT_NEGOTIATED;
-        }
-        if ((gsoType & VirtioNetHeader.GSO_ECN) != 0 && !has(features, VirtioNet.F_HOST_ECN)) {
-            return Refusal.ECN_NOT_NEGOTIATED;
-        }
-        if (!needsCsum) {
-            return Refusal.GSO_WITHOUT_CSUM;
-        }
-        if (header.hdrLen() > length) {
-            return Refusal.HDR_LEN_OUT_OF_BOUNDS;
+        Refusal refusal = gsoRefusal(gsoType, needsCsum, features, length);
+        if (refusal != null) {
+            return refusal;
         }
         int mss = header.gsoSize();
-        if (mss == 0) {
-            return Refusal.GSO_SIZE_ZERO;
+        boolean v4 = (gsoType & ~VirtioNetHeader.GSO_ECN) == VirtioNetHeader.GSO_TCPV4;
+        refusal = wrapTcpHeaders(store, frame, length, v4);
+        if (refusal != null) {
+            return refusal;
         }
-        // the headers: Ethernet (one VLAN tag at most), IPv4 without fragments or IPv6 without extension headers, TCP
-        ethernet.wrap(store, frame, length);
-        if (!ethernet.validate().accepted()
-                || ethernet.etherType() != (v4 ? EthernetFrame.ETHERTYPE_IPV4 : EthernetFrame.ETHERTYPE_IPV6)) {
-            return Refusal.NOT_TCP;
-        }
-        int l3 = ethernet.headerLength();
-        int l3Length;
-        if (v4) {
-            ipv4.wrap(store, frame + l3, length - l3);
-            l3Length = ipv4.headerLength();
-            if (length - l3 < Ipv4Header.MIN_HEADER_LENGTH || ipv4.version() != 4 || l3Length < 20
-                    || l3 + l3Length > length || ipv4.protocol() != InternetChecksum.PROTOCOL_TCP
-                    || ipv4.moreFragments() || ipv4.fragmentOffset() != 0) {
-                return Refusal.NOT_TCP;
-            }
-        } else {
-            ipv6.wrap(store, frame + l3, length - l3);
-            l3Length = Ipv6Header.HEADER_LENGTH;
-            if (length - l3 < l3Length || ipv6.version() != 6
-                    || ipv6.nextHeader() != InternetChecksum.PROTOCOL_TCP) {
-                return Refusal.NOT_TCP;
-            }
-        }
-        int l4 = l3 + l3Length;
-        tcp.wrap(store, frame + l4, length - l4);
+        int l3Length = l3Length(v4);
         int tcpLength = tcp.headerLength();
-        if (length - l4 < TcpHeader.MIN_HEADER_LENGTH || tcpLength < TcpHeader.MIN_HEADER_LENGTH
-                || l4 + tcpLength > length) {
-            return Refusal.NOT_TCP;
-        }
+        int l4 = ethernet.headerLength() + l3Length;
         if (csumStart != l4 || csumOffset != TCP_CHECKSUM) {
             return Refusal.CSUM_NOT_TCP;
         }
@@ -182,53 +145,138 @@ final class TxOffload {
         if (segments > MAX_SEGMENTS) {
             return Refusal.TOO_MANY_SEGMENTS;
         }
-        // the template every later segment's headers are copied from, before segment 0's are changed in place
-        template.write(0, store, frame, headers);
-        // read before the loop: later segments' headers are written over segment 0's bytes
-        long seq = tcp.sequenceNumber();
-        int tcpFlags = tcp.flags();
-        int id = v4 ? ipv4.identification() : 0;
-        int source = v4 ? ipv4.source() : 0;
-        int destination = v4 ? ipv4.destination() : 0;
-        long sourceHi = v4 ? 0 : ipv6.sourceHi();
-        long sourceLo = v4 ? 0 : ipv6.sourceLo();
-        long destinationHi = v4 ? 0 : ipv6.destinationHi();
-        long destinationLo = v4 ? 0 : ipv6.destinationLo();
+        holdTemplate(store, frame, headers, v4);
         for (int k = 0; k < segments; k++) {
             int size = Math.min(mss, payload - k * mss);
             long at = frame + (long) k * mss;
             if (k > 0) {
                 store.write(at, template, 0, headers);
             }
-            int f = tcpFlags;
-            if (k < segments - 1) {
-                f &= ~(TcpHeader.FIN | TcpHeader.PSH);
-            }
-            if (k > 0) {
-                f &= ~TcpHeader.CWR;
-            }
-            long t = at + l4;
-            NetworkOrder.put32(store, t + TCP_SEQUENCE, (int) (seq + (long) k * mss));
-            NetworkOrder.put8(store, t + TCP_FLAGS, f);
-            int segmentTcp = tcpLength + size;
-            long pseudo;
-            if (v4) {
-                long ip = at + l3;
-                NetworkOrder.put16(store, ip + IPV4_TOTAL_LENGTH, l3Length + segmentTcp);
-                NetworkOrder.put16(store, ip + IPV4_ID, (id + k) & 0xffff);
-                NetworkOrder.put16(store, ip + IPV4_CHECKSUM, 0);
-                NetworkOrder.put16(store, ip + IPV4_CHECKSUM, InternetChecksum.checksum(store, ip, l3Length));
-                pseudo = InternetChecksum.ipv4PseudoHeaderSum(source, destination, InternetChecksum.PROTOCOL_TCP,
-                        segmentTcp);
-            } else {
-                NetworkOrder.put16(store, at + l3 + IPV6_PAYLOAD_LENGTH, segmentTcp);
-                pseudo = InternetChecksum.ipv6PseudoHeaderSum(sourceHi, sourceLo, destinationHi, destinationLo,
-                        segmentTcp, InternetChecksum.PROTOCOL_TCP);
-            }
-            TcpHeader.writeChecksum(store, t, segmentTcp, pseudo);
+            writeSegmentHeaders(store, at, v4, k, segments, mss, size);
             out.frame(store, at, headers + size);
         }
         return null;
+    }
+
+    /**
+     * Why the header's GSO request cannot be honoured before the frame is looked at: its TCP version or ECN not
+     * negotiated, no NEEDS_CSUM, hdr_len past the frame, gso_size 0; null when none applies.
+     */
+    private Refusal gsoRefusal(int gsoType, boolean needsCsum, long features, int length) {
+        int type = gsoType & ~VirtioNetHeader.GSO_ECN;
+        if (!(type == VirtioNetHeader.GSO_TCPV4 && has(features, VirtioNet.F_HOST_TSO4))
+                && !(type == VirtioNetHeader.GSO_TCPV6 && has(features, VirtioNet.F_HOST_TSO6))) {
+            return Refusal.GSO_NOT_NEGOTIATED;
+        }
+        if ((gsoType & VirtioNetHeader.GSO_ECN) != 0 && !has(features, VirtioNet.F_HOST_ECN)) {
+            return Refusal.ECN_NOT_NEGOTIATED;
+        }
+        if (!needsCsum) {
+            return Refusal.GSO_WITHOUT_CSUM;
+        }
+        if (header.hdrLen() > length) {
+            return Refusal.HDR_LEN_OUT_OF_BOUNDS;
+        }
+        if (header.gsoSize() == 0) {
+            return Refusal.GSO_SIZE_ZERO;
+        }
+        return null;
+    }
+
+    /**
+     * Wraps the flyweights over the super-frame's headers: Ethernet (one VLAN tag at most), IPv4 without fragments
+     * or IPv6 without extension headers, then TCP, each inside the frame; NOT_TCP when they are not that, else null.
+     */
+    private Refusal wrapTcpHeaders(BytesStore<?, ?> store, long frame, int length, boolean v4) {
+        ethernet.wrap(store, frame, length);
+        if (!ethernet.validate().accepted()
+                || ethernet.etherType() != (v4 ? EthernetFrame.ETHERTYPE_IPV4 : EthernetFrame.ETHERTYPE_IPV6)) {
+            return Refusal.NOT_TCP;
+        }
+        int l3 = ethernet.headerLength();
+        if (v4) {
+            ipv4.wrap(store, frame + l3, length - l3);
+            int l3Length = ipv4.headerLength();
+            if (length - l3 < Ipv4Header.MIN_HEADER_LENGTH || ipv4.version() != 4 || l3Length < 20
+                    || l3 + l3Length > length || ipv4.protocol() != InternetChecksum.PROTOCOL_TCP
+                    || ipv4.moreFragments() || ipv4.fragmentOffset() != 0) {
+                return Refusal.NOT_TCP;
+            }
+        } else {
+            ipv6.wrap(store, frame + l3, length - l3);
+            if (length - l3 < Ipv6Header.HEADER_LENGTH || ipv6.version() != 6
+                    || ipv6.nextHeader() != InternetChecksum.PROTOCOL_TCP) {
+                return Refusal.NOT_TCP;
+            }
+        }
+        int l4 = l3 + l3Length(v4);
+        tcp.wrap(store, frame + l4, length - l4);
+        int tcpLength = tcp.headerLength();
+        if (length - l4 < TcpHeader.MIN_HEADER_LENGTH || tcpLength < TcpHeader.MIN_HEADER_LENGTH
+                || l4 + tcpLength > length) {
+            return Refusal.NOT_TCP;
+        }
+        return null;
+    }
+
+    /** The IP header's length: IPv4's IHL, IPv6's fixed 40 bytes. */
+    private int l3Length(boolean v4) {
+        return v4 ? ipv4.headerLength() : Ipv6Header.HEADER_LENGTH;
+    }
+
+    /**
+     * Copies the super-frame's {@code headers} bytes into the template every segment's headers start from, and
+     * wraps the flyweights over that copy: segment 0's headers are changed in place, and later segments' headers
+     * are written over segment 0's bytes, so the original fields are read from the template only.
+     */
+    private void holdTemplate(BytesStore<?, ?> store, long frame, int headers, boolean v4) {
+        int tcpLength = tcp.headerLength();
+        template.write(0, store, frame, headers);
+        ethernet.wrap(template, 0, headers);
+        int l3 = ethernet.headerLength();
+        if (v4) {
+            ipv4.wrap(template, l3, headers - l3);
+        } else {
+            ipv6.wrap(template, l3, headers - l3);
+        }
+        tcp.wrap(template, headers - tcpLength, tcpLength);
+    }
+
+    /**
+     * Segment {@code k} of {@code segments} (its headers at {@code at}, {@code size} payload bytes): the TCP sequence
+     * number advanced by k·mss, FIN and PSH on the last only, CWR on the first only, the IP lengths (and IPv4's
+     * identification and header checksum), then the TCP checksum over the pseudo-header.
+     */
+    private void writeSegmentHeaders(BytesStore<?, ?> store, long at, boolean v4, int k, int segments, int mss,
+                                     int size) {
+        int l3 = ethernet.headerLength();
+        int l3Length = l3Length(v4);
+        int f = tcp.flags();
+        if (k < segments - 1) {
+            f &= ~(TcpHeader.FIN | TcpHeader.PSH);
+        }
+        if (k > 0) {
+            f &= ~TcpHeader.CWR;
+        }
+        long t = at + l3 + l3Length;
+        NetworkOrder.put32(store, t + TCP_SEQUENCE, (int) (tcp.sequenceNumber() + (long) k * mss));
+        NetworkOrder.put8(store, t + TCP_FLAGS, f);
+        int segmentTcp = tcp.headerLength() + size;
+        long pseudo;
+        if (v4) {
+            long ip = at + l3;
+            NetworkOrder.put16(store, ip + IPV4_TOTAL_LENGTH, l3Length + segmentTcp);
+            NetworkOrder.put16(store, ip + IPV4_ID, (ipv4.identification() + k) & 0xffff);
+            NetworkOrder.put16(store, ip + IPV4_CHECKSUM, 0);
+            NetworkOrder.put16(store, ip + IPV4_CHECKSUM, InternetChecksum.checksum(store, ip, l3Length));
+            pseudo = InternetChecksum.ipv4PseudoHeaderSum(ipv4.source(), ipv4.destination(),
+                    InternetChecksum.PROTOCOL_TCP, segmentTcp);
+        } else {
+            NetworkOrder.put16(store, at + l3 + IPV6_PAYLOAD_LENGTH, segmentTcp);
+            pseudo = InternetChecksum.ipv6PseudoHeaderSum(ipv6.sourceHi(), ipv6.sourceLo(), ipv6.destinationHi(),
+                    ipv6.destinationLo(), segmentTcp, InternetChecksum.PROTOCOL_TCP);
+        }
+        TcpHeader.writeChecksum(store, t, segmentTcp, pseudo);
     }
 
     /** UDP's checksum field offset: a computed 0 is sent as 0xffff there (RFC 768; 0 means "no checksum"). */

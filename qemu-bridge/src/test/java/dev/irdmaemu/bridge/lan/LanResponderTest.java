@@ -29,6 +29,7 @@ import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalLong;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.Test;
 
@@ -100,7 +101,7 @@ class LanResponderTest {
             assertEquals(0, r.readByte(i), "zero padding at " + i);
         }
         assertEquals(List.of("v4 192.0.2.2 20000000002"), w.learned);
-        assertEquals(GUEST_MAC, w.responder.neighbour(true, 0, IpAddress.mappedLo(GUEST_V4)));
+        assertEquals(OptionalLong.of(GUEST_MAC), w.responder.neighbour(true, 0, IpAddress.mappedLo(GUEST_V4)));
     }
 
     @Test
@@ -120,7 +121,7 @@ class LanResponderTest {
         long moved = 0x02_00_00_00_00_99L;
         assertEquals(LanOutcome.NOT_FOR_US, w.offer(LanFrames.arp(ArpPacket.REQUEST, 0xffff_ffff_ffffL, moved,
                 GUEST_V4, 0, GUEST_V4)));
-        assertEquals(moved, w.responder.neighbour(true, 0, IpAddress.mappedLo(GUEST_V4)));
+        assertEquals(OptionalLong.of(moved), w.responder.neighbour(true, 0, IpAddress.mappedLo(GUEST_V4)));
         assertEquals(LanOutcome.NEIGHBOUR_NOTED, w.offer(LanFrames.arp(ArpPacket.REPLY, MODEL_MAC, GUEST_MAC,
                 GUEST_V4, MODEL_MAC, MODEL_V4)));
         assertEquals(List.of("v4 192.0.2.2 20000000002", "v4 192.0.2.2 20000000099", "v4 192.0.2.2 20000000002"),
