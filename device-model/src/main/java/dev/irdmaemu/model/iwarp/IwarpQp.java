@@ -60,6 +60,8 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
     private final Terminate terminateView = new Terminate();
     private final IwarpCounters counters = new IwarpCounters();
     private final SimTimer service;
+    /** What the current service event's steps cost: they charge it, the service reads it. */
+    private final ServiceCost cost = new ServiceCost();
 
     private long txSeq;
     private long busyUntil;
@@ -447,31 +449,30 @@ public final class IwarpQp implements TcpReceiver, OffloadedTcp.Listener {
         if (stopped()) {
             return;
         }
-        long cost = 0;
+        cost.reset();
         int budget = BATCH;
         boolean more = true;
         while (budget > 0) {
-            long c;
+            StepOutcome o;
             if (preferResponder) {
-                c = responder.step();
-                if (c < 0 && !stopped()) {
-                    c = sq.step();
+                o = responder.step(cost);
+                if (o != StepOutcome.MOVED && !stopped()) {
+                    o = sq.step(cost);
                 }
             } else {
-                c = sq.step();
-                if (c < 0 && !stopped()) {
-                    c = responder.step();
+                o = sq.step(cost);
+                if (o != StepOutcome.MOVED && !stopped()) {
+                    o = responder.step(cost);
                 }
             }
-            if (c < 0) {
+            if (o != StepOutcome.MOVED) {
                 more = false;
                 break;
             }
             preferResponder = !preferResponder;
-            cost += c;
             budget--;
         }
-        busyUntil = dp.scheduler().now() + cost;
+        busyUntil = dp.scheduler().now() + cost.nanos();
         if (more && !stopped()) {
             service.scheduleAt(busyUntil);
         }

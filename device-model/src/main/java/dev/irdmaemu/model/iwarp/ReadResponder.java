@@ -58,17 +58,20 @@ final class ReadResponder {
         count = 0;
     }
 
-    /** Sends the next Read Response FPDU: its cost in nanoseconds, or -1 when there is none or no room. */
-    long step() {
+    /**
+     * Sends the next Read Response FPDU and charges its cost to {@code cost}; otherwise why none went: no request
+     * queued, no room in TCP, or a failed gather that stopped the QP.
+     */
+    StepOutcome step(ServiceCost cost) {
         if (count == 0) {
-            return -1;
+            return StepOutcome.IDLE;
         }
         int s = head;
         long remaining = size[s] - sent[s];
         int n = (int) Math.min(remaining, q.mulpdu() - DdpHeader.TAGGED_LENGTH);
         int ulpdu = DdpHeader.TAGGED_LENGTH + n;
         if (!q.tcpRoomFor(Fpdu.totalLengthFor(ulpdu))) {
-            return -1;
+            return StepOutcome.WAITING;
         }
         boolean last = n == remaining;
         long at = q.beginFpdu(ulpdu);
@@ -79,7 +82,7 @@ final class ReadResponder {
                     MemoryRegions.REMOTE_READ, q.pd());
             if (r != MemoryRegions.OK) {
                 q.fail(r, AeSource.OUT_RR, 0);
-                return -1;
+                return StepOutcome.STOPPED;
             }
         }
         q.sendFpdu(n);
@@ -89,6 +92,7 @@ final class ReadResponder {
             head = (head + 1) % CAPACITY;
             count--;
         }
-        return q.fpduCost(n);
+        cost.charge(q.fpduCost(n));
+        return StepOutcome.MOVED;
     }
 }

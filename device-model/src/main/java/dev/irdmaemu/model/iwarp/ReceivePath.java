@@ -291,11 +291,11 @@ final class ReceivePath implements FpduAssembler.Sink {
                 expectedSendMsn = (expectedSendMsn + 1) & 0xffff_ffffL;
                 return;
             }
-            int fetched = fetch();
-            if (fetched < 0) {
+            RqFetch fetched = fetch();
+            if (fetched == RqFetch.MALFORMED) {
                 return;
             }
-            if (fetched == 0) {
+            if (fetched == RqFetch.NOT_POSTED) {
                 error(AeCode.DDP_UBE_INVALID_MSN_NO_BUFFER_AVAILABLE.code(), AeSource.RQ, rq.index());
                 return;
             }
@@ -345,26 +345,36 @@ final class ReceivePath implements FpduAssembler.Sink {
         }
     }
 
-    /** Reads the RQ WQE at the device's index: 1 fetched, 0 none posted, -1 malformed (the QP stopped). */
-    private int fetch() {
+    /** What a new Send message found at the RQ's device index. */
+    private enum RqFetch {
+        /** A posted, well-formed WQE: its SGEs are the message's buffer. */
+        FETCHED,
+        /** None posted (or the RQ was flushed, or its ring is not mapped there). */
+        NOT_POSTED,
+        /** A malformed WQE: its AE was raised and the QP stopped. */
+        MALFORMED
+    }
+
+    /** Reads the RQ WQE at the device's index and loads its SGEs. */
+    private RqFetch fetch() {
         if (flushed) {
-            return 0;
+            return RqFetch.NOT_POSTED;
         }
         int index = rq.index();
         long gpa = rqRing.address((long) index * RqWqe.MIN_SIZE);
         int r = memory.find(gpa, rqWqeBytes);
         if (r < 0) {
-            return 0;
+            return RqFetch.NOT_POSTED;
         }
         rqWqe.wrap(memory.store(r), memory.offset(r, gpa), rqWqeBytes);
         WqeCheck c = rqWqe.validate(rq.polarity(), rqWqeBytes);
         if (c == WqeCheck.NOT_POSTED) {
-            return 0;
+            return RqFetch.NOT_POSTED;
         }
         if (!c.accepted()) {
             AeCode ae = c.suggestedAe();
             error((ae != null ? ae : AeCode.WQE_INVALID_PARAMETER).code(), AeSource.RQ, index);
-            return -1;
+            return RqFetch.MALFORMED;
         }
         sges.clear();
         long total = 0;
@@ -377,7 +387,7 @@ final class ReceivePath implements FpduAssembler.Sink {
             }
         }
         msgCapacity = total;
-        return 1;
+        return RqFetch.FETCHED;
     }
 
     /** Places {@code n} bytes at message offset {@code mo} into the WQE's SGEs; false when memory refused. */
