@@ -18,6 +18,7 @@ final class ReadResponder {
     static final int CAPACITY = 256;
 
     private final IwarpQp q;
+    private final FpduTransmitter out;
     private final int ird;
     private final int[] sinkStag = new int[CAPACITY];
     private final long[] sinkTo = new long[CAPACITY];
@@ -30,6 +31,7 @@ final class ReadResponder {
 
     ReadResponder(IwarpQp q, int ird) {
         this.q = q;
+        this.out = q.transmitter();
         this.ird = Math.max(1, Math.min(CAPACITY, ird));
     }
 
@@ -68,31 +70,31 @@ final class ReadResponder {
         }
         int s = head;
         long remaining = size[s] - sent[s];
-        int n = (int) Math.min(remaining, q.mulpdu() - DdpHeader.TAGGED_LENGTH);
+        int n = (int) Math.min(remaining, out.mulpdu() - DdpHeader.TAGGED_LENGTH);
         int ulpdu = DdpHeader.TAGGED_LENGTH + n;
-        if (!q.tcpRoomFor(Fpdu.totalLengthFor(ulpdu))) {
+        if (!out.roomFor(Fpdu.totalLengthFor(ulpdu))) {
             return StepOutcome.WAITING;
         }
         boolean last = n == remaining;
-        long at = q.beginFpdu(ulpdu);
-        at += DdpHeader.writeTagged(q.tx(), at, RdmapOpcode.CODE_RDMA_READ_RESPONSE, last, sinkStag[s],
+        long at = out.begin(ulpdu);
+        at += DdpHeader.writeTagged(out.buffer(), at, RdmapOpcode.CODE_RDMA_READ_RESPONSE, last, sinkStag[s],
                 sinkTo[s] + sent[s]);
         if (n > 0) {
-            int r = q.regions().read(sourceStag[s], sourceTo[s] + sent[s], q.tx(), at, n,
+            int r = q.regions().read(sourceStag[s], sourceTo[s] + sent[s], out.buffer(), at, n,
                     MemoryRegions.REMOTE_READ, q.pd());
             if (r != MemoryRegions.OK) {
-                q.fail(r, AeSource.OUT_RR, 0);
+                q.runState().fail(r, AeSource.OUT_RR, 0);
                 return StepOutcome.STOPPED;
             }
         }
-        q.sendFpdu(n);
+        out.send(n);
         sent[s] += n;
         if (last) {
-            q.counters().readResponsesSent++;
+            q.stats().readResponsesSent++;
             head = (head + 1) % CAPACITY;
             count--;
         }
-        cost.charge(q.fpduCost(n));
+        cost.charge(out.cost(n));
         return StepOutcome.MOVED;
     }
 }

@@ -2,6 +2,7 @@ package dev.irdmaemu.model.iwarp;
 
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.cqp.GatherStatsBuffer.Stat;
+import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
 import dev.irdmaemu.fw.iwarp.Fpdu;
 import dev.irdmaemu.fw.iwarp.IwarpFrame;
@@ -64,6 +65,7 @@ final class SendQueue {
     private static final int KIND_STREAM = 4;
 
     private final IwarpQp q;
+    private final FpduTransmitter out;
     private final HostMemory memory;
     private final RingCursor cursor;
     private final RingPages ring;
@@ -121,6 +123,7 @@ final class SendQueue {
 
     SendQueue(IwarpQp q, HostMemory memory, RingCursor cursor, RingPages ring, int ringQuanta, int ord) {
         this.q = q;
+        this.out = q.transmitter();
         this.memory = memory;
         this.cursor = cursor;
         this.ring = ring;
@@ -142,7 +145,7 @@ final class SendQueue {
 
     /** Waiting for the peer's first FPDU after the LSMM (WAITFORRCVPDU). */
     boolean waitingForPeer() {
-        return waitingForPeer && !q.firstFpduReceived();
+        return waitingForPeer && !q.runState().firstFpduReceived();
     }
 
     /** WQEs started and not yet completed. */
@@ -159,7 +162,7 @@ final class SendQueue {
      * {@code cost}; otherwise why the SQ cannot move now.
      */
     StepOutcome step(ServiceCost cost) {
-        if (flushed || q.stopped()) {
+        if (flushed || q.runState().stopped()) {
             return StepOutcome.STOPPED;
         }
         if (active) {
@@ -211,7 +214,7 @@ final class SendQueue {
             case RDMA_READ, RDMA_READ_LOC_INV -> startRead(op, index, slot);
             default -> {
                 // Bind MW and the atomics: not modelled.
-                q.fail(AeCode.WQE_UNEXPECTED_OPCODE.code(), AeSource.SQ, index);
+                q.runState().fail(AeCode.WQE_UNEXPECTED_OPCODE.code(), AeSource.SQ, index);
                 yield StepOutcome.STOPPED;
             }
         };
@@ -255,7 +258,7 @@ final class SendQueue {
         // Nor does it cross a 256-byte chunk (max_hw_sq_chunk), so never a page of a PBL-mapped ring.
         if (index + quanta > ringQuanta || bytes < 0 || bytes > memory.base(r) + memory.length(r) - gpa
                 || bytes > ring.span((long) index * SqWqe.QUANTUM)) {
-            q.fail(AeCode.WQE_INVALID_PARAMETER.code(), AeSource.SQ, index);
+            q.runState().fail(AeCode.WQE_INVALID_PARAMETER.code(), AeSource.SQ, index);
             return Fetch.MALFORMED;
         }
         wqe.wrap(memory.store(r), memory.offset(r, gpa), bytes);
@@ -265,7 +268,7 @@ final class SendQueue {
         }
         if (!check.accepted()) {
             AeCode ae = check.suggestedAe();
-            q.fail((ae != null ? ae : AeCode.WQE_INVALID_PARAMETER).code(), AeSource.SQ, index);
+            q.runState().fail((ae != null ? ae : AeCode.WQE_INVALID_PARAMETER).code(), AeSource.SQ, index);
             return Fetch.MALFORMED;
         }
         return Fetch.READY;
@@ -276,7 +279,7 @@ final class SendQueue {
         int rc = switch (op) {
             case GEN_RTS_AE -> {
                 // ctrl.c irdma_sc_gen_rts_ae: the device tells the driver the connection is up (hw.c wakes the CM).
-                q.ae(AeCode.LLP_CONNECTION_ESTABLISHED.code(), AeSource.SQ, index, 0);
+                q.runState().ae(AeCode.LLP_CONNECTION_ESTABLISHED.code(), AeSource.SQ, index, 0);
                 yield MemoryRegions.OK;
             }
             case LOCAL_INVALIDATE -> q.regions().invalidate(wqe.fragmentStag(0), q.pd(), false);
@@ -285,7 +288,7 @@ final class SendQueue {
             default -> MemoryRegions.OK;
         };
         if (rc != MemoryRegions.OK) {
-            q.fail(rc, AeSource.SQ, index);
+            q.runState().fail(rc, AeSource.SQ, index);
             return StepOutcome.STOPPED;
         }
         done(slot);
@@ -318,7 +321,7 @@ final class SendQueue {
 
     private StepOutcome startRead(SqOpcode op, int index, int slot) {
         if (ord == 0) {
-            q.fail(AeCode.RDMA_READ_WHILE_ORD_ZERO.code(), AeSource.SQ, index);
+            q.runState().fail(AeCode.RDMA_READ_WHILE_ORD_ZERO.code(), AeSource.SQ, index);
             return StepOutcome.STOPPED;
         }
         begin(KIND_READ, index, slot);
@@ -336,11 +339,11 @@ final class SendQueue {
         // has gone to RDMA mode is refused.
         begin(KIND_STREAM, index, slot);
         if (!allowed || curInline) {
-            q.fail(AeCode.WQE_INVALID_PARAMETER.code(), AeSource.SQ, index);
+            q.runState().fail(AeCode.WQE_INVALID_PARAMETER.code(), AeSource.SQ, index);
             return StepOutcome.STOPPED;
         }
         if (curLength > LSMM_MAX) {
-            q.fail(AeCode.WQE_LSMM_TOO_LONG.code(), AeSource.SQ, index);
+            q.runState().fail(AeCode.WQE_LSMM_TOO_LONG.code(), AeSource.SQ, index);
             return StepOutcome.STOPPED;
         }
         curWaitForPdu = wqe.waitForRcvPdu();
@@ -394,38 +397,38 @@ final class SendQueue {
 
     private StepOutcome sendStream(ServiceCost cost) {
         int n = (int) curLength;
-        if (!q.tcpRoomFor(n)) {
+        if (!out.roomFor(n)) {
             return StepOutcome.WAITING;
         }
-        if (!gather(q.tx(), 0, n)) {
+        if (!gather(out.buffer(), 0, n)) {
             return StepOutcome.STOPPED;
         }
-        q.sendStream(n);
+        out.sendStream(n);
         finishTransmit(WAIT_ACK);
         waitingForPeer = curWaitForPdu;
-        cost.charge(q.fpduCost(n));
+        cost.charge(out.cost(n));
         return StepOutcome.MOVED;
     }
 
     private StepOutcome sendSegment(boolean tagged, ServiceCost cost) {
         int header = tagged ? DdpHeader.TAGGED_LENGTH : DdpHeader.UNTAGGED_LENGTH;
         long remaining = curLength - curSent;
-        int n = (int) Math.min(remaining, q.mulpdu() - header);
-        if (!q.tcpRoomFor(Fpdu.totalLengthFor(header + n))) {
+        int n = (int) Math.min(remaining, out.mulpdu() - header);
+        if (!out.roomFor(Fpdu.totalLengthFor(header + n))) {
             return StepOutcome.WAITING;
         }
         boolean last = n == remaining;
-        long at = q.beginFpdu(header + n);
+        long at = out.begin(header + n);
         if (tagged) {
-            at += DdpHeader.writeTagged(q.tx(), at, curRdmapOpcode, last, curRemoteStag, curRemoteTo + curSent);
+            at += DdpHeader.writeTagged(out.buffer(), at, curRdmapOpcode, last, curRemoteStag, curRemoteTo + curSent);
         } else {
-            at += DdpHeader.writeUntagged(q.tx(), at, curRdmapOpcode, last, curInvalidateStag,
+            at += DdpHeader.writeUntagged(out.buffer(), at, curRdmapOpcode, last, curInvalidateStag,
                     RdmapOpcode.QN_SEND, sendMsn, (int) curSent);
         }
-        if (!gather(q.tx(), at, n)) {
+        if (!gather(out.buffer(), at, n)) {
             return StepOutcome.STOPPED;
         }
-        q.sendFpdu(n);
+        out.send(n);
         curSent += n;
         if (last) {
             if (!tagged) {
@@ -433,7 +436,7 @@ final class SendQueue {
             }
             finishTransmit(WAIT_ACK);
         }
-        cost.charge(q.fpduCost(n));
+        cost.charge(out.cost(n));
         return StepOutcome.MOVED;
     }
 
@@ -443,16 +446,16 @@ final class SendQueue {
             return StepOutcome.WAITING;
         }
         int total = IwarpFrame.untaggedFrameLength(RdmaReadRequest.LENGTH);
-        if (!q.tcpRoomFor(total)) {
+        if (!out.roomFor(total)) {
             return StepOutcome.WAITING;
         }
         int i = sgeIdx;
         long size = sges.length(i);
-        long at = q.beginFpdu(DdpHeader.UNTAGGED_LENGTH + RdmaReadRequest.LENGTH);
-        at += DdpHeader.writeUntagged(q.tx(), at, RdmapOpcode.CODE_RDMA_READ_REQUEST, true, 0,
+        long at = out.begin(DdpHeader.UNTAGGED_LENGTH + RdmaReadRequest.LENGTH);
+        at += DdpHeader.writeUntagged(out.buffer(), at, RdmapOpcode.CODE_RDMA_READ_REQUEST, true, 0,
                 RdmapOpcode.QN_READ_REQUEST, readMsn, 0);
-        RdmaReadRequest.write(q.tx(), at, sges.stag(i), sges.address(i), (int) size, curRemoteStag, curRemoteTo + sgeOff);
-        q.sendFpdu(0);
+        RdmaReadRequest.write(out.buffer(), at, sges.stag(i), sges.address(i), (int) size, curRemoteStag, curRemoteTo + sgeOff);
+        out.send(0);
         readMsn++;
         int o = (oHead + oCount) % ORD_CAPACITY;
         oSlot[o] = curSlot;
@@ -467,7 +470,7 @@ final class SendQueue {
         if (sgeIdx == sges.count()) {
             finishTransmit(WAIT_READ);
         }
-        cost.charge(q.fpduCost(0));
+        cost.charge(out.cost(0));
         return StepOutcome.MOVED;
     }
 
@@ -481,14 +484,14 @@ final class SendQueue {
         long to = at;
         while (left > 0) {
             if (sgeIdx >= sges.count()) {
-                q.fail(AeCode.WQE_INVALID_FRAG_DATA.code(), AeSource.SQ, curIndex);
+                q.runState().fail(AeCode.WQE_INVALID_FRAG_DATA.code(), AeSource.SQ, curIndex);
                 return false;
             }
             int piece = (int) Math.min(left, sges.length(sgeIdx) - sgeOff);
             int rc = q.regions().read(sges.stag(sgeIdx), sges.address(sgeIdx) + sgeOff, dst, to, piece,
                     MemoryRegions.LOCAL_READ, q.pd());
             if (rc != MemoryRegions.OK) {
-                q.fail(rc, AeSource.SQ, curIndex);
+                q.runState().fail(rc, AeSource.SQ, curIndex);
                 return false;
             }
             to += piece;
@@ -505,7 +508,7 @@ final class SendQueue {
     private void finishTransmit(int state) {
         active = false;
         cState[curSlot] = state;
-        cEndSeq[curSlot] = q.txSequence();
+        cEndSeq[curSlot] = out.sequence();
         if (state == WAIT_READ && cReads[curSlot] == 0) {
             cState[curSlot] = DONE;
         }
@@ -558,7 +561,7 @@ final class SendQueue {
         for (int i = 0; i < cCount; i++) {
             int slot = ring(cHead + i);
             if (cState[slot] == WAIT_ACK) {
-                if (IwarpQp.seqDiff(cEndSeq[slot], sndUna) > 0) {
+                if (seqDiff(cEndSeq[slot], sndUna) > 0) {
                     break;
                 }
                 cState[slot] = DONE;
@@ -568,6 +571,11 @@ final class SendQueue {
         return fenceBlocked && cCount < before;
     }
 
+    /** a - b in TCP sequence space (32 bits, wrapping). */
+    private static long seqDiff(long a, long b) {
+        return TcpHeader.seqDelta(a & 0xffff_ffffL, b & 0xffff_ffffL);
+    }
+
     /** Writes the completions of finished work from the head, in SQ order. */
     void drainCompletions() {
         while (cCount > 0 && cState[cHead] == DONE) {
@@ -575,7 +583,7 @@ final class SendQueue {
             if (cSignaled[slot]) {
                 q.completions().sq(q.qp(), cIndex[slot], cOpcode[slot], 0, 0);
             }
-            q.counters().sqWqesCompleted++;
+            q.stats().sqWqesCompleted++;
             traceWqe("complete", cIndex[slot], cOpcode[slot]);
             cHead = ring(cHead + 1);
             cCount--;
@@ -618,7 +626,7 @@ final class SendQueue {
             if (inv != 0) {
                 int rc = q.regions().invalidate(inv, q.pd(), false);
                 if (rc != MemoryRegions.OK) {
-                    q.fail(rc, AeSource.SQ, cIndex[slot]);
+                    q.runState().fail(rc, AeSource.SQ, cIndex[slot]);
                     return;
                 }
             }
@@ -690,10 +698,10 @@ final class SendQueue {
     private void publishTail() {
         long at = q.qp().shadowArea() + Gen2Registers.QP_SHADOW_SQ_TAIL_OFFSET;
         if (memory.writeLong(at, Gen2Registers.qpShadowSqTail(cursor.index()))) {
-            q.counters().shadowTailWrites++;
+            q.stats().shadowTailWrites++;
             return;
         }
-        if (q.counters().shadowTailFaults++ == 0) {
+        if (q.stats().shadowTailFaults++ == 0) {
             TraceEvent t = q.trace().start(TraceKind.SQ_WQE);
             if (t != null) {
                 t.text("action", "shadow_tail_unmapped").num("qp", q.qp().id()).hex("gpa", at)
