@@ -178,7 +178,8 @@ final class FpduTransmitter {
             t.hex("stag", NetworkOrder.i32(tx, h + DdpHeader.OFF_STAG))
                     .hex("to", NetworkOrder.i64(tx, h + DdpHeader.OFF_TO));
         } else {
-            t.num("qn", NetworkOrder.u32(tx, h + DdpHeader.OFF_QN)).num("msn", NetworkOrder.u32(tx, h + DdpHeader.OFF_MSN))
+            t.num("qn", NetworkOrder.u32(tx, h + DdpHeader.OFF_QN))
+                    .num("msn", NetworkOrder.u32(tx, h + DdpHeader.OFF_MSN))
                     .num("mo", NetworkOrder.u32(tx, h + DdpHeader.OFF_MO));
         }
         t.emit();

@@ -454,7 +454,8 @@ final class SendQueue {
         long at = out.begin(DdpHeader.UNTAGGED_LENGTH + RdmaReadRequest.LENGTH);
         at += DdpHeader.writeUntagged(out.buffer(), at, RdmapOpcode.CODE_RDMA_READ_REQUEST, true, 0,
                 RdmapOpcode.QN_READ_REQUEST, readMsn, 0);
-        RdmaReadRequest.write(out.buffer(), at, sges.stag(i), sges.address(i), (int) size, curRemoteStag, curRemoteTo + sgeOff);
+        RdmaReadRequest.write(out.buffer(), at, sges.stag(i), sges.address(i), (int) size, curRemoteStag,
+                curRemoteTo + sgeOff);
         out.send(0);
         readMsn++;
         int o = (oHead + oCount) % ORD_CAPACITY;
