@@ -266,8 +266,8 @@ class PortPudaTest {
         fpdu(40, 100);
         d.dev.port().receive(frame, 0, v4(40005, 20000, TcpHeader.ACK, 5000, 40, -1));
         d.scheduler.runFor(1_000_000);
-        assertEquals(1, qp.framesSteered());
-        assertEquals(40, qp.bytesSteered());
+        assertEquals(1, qp.steering().frames());
+        assertEquals(40, qp.steering().bytes());
         assertEquals(5040, d.dev.iwarp().engine(10).tcp().rcvNxt());
         assertEquals(1, d.dev.iwarp().ieqPartial());
         // A segment from the future: TCP reassembles it and counts it.

@@ -298,8 +298,8 @@ public final class IwarpDataPath implements OffloadedPath {
         int rqMaj = f.userFlushCode ? f.rqMajor : Cqe.MAJOR_FLUSH;
         int rqMin = f.userFlushCode ? f.rqMinor : Cqe.MINOR_FLUSH_GENERAL;
         // A queue already flushed has nothing left (the driver's qp->flush_sq / flush_rq say the same).
-        boolean sq = flushSq && !qp.sqFlushed();
-        boolean rq = flushRq && !qp.rqFlushed();
+        boolean sq = flushSq && !qp.flushed().sq();
+        boolean rq = flushRq && !qp.flushed().rq();
         IwarpQp e = engines[qp.id()];
         int flushed;
         if (e != null) {
@@ -307,7 +307,7 @@ public final class IwarpDataPath implements OffloadedPath {
         } else {
             flushed = flushIdle(qp, sq, rq, sqMaj, sqMin, rqMaj, rqMin);
         }
-        qp.markFlushed(flushSq, flushRq);
+        qp.flushed().mark(flushSq, flushRq);
         TraceEvent t = trace.start(TraceKind.CQE);
         if (t != null) {
             t.text("action", "flush").num("qp", qp.id()).flag("sq", flushSq).flag("rq", flushRq)

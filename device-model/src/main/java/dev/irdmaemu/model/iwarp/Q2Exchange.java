@@ -64,14 +64,22 @@ final class Q2Exchange {
         return 1;
     }
 
-    /** The length of the Terminate message the driver built ({@link Q2Buffer#terminateLength()}), -1 without Q2. */
-    int terminateLength() {
-        return map() ? q2.terminateLength() : -1;
+    /** Whether the QP has a Q2 buffer mapped in one piece (a Terminate can be read from it). */
+    boolean mapped() {
+        return map();
     }
 
-    /** Copies {@code n} bytes of the Terminate message into {@code dst}; answers the bytes copied, -1 without Q2. */
+    /**
+     * The length of the Terminate message the driver built ({@link Q2Buffer#terminateLength()}); 0 without Q2
+     * (ask {@link #mapped()} first).
+     */
+    int terminateLength() {
+        return map() ? q2.terminateLength() : 0;
+    }
+
+    /** Copies {@code n} bytes of the Terminate message into {@code dst}; answers the bytes copied, 0 without Q2. */
     int copyTerminate(BytesStore<?, ?> dst, long dstOffset, int n) {
-        return map() ? q2.copyTerminate(dst, dstOffset, n) : -1;
+        return map() ? q2.copyTerminate(dst, dstOffset, n) : 0;
     }
 
     long address() {

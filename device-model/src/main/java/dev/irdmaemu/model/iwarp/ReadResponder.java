@@ -18,6 +18,7 @@ final class ReadResponder {
     static final int CAPACITY = 256;
 
     private final IwarpQp q;
+    private final FpduTransmitter out;
     private final int ird;
     private final int[] sinkStag = new int[CAPACITY];
     private final long[] sinkTo = new long[CAPACITY];
@@ -30,6 +31,7 @@ final class ReadResponder {
 
     ReadResponder(IwarpQp q, int ird) {
         this.q = q;
+        this.out = q.transmitter();
         this.ird = Math.max(1, Math.min(CAPACITY, ird));
     }
 
@@ -58,37 +60,41 @@ final class ReadResponder {
         count = 0;
     }
 
-    /** Sends the next Read Response FPDU: its cost in nanoseconds, or -1 when there is none or no room. */
-    long step() {
+    /**
+     * Sends the next Read Response FPDU and charges its cost to {@code cost}; otherwise why none went: no request
+     * queued, no room in TCP, or a failed gather that stopped the QP.
+     */
+    StepOutcome step(ServiceCost cost) {
         if (count == 0) {
-            return -1;
+            return StepOutcome.IDLE;
         }
         int s = head;
         long remaining = size[s] - sent[s];
-        int n = (int) Math.min(remaining, q.mulpdu() - DdpHeader.TAGGED_LENGTH);
+        int n = (int) Math.min(remaining, out.mulpdu() - DdpHeader.TAGGED_LENGTH);
         int ulpdu = DdpHeader.TAGGED_LENGTH + n;
-        if (!q.tcpRoomFor(Fpdu.totalLengthFor(ulpdu))) {
-            return -1;
+        if (!out.roomFor(Fpdu.totalLengthFor(ulpdu))) {
+            return StepOutcome.WAITING;
         }
         boolean last = n == remaining;
-        long at = q.beginFpdu(ulpdu);
-        at += DdpHeader.writeTagged(q.tx(), at, RdmapOpcode.CODE_RDMA_READ_RESPONSE, last, sinkStag[s],
+        long at = out.begin(ulpdu);
+        at += DdpHeader.writeTagged(out.buffer(), at, RdmapOpcode.CODE_RDMA_READ_RESPONSE, last, sinkStag[s],
                 sinkTo[s] + sent[s]);
         if (n > 0) {
-            int r = q.regions().read(sourceStag[s], sourceTo[s] + sent[s], q.tx(), at, n,
+            int r = q.regions().read(sourceStag[s], sourceTo[s] + sent[s], out.buffer(), at, n,
                     MemoryRegions.REMOTE_READ, q.pd());
             if (r != MemoryRegions.OK) {
-                q.fail(r, AeSource.OUT_RR, 0);
-                return -1;
+                q.runState().fail(r, AeSource.OUT_RR, 0);
+                return StepOutcome.STOPPED;
             }
         }
-        q.sendFpdu(n);
+        out.send(n);
         sent[s] += n;
         if (last) {
-            q.counters().readResponsesSent++;
+            q.stats().readResponsesSent++;
             head = (head + 1) % CAPACITY;
             count--;
         }
-        return q.fpduCost(n);
+        cost.charge(out.cost(n));
+        return StepOutcome.MOVED;
     }
 }

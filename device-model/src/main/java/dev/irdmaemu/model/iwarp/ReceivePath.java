@@ -92,9 +92,9 @@ final class ReceivePath implements FpduAssembler.Sink {
 
     @Override
     public void fpdu(BytesStore<?, ?> store, long offset, int length, long sequence) {
-        q.counters().fpdusReceived++;
-        if (q.receiveStopped()) {
-            q.counters().framesDroppedAfterError++;
+        q.stats().fpdusReceived++;
+        if (q.runState().receiveStopped()) {
+            q.stats().framesDroppedAfterError++;
             return;
         }
         curStore = store;
@@ -103,7 +103,7 @@ final class ReceivePath implements FpduAssembler.Sink {
         curSequence = sequence;
         FpduCheck c = fpdu.wrap(store, offset, length, q.crc()).validate();
         if (c == FpduCheck.CRC_MISMATCH) {
-            q.counters().crcErrors++;
+            q.stats().crcErrors++;
             error(AeCode.LLP_RECEIVED_MPA_CRC_ERROR.code(), AeSource.RSVD, 0);
             return;
         }
@@ -122,15 +122,15 @@ final class ReceivePath implements FpduAssembler.Sink {
         RdmapOpcode op = ddp.rdmapOpcode();
         traceRx(op, ulpdu - ddp.headerLength());
         if (op == RdmapOpcode.TERMINATE) {
-            q.terminateReceived(store, offset, length, sequence);
+            q.runState().terminateReceived(store, offset, length, sequence);
             return;
         }
-        if (!q.acceptsData()) {
-            q.counters().framesDroppedAfterError++;
+        if (!q.runState().acceptsData()) {
+            q.stats().framesDroppedAfterError++;
             return;
         }
-        boolean first = !q.firstFpduReceived();
-        q.peerFpduReceived();
+        boolean first = !q.runState().firstFpduReceived();
+        q.runState().peerFpduReceived();
         long payload = ddp.payloadOffset();
         int n = ulpdu - ddp.headerLength();
         if (op.tagged()) {
@@ -171,7 +171,7 @@ final class ReceivePath implements FpduAssembler.Sink {
     }
 
     private void error(int ae, int source, int wqeIndex) {
-        q.fail(ae, source, wqeIndex, curStore, curOffset, curLength, curSequence);
+        q.runState().fail(ae, source, wqeIndex, curStore, curOffset, curLength, curSequence);
     }
 
     // ---- tagged
@@ -226,7 +226,7 @@ final class ReceivePath implements FpduAssembler.Sink {
                 return;
             }
             sq.readResponseDone();
-            q.kick(0);
+            q.service().kick(0);
         }
     }
 
@@ -270,10 +270,10 @@ final class ReceivePath implements FpduAssembler.Sink {
             }
         }
         expectedReadMsn = (expectedReadMsn + 1) & 0xffff_ffffL;
-        q.counters().readRequestsReceived++;
+        q.stats().readRequestsReceived++;
         responder.accept(request.sinkStag(), request.sinkTaggedOffset(), size, request.sourceStag(),
                 request.sourceTaggedOffset());
-        q.kick(0);
+        q.service().kick(0);
     }
 
     private void send(RdmapOpcode op, long payload, int n, boolean firstFpdu) {
@@ -291,11 +291,11 @@ final class ReceivePath implements FpduAssembler.Sink {
                 expectedSendMsn = (expectedSendMsn + 1) & 0xffff_ffffL;
                 return;
             }
-            int fetched = fetch();
-            if (fetched < 0) {
+            RqFetch fetched = fetch();
+            if (fetched == RqFetch.MALFORMED) {
                 return;
             }
-            if (fetched == 0) {
+            if (fetched == RqFetch.NOT_POSTED) {
                 error(AeCode.DDP_UBE_INVALID_MSN_NO_BUFFER_AVAILABLE.code(), AeSource.RQ, rq.index());
                 return;
             }
@@ -332,7 +332,7 @@ final class ReceivePath implements FpduAssembler.Sink {
         }
         boolean solicited = op == RdmapOpcode.SEND_WITH_SE || op == RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE;
         q.completions().rq(q.qp(), msgIndex, mo + n, stag, invalidate, solicited, 0, 0);
-        q.counters().rqWqesCompleted++;
+        q.stats().rqWqesCompleted++;
         for (int i = 0; i < rqWqeQuanta; i++) {
             rq.advance();
         }
@@ -345,26 +345,36 @@ final class ReceivePath implements FpduAssembler.Sink {
         }
     }
 
-    /** Reads the RQ WQE at the device's index: 1 fetched, 0 none posted, -1 malformed (the QP stopped). */
-    private int fetch() {
+    /** What a new Send message found at the RQ's device index. */
+    private enum RqFetch {
+        /** A posted, well-formed WQE: its SGEs are the message's buffer. */
+        FETCHED,
+        /** None posted (or the RQ was flushed, or its ring is not mapped there). */
+        NOT_POSTED,
+        /** A malformed WQE: its AE was raised and the QP stopped. */
+        MALFORMED
+    }
+
+    /** Reads the RQ WQE at the device's index and loads its SGEs. */
+    private RqFetch fetch() {
         if (flushed) {
-            return 0;
+            return RqFetch.NOT_POSTED;
         }
         int index = rq.index();
         long gpa = rqRing.address((long) index * RqWqe.MIN_SIZE);
         int r = memory.find(gpa, rqWqeBytes);
         if (r < 0) {
-            return 0;
+            return RqFetch.NOT_POSTED;
         }
         rqWqe.wrap(memory.store(r), memory.offset(r, gpa), rqWqeBytes);
         WqeCheck c = rqWqe.validate(rq.polarity(), rqWqeBytes);
         if (c == WqeCheck.NOT_POSTED) {
-            return 0;
+            return RqFetch.NOT_POSTED;
         }
         if (!c.accepted()) {
             AeCode ae = c.suggestedAe();
             error((ae != null ? ae : AeCode.WQE_INVALID_PARAMETER).code(), AeSource.RQ, index);
-            return -1;
+            return RqFetch.MALFORMED;
         }
         sges.clear();
         long total = 0;
@@ -377,7 +387,7 @@ final class ReceivePath implements FpduAssembler.Sink {
             }
         }
         msgCapacity = total;
-        return 1;
+        return RqFetch.FETCHED;
     }
 
     /** Places {@code n} bytes at message offset {@code mo} into the WQE's SGEs; false when memory refused. */
@@ -411,7 +421,7 @@ final class ReceivePath implements FpduAssembler.Sink {
     }
 
     private void placed(int stag, long to, int n) {
-        q.counters().bytesPlaced += n;
+        q.stats().bytesPlaced += n;
         TraceEvent t = q.trace().start(TraceKind.PLACEMENT);
         if (t != null) {
             t.text("action", "place").num("qp", q.qp().id()).hex("stag", stag).hex("to", to).num("len", n).emit();

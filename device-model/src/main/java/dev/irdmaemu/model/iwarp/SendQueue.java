@@ -2,6 +2,7 @@ package dev.irdmaemu.model.iwarp;
 
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.cqp.GatherStatsBuffer.Stat;
+import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
 import dev.irdmaemu.fw.iwarp.Fpdu;
 import dev.irdmaemu.fw.iwarp.IwarpFrame;
@@ -64,6 +65,7 @@ final class SendQueue {
     private static final int KIND_STREAM = 4;
 
     private final IwarpQp q;
+    private final FpduTransmitter out;
     private final HostMemory memory;
     private final RingCursor cursor;
     private final RingPages ring;
@@ -121,6 +123,7 @@ final class SendQueue {
 
     SendQueue(IwarpQp q, HostMemory memory, RingCursor cursor, RingPages ring, int ringQuanta, int ord) {
         this.q = q;
+        this.out = q.transmitter();
         this.memory = memory;
         this.cursor = cursor;
         this.ring = ring;
@@ -142,7 +145,7 @@ final class SendQueue {
 
     /** Waiting for the peer's first FPDU after the LSMM (WAITFORRCVPDU). */
     boolean waitingForPeer() {
-        return waitingForPeer && !q.firstFpduReceived();
+        return waitingForPeer && !q.runState().firstFpduReceived();
     }
 
     /** WQEs started and not yet completed. */
@@ -154,30 +157,99 @@ final class SendQueue {
         return oCount;
     }
 
-    /** The next unit of SQ work: its cost in nanoseconds, or -1 when the SQ cannot move now. */
-    long step() {
-        if (flushed || q.stopped()) {
-            return -1;
+    /**
+     * The next unit of SQ work: a WQE started or an FPDU of the current one sent, its cost charged to
+     * {@code cost}; otherwise why the SQ cannot move now.
+     */
+    StepOutcome step(ServiceCost cost) {
+        if (flushed || q.runState().stopped()) {
+            return StepOutcome.STOPPED;
         }
         if (active) {
-            return continueCurrent();
+            return continueCurrent(cost);
         }
         if (waitingForPeer()) {
-            return -1;
+            return StepOutcome.WAITING;
         }
-        return startNext();
+        return startNext(cost);
     }
 
-    private long startNext() {
+    /** What the SQ found at the device's index. */
+    private enum Fetch {
+        /** A posted, well-formed WQE, wrapped in {@link #wqe}. */
+        READY,
+        /** Nothing posted there (or the ring is not mapped there). */
+        NOT_POSTED,
+        /** A malformed WQE: the AE was raised and the QP stopped. */
+        MALFORMED
+    }
+
+    private StepOutcome startNext(ServiceCost cost) {
         int index = cursor.index();
+        Fetch fetched = fetch(index);
+        if (fetched != Fetch.READY) {
+            return fetched == Fetch.NOT_POSTED ? StepOutcome.IDLE : StepOutcome.STOPPED;
+        }
+        if (wqe.localFence() && cCount > 0 || wqe.readFence() && readsPending()) {
+            fenceBlocked = true;
+            return StepOutcome.WAITING;
+        }
+        fenceBlocked = false;
+        SqOpcode op = wqe.sqOpcode();
+        boolean firstWqe = !started;
+        started = true;
+        int slot = push(index, op.code(), wqe.signaled());
+        traceWqe("start", index, op.code());
+        for (int i = 0, quanta = wqe.quanta(); i < quanta; i++) {
+            cursor.advance();
+        }
+        publishTail();
+        if (wqe.streamMode() && isSend(op)) {
+            return charged(startStream(firstWqe && index == 0, index, slot), cost);
+        }
+        StepOutcome outcome = switch (op) {
+            case NOP, GEN_RTS_AE, LOCAL_INVALIDATE, FAST_REGISTER -> startLocal(op, index, slot);
+            case RDMA_SEND, RDMA_SEND_INV, RDMA_SEND_SOL_EVENT, RDMA_SEND_SOL_EVENT_INV -> startSend(op, index, slot);
+            case RDMA_WRITE, RDMA_WRITE_SOL -> startWrite(index, slot);
+            case RDMA_READ, RDMA_READ_LOC_INV -> startRead(op, index, slot);
+            default -> {
+                // Bind MW and the atomics: not modelled.
+                q.runState().fail(AeCode.WQE_UNEXPECTED_OPCODE.code(), AeSource.SQ, index);
+                yield StepOutcome.STOPPED;
+            }
+        };
+        if (outcome == StepOutcome.MOVED) {
+            drainCompletions();
+        }
+        return charged(outcome, cost);
+    }
+
+    /** A WQE that started charges its fetch (the FPDUs it becomes are charged as they go). */
+    private StepOutcome charged(StepOutcome outcome, ServiceCost cost) {
+        if (outcome == StepOutcome.MOVED) {
+            cost.charge(q.latency().sqWqeFetchNanos);
+        }
+        return outcome;
+    }
+
+    private static boolean isSend(SqOpcode op) {
+        return op == SqOpcode.RDMA_SEND || op == SqOpcode.RDMA_SEND_INV || op == SqOpcode.RDMA_SEND_SOL_EVENT
+                || op == SqOpcode.RDMA_SEND_SOL_EVENT_INV;
+    }
+
+    /**
+     * Wraps the WQE at {@code index} when it is posted (its valid bit is the ring's polarity) and well-formed; a
+     * malformed one raises its AE and stops the QP.
+     */
+    private Fetch fetch(int index) {
         long gpa = ring.address((long) index * SqWqe.QUANTUM);
         int r = memory.find(gpa, SqWqe.QUANTUM);
         if (r < 0) {
-            return -1;
+            return Fetch.NOT_POSTED;
         }
         wqe.wrap(memory.store(r), memory.offset(r, gpa), SqWqe.QUANTUM);
         if (wqe.valid() != cursor.polarity()) {
-            return -1;
+            return Fetch.NOT_POSTED;
         }
         int quanta = wqe.quanta();
         long bytes = (long) quanta * SqWqe.QUANTUM;
@@ -186,118 +258,96 @@ final class SendQueue {
         // Nor does it cross a 256-byte chunk (max_hw_sq_chunk), so never a page of a PBL-mapped ring.
         if (index + quanta > ringQuanta || bytes < 0 || bytes > memory.base(r) + memory.length(r) - gpa
                 || bytes > ring.span((long) index * SqWqe.QUANTUM)) {
-            q.fail(AeCode.WQE_INVALID_PARAMETER.code(), AeSource.SQ, index);
-            return -1;
+            q.runState().fail(AeCode.WQE_INVALID_PARAMETER.code(), AeSource.SQ, index);
+            return Fetch.MALFORMED;
         }
         wqe.wrap(memory.store(r), memory.offset(r, gpa), bytes);
         WqeCheck check = wqe.validate(cursor.polarity());
         if (check == WqeCheck.NOT_POSTED) {
-            return -1;
+            return Fetch.NOT_POSTED;
         }
         if (!check.accepted()) {
             AeCode ae = check.suggestedAe();
-            q.fail((ae != null ? ae : AeCode.WQE_INVALID_PARAMETER).code(), AeSource.SQ, index);
-            return -1;
+            q.runState().fail((ae != null ? ae : AeCode.WQE_INVALID_PARAMETER).code(), AeSource.SQ, index);
+            return Fetch.MALFORMED;
         }
-        if (wqe.localFence() && cCount > 0 || wqe.readFence() && readsPending()) {
-            fenceBlocked = true;
-            return -1;
-        }
-        fenceBlocked = false;
-        SqOpcode op = wqe.sqOpcode();
-        boolean firstWqe = !started;
-        started = true;
-        int slot = push(index, op.code(), wqe.signaled());
-        traceWqe("start", index, op.code());
-        for (int i = 0; i < quanta; i++) {
-            cursor.advance();
-        }
-        publishTail();
-        long cost = q.latency().sqWqeFetchNanos;
-        switch (op) {
-            case NOP -> done(slot);
-            case GEN_RTS_AE -> {
-                // ctrl.c irdma_sc_gen_rts_ae: the device tells the driver the connection is up (hw.c wakes the CM).
-                q.ae(AeCode.LLP_CONNECTION_ESTABLISHED.code(), AeSource.SQ, index, 0);
-                done(slot);
-            }
-            case LOCAL_INVALIDATE -> {
-                int rc = q.regions().invalidate(wqe.fragmentStag(0), q.pd(), false);
-                if (rc != MemoryRegions.OK) {
-                    q.fail(rc, AeSource.SQ, index);
-                    return -1;
-                }
-                done(slot);
-            }
-            case FAST_REGISTER -> {
-                int rc = q.fastRegisterAllowed() ? q.regions().fastRegister(wqe, q.pd())
-                        : AeCode.PRIV_OPERATION_DENIED.code();
-                if (rc != MemoryRegions.OK) {
-                    q.fail(rc, AeSource.SQ, index);
-                    return -1;
-                }
-                done(slot);
-            }
-            case RDMA_SEND, RDMA_SEND_INV, RDMA_SEND_SOL_EVENT, RDMA_SEND_SOL_EVENT_INV -> {
-                if (wqe.streamMode()) {
-                    return startStream(firstWqe && index == 0, index, slot, cost);
-                }
-                begin(KIND_SEND, index, slot);
-                q.functionCounters().increment(Stat.RDMATXSNDS);
-                curRdmapOpcode = switch (op) {
-                    case RDMA_SEND_INV -> RdmapOpcode.CODE_SEND_WITH_INVALIDATE;
-                    case RDMA_SEND_SOL_EVENT -> RdmapOpcode.CODE_SEND_WITH_SE;
-                    case RDMA_SEND_SOL_EVENT_INV -> RdmapOpcode.CODE_SEND_WITH_SE_AND_INVALIDATE;
-                    default -> RdmapOpcode.CODE_SEND;
-                };
-                curInvalidateStag = op == SqOpcode.RDMA_SEND_INV || op == SqOpcode.RDMA_SEND_SOL_EVENT_INV
-                        ? wqe.remoteStag() : 0;
-            }
-            case RDMA_WRITE, RDMA_WRITE_SOL -> {
-                // RDMAP has no Write-with-SE (RFC 5040 §4.2): both are an RDMA Write on the wire.
-                begin(KIND_WRITE, index, slot);
-                q.functionCounters().increment(Stat.RDMATXWRS);
-                curRdmapOpcode = RdmapOpcode.CODE_RDMA_WRITE;
-                curRemoteStag = wqe.remoteStag();
-                curRemoteTo = wqe.remoteTaggedOffset();
-            }
-            case RDMA_READ, RDMA_READ_LOC_INV -> {
-                if (ord == 0) {
-                    q.fail(AeCode.RDMA_READ_WHILE_ORD_ZERO.code(), AeSource.SQ, index);
-                    return -1;
-                }
-                begin(KIND_READ, index, slot);
-                q.functionCounters().increment(Stat.RDMATXRDS);
-                curRemoteStag = wqe.remoteStag();
-                curRemoteTo = wqe.remoteTaggedOffset();
-                if (op == SqOpcode.RDMA_READ_LOC_INV) {
-                    cLocalInvalidate[slot] = sges.stag(0);
-                }
-            }
-            default -> {
-                // Bind MW and the atomics: not modelled.
-                q.fail(AeCode.WQE_UNEXPECTED_OPCODE.code(), AeSource.SQ, index);
-                return -1;
-            }
-        }
-        drainCompletions();
-        return cost;
+        return Fetch.READY;
     }
 
-    private long startStream(boolean allowed, int index, int slot, long cost) {
+    /** NOP, GEN_RTS_AE, Local Invalidate, Fast Register: done at once, or a failure that stops the QP. */
+    private StepOutcome startLocal(SqOpcode op, int index, int slot) {
+        int rc = switch (op) {
+            case GEN_RTS_AE -> {
+                // ctrl.c irdma_sc_gen_rts_ae: the device tells the driver the connection is up (hw.c wakes the CM).
+                q.runState().ae(AeCode.LLP_CONNECTION_ESTABLISHED.code(), AeSource.SQ, index, 0);
+                yield MemoryRegions.OK;
+            }
+            case LOCAL_INVALIDATE -> q.regions().invalidate(wqe.fragmentStag(0), q.pd(), false);
+            case FAST_REGISTER -> q.fastRegisterAllowed() ? q.regions().fastRegister(wqe, q.pd())
+                    : AeCode.PRIV_OPERATION_DENIED.code();
+            default -> MemoryRegions.OK;
+        };
+        if (rc != MemoryRegions.OK) {
+            q.runState().fail(rc, AeSource.SQ, index);
+            return StepOutcome.STOPPED;
+        }
+        done(slot);
+        return StepOutcome.MOVED;
+    }
+
+    private StepOutcome startSend(SqOpcode op, int index, int slot) {
+        begin(KIND_SEND, index, slot);
+        q.functionCounters().increment(Stat.RDMATXSNDS);
+        curRdmapOpcode = switch (op) {
+            case RDMA_SEND_INV -> RdmapOpcode.CODE_SEND_WITH_INVALIDATE;
+            case RDMA_SEND_SOL_EVENT -> RdmapOpcode.CODE_SEND_WITH_SE;
+            case RDMA_SEND_SOL_EVENT_INV -> RdmapOpcode.CODE_SEND_WITH_SE_AND_INVALIDATE;
+            default -> RdmapOpcode.CODE_SEND;
+        };
+        curInvalidateStag = op == SqOpcode.RDMA_SEND_INV || op == SqOpcode.RDMA_SEND_SOL_EVENT_INV
+                ? wqe.remoteStag() : 0;
+        return StepOutcome.MOVED;
+    }
+
+    private StepOutcome startWrite(int index, int slot) {
+        // RDMAP has no Write-with-SE (RFC 5040 §4.2): both are an RDMA Write on the wire.
+        begin(KIND_WRITE, index, slot);
+        q.functionCounters().increment(Stat.RDMATXWRS);
+        curRdmapOpcode = RdmapOpcode.CODE_RDMA_WRITE;
+        curRemoteStag = wqe.remoteStag();
+        curRemoteTo = wqe.remoteTaggedOffset();
+        return StepOutcome.MOVED;
+    }
+
+    private StepOutcome startRead(SqOpcode op, int index, int slot) {
+        if (ord == 0) {
+            q.runState().fail(AeCode.RDMA_READ_WHILE_ORD_ZERO.code(), AeSource.SQ, index);
+            return StepOutcome.STOPPED;
+        }
+        begin(KIND_READ, index, slot);
+        q.functionCounters().increment(Stat.RDMATXRDS);
+        curRemoteStag = wqe.remoteStag();
+        curRemoteTo = wqe.remoteTaggedOffset();
+        if (op == SqOpcode.RDMA_READ_LOC_INV) {
+            cLocalInvalidate[slot] = sges.stag(0);
+        }
+        return StepOutcome.MOVED;
+    }
+
+    private StepOutcome startStream(boolean allowed, int index, int slot) {
         // The LSMM is only ever the first WQE at SQ index 0 (irdma_sc_send_lsmm); streaming mode after the QP
         // has gone to RDMA mode is refused.
         begin(KIND_STREAM, index, slot);
         if (!allowed || curInline) {
-            q.fail(AeCode.WQE_INVALID_PARAMETER.code(), AeSource.SQ, index);
-            return -1;
+            q.runState().fail(AeCode.WQE_INVALID_PARAMETER.code(), AeSource.SQ, index);
+            return StepOutcome.STOPPED;
         }
         if (curLength > LSMM_MAX) {
-            q.fail(AeCode.WQE_LSMM_TOO_LONG.code(), AeSource.SQ, index);
-            return -1;
+            q.runState().fail(AeCode.WQE_LSMM_TOO_LONG.code(), AeSource.SQ, index);
+            return StepOutcome.STOPPED;
         }
         curWaitForPdu = wqe.waitForRcvPdu();
-        return cost;
+        return StepOutcome.MOVED;
     }
 
     /** Loads the WQE's SGEs (or inline data) as the current message. */
@@ -336,48 +386,49 @@ final class SendQueue {
         curLength = total;
     }
 
-    private long continueCurrent() {
+    private StepOutcome continueCurrent(ServiceCost cost) {
         return switch (kind) {
-            case KIND_SEND -> sendSegment(false);
-            case KIND_WRITE -> sendSegment(true);
-            case KIND_READ -> sendReadRequest();
-            default -> sendStream();
+            case KIND_SEND -> sendSegment(false, cost);
+            case KIND_WRITE -> sendSegment(true, cost);
+            case KIND_READ -> sendReadRequest(cost);
+            default -> sendStream(cost);
         };
     }
 
-    private long sendStream() {
+    private StepOutcome sendStream(ServiceCost cost) {
         int n = (int) curLength;
-        if (!q.tcpRoomFor(n)) {
-            return -1;
+        if (!out.roomFor(n)) {
+            return StepOutcome.WAITING;
         }
-        if (!gather(q.tx(), 0, n)) {
-            return -1;
+        if (!gather(out.buffer(), 0, n)) {
+            return StepOutcome.STOPPED;
         }
-        q.sendStream(n);
+        out.sendStream(n);
         finishTransmit(WAIT_ACK);
         waitingForPeer = curWaitForPdu;
-        return q.fpduCost(n);
+        cost.charge(out.cost(n));
+        return StepOutcome.MOVED;
     }
 
-    private long sendSegment(boolean tagged) {
+    private StepOutcome sendSegment(boolean tagged, ServiceCost cost) {
         int header = tagged ? DdpHeader.TAGGED_LENGTH : DdpHeader.UNTAGGED_LENGTH;
         long remaining = curLength - curSent;
-        int n = (int) Math.min(remaining, q.mulpdu() - header);
-        if (!q.tcpRoomFor(Fpdu.totalLengthFor(header + n))) {
-            return -1;
+        int n = (int) Math.min(remaining, out.mulpdu() - header);
+        if (!out.roomFor(Fpdu.totalLengthFor(header + n))) {
+            return StepOutcome.WAITING;
         }
         boolean last = n == remaining;
-        long at = q.beginFpdu(header + n);
+        long at = out.begin(header + n);
         if (tagged) {
-            at += DdpHeader.writeTagged(q.tx(), at, curRdmapOpcode, last, curRemoteStag, curRemoteTo + curSent);
+            at += DdpHeader.writeTagged(out.buffer(), at, curRdmapOpcode, last, curRemoteStag, curRemoteTo + curSent);
         } else {
-            at += DdpHeader.writeUntagged(q.tx(), at, curRdmapOpcode, last, curInvalidateStag,
+            at += DdpHeader.writeUntagged(out.buffer(), at, curRdmapOpcode, last, curInvalidateStag,
                     RdmapOpcode.QN_SEND, sendMsn, (int) curSent);
         }
-        if (!gather(q.tx(), at, n)) {
-            return -1;
+        if (!gather(out.buffer(), at, n)) {
+            return StepOutcome.STOPPED;
         }
-        q.sendFpdu(n);
+        out.send(n);
         curSent += n;
         if (last) {
             if (!tagged) {
@@ -385,25 +436,27 @@ final class SendQueue {
             }
             finishTransmit(WAIT_ACK);
         }
-        return q.fpduCost(n);
+        cost.charge(out.cost(n));
+        return StepOutcome.MOVED;
     }
 
-    private long sendReadRequest() {
+    private StepOutcome sendReadRequest(ServiceCost cost) {
         if (oCount >= ord || oCount >= ORD_CAPACITY) {
             // ORD reached: this Read (and the SQ behind it) waits for a response to come back.
-            return -1;
+            return StepOutcome.WAITING;
         }
         int total = IwarpFrame.untaggedFrameLength(RdmaReadRequest.LENGTH);
-        if (!q.tcpRoomFor(total)) {
-            return -1;
+        if (!out.roomFor(total)) {
+            return StepOutcome.WAITING;
         }
         int i = sgeIdx;
         long size = sges.length(i);
-        long at = q.beginFpdu(DdpHeader.UNTAGGED_LENGTH + RdmaReadRequest.LENGTH);
-        at += DdpHeader.writeUntagged(q.tx(), at, RdmapOpcode.CODE_RDMA_READ_REQUEST, true, 0,
+        long at = out.begin(DdpHeader.UNTAGGED_LENGTH + RdmaReadRequest.LENGTH);
+        at += DdpHeader.writeUntagged(out.buffer(), at, RdmapOpcode.CODE_RDMA_READ_REQUEST, true, 0,
                 RdmapOpcode.QN_READ_REQUEST, readMsn, 0);
-        RdmaReadRequest.write(q.tx(), at, sges.stag(i), sges.address(i), (int) size, curRemoteStag, curRemoteTo + sgeOff);
-        q.sendFpdu(0);
+        RdmaReadRequest.write(out.buffer(), at, sges.stag(i), sges.address(i), (int) size, curRemoteStag,
+                curRemoteTo + sgeOff);
+        out.send(0);
         readMsn++;
         int o = (oHead + oCount) % ORD_CAPACITY;
         oSlot[o] = curSlot;
@@ -418,7 +471,8 @@ final class SendQueue {
         if (sgeIdx == sges.count()) {
             finishTransmit(WAIT_READ);
         }
-        return q.fpduCost(0);
+        cost.charge(out.cost(0));
+        return StepOutcome.MOVED;
     }
 
     /** Copies the next {@code n} message bytes into {@code dst}; false (QP stopped) when memory refuses. */
@@ -431,14 +485,14 @@ final class SendQueue {
         long to = at;
         while (left > 0) {
             if (sgeIdx >= sges.count()) {
-                q.fail(AeCode.WQE_INVALID_FRAG_DATA.code(), AeSource.SQ, curIndex);
+                q.runState().fail(AeCode.WQE_INVALID_FRAG_DATA.code(), AeSource.SQ, curIndex);
                 return false;
             }
             int piece = (int) Math.min(left, sges.length(sgeIdx) - sgeOff);
             int rc = q.regions().read(sges.stag(sgeIdx), sges.address(sgeIdx) + sgeOff, dst, to, piece,
                     MemoryRegions.LOCAL_READ, q.pd());
             if (rc != MemoryRegions.OK) {
-                q.fail(rc, AeSource.SQ, curIndex);
+                q.runState().fail(rc, AeSource.SQ, curIndex);
                 return false;
             }
             to += piece;
@@ -455,7 +509,7 @@ final class SendQueue {
     private void finishTransmit(int state) {
         active = false;
         cState[curSlot] = state;
-        cEndSeq[curSlot] = q.txSequence();
+        cEndSeq[curSlot] = out.sequence();
         if (state == WAIT_READ && cReads[curSlot] == 0) {
             cState[curSlot] = DONE;
         }
@@ -508,7 +562,7 @@ final class SendQueue {
         for (int i = 0; i < cCount; i++) {
             int slot = ring(cHead + i);
             if (cState[slot] == WAIT_ACK) {
-                if (IwarpQp.seqDiff(cEndSeq[slot], sndUna) > 0) {
+                if (seqDiff(cEndSeq[slot], sndUna) > 0) {
                     break;
                 }
                 cState[slot] = DONE;
@@ -518,6 +572,11 @@ final class SendQueue {
         return fenceBlocked && cCount < before;
     }
 
+    /** a - b in TCP sequence space (32 bits, wrapping). */
+    private static long seqDiff(long a, long b) {
+        return TcpHeader.seqDelta(a & 0xffff_ffffL, b & 0xffff_ffffL);
+    }
+
     /** Writes the completions of finished work from the head, in SQ order. */
     void drainCompletions() {
         while (cCount > 0 && cState[cHead] == DONE) {
@@ -525,7 +584,7 @@ final class SendQueue {
             if (cSignaled[slot]) {
                 q.completions().sq(q.qp(), cIndex[slot], cOpcode[slot], 0, 0);
             }
-            q.counters().sqWqesCompleted++;
+            q.stats().sqWqesCompleted++;
             traceWqe("complete", cIndex[slot], cOpcode[slot]);
             cHead = ring(cHead + 1);
             cCount--;
@@ -568,7 +627,7 @@ final class SendQueue {
             if (inv != 0) {
                 int rc = q.regions().invalidate(inv, q.pd(), false);
                 if (rc != MemoryRegions.OK) {
-                    q.fail(rc, AeSource.SQ, cIndex[slot]);
+                    q.runState().fail(rc, AeSource.SQ, cIndex[slot]);
                     return;
                 }
             }
@@ -586,18 +645,20 @@ final class SendQueue {
      * remaining WQE of its own ring from it).
      */
     boolean flush(int major, int minor) {
-        int index = -1;
+        boolean found = false;
+        int index = 0;
         int opcode = 0;
-        for (int i = 0; i < cCount && index < 0; i++) {
+        for (int i = 0; i < cCount && !found; i++) {
             int slot = ring(cHead + i);
             if (cOpcode[slot] != SqOpcode.NOP.code()) {
+                found = true;
                 index = cIndex[slot];
                 opcode = cOpcode[slot];
             }
         }
-        if (index < 0 && !flushed) {
+        if (!found && !flushed) {
             // Posted but not fetched (the QP stopped before reaching them).
-            for (int n = 0; n < ringQuanta && index < 0; n++) {
+            for (int n = 0; n < ringQuanta && !found; n++) {
                 int at = cursor.index();
                 long gpa = ring.address((long) at * SqWqe.QUANTUM);
                 int r = memory.find(gpa, SqWqe.QUANTUM);
@@ -609,6 +670,7 @@ final class SendQueue {
                     break;
                 }
                 if (wqe.opcode() != SqOpcode.NOP.code()) {
+                    found = true;
                     index = at;
                     opcode = wqe.opcode();
                 }
@@ -622,7 +684,7 @@ final class SendQueue {
         active = false;
         cCount = 0;
         oCount = 0;
-        if (index < 0) {
+        if (!found) {
             return false;
         }
         q.completions().sq(q.qp(), index, opcode, major, minor);
@@ -637,10 +699,10 @@ final class SendQueue {
     private void publishTail() {
         long at = q.qp().shadowArea() + Gen2Registers.QP_SHADOW_SQ_TAIL_OFFSET;
         if (memory.writeLong(at, Gen2Registers.qpShadowSqTail(cursor.index()))) {
-            q.counters().shadowTailWrites++;
+            q.stats().shadowTailWrites++;
             return;
         }
-        if (q.counters().shadowTailFaults++ == 0) {
+        if (q.stats().shadowTailFaults++ == 0) {
             TraceEvent t = q.trace().start(TraceKind.SQ_WQE);
             if (t != null) {
                 t.text("action", "shadow_tail_unmapped").num("qp", q.qp().id()).hex("gpa", at)

@@ -6,7 +6,11 @@
  * MPA framing with CRC32c (RFC 5044, no markers), DDP (RFC 5041) and RDMAP (RFC 5040), split by concern like
  * siw's files: {@code SendQueue} (SQ WQEs into FPDUs, the connection WQEs, fences, ORD, SQ completions),
  * {@code ReadResponder} (inbound RDMA Read Requests up to IRD, answered with Read Responses),
- * {@code FpduAssembler} (the stream cut into whole FPDUs in a bounded staging buffer), {@code ReceivePath}
+ * {@code TransmitService} (the two taking turns in service events on simulated time, each step answering a
+ * {@code StepOutcome} and charging its cost to a {@code ServiceCost}), {@code FpduTransmitter} (FPDUs, the LSMM and
+ * the Terminate built and queued on TCP), {@code QpRunState} (whether the data path runs; errors as AEs),
+ * {@code LlpUpcalls} (what the QP's TCP calls up with), {@code FpduAssembler} (the stream cut into whole FPDUs in a
+ * bounded staging buffer), {@code ReceivePath}
  * (every check, then placement through {@code model.mr.MemoryRegions}, RQ completions), {@code Q2Exchange} (the
  * Terminate exchange with irdma, over firmware-iface's {@code fw.qp.Q2Buffer} layout) and {@code CompletionWriter}
  * (CQEs as uk.c reads them).

@@ -43,14 +43,11 @@ public final class QpTable {
         qp.contextAddress = contextAddress;
         qp.shadowArea = shadowArea;
         qp.tcpState = 0;
-        qp.mpaCrc = -1;
+        qp.mpaFraming = QueuePair.MpaFraming.UNCHECKED;
         qp.sndNxt = 0;
         qp.rcvNxt = 0;
-        qp.framesSteered = 0;
-        qp.bytesSteered = 0;
-        qp.framesDropped = 0;
-        qp.sqFlushed = false;
-        qp.rqFlushed = false;
+        qp.steering.clear();
+        qp.flushed.clear();
         qp.virtualMap = false;
         qp.load(ctx, withTcp);
         qp.resetRings();

@@ -8,7 +8,8 @@ import dev.irdmaemu.model.hmc.RingPages;
  * One QP as the device holds it: its state, the fields of its HMC QP object the model acts on (decoded with
  * {@link QpContext}), and the device's positions in its SQ and RQ (PUDA QPs and offloaded iWARP QPs alike; the
  * iWARP data path, {@code model.iwarp}, works the rings from these cursors). Frames steered to the QP are counted
- * here; the TCP context ({@link #rcvNxt()}, {@link #sndNxt()}) is what the context said at the last load.
+ * in its {@link SteeredFrames}, the queues Flush WQEs ended kept in its {@link FlushedQueues}; the TCP context
+ * ({@link #rcvNxt()}, {@link #sndNxt()}) is what the context said at the last load.
  */
 public final class QueuePair {
     /** defs.h IRDMA_QP_TYPE_IWARP / IRDMA_QP_TYPE_UDA. */
@@ -23,6 +24,16 @@ public final class QueuePair {
     /** What the QP is to the receive path. */
     public enum Role {
         IWARP, ILQ, IEQ, OTHER_UDA
+    }
+
+    /** How the device checks the framing of an iWARP QP's FPDUs (the context's IRDMAQPC_RCVMARKERS / RCVNOMPACRC). */
+    public enum MpaFraming {
+        /** FPDUs carry an MPA CRC (RFC 5044 §4.3). */
+        CRC,
+        /** FPDUs carry none (the CRC field is there, unchecked). */
+        NO_CRC,
+        /** Not checked: markers asked for (irdma never does), or not an iWARP QP. */
+        UNCHECKED
     }
 
     private final int id;
@@ -52,16 +63,13 @@ public final class QueuePair {
     boolean insertVlan;
     int vlanTag;
     int tcpState;
-    int mpaCrc = -1;
+    MpaFraming mpaFraming = MpaFraming.UNCHECKED;
     long sndNxt;
     long rcvNxt;
     final RingCursor sq = new RingCursor();
     final RingCursor rq = new RingCursor();
-    long framesSteered;
-    long bytesSteered;
-    long framesDropped;
-    boolean sqFlushed;
-    boolean rqFlushed;
+    final SteeredFrames steering = new SteeredFrames();
+    final FlushedQueues flushed = new FlushedQueues();
 
     QueuePair(int id) {
         this.id = id;
@@ -89,7 +97,8 @@ public final class QueuePair {
             remotePort = c.dstPort();
             insertVlan = c.insertVlanTag();
             // FPDU framing is checked only without markers (irdma never enables them): 1 with CRC, 0 without.
-            mpaCrc = c.rcvMarkers() ? -1 : c.rcvNoMpaCrc() ? 0 : 1;
+            mpaFraming = c.rcvMarkers() ? MpaFraming.UNCHECKED
+                    : c.rcvNoMpaCrc() ? MpaFraming.NO_CRC : MpaFraming.CRC;
             vlanTag = c.vlanTag();
             if (withTcp) {
                 tcpState = c.tcpState();
@@ -217,9 +226,8 @@ public final class QueuePair {
         return tcpState;
     }
 
-    /** 1: FPDUs carry an MPA CRC, 0: they do not, -1: not checked (markers, or not an iWARP QP). */
-    public int mpaCrc() {
-        return mpaCrc;
+    public MpaFraming mpaFraming() {
+        return mpaFraming;
     }
 
     public long sndNxt() {
@@ -241,37 +249,20 @@ public final class QueuePair {
 
     /** The receive seam for offloaded QPs: a frame of {@code tcpPayload} bytes was steered to this QP. */
     public void steered(long tcpPayload) {
-        framesSteered++;
-        bytesSteered += tcpPayload;
+        steering.countSteered(tcpPayload);
     }
 
     public void dropped() {
-        framesDropped++;
+        steering.countDropped();
     }
 
-    public long framesSteered() {
-        return framesSteered;
+    /** What was steered to this QP and dropped for it. */
+    public SteeredFrames steering() {
+        return steering;
     }
 
-    public long bytesSteered() {
-        return bytesSteered;
-    }
-
-    public long framesDropped() {
-        return framesDropped;
-    }
-
-    /** Flush WQEs ended the queue(s); a second flush finds nothing (ctrl.c: the driver itself skips a reflush). */
-    public void markFlushed(boolean sq, boolean rq) {
-        sqFlushed |= sq;
-        rqFlushed |= rq;
-    }
-
-    public boolean sqFlushed() {
-        return sqFlushed;
-    }
-
-    public boolean rqFlushed() {
-        return rqFlushed;
+    /** Which queues Flush WQEs already ended. */
+    public FlushedQueues flushed() {
+        return flushed;
     }
 }
