@@ -1,6 +1,7 @@
 package dev.irdmaemu.cm;
 
 import dev.irdmaemu.cm.mpa.MpaRejection;
+import dev.irdmaemu.cm.mpa.MpaVerdict;
 import dev.irdmaemu.driver.verbs.MpaOutcome;
 import dev.irdmaemu.driver.verbs.QpEvent;
 import dev.irdmaemu.driver.verbs.TcpOffloadContext;
@@ -111,7 +112,6 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     private int builtHeaderLength;
     private final MpaFrame.Builder txMpa = new MpaFrame.Builder();
     private final BytesStore<?, ?> scratch = BytesStore.wrap(new byte[CmNode.FRAME_CAPACITY]);
-    private final boolean[] rejectFlag = new boolean[1];
 
     private long nodesCreated;
     private long nodesDestroyed;
@@ -1007,14 +1007,13 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
     /** cm.c irdma_handle_rcv_mpa: an MPA request (passive) or reply (active) arrived as the segment's data. */
     private void handleMpa(CmNode n, int dataLength) {
         long at = rx.offset() + rx.tcpPayloadOffset();
-        boolean[] rejected = rejectFlag;
-        MpaRejection verdict = parseMpa(n, rx.store(), at, dataLength, rejected);
+        MpaVerdict verdict = parseMpa(n, rx.store(), at, dataLength);
         if (!verdict.accepted()) {
-            LOG.debug("MPA refused ({}) on {}", verdict, n);
+            LOG.debug("MPA refused ({}) on {}", verdict.rule(), n);
             if (n.state == CmState.MPAREQ_SENT) {
                 activeOpenError(n, true, CmReason.BAD_MPA);
             } else {
-                passiveOpenError(n, true, CmReason.BAD_MPA, verdict);
+                passiveOpenError(n, true, CmReason.BAD_MPA, verdict.rule());
             }
             return;
         }
@@ -1027,7 +1026,7 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
             }
             case MPAREQ_SENT -> {
                 clearSendEntry(n);
-                if (rejected[0]) {
+                if (verdict.peerRejected()) {
                     n.state = CmState.MPAREJ_RCVD;
                     sendAck(n);
                     // the peer owes us its FIN (a reject goes with one); a peer that never sends it gets what a
@@ -1046,11 +1045,19 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
 
     /**
      * cm.c irdma_parse_mpa, rule by rule in its order, then the RFC 6581 negotiation for revision 2. On success
-     * the peer's private data is in the node and {@code rejected[0]} tells whether the R flag was set.
+     * the peer's private data is in the node and the verdict tells whether the R flag was set. Allocates nothing.
      * Package-visible so the rules can be checked one by one.
      */
-    MpaRejection parseMpa(CmNode n, BytesStore<?, ?> store, long offset, int length, boolean[] rejected) {
-        rejected[0] = false;
+    MpaVerdict parseMpa(CmNode n, BytesStore<?, ?> store, long offset, int length) {
+        MpaRejection rule = mpaRule(n, store, offset, length);
+        if (!rule.accepted()) {
+            return MpaVerdict.refused(rule);
+        }
+        return MpaVerdict.accepted((rxMpa.flags() & MpaFrame.FLAG_REJECT) != 0);
+    }
+
+    /** The rules of {@link #parseMpa}; on ACCEPTED {@link #rxMpa} still wraps the frame. */
+    private MpaRejection mpaRule(CmNode n, BytesStore<?, ?> store, long offset, int length) {
         if (length < MpaFrame.HEADER_SIZE) {
             return MpaRejection.BUFFER_TOO_SMALL;
         }
@@ -1090,7 +1097,6 @@ public final class ConnectionManager implements CmHardwarePort.Receiver {
         int ulpLength = Math.max(0, Math.min(pdLength - (headerLength - MpaFrame.HEADER_SIZE), length - headerLength));
         store.read(offset + headerLength, n.privateData, 0, ulpLength);
         n.privateDataLength = ulpLength;
-        rejected[0] = (f.flags() & MpaFrame.FLAG_REJECT) != 0;
         if ((f.flags() & MpaFrame.FLAG_MARKERS) != 0) {
             n.peerWantsMarkers = true;
             return MpaRejection.MARKERS_REQUESTED;
