@@ -1,5 +1,8 @@
 package dev.irdmaemu.cm;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * A node's address handle, through which its segments leave, and the connection's quad hash entry that follows
  * it on the passive side: created waited for (an active open) or posted (a SYN's node, whose SYN-ACK waits for the
@@ -7,6 +10,8 @@ package dev.irdmaemu.cm;
  * irdma_add_conn_est_qh, utils.c irdma_ilq_ah_cb and hw.c irdma_send_syn_cqp_callback.
  */
 final class AddressHandles {
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionManager.class);
+
     private final ConnectionManager cm;
     private final CmHardwarePort port;
     private long ahRefusals;
@@ -19,11 +24,12 @@ final class AddressHandles {
 
     /** cm.c irdma_cm_create_ah(cm_node, true) for node {@code n}: valid on return; false when refused. */
     boolean create(CmNode n) {
-        int ah = port.createAh(info(n));
-        if (ah < 0) {
+        AhResult r = port.createAh(info(n));
+        if (!(r instanceof AhResult.Created c)) {
+            LOG.debug("no AH for {}: {}", n, ((AhResult.Refused) r).reason());
             return false;
         }
-        n.ah = ah;
+        n.ah = c.index();
         n.ahValid = true;
         return true;
     }
@@ -33,11 +39,12 @@ final class AddressHandles {
      * {@link #created}; false when no AH could be posted.
      */
     boolean createNoWait(CmNode n) {
-        int ah = port.createAh(info(n), (index, valid) -> created(n, index, valid));
-        if (ah < 0) {
+        AhResult r = port.createAh(info(n), (index, valid) -> created(n, index, valid));
+        if (!(r instanceof AhResult.Created c)) {
+            LOG.debug("no AH posted for {}: {}", n, ((AhResult.Refused) r).reason());
             return false;
         }
-        n.ah = ah;
+        n.ah = c.index();
         n.ahValid = false;
         return true;
     }

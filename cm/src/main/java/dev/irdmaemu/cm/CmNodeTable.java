@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,11 +56,15 @@ final class CmNodeTable {
         n.locSeq = isn.nextInt() & 0xffff_ffffL;
         n.mss = port.mtu() - (ipv4 ? ConnectionManager.MTU_TO_MSS_IPV4 : ConnectionManager.MTU_TO_MSS_IPV6);
         n.loopback = isLoopback(ipv4, key);
-        long mac = n.loopback ? port.macAddress() : port.resolveNeighbour(ipv4, key.remoteHi, key.remoteLo);
-        if (mac < 0) {
-            return null;
+        if (n.loopback) {
+            n.remoteMac = port.macAddress();
+        } else {
+            OptionalLong mac = port.neighbourMac(ipv4, key.remoteHi, key.remoteLo);
+            if (mac.isEmpty()) {
+                return null;
+            }
+            n.remoteMac = mac.getAsLong();
         }
-        n.remoteMac = mac;
         nodes.put(key, n);
         nodesCreated++;
         return n;

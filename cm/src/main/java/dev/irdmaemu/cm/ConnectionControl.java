@@ -116,13 +116,14 @@ final class ConnectionControl {
             n.consumerQpn = qpn;
             // cm.c irdma_accept: qhash_set cleared and the AH freed before irdma_modify_qp to RTS
             cm.ahs.free(n);
-            int offloaded = port.offload(OffloadedConnections.tcpContext(n), new MpaOutcome(n.mpaRevision,
+            OffloadResult r = port.offload(OffloadedConnections.tcpContext(n), new MpaOutcome(n.mpaRevision,
                     n.irdOrd.ird(), n.irdOrd.ord(), n.irdOrd.rdma0(), false, lsmm), qpn);
-            if (offloaded < 0) {
+            if (!(r instanceof OffloadResult.Offloaded o)) {
+                LOG.debug("offload of {} refused: {}", n, ((OffloadResult.Refused) r).reason());
                 cm.table.release(n);
                 return false;
             }
-            accepted(n, connectionHandler, offloaded);
+            accepted(n, connectionHandler, o.qpn());
             return true;
         } finally {
             cm.events.leave();

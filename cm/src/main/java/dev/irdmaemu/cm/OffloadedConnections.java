@@ -127,16 +127,17 @@ final class OffloadedConnections {
 
     /** cm.c irdma_cm_event_connected: hand the connection to the QP, the QP sends the RTR, CONNECT_REPLY. */
     void connected(CmNode n, CmEventHandler h) {
-        int qpn = port.offload(tcpContext(n), new MpaOutcome(n.mpaRevision, n.irdOrd.ird(), n.irdOrd.ord(),
-                n.irdOrd.rdma0(), true, null), n.consumerQpn);
-        if (qpn < 0) {
+        OffloadResult r = port.offload(tcpContext(n), new MpaOutcome(n.mpaRevision, n.irdOrd.ird(),
+                n.irdOrd.ord(), n.irdOrd.rdma0(), true, null), n.consumerQpn);
+        if (!(r instanceof OffloadResult.Offloaded o)) {
+            LOG.debug("offload of {} refused: {}", n, ((OffloadResult.Refused) r).reason());
             n.handler = null;
             cm.events.upcall(h, n, CmEventType.CONNECT_REPLY, CmStatus.TIMED_OUT, CmReason.LOCAL_ABORT, true);
             cm.table.release(n);
             return;
         }
         n.qhashSet = false;
-        cm.table.bindQp(n, qpn);
+        cm.table.bindQp(n, o.qpn());
         n.accelerated = true;
         // cm.c irdma_cm_event_connected: the AH goes once the QP is in RTS (the device owns the four-tuple)
         cm.ahs.free(n);

@@ -1,6 +1,7 @@
 package dev.irdmaemu.cm.driver;
 
 import dev.irdmaemu.cm.AhInfo;
+import dev.irdmaemu.cm.AhResult;
 import dev.irdmaemu.cm.CmHardwarePort;
 import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.cm.LocalAddress;
@@ -8,6 +9,7 @@ import dev.irdmaemu.driver.CqpException;
 import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.driver.verbs.MpaOutcome;
 import dev.irdmaemu.cm.NeighbourTable;
+import dev.irdmaemu.cm.OffloadResult;
 import dev.irdmaemu.cm.Qhash;
 import dev.irdmaemu.driver.verbs.QpEvent;
 import dev.irdmaemu.driver.verbs.TcpOffloadContext;
@@ -27,6 +29,7 @@ import dev.irdmaemu.fw.sim.SimTimer;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;
+import java.util.OptionalLong;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -170,8 +173,19 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
     }
 
     @Override
-    public long resolveNeighbour(boolean ipv4, long remoteHi, long remoteLo) {
+    public OptionalLong neighbourMac(boolean ipv4, long remoteHi, long remoteLo) {
         return neighbours.resolve(ipv4, remoteHi, remoteLo);
+    }
+
+    /**
+     * The MAC of the next hop for {@code remote}, or -1 when it does not resolve: {@link #neighbourMac} as a
+     * number, kept for callers outside cm that still compare with -1 (qemu-bridge's HostedNodeTest).
+     *
+     * @deprecated use {@link #neighbourMac}, which answers an empty OptionalLong instead of -1
+     */
+    @Deprecated
+    public long resolveNeighbour(boolean ipv4, long remoteHi, long remoteLo) {
+        return neighbourMac(ipv4, remoteHi, remoteLo).orElse(-1);
     }
 
     /**
@@ -179,33 +193,34 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
      * MANAGE_ARP add the first time the MAC is seen), then CREATE_ADDR_HANDLE through the driver.
      */
     @Override
-    public int createAh(AhInfo info) {
+    public AhResult createAh(AhInfo info) {
         try {
             int arp = arpIndexFor(info.remoteMac());
             words(info.ipv4(), info.localHi(), info.localLo(), localWords);
             words(info.ipv4(), info.remoteHi(), info.remoteLo(), remoteWords);
-            return driver.createAddressHandle(mac, info.tos(), info.vlanTag(), info.insertVlanTag(), arp,
-                    info.hopLimit(), info.ipv4(), info.loopback(), remoteWords, localWords);
+            return new AhResult.Created(driver.createAddressHandle(mac, info.tos(), info.vlanTag(),
+                    info.insertVlanTag(), arp, info.hopLimit(), info.ipv4(), info.loopback(), remoteWords, localWords));
         } catch (CqpException x) {
             cqpFailures++;
             LOG.debug("AH create refused: {}", x.getMessage());
-            return -1;
+            return new AhResult.Refused("AH create refused: " + x.getMessage());
         }
     }
 
     /** The same without waiting: the driver posts CREATE_ADDR_HANDLE and its completion runs {@code done}. */
     @Override
-    public int createAh(AhInfo info, AhCompletion done) {
+    public AhResult createAh(AhInfo info, AhCompletion done) {
         try {
             int arp = arpIndexFor(info.remoteMac());
             words(info.ipv4(), info.localHi(), info.localLo(), localWords);
             words(info.ipv4(), info.remoteHi(), info.remoteLo(), remoteWords);
-            return driver.createAddressHandle(mac, info.tos(), info.vlanTag(), info.insertVlanTag(), arp,
-                    info.hopLimit(), info.ipv4(), info.loopback(), remoteWords, localWords, done::ahCreated);
+            return new AhResult.Created(driver.createAddressHandle(mac, info.tos(), info.vlanTag(),
+                    info.insertVlanTag(), arp, info.hopLimit(), info.ipv4(), info.loopback(), remoteWords, localWords,
+                    done::ahCreated));
         } catch (CqpException x) {
             cqpFailures++;
             LOG.debug("AH create refused: {}", x.getMessage());
-            return -1;
+            return new AhResult.Refused("AH create not posted: " + x.getMessage());
         }
     }
 
@@ -309,7 +324,7 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
     // ------------------------------------------------------------------------------------------------ offload
 
     @Override
-    public int offload(TcpOffloadContext tcp, MpaOutcome mpa) {
+    public OffloadResult offload(TcpOffloadContext tcp, MpaOutcome mpa) {
         return offload(tcp, mpa, -1);
     }
 
@@ -323,7 +338,7 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
      * {@code qpn}, or on a QP of the port's own when {@code qpn} is negative.
      */
     @Override
-    public int offload(TcpOffloadContext tcp, MpaOutcome mpa, int qpn) {
+    public OffloadResult offload(TcpOffloadContext tcp, MpaOutcome mpa, int qpn) {
         QueuePair qp;
         boolean own = qpn < 0;
         try {
@@ -331,11 +346,11 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         } catch (VerbsException e) {
             cqpFailures++;
             LOG.warn("no QP for the connection: {}", e.getMessage());
-            return -1;
+            return new OffloadResult.Refused("no QP for the connection: " + e.getMessage());
         }
         if (!IwarpConnection.available(qp) || bindings.containsKey(qp.id())) {
             LOG.debug("QP {} cannot take a connection", qpn);
-            return -1;
+            return new OffloadResult.Refused("QP " + qpn + " cannot take a connection");
         }
         try {
             int arp = arpIndexFor(tcp.remoteMac());
@@ -359,12 +374,12 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
             if (own) {
                 destroyOwn(qp);
             }
-            return -1;
+            return new OffloadResult.Refused("offload to QP " + qp.id() + " failed: " + x.getMessage());
         }
         lastTcp = tcp;
         lastMpa = mpa;
         lastQpContext = qp.hostContextAddress();
-        return qp.id();
+        return new OffloadResult.Offloaded(qp.id());
     }
 
     /** A QP of the port's own: one PD and one CQ for all of them, the CQ drained as completions come. */

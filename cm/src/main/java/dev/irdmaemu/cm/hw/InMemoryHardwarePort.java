@@ -1,6 +1,7 @@
 package dev.irdmaemu.cm.hw;
 
 import dev.irdmaemu.cm.AhInfo;
+import dev.irdmaemu.cm.AhResult;
 import dev.irdmaemu.cm.CmHardwarePort;
 import dev.irdmaemu.cm.CmNode;
 import dev.irdmaemu.cm.FourTuple;
@@ -8,6 +9,7 @@ import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.cm.LocalAddress;
 import dev.irdmaemu.driver.verbs.MpaOutcome;
 import dev.irdmaemu.cm.NeighbourTable;
+import dev.irdmaemu.cm.OffloadResult;
 import dev.irdmaemu.cm.Qhash;
 import dev.irdmaemu.driver.verbs.QpEvent;
 import dev.irdmaemu.driver.verbs.TcpOffloadContext;
@@ -27,6 +29,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -201,16 +204,16 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
     }
 
     @Override
-    public long resolveNeighbour(boolean ipv4, long remoteHi, long remoteLo) {
+    public OptionalLong neighbourMac(boolean ipv4, long remoteHi, long remoteLo) {
         return neighbours.resolve(ipv4, remoteHi, remoteLo);
     }
 
     @Override
-    public int createAh(AhInfo info) {
+    public AhResult createAh(AhInfo info) {
         int index = nextAh++;
         ahs.put(index, info);
         record("ah create " + index);
-        return index;
+        return new AhResult.Created(index);
     }
 
     /**
@@ -218,7 +221,7 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
      * completion); with {@link #refuseAhCreates} the answer is "not valid" and the AH does not exist.
      */
     @Override
-    public int createAh(AhInfo info, AhCompletion done) {
+    public AhResult createAh(AhInfo info, AhCompletion done) {
         int index = nextAh++;
         ahs.put(index, info);
         record("ah create " + index + " (no wait)");
@@ -226,7 +229,7 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         if (!ahCompletionTimer.isPending()) {
             ahCompletionTimer.scheduleIn(0);
         }
-        return index;
+        return new AhResult.Created(index);
     }
 
     private void completeAhs() {
@@ -366,7 +369,7 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
     }
 
     @Override
-    public int offload(TcpOffloadContext tcp, MpaOutcome mpa) {
+    public OffloadResult offload(TcpOffloadContext tcp, MpaOutcome mpa) {
         int qpn = nextQpn++;
         record("offload qp " + qpn + " rev " + mpa.revision() + " ird " + mpa.ird() + " ord " + mpa.ord()
                 + " rtr " + mpa.rtrType() + (mpa.sendsRtr() ? " (sends)" : "") + " lsmm " + mpa.lsmmLength() + "B");
@@ -385,7 +388,7 @@ public final class InMemoryHardwarePort implements CmHardwarePort, FrameReceiver
         qpByQuad.put(k, c);
         qps.put(qpn, c);
         c.start();
-        return qpn;
+        return new OffloadResult.Offloaded(qpn);
     }
 
     @Override
