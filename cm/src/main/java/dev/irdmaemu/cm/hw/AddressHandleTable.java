@@ -11,7 +11,8 @@ import java.util.HashMap;
 /**
  * The in-memory device's address handles: created waited for (valid at once) or posted (answered at the current
  * instant, after what is already due, as a CQP op completes; refused on request), destroyed, and looked up by the
- * ILQ's sends.
+ * ILQ's sends. What uda.c irdma_sc_access_ah (CREATE_ADDR_HANDLE, DESTROY_ADDR_HANDLE) asks of the device, for the
+ * AHs cm.c irdma_cm_create_ah makes with and without waiting (utils.c irdma_puda_create_ah, irdma_ilq_ah_cb).
  */
 final class AddressHandleTable {
     private final CallLog log;

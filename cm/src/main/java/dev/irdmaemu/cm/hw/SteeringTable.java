@@ -15,8 +15,9 @@ import java.util.Set;
 /**
  * Where the in-memory device steers a received segment: the quad hash (listener entries take SYNs to a local
  * address and port, connection entries their four-tuple; adds waited for or posted and answered as a CQP op
- * completes), the four-tuples QPs took over, and the use counts of the accelerated ports (APBVT). Looking a
- * four-tuple up allocates nothing.
+ * completes), the four-tuples QPs took over, and the use counts of the accelerated ports (APBVT): what irdma's
+ * irdma_manage_qhash (with irdma_send_syn_cqp_callback for a posted add) and irdma_add_apbvt / irdma_del_apbvt
+ * program on the device. Looking a four-tuple up allocates nothing.
  */
 final class SteeringTable {
     private final CallLog log;
