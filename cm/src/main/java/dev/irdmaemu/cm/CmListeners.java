@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * the look-up a SYN makes, destroy and the reference counting that keeps a destroyed listener while it has
  * children, and the entries' life across address changes. After irdma cm.c irdma_create_listen,
  * irdma_make_listen_node, irdma_find_listener, irdma_add_mqh_4 / irdma_add_mqh_6, irdma_cm_del_listen,
- * irdma_dec_refcnt_listen, and utils.c irdma_if_notify with irdma_qhash_ctrl.
+ * irdma_dec_refcnt_listen, and irdma_if_notify with irdma_qhash_ctrl.
  */
 final class CmListeners {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionManager.class);
