@@ -5,6 +5,7 @@ import dev.irdmaemu.driver.verbs.QpEvent;
 import dev.irdmaemu.driver.verbs.TcpOffloadContext;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import java.util.List;
+import java.util.OptionalLong;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -42,8 +43,8 @@ public interface CmHardwarePort {
     /** Addresses on the netdev and its VLAN sub-interfaces. */
     List<LocalAddress> localAddresses();
 
-    /** The MAC of the next hop for {@code remote} (ARP/ND), or -1 when it does not resolve. */
-    long resolveNeighbour(boolean ipv4, long remoteHi, long remoteLo);
+    /** The MAC of the next hop for {@code remote} (ARP/ND); empty when it does not resolve. */
+    OptionalLong neighbourMac(boolean ipv4, long remoteHi, long remoteLo);
 
     /** utils.c irdma_ilq_ah_cb: the device's answer to an address handle created without waiting. */
     @FunctionalInterface
@@ -55,16 +56,17 @@ public interface CmHardwarePort {
     /**
      * cm.c irdma_cm_create_ah(cm_node, true), as irdma_connect calls it (uda.c irdma_sc_access_ah,
      * CREATE_ADDR_HANDLE, waited for): an address handle for a CM node's frames, valid on return. Answers its
-     * index, or -1 when the device refuses it (irdma_connect then fails the node).
+     * index, or the refusal (irdma_connect then fails the node).
      */
-    int createAh(AhInfo info);
+    AhResult createAh(AhInfo info);
 
     /**
      * cm.c irdma_cm_create_ah(cm_node, false), as irdma_handle_syn_pkt calls it: CREATE_ADDR_HANDLE posted and not
-     * waited for. Answers the index (not valid yet), or -1 when none could be taken; {@code done} runs later, from
-     * the op's completion, never inside this call, and not at all once {@link #destroyAh} freed the index.
+     * waited for. Answers the index (not valid yet), or the refusal when none could be taken; {@code done} runs
+     * later, from the op's completion, never inside this call, not at all after a refusal, and not at all once
+     * {@link #destroyAh} freed the index.
      */
-    int createAh(AhInfo info, AhCompletion done);
+    AhResult createAh(AhInfo info, AhCompletion done);
 
     /** cm.c irdma_cm_free_ah (DESTROY_ADDR_HANDLE, not waited for). */
     void destroyAh(int ah);
@@ -105,16 +107,16 @@ public interface CmHardwarePort {
     /**
      * Creates a QP for the connection and moves it to RTS with this TCP context and MPA outcome (irdma_cm_init_tsa_conn
      * + irdma_modify_qp RTS); the QP takes over the connection's four-tuple from the CM's quad hash entry.
-     * Returns the QP number, or -1 when it cannot.
+     * Answers the QP, or why it cannot.
      */
-    int offload(TcpOffloadContext tcp, MpaOutcome mpa);
+    OffloadResult offload(TcpOffloadContext tcp, MpaOutcome mpa);
 
     /**
      * Hands the connection to the consumer's QP {@code qpn} (iw_cm_conn_param.qpn, irdma_get_qp), or to a QP of the
-     * port's own when {@code qpn} is negative. Returns the QP number, or -1 when that QP cannot take it. A port
-     * without consumer QPs (the in-memory stand-in) offloads as {@link #offload(TcpOffloadContext, MpaOutcome)}.
+     * port's own when {@code qpn} is negative. Answers the QP, or why that QP cannot take it. A port without
+     * consumer QPs (the in-memory stand-in) offloads as {@link #offload(TcpOffloadContext, MpaOutcome)}.
      */
-    default int offload(TcpOffloadContext tcp, MpaOutcome mpa, int qpn) {
+    default OffloadResult offload(TcpOffloadContext tcp, MpaOutcome mpa, int qpn) {
         return offload(tcp, mpa);
     }
 

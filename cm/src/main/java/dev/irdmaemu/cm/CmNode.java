@@ -104,9 +104,10 @@ public final class CmNode {
         this.active = active;
         this.listener = listener;
         this.sendFrame = BytesStore.wrap(new byte[FRAME_CAPACITY]);
-        this.retransmitTimer = cm.scheduler().newTimer("cm-rexmit", () -> cm.retransmitTimerExpired(this));
-        this.closeTimer = cm.scheduler().newTimer("cm-close", () -> cm.closeTimerExpired(this));
-        this.establishTimer = cm.scheduler().newTimer("cm-establish", () -> cm.establishTimerExpired(this));
+        this.retransmitTimer = cm.scheduler().newTimer("cm-rexmit", () -> cm.sender.retransmitTimerExpired(this));
+        this.closeTimer = cm.scheduler().newTimer("cm-close", () -> cm.closeEntries.expired(this));
+        this.establishTimer = cm.scheduler().newTimer("cm-establish",
+                () -> cm.offloaded.establishTimerExpired(this));
     }
 
     public CmState state() {

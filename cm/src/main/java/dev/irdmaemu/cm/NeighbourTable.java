@@ -2,6 +2,7 @@ package dev.irdmaemu.cm;
 
 import java.util.HashMap;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * A port's static neighbour entries (what ARP or neighbour discovery would resolve) and its own addresses, which
@@ -29,18 +30,18 @@ public final class NeighbourTable {
         }
     }
 
-    /** The MAC of {@code remote}, this port's own for its own addresses, or -1 when unknown. */
-    public long resolve(boolean ipv4, long remoteHi, long remoteLo) {
+    /** The MAC of {@code remote}, this port's own for its own addresses; empty when unknown. */
+    public OptionalLong resolve(boolean ipv4, long remoteHi, long remoteLo) {
         Long m = entries.get(new Address(remoteHi, remoteLo));
         if (m != null) {
-            return m;
+            return OptionalLong.of(m);
         }
         for (LocalAddress a : ownAddresses) {
             if (a.matches(ipv4, remoteHi, remoteLo)) {
-                return ownMac;
+                return OptionalLong.of(ownMac);
             }
         }
-        return -1;
+        return OptionalLong.empty();
     }
 
     private record Address(long hi, long lo) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.cm.demo.CmPair;
 import dev.irdmaemu.cm.mpa.MpaRejection;
+import dev.irdmaemu.cm.mpa.MpaVerdict;
 import dev.irdmaemu.fw.iwarp.MpaFrame;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -40,8 +41,8 @@ class MpaParseProperties {
         n.state = initiator ? CmState.MPAREQ_SENT : CmState.ESTABLISHED;
         n.mpaRevision = revision;
         n.irdOrd.set(ird, ord);
-        boolean[] rejected = new boolean[1];
-        MpaRejection verdict = PAIR.a.parseMpa(n, BytesStore.wrap(bytes), 0, bytes.length, rejected);
+        MpaVerdict parsed = PAIR.a.parseMpa(n, BytesStore.wrap(bytes), 0, bytes.length);
+        MpaRejection verdict = parsed.rule();
         if (verdict.accepted()) {
             MpaFrame f = new MpaFrame().wrap(BytesStore.wrap(bytes), 0, bytes.length);
             assertTrue(bytes.length >= MpaFrame.HEADER_SIZE && bytes.length <= MpaFrame.MAX_CM_BUF);
@@ -50,7 +51,7 @@ class MpaParseProperties {
             assertTrue(initiator ? f.isReply() : f.isRequest());
             assertTrue(f.privateDataLengthField() <= MpaFrame.MAX_PRIVATE_DATA);
             assertTrue(n.privateDataLength <= MpaFrame.MAX_PRIVATE_DATA);
-            assertEquals(rejected[0], (f.flags() & MpaFrame.FLAG_REJECT) != 0);
+            assertEquals(parsed.peerRejected(), (f.flags() & MpaFrame.FLAG_REJECT) != 0);
             assertEquals(0, f.flags() & MpaFrame.FLAG_MARKERS);
         } else {
             assertTrue(verdict.errno() < 0);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.irdmaemu.cm.demo.CmPair;
 import dev.irdmaemu.cm.mpa.IrdOrd;
 import dev.irdmaemu.cm.mpa.MpaRejection;
+import dev.irdmaemu.cm.mpa.MpaVerdict;
 import dev.irdmaemu.fw.iwarp.MpaFrame;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -94,14 +95,14 @@ class MpaParseRulesTest {
         int len = b.build(store, 0, bytes.length);
         frame.damage.accept(bytes);
         int received = frame.length >= 0 ? frame.length : len;
-        boolean[] rejected = new boolean[1];
-        MpaRejection verdict = p.b.parseMpa(n, store, 0, received, rejected);
+        MpaVerdict parsed = p.b.parseMpa(n, store, 0, received);
+        MpaRejection verdict = parsed.rule();
         assertEquals(expected, verdict);
         if (verdict.accepted()) {
             byte[] got = new byte[n.privateDataLength];
             System.arraycopy(n.privateData, 0, got, 0, got.length);
             assertArrayEquals(PD, got, "the ULP gets the private data after the RTR message");
-            assertFalse(rejected[0]);
+            assertFalse(parsed.peerRejected());
         }
         assertTrue(expected.accepted() || expected.errno() < 0);
     }
@@ -116,9 +117,9 @@ class MpaParseRulesTest {
         BytesStore<?, ?> store = BytesStore.wrap(bytes);
         int len = new MpaFrame.Builder().reset().reply().revision(1).flags(MpaFrame.FLAG_CRC | MpaFrame.FLAG_REJECT)
                 .privateData(BytesStore.wrap(PD), 0, PD.length).build(store, 0, 64);
-        boolean[] rejected = new boolean[1];
-        assertEquals(MpaRejection.ACCEPTED, p.a.parseMpa(n, store, 0, len, rejected));
-        assertTrue(rejected[0]);
+        MpaVerdict parsed = p.a.parseMpa(n, store, 0, len);
+        assertEquals(MpaRejection.ACCEPTED, parsed.rule());
+        assertTrue(parsed.peerRejected());
         assertEquals(1, n.mpaRevision(), "the node takes the peer's revision");
         assertEquals(PD.length, n.privateDataLength);
     }

@@ -13,7 +13,7 @@ class NeighbourTableTest {
 
     private static long resolve(NeighbourTable t, String literal) {
         IpEndpoint e = IpEndpoint.of(literal, 0);
-        return t.resolve(e.ipv4(), e.addressHi(), e.addressLo());
+        return t.resolve(e.ipv4(), e.addressHi(), e.addressLo()).orElse(-1);
     }
 
     @Test

@@ -1,28 +1,24 @@
 package dev.irdmaemu.cm.driver;
 
+import dev.irdmaemu.cm.AbstractHardwarePort;
 import dev.irdmaemu.cm.AhInfo;
+import dev.irdmaemu.cm.AhResult;
 import dev.irdmaemu.cm.CmHardwarePort;
-import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.cm.LocalAddress;
 import dev.irdmaemu.driver.CqpException;
 import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.driver.verbs.MpaOutcome;
-import dev.irdmaemu.cm.NeighbourTable;
+import dev.irdmaemu.cm.OffloadResult;
 import dev.irdmaemu.cm.Qhash;
 import dev.irdmaemu.driver.verbs.QpEvent;
 import dev.irdmaemu.driver.verbs.TcpOffloadContext;
-import dev.irdmaemu.driver.verbs.CompletionQueue;
 import dev.irdmaemu.driver.verbs.IbQpState;
 import dev.irdmaemu.driver.verbs.IrdmaVerbs;
 import dev.irdmaemu.driver.verbs.IwarpConnection;
-import dev.irdmaemu.driver.verbs.ProtectionDomain;
-import dev.irdmaemu.driver.verbs.QpInit;
 import dev.irdmaemu.driver.verbs.QueuePair;
 import dev.irdmaemu.driver.verbs.VerbsException;
-import dev.irdmaemu.driver.verbs.WorkCompletion;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.queue.AeCode;
-import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.sim.SimTimer;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -45,33 +41,23 @@ import org.slf4j.LoggerFactory;
  * decided by the verbs QP as hw.c irdma_process_aeq and cm.c irdma_cm_disconn_true do. A graceful close is Modify
  * QP to CLOSING (the device sends the FIN), an abortive one Modify QP to ERROR with the reset flag (the device sends
  * the RST and raises IRDMA_AE_RESET_SENT).
+ *
+ * <p>The identity and neighbours are {@link dev.irdmaemu.cm.AbstractHardwarePort}'s; the QPs of its own are
+ * {@link OwnQueuePairs}'.
  */
-public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upcalls {
+public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwarePort>
+        implements IrdmaDriver.Upcalls {
     private static final Logger LOG = LoggerFactory.getLogger(ModelHardwarePort.class);
-
-    /** Sizes of the port's own QPs (for connections whose caller names no QP). */
-    static final int OWN_QP_DEPTH = 16;
-    static final int OWN_CQ_ENTRIES = 256;
 
     private final IrdmaDriver driver;
     private final IrdmaVerbs verbs;
-    private final SimScheduler scheduler;
-    private final long mac;
-    private final int mtu;
-    private final int maxIrd;
-    private final int maxOrd;
-    private final List<LocalAddress> addresses;
-    private final NeighbourTable neighbours;
     private final HashMap<Long, Integer> arpIndex = new HashMap<>();
     private int nextArpIndex;
-    private Receiver cm;
 
     private final int[] apbvtUse = new int[65536];
     /** The connections the port handed to a QP, by QP number. */
     private final HashMap<Integer, Binding> bindings = new HashMap<>();
-    private ProtectionDomain ownPd;
-    private CompletionQueue ownCq;
-    private final WorkCompletion ownWc = new WorkCompletion();
+    private final OwnQueuePairs ownQps;
 
     private final int[] localWords = new int[4];
     private final int[] remoteWords = new int[4];
@@ -92,35 +78,18 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
 
     public ModelHardwarePort(IrdmaDriver driver, long mac, int mtu, int maxIrd, int maxOrd,
                              List<LocalAddress> addresses) {
+        super(driver.scheduler(), mac, mtu, maxIrd, maxOrd, addresses);
         this.driver = driver;
-        this.scheduler = driver.scheduler();
-        this.mac = mac;
-        this.mtu = mtu;
-        this.maxIrd = maxIrd;
-        this.maxOrd = maxOrd;
-        this.addresses = List.copyOf(addresses);
-        this.neighbours = new NeighbourTable(mac, this.addresses);
         driver.macAddress(mac);
         this.verbs = new IrdmaVerbs(driver);
-        this.eventTimer = scheduler.newTimer("model-port-qp-events", this::drainEvents);
+        this.ownQps = new OwnQueuePairs(verbs);
+        this.eventTimer = driver.scheduler().newTimer("model-port-qp-events", this::drainEvents);
         driver.attach(this);
     }
 
     /** A port with MTU 1500 and IRD/ORD limits of 128 on a driver already brought up. */
     public ModelHardwarePort(IrdmaDriver driver, long mac, List<LocalAddress> addresses) {
         this(driver, mac, 1500, 128, 128, addresses);
-    }
-
-    /** A static neighbour entry (what ARP/ND would resolve). */
-    public ModelHardwarePort addNeighbour(IpEndpoint address, long neighbourMac) {
-        neighbours.add(address, neighbourMac);
-        return this;
-    }
-
-    /** Makes two ports know each other's addresses. */
-    public static void neighbours(ModelHardwarePort a, ModelHardwarePort b) {
-        a.neighbours.addAll(b.addresses, b.mac);
-        b.neighbours.addAll(a.addresses, a.mac);
     }
 
     public IrdmaDriver driver() {
@@ -134,44 +103,15 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
 
     // ------------------------------------------------------------------------------------------------ the port
 
-    @Override
-    public void attach(Receiver receiver) {
-        this.cm = receiver;
-    }
-
-    @Override
-    public SimScheduler scheduler() {
-        return scheduler;
-    }
-
-    @Override
-    public long macAddress() {
-        return mac;
-    }
-
-    @Override
-    public int mtu() {
-        return mtu;
-    }
-
-    @Override
-    public int maxIrd() {
-        return maxIrd;
-    }
-
-    @Override
-    public int maxOrd() {
-        return maxOrd;
-    }
-
-    @Override
-    public List<LocalAddress> localAddresses() {
-        return addresses;
-    }
-
-    @Override
+    /**
+     * The MAC of the next hop for {@code remote}, or -1 when it does not resolve: {@link #neighbourMac} as a
+     * number, kept for callers outside cm that still compare with -1 (qemu-bridge's HostedNodeTest).
+     *
+     * @deprecated use {@link #neighbourMac}, which answers an empty OptionalLong instead of -1
+     */
+    @Deprecated
     public long resolveNeighbour(boolean ipv4, long remoteHi, long remoteLo) {
-        return neighbours.resolve(ipv4, remoteHi, remoteLo);
+        return neighbourMac(ipv4, remoteHi, remoteLo).orElse(-1);
     }
 
     /**
@@ -179,33 +119,34 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
      * MANAGE_ARP add the first time the MAC is seen), then CREATE_ADDR_HANDLE through the driver.
      */
     @Override
-    public int createAh(AhInfo info) {
+    public AhResult createAh(AhInfo info) {
         try {
             int arp = arpIndexFor(info.remoteMac());
             words(info.ipv4(), info.localHi(), info.localLo(), localWords);
             words(info.ipv4(), info.remoteHi(), info.remoteLo(), remoteWords);
-            return driver.createAddressHandle(mac, info.tos(), info.vlanTag(), info.insertVlanTag(), arp,
-                    info.hopLimit(), info.ipv4(), info.loopback(), remoteWords, localWords);
+            return new AhResult.Created(driver.createAddressHandle(macAddress(), info.tos(), info.vlanTag(),
+                    info.insertVlanTag(), arp, info.hopLimit(), info.ipv4(), info.loopback(), remoteWords, localWords));
         } catch (CqpException x) {
             cqpFailures++;
             LOG.debug("AH create refused: {}", x.getMessage());
-            return -1;
+            return new AhResult.Refused("AH create refused: " + x.getMessage());
         }
     }
 
     /** The same without waiting: the driver posts CREATE_ADDR_HANDLE and its completion runs {@code done}. */
     @Override
-    public int createAh(AhInfo info, AhCompletion done) {
+    public AhResult createAh(AhInfo info, AhCompletion done) {
         try {
             int arp = arpIndexFor(info.remoteMac());
             words(info.ipv4(), info.localHi(), info.localLo(), localWords);
             words(info.ipv4(), info.remoteHi(), info.remoteLo(), remoteWords);
-            return driver.createAddressHandle(mac, info.tos(), info.vlanTag(), info.insertVlanTag(), arp,
-                    info.hopLimit(), info.ipv4(), info.loopback(), remoteWords, localWords, done::ahCreated);
+            return new AhResult.Created(driver.createAddressHandle(macAddress(), info.tos(), info.vlanTag(),
+                    info.insertVlanTag(), arp, info.hopLimit(), info.ipv4(), info.loopback(), remoteWords, localWords,
+                    done::ahCreated));
         } catch (CqpException x) {
             cqpFailures++;
             LOG.debug("AH create refused: {}", x.getMessage());
-            return -1;
+            return new AhResult.Refused("AH create not posted: " + x.getMessage());
         }
     }
 
@@ -244,7 +185,7 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
             words(e.ipv4(), e.localHi(), e.localLo(), localWords);
             words(e.ipv4(), e.remoteHi(), e.remoteLo(), remoteWords);
             driver.postManageQhash(CqpWqe.QHASH_MANAGE_ADD, e.ipv4(), localWords, e.localPort(), remoteWords,
-                    e.remotePort(), e.kind() == Qhash.Kind.CONNECTION, e.vlanValid() ? e.vlanId() : -1, mac,
+                    e.remotePort(), e.kind() == Qhash.Kind.CONNECTION, e.vlanValid() ? e.vlanId() : -1, macAddress(),
                     IrdmaDriver.ILQ_QP, (error, major, minor, ret) -> {
                         if (error) {
                             cqpFailures++;
@@ -274,7 +215,7 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
         words(e.ipv4(), e.localHi(), e.localLo(), localWords);
         words(e.ipv4(), e.remoteHi(), e.remoteLo(), remoteWords);
         driver.manageQhash(manage, e.ipv4(), localWords, e.localPort(), remoteWords, e.remotePort(),
-                e.kind() == Qhash.Kind.CONNECTION, e.vlanValid() ? e.vlanId() : -1, mac, qpn);
+                e.kind() == Qhash.Kind.CONNECTION, e.vlanValid() ? e.vlanId() : -1, macAddress(), qpn);
     }
 
     /** irdma_add_apbvt: the driver use-counts the port; the device sees the first add and the last delete. */
@@ -309,7 +250,7 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
     // ------------------------------------------------------------------------------------------------ offload
 
     @Override
-    public int offload(TcpOffloadContext tcp, MpaOutcome mpa) {
+    public OffloadResult offload(TcpOffloadContext tcp, MpaOutcome mpa) {
         return offload(tcp, mpa, -1);
     }
 
@@ -323,19 +264,19 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
      * {@code qpn}, or on a QP of the port's own when {@code qpn} is negative.
      */
     @Override
-    public int offload(TcpOffloadContext tcp, MpaOutcome mpa, int qpn) {
+    public OffloadResult offload(TcpOffloadContext tcp, MpaOutcome mpa, int qpn) {
         QueuePair qp;
         boolean own = qpn < 0;
         try {
-            qp = own ? ownQp() : verbs.qp(qpn);
+            qp = own ? ownQps.create() : verbs.qp(qpn);
         } catch (VerbsException e) {
             cqpFailures++;
             LOG.warn("no QP for the connection: {}", e.getMessage());
-            return -1;
+            return new OffloadResult.Refused("no QP for the connection: " + e.getMessage());
         }
         if (!IwarpConnection.available(qp) || bindings.containsKey(qp.id())) {
             LOG.debug("QP {} cannot take a connection", qpn);
-            return -1;
+            return new OffloadResult.Refused("QP " + qpn + " cannot take a connection");
         }
         try {
             int arp = arpIndexFor(tcp.remoteMac());
@@ -359,36 +300,16 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
             if (own) {
                 destroyOwn(qp);
             }
-            return -1;
+            return new OffloadResult.Refused("offload to QP " + qp.id() + " failed: " + x.getMessage());
         }
         lastTcp = tcp;
         lastMpa = mpa;
         lastQpContext = qp.hostContextAddress();
-        return qp.id();
-    }
-
-    /** A QP of the port's own: one PD and one CQ for all of them, the CQ drained as completions come. */
-    private QueuePair ownQp() {
-        if (ownPd == null) {
-            ownPd = verbs.allocatePd();
-        }
-        if (ownCq == null) {
-            ownCq = verbs.createCq(OWN_CQ_ENTRIES);
-            ownCq.onCompletion(cq -> {
-                while (cq.poll(ownWc)) {
-                    LOG.trace("own QP completion {}", ownWc);
-                }
-                cq.requestNotify(false);
-            });
-            ownCq.requestNotify(false);
-        }
-        return verbs.createQp(QpInit.of(ownPd, ownCq, OWN_QP_DEPTH, 1));
+        return new OffloadResult.Offloaded(qp.id());
     }
 
     private void destroyOwn(QueuePair qp) {
-        try {
-            qp.destroy();
-        } catch (VerbsException y) {
+        if (!ownQps.destroy(qp)) {
             cqpFailures++;
         }
     }
@@ -449,6 +370,7 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
     @Override
     public void ilqReceive(BytesStore<?, ?> store, long offset, int length) {
         framesToCm++;
+        Receiver cm = receiver();
         if (cm != null) {
             cm.receive(store, offset, length);
         }
@@ -473,6 +395,7 @@ public final class ModelHardwarePort implements CmHardwarePort, IrdmaDriver.Upca
     private void drainEvents() {
         while (!pendingEvents.isEmpty()) {
             long[] ev = pendingEvents.pollFirst();
+            Receiver cm = receiver();
             if (bindings.containsKey((int) ev[0]) && cm != null) {
                 cm.qpEvent((int) ev[0], QpEvent.values()[(int) ev[1]]);
             }

@@ -29,7 +29,7 @@ final class OffloadedConnection {
 
     private enum State { ESTABLISHED, FIN_WAIT_1, FIN_WAIT_2, CLOSING, CLOSE_WAIT, LAST_ACK, CLOSED }
 
-    private final InMemoryHardwarePort device;
+    private final OffloadEngine device;
     final int qpn;
     final FourTuple quad;
     private final TcpOffloadContext ctx;
@@ -55,7 +55,7 @@ final class OffloadedConnection {
     private boolean peerFpduSeen;
     private boolean establishedRaised;
 
-    OffloadedConnection(InMemoryHardwarePort device, int qpn, FourTuple quad, TcpOffloadContext ctx,
+    OffloadedConnection(OffloadEngine device, int qpn, FourTuple quad, TcpOffloadContext ctx,
                         MpaOutcome mpa) {
         this.device = device;
         this.qpn = qpn;

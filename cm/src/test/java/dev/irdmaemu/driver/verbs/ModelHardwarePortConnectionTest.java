@@ -8,6 +8,7 @@ import static dev.irdmaemu.driver.verbs.ConnectionWqesTest.tcp;
 
 import dev.irdmaemu.cm.CmHardwarePort;
 import dev.irdmaemu.cm.LocalAddress;
+import dev.irdmaemu.cm.OffloadResult;
 import dev.irdmaemu.cm.driver.ModelHardwarePort;
 import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
@@ -33,6 +34,11 @@ class ModelHardwarePortConnectionTest {
             port = new ModelHardwarePort(d, Rig.MAC, List.of(LocalAddress.untagged("192.0.2.1")));
             return port.verbs();
         });
+    }
+
+    /** The QP an offload answered, -1 when it was refused (what the tests compare with). */
+    private static int qpnOf(OffloadResult r) {
+        return r instanceof OffloadResult.Offloaded o ? o.qpn() : -1;
     }
 
     private static long sq(Rig r, QueuePair qp, int index, int qword) {
@@ -63,7 +69,7 @@ class ModelHardwarePortConnectionTest {
                 }
             });
             r.device.ops.clear();
-            int qpn = port.offload(tcp(true, 0xffff), passive(4), qp.id());
+            int qpn = qpnOf(port.offload(tcp(true, 0xffff), passive(4), qp.id()));
             assertEquals(qp.id(), qpn);
             // the neighbour's ARP entry, the LSMM's region (irdma_accept), then RTS with the TCP context: no qhash
             // op, the device takes the four-tuple over (verbs.c irdma_modify_qp sets hte_added)
@@ -71,7 +77,7 @@ class ModelHardwarePortConnectionTest {
             assertEquals(List.of(CqpOpcode.MANAGE_ARP, CqpOpcode.REG_MR, CqpOpcode.MODIFY_QP), order);
             assertTrue(r.device.last(CqpOpcode.MODIFY_QP).wqe().qpTcpContextValid());
             assertTrue(port.reportsEstablished());
-            assertEquals(-1, port.offload(tcp(true, 0xffff), passive(4), qp.id()), "one connection per QP");
+            assertEquals(-1, qpnOf(port.offload(tcp(true, 0xffff), passive(4), qp.id())), "one connection per QP");
             r.device.raiseAe(qp.id(), AeCode.LLP_CONNECTION_ESTABLISHED.code(), 0, 2, 5, 0);
             r.settle();
             assertEquals(List.of(qp.id() + " ESTABLISHED"), toCm);
@@ -101,7 +107,7 @@ class ModelHardwarePortConnectionTest {
                     toCm.add(qpn + " " + event);
                 }
             });
-            int qpn = port.offload(tcp(true, 0xffff), new MpaOutcome(2, 4, 4, Rdma0.WRITE, true, null), qp.id());
+            int qpn = qpnOf(port.offload(tcp(true, 0xffff), new MpaOutcome(2, 4, 4, Rdma0.WRITE, true, null), qp.id()));
             qp.destroy();
             CqpWqe err = r.device.ops(CqpOpcode.MODIFY_QP).get(1).wqe();
             assertEquals(6, err.qpNextIwarpState());
@@ -115,7 +121,7 @@ class ModelHardwarePortConnectionTest {
     void anAbortiveCloseIsModifyQpToErrorWithTheResetFlag() {
         try (Rig r = rigWithPort()) {
             QueuePair qp = VerbsControlPathTest.qp(r);
-            int qpn = port.offload(tcp(true, 0xffff), new MpaOutcome(2, 4, 4, Rdma0.WRITE, true, null), qp.id());
+            int qpn = qpnOf(port.offload(tcp(true, 0xffff), new MpaOutcome(2, 4, 4, Rdma0.WRITE, true, null), qp.id()));
             port.closeQp(qpn, true);
             CqpWqe w = r.device.last(CqpOpcode.MODIFY_QP).wqe();
             assertEquals(6, w.qpNextIwarpState());
@@ -126,7 +132,7 @@ class ModelHardwarePortConnectionTest {
     @Test
     void aConnectionWithoutAConsumerQpGetsOneOfThePortsOwnDestroyedWithIt() {
         try (Rig r = rigWithPort()) {
-            int qpn = port.offload(tcp(true, 0xffff), new MpaOutcome(2, 4, 4, Rdma0.READ, true, null));
+            int qpn = qpnOf(port.offload(tcp(true, 0xffff), new MpaOutcome(2, 4, 4, Rdma0.READ, true, null)));
             QueuePair qp = r.verbs.qp(qpn);
             assertNotNull(qp);
             assertEquals(1, r.verbs.cqsInUse(), "the port's one CQ");
