@@ -10,6 +10,7 @@ import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.queue.SqOpcode;
 import dev.irdmaemu.fw.queue.SqWqe;
+import dev.irdmaemu.model.hmc.HmcFault;
 import dev.irdmaemu.model.hmc.HmcFunction;
 import dev.irdmaemu.model.hmc.PbleWalker;
 import dev.irdmaemu.model.trace.Trace;
@@ -395,7 +396,8 @@ public final class MemoryRegionTable implements MemoryRegions {
         if (entries <= 0 || first + entries > hmc.count(HmcObjectType.PBLE)) {
             return RegistrationFault.PBL_INDEX_OUT_OF_RANGE;
         }
-        if (hmc.resolve(HmcObjectType.PBLE, first) < 0 || hmc.resolve(HmcObjectType.PBLE, first + entries - 1) < 0) {
+        if (hmc.locate(HmcObjectType.PBLE, first) != HmcFault.NONE
+                || hmc.locate(HmcObjectType.PBLE, first + entries - 1) != HmcFault.NONE) {
             return RegistrationFault.PBLE_NOT_RESOLVED;
         }
         return RegistrationFault.NONE;
