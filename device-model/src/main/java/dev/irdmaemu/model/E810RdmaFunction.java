@@ -8,9 +8,7 @@ import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
 import dev.irdmaemu.fw.reg.Gen2Register;
-import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.fw.sim.SimScheduler;
-import dev.irdmaemu.fw.sim.SimTimer;
 import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.Link;
 import dev.irdmaemu.fw.wire.LinkPort;
@@ -34,7 +32,6 @@ import dev.irdmaemu.model.puda.PudaQueues;
 import dev.irdmaemu.model.qp.CompletionQueue;
 import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.qp.QpTable;
-import dev.irdmaemu.model.qp.QueuePair;
 import dev.irdmaemu.model.reg.RegisterFile;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
@@ -44,8 +41,8 @@ import dev.irdmaemu.model.ah.AddressHandleTable;
 
 /**
  * The RDMA function of an E810 PF as the irdma driver sees it: BAR0 (Mmio, through {@link RdmaBlock}), DMA into host memory and
- * MSI-X toward the host. This class is the bus glue (the register table and what each side-effect register
- * does); the device core lives in the subpackages: {@code cqp} (control QP engine and op handlers), {@code hmc},
+ * MSI-X toward the host. This class is the bus glue (it builds the state, resets it and wires it to the bus; the
+ * register table is {@link RdmaRegisterTable}'s, the doorbells {@link Doorbells}'); the device core lives in the subpackages: {@code cqp} (control QP engine and op handlers), {@code hmc},
  * {@code eq} (CEQs, AEQ, interrupt routing), {@code qp} (CQs, QPs), {@code mr} (STags and memory registration), {@code port} (quad hash, APBVT, ARP,
  * classifier, Ethernet port), {@code puda} (ILQ / IEQ) and {@code iwarp} (the offloaded QPs' data path). Every
  * action runs on the one {@link SimScheduler}; the model has no threads. Register offsets from
@@ -79,13 +76,7 @@ public final class E810RdmaFunction implements RdmaBlock {
     private EthernetPort port;
     private PudaQueues puda;
     private IwarpDataPath iwarp;
-    private int[] wqeAllocQueue;
-    private boolean[] wqeAllocPending;
-    private int wqeAllocHead;
-    private int wqeAllocCount;
-    private SimTimer wqeAllocTimer;
-    private long wqeAllocIgnored;
-    private long doorbellPageReads;
+    private Doorbells doorbells;
     private long resets;
 
     /** The E810 function with HMC function id 0 (the PF's), latencies from {@code latency}. */
@@ -122,7 +113,7 @@ public final class E810RdmaFunction implements RdmaBlock {
 
     private void buildState() {
         this.regs = new RegisterFile(trace);
-        this.irq = new InterruptController(scheduler, trace, this::deliverMsix, latency.interruptNanos);
+        this.irq = new InterruptController(scheduler, trace, vector -> interrupts.raise(vector), latency.interruptNanos);
         this.hmc = new HmcFunction(memory, trace);
         for (int i = 0; i < ceqs.length; i++) {
             ceqs[i] = new CompletionEventQueue(i, memory, trace, irq);
@@ -175,14 +166,8 @@ public final class E810RdmaFunction implements RdmaBlock {
         CqpOperations ops = new CqpOperations(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp,
                 hmcFunctionId, iwarp, workScheduler, addressHandles);
         this.cqp = new CqpEngine(memory, scheduler, trace, latency, cqs, ops);
-        this.wqeAllocQueue = new int[qps.capacity()];
-        this.wqeAllocPending = new boolean[qps.capacity()];
-        this.wqeAllocHead = 0;
-        this.wqeAllocCount = 0;
-        this.wqeAllocIgnored = 0;
-        this.doorbellPageReads = 0;
-        this.wqeAllocTimer = scheduler.newTimer("wqe-alloc", this::serviceWqeAlloc);
-        defineRegisters();
+        this.doorbells = new Doorbells(scheduler, trace, latency, cqs, qps, iwarp, puda);
+        new RdmaRegisterTable(regs, cqp, irq, hmc, aeq, doorbells).define();
     }
 
     /**
@@ -229,10 +214,6 @@ public final class E810RdmaFunction implements RdmaBlock {
         this.interrupts = sink == null ? InterruptSink.NONE : sink;
     }
 
-    private void deliverMsix(int vector) {
-        interrupts.raise(vector);
-    }
-
     /**
      * A cause on an MSI-X vector from another block of the PF (ice's OICR and queue vectors), through the one
      * GLINT_DYN_CTL array this function's {@link InterruptController} keeps: the vector fires when armed, else it
@@ -248,155 +229,6 @@ public final class E810RdmaFunction implements RdmaBlock {
      */
     public VectorCauses throttledVectorCauses() {
         return (vector, itrIndex) -> irq.vectorCause(vector, itrIndex);
-    }
-
-    // --- the register table
-
-    private void defineRegisters() {
-        reg(Gen2Register.CQPTAIL, "cqp_tail", (e, s) -> cqp.readTail(), "cqp_set_tail", (e, v) -> cqp.writeTail(v));
-        reg(Gen2Register.CQPDB, "cqp_db_read", (e, s) -> cqp.readDoorbell(), "cqp_doorbell",
-                (e, v) -> cqp.doorbell(v));
-        reg(Gen2Register.CCQPSTATUS, "cqp_status", (e, s) -> cqp.readStatus(), "cqp_clear_status",
-                (e, v) -> cqp.writeStatus(v));
-        reg(Gen2Register.CCQPHIGH, "cqp_ctx_high", (e, s) -> cqp.readContextHigh(), "cqp_set_ctx_high",
-                (e, v) -> cqp.writeContextHigh(v));
-        reg(Gen2Register.CCQPLOW, "cqp_ctx_low", (e, s) -> cqp.readContextLow(), "cqp_set_ctx_low",
-                (e, v) -> cqp.writeContextLow(v));
-        reg(Gen2Register.CQARM, null, null, "cq_arm", (e, v) -> cqArm(v));
-        reg(Gen2Register.CQACK, null, null, "cq_ack", (e, v) -> cqAck(v));
-        reg(Gen2Register.AEQALLOC, null, null, "aeq_alloc", (e, v) -> aeq.allocate(v));
-        readOnly(Gen2Register.CQPERRCODES, "cqp_err_codes", (e, s) -> cqp.readErrCodes());
-        reg(Gen2Register.WQEALLOC, null, null, "wqe_alloc", (e, v) -> wqeAlloc(v));
-        // The user doorbell page (verbs.c irdma_alloc_ucontext / irdma_mmap): libirdma rings the same doorbells
-        // there as the kernel does through PFPE_WQEALLOC and PFPE_CQARM, with the same values. The rest of the
-        // page is not backed (reads 0, writes dropped, each offset traced once as reg_unknown).
-        long db = Gen2Register.DB_ADDR_OFFSET.offset();
-        regs.define("DB_PAGE_WQEALLOC", db + Gen2Registers.DB_PAGE_WQE_ALLOC, 1, 0, "db_page_read",
-                (e, s) -> doorbellPageRead(), "wqe_alloc", (e, v) -> wqeAlloc(v));
-        regs.define("DB_PAGE_CQARM", db + Gen2Registers.DB_PAGE_CQ_ARM, 1, 0, "db_page_read",
-                (e, s) -> doorbellPageRead(), "cq_arm", (e, v) -> cqArm(v));
-        reg(Gen2Register.GLINT_DYN_CTL, "dyn_ctl", (e, s) -> irq.readDynCtl(e), "dyn_ctl_arm",
-                (e, v) -> irq.writeDynCtl(e, v));
-        int lbar = readOnly(Gen2Register.GLPCI_LBARCTRL, null, null);
-        regs.store(lbar, 0, Gen2Registers.lbarCtrl(Gen2Registers.PE_DB_SIZE_8M));
-        for (Gen2Register r : new Gen2Register[] {Gen2Register.GLPE_CPUSTATUS0, Gen2Register.GLPE_CPUSTATUS1,
-                Gen2Register.GLPE_CPUSTATUS2}) {
-            // ctrl.c irdma_wait_pe_ready: the PE firmware is up once all three read 0x80.
-            int b = readOnly(r, null, null);
-            regs.store(b, 0, Gen2Registers.CPUSTATUS_READY);
-        }
-        reg(Gen2Register.PFINT_AEQCTL, "aeq_ctl", (e, s) -> irq.readAeqCtl(), "aeq_route",
-                (e, v) -> irq.writeAeqCtl(v));
-        reg(Gen2Register.GLINT_CEQCTL, "ceq_ctl", (e, s) -> irq.readCeqCtl(e), "ceq_route",
-                (e, v) -> irq.writeCeqCtl(e, v));
-        reg(Gen2Register.VSIQF_PE_CTL1, null, null, null, null);
-        reg(Gen2Register.PFHMC_PDINV, null, null, "pd_invalidate",
-                (e, v) -> hmc.invalidatePd(Gen2Registers.pdInvalidateSdIndex(v), Gen2Registers.pdInvalidatePdIndex(v)));
-        reg(Gen2Register.GLHMC_VFPDINV, null, null, null, null);
-        reg(Gen2Register.GLPE_CRITERR, null, null, null, null);
-        reg(Gen2Register.GLINT_RATE, "intrl", (e, s) -> irq.readRate(e), "intrl_set", (e, v) -> irq.writeRate(e, v));
-        // GLINT_ITR(i, vector): ice's three throttling intervals per vector (ice_lib.c __ice_write_itr); one array for
-        // every vector of the PF, like GLINT_DYN_CTL, so they live with it here.
-        for (int i = 0; i < Gen2Registers.GLINT_ITR_INDEXES; i++) {
-            int index = i;
-            regs.define("GLINT_ITR" + i, Gen2Registers.GLINT_ITR + (long) i * Gen2Registers.GLINT_ITR_INDEX_STRIDE,
-                    InterruptController.VECTORS, 4, "itr", (e, s) -> irq.readItr(index, e), "itr_set",
-                    (e, v) -> irq.writeItr(index, e, v));
-        }
-        reg(Gen2Register.PFHMC_ERRORINFO, "hmc_error_info", (e, s) -> hmc.errorInfo(), "hmc_error_clear",
-                (e, v) -> hmc.clearError());
-        readOnly(Gen2Register.PFHMC_ERRORDATA, "hmc_error_data", (e, s) -> hmc.errorData());
-    }
-
-    private int readOnly(Gen2Register r, String readName, RegisterFile.OnRead read) {
-        return regs.defineReadOnly(r.name(), r.offset(), r.count(), r.stride(), readName, read);
-    }
-
-    private void reg(Gen2Register r, String readName, RegisterFile.OnRead read, String writeName,
-                     RegisterFile.OnWrite write) {
-        regs.define(r.name(), r.offset(), r.count(), r.stride(), readName, read, writeName, write);
-    }
-
-    // --- doorbells
-
-    private void cqArm(int cqId) {
-        CompletionQueue cq = cqs.get(cqId);
-        if (cq == null || !cq.arm()) {
-            TraceEvent t = trace.start(TraceKind.CQE);
-            if (t != null) {
-                t.text("action", "arm_ignored").num("cq", cqId).emit();
-            }
-        }
-    }
-
-    private void cqAck(int cqId) {
-        TraceEvent t = trace.start(TraceKind.CQE);
-        if (t != null) {
-            t.text("action", "ack").num("cq", cqId).flag("known", cqs.get(cqId) != null).emit();
-        }
-    }
-
-    /**
-     * The user doorbell page reads 0 (the device latches writes there, it holds nothing to read); the first read
-     * is traced, every one counted.
-     */
-    private int doorbellPageRead() {
-        if (doorbellPageReads++ == 0) {
-            TraceEvent t = trace.start(TraceKind.DOORBELL);
-            if (t != null) {
-                t.text("action", "db_page_read").emit();
-            }
-        }
-        return 0;
-    }
-
-    /**
-     * PFPE_WQEALLOC or its user doorbell page alias: the QP id (uk.c irdma_uk_qp_post_wr). PUDA QPs transmit; an
-     * iWARP QP's engine fetches its SQ (a QP with no running engine, or no such QP, ignores the doorbell: counted
-     * and traced).
-     */
-    private void wqeAlloc(int value) {
-        int qpId = Gen2Registers.wqeAllocQpId(value);
-        QueuePair qp = qps.get(qpId);
-        if (qp == null) {
-            wqeAllocIgnored(value, "no_qp");
-            return;
-        }
-        if (qp.role() == QueuePair.Role.IWARP) {
-            if (!iwarp.doorbell(qp)) {
-                wqeAllocIgnored(value, "not_running");
-            }
-            return;
-        }
-        if (!wqeAllocPending[qpId]) {
-            wqeAllocPending[qpId] = true;
-            wqeAllocQueue[(wqeAllocHead + wqeAllocCount) % wqeAllocQueue.length] = qpId;
-            wqeAllocCount++;
-        }
-        if (!wqeAllocTimer.isPending()) {
-            wqeAllocTimer.scheduleIn(latency.mmioWriteNanos + latency.pudaWqeFetchNanos);
-        }
-    }
-
-    private void wqeAllocIgnored(int value, String reason) {
-        wqeAllocIgnored++;
-        TraceEvent t = trace.start(TraceKind.DOORBELL);
-        if (t != null) {
-            t.text("action", "wqe_alloc_ignored").hex("val", value & 0xffff_ffffL).text("reason", reason).emit();
-        }
-    }
-
-    private void serviceWqeAlloc() {
-        while (wqeAllocCount > 0) {
-            int qpId = wqeAllocQueue[wqeAllocHead];
-            wqeAllocHead = (wqeAllocHead + 1) % wqeAllocQueue.length;
-            wqeAllocCount--;
-            wqeAllocPending[qpId] = false;
-            QueuePair qp = qps.get(qpId);
-            if (qp != null) {
-                puda.transmit(qp);
-            }
-        }
     }
 
     // --- Mmio
@@ -493,15 +325,11 @@ public final class E810RdmaFunction implements RdmaBlock {
      * link delivers go to the port's receive path. Answers the port's end of the link.
      */
     public LinkPort attach(Link link, long mac, FaultProfile outbound) {
-        LinkPort lp = link.attach(mac, outbound, this::receiveFromWire);
+        // the wire's receiver is whatever port the function has then (a reset builds a new one)
+        LinkPort lp = link.attach(mac, outbound, (store, offset, length) -> port.receive(store, offset, length));
         port.setTransmitter(lp::transmit);
         this.linkPort = lp;
         return lp;
-    }
-
-    /** The wire's receiver: whatever port the function has now (a reset builds a new one). */
-    private void receiveFromWire(net.openhft.chronicle.bytes.BytesStore<?, ?> store, long offset, int length) {
-        port.receive(store, offset, length);
     }
 
     /** The link port {@link #attach} connected, or null. */
@@ -528,13 +356,14 @@ public final class E810RdmaFunction implements RdmaBlock {
         return stags;
     }
 
+    /** WQEALLOC doorbells ignored (no such QP, or no running engine). */
     public long wqeAllocIgnored() {
-        return wqeAllocIgnored;
+        return doorbells.ignored();
     }
 
     /** Reads of the user doorbell page's doorbells (all answered 0; the first traced). */
     public long doorbellPageReads() {
-        return doorbellPageReads;
+        return doorbells.pageReads();
     }
 
     /** A human-readable status: CQP op counts and latencies, queues, port and PUDA counters (for the demo). */

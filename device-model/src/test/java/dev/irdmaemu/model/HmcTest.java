@@ -136,9 +136,9 @@ class HmcTest {
         long pd = d.store().readLong(d.off(pdPage) + 8 * (offset / 4096));
         long expected = PageDescriptor.backingPage(pd) + offset % 4096;
         assertEquals(expected, d.dev.hmc().resolve(HmcObjectType.QP, 5));
-        assertEquals(-1, d.dev.hmc().resolve(HmcObjectType.QP, 64));
+        assertEquals(HmcFault.INDEX_OUT_OF_RANGE, d.dev.hmc().locate(HmcObjectType.QP, 64));
         assertEquals(HmcFault.INDEX_OUT_OF_RANGE, d.dev.hmc().lastFault());
-        assertEquals(-1, d.dev.hmc().resolve(HmcObjectType.SRQ, 0));
+        assertEquals(HmcFault.NOT_COMMITTED, d.dev.hmc().locate(HmcObjectType.SRQ, 0));
         assertEquals(HmcFault.NOT_COMMITTED, d.dev.hmc().lastFault());
     }
 
@@ -157,7 +157,7 @@ class HmcTest {
         d.write(Gen2Register.PFHMC_PDINV, Gen2Registers.pdInvalidate(0, 0));
         assertEquals(page1, d.dev.hmc().resolve(HmcObjectType.QP, 0));
         // A PD never written is invalid.
-        assertEquals(-1, d.dev.hmc().resolve(HmcObjectType.QP, 8));
+        assertEquals(HmcFault.PD_INVALID, d.dev.hmc().locate(HmcObjectType.QP, 8));
         assertEquals(HmcFault.PD_INVALID, d.dev.hmc().lastFault());
     }
 
@@ -173,7 +173,7 @@ class HmcTest {
         // Clearing the SD (irdma_clr_sd_entry) makes it unresolvable.
         assertFalse(d.updateSds(new long[] {SegmentDescriptor.command(0)},
                 new long[] {SegmentDescriptor.clearData(true)}, 1).error());
-        assertEquals(-1, d.dev.hmc().resolve(HmcObjectType.CQ, 3));
+        assertEquals(HmcFault.SD_INVALID, d.dev.hmc().locate(HmcObjectType.CQ, 3));
         assertEquals(HmcFault.SD_INVALID, d.dev.hmc().lastFault());
     }
 

@@ -34,6 +34,7 @@ public final class HmcFunction {
     private final long[][] pdCache = new long[HmcLimits.MAX_PE_SDS][];
     private final long[] scratch = new long[1];
     private HmcFault lastFault = HmcFault.NONE;
+    private long located;
     private long pdInvalidations;
 
     public HmcFunction(HostMemory memory, Trace trace) {
@@ -180,10 +181,11 @@ public final class HmcFunction {
     // --- resolution
 
     /**
-     * The host address of object {@code index} of type {@code t}, or -1 with {@link #lastFault()} telling why.
-     * Allocates nothing.
+     * Locates object {@code index} of type {@code t}: {@link HmcFault#NONE} with its host address in
+     * {@link #located()}, or why it does not resolve (also {@link #lastFault()}, and counted in {@link #failures()}
+     * and PFHMC_ERRORINFO). Allocates nothing: the data paths read PBLEs through it page by page.
      */
-    public long resolve(HmcObjectType t, long index) {
+    public HmcFault locate(HmcObjectType t, long index) {
         int i = t.ordinal();
         if (!committed || count[i] == 0) {
             return fault(HmcFault.NOT_COMMITTED, t, index);
@@ -219,25 +221,40 @@ public final class HmcFunction {
             return fault(HmcFault.DMA_FAULT, t, index);
         }
         lastFault = HmcFault.NONE;
-        return gpa;
+        located = gpa;
+        return HmcFault.NONE;
     }
 
-    private long fault(HmcFault f) {
-        lastFault = f;
-        return -1;
+    /** The host address of the object the last successful {@link #locate} found. */
+    public long located() {
+        return located;
+    }
+
+    /**
+     * The host address of object {@code index} of type {@code t}, for tests and tools that know it resolves (the
+     * model itself uses {@link #locate}, which answers why not). Throws IllegalStateException naming the
+     * {@link HmcFault} when it does not resolve.
+     */
+    public long resolve(HmcObjectType t, long index) {
+        HmcFault f = locate(t, index);
+        if (f != HmcFault.NONE) {
+            throw new IllegalStateException(t + " " + index + " does not resolve: " + f.describe());
+        }
+        return located;
     }
 
     private long failures;
     private int errorInfo;
     private int errorData;
 
-    private long fault(HmcFault f, HmcObjectType t, long index) {
+    private HmcFault fault(HmcFault f, HmcObjectType t, long index) {
         failures++;
         // PFHMC_ERRORINFO / ERRORDATA: the driver only logs them (icrdma_if.c); the layout is the model's:
         // bit 31 valid, 23:16 the object type, 7:0 the fault; ERRORDATA the object index.
         errorInfo = 1 << 31 | (t.ordinal() & 0xff) << 16 | (f.ordinal() & 0xff);
         errorData = (int) index;
-        return fault(f);
+        lastFault = f;
+        return f;
     }
 
     public int errorInfo() {

@@ -30,12 +30,12 @@ public final class PbleWalker {
 
     /** Reads PBLE {@code index} into {@link #value()}; false with {@link #fault()} when it does not resolve. */
     public boolean read(long index) {
-        long at = index < 0 ? -1 : hmc.resolve(HmcObjectType.PBLE, index);
-        if (at < 0) {
-            fault = index < 0 ? HmcFault.INDEX_OUT_OF_RANGE : hmc.lastFault();
+        HmcFault f = index < 0 ? HmcFault.INDEX_OUT_OF_RANGE : hmc.locate(HmcObjectType.PBLE, index);
+        if (f != HmcFault.NONE) {
+            fault = f;
             return false;
         }
-        if (!memory.readLong(at, word, 0)) {
+        if (!memory.readLong(hmc.located(), word, 0)) {
             fault = HmcFault.DMA_FAULT;
             return false;
         }

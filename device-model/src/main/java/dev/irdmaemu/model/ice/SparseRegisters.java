@@ -23,17 +23,20 @@ final class SparseRegisters {
     }
 
     int read(long offset) {
-        int s = find(offset);
-        return s >= 0 && keys[s] != EMPTY ? values[s] : 0;
+        if (!holdable(offset)) {
+            return 0;
+        }
+        int s = slotOf((int) offset);
+        return keys[s] != EMPTY ? values[s] : 0;
     }
 
     /** Stores {@code value}; false when the offset is new and the table is full (the write is dropped). */
     boolean write(long offset, int value) {
-        int s = find(offset);
-        if (s < 0) {
+        if (!holdable(offset)) {
             dropped++;
             return false;
         }
+        int s = slotOf((int) offset);
         if (keys[s] == EMPTY) {
             if (size == capacity) {
                 dropped++;
@@ -46,12 +49,13 @@ final class SparseRegisters {
         return true;
     }
 
-    /** The slot holding {@code offset} or the empty slot where it would go; -1 for an offset no slot can hold. */
-    private int find(long offset) {
-        if (offset < 0 || offset > Integer.MAX_VALUE || (offset & 3) != 0) {
-            return -1;
-        }
-        int o = (int) offset;
+    /** Whether a slot can hold {@code offset}: a 32-bit aligned BAR offset. */
+    private static boolean holdable(long offset) {
+        return offset >= 0 && offset <= Integer.MAX_VALUE && (offset & 3) == 0;
+    }
+
+    /** The slot holding offset {@code o} or the empty slot where it would go ({@code o} {@link #holdable}). */
+    private int slotOf(int o) {
         int m = keys.length - 1;
         int h = (o * 0x9E3779B9) >>> 7 & m;
         while (keys[h] != EMPTY && keys[h] != o) {

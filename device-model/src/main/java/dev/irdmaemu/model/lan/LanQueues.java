@@ -103,7 +103,7 @@ public final class LanQueues implements LanRegisters, LanSink {
     }
 
     private void rxControlWrite(int q, int v) {
-        regs.store(regs.block("QRX_CTRL"), q, v & QRX_CTRL_QENA_REQ_M);
+        regs.store(regs.block("QRX_CTRL").orElseThrow(), q, v & QRX_CTRL_QENA_REQ_M);
         rx.controlWrite(q, v);
     }
 

@@ -100,14 +100,24 @@ public final class RssView {
         return ptype >= 0 && ptype < PTYPES ? inputSets[ptype] : FlowProfiles.NO_PROFILE;
     }
 
-    /** The device queue {@code rssHash} steers to, or -1 when the LUT names a queue outside the VSI's map. */
+    /**
+     * Whether the LUT entry {@code rssHash} selects names a queue inside the VSI's map (a guest may program a LUT
+     * whose entries run past its TC's queues); only then does {@link #queue} answer. Allocation-free, per frame.
+     */
+    public boolean inMap(int rssHash) {
+        return mapIndex(rssHash) < queueCount;
+    }
+
+    /** The device queue {@code rssHash} steers to, for a hash {@link #inMap} accepts. */
     public int queue(int rssHash) {
-        int entry = lut[rssHash & lutEntries - 1];
-        int index = tcOffset + (entry & tcMask);
-        if (index >= queueCount) {
-            return -1;
-        }
+        int index = mapIndex(rssHash);
         return contiguous ? firstQueue + index : queueList[index];
+    }
+
+    /** The index into the VSI's queue map that the LUT entry {@code rssHash} selects names. */
+    private int mapIndex(int rssHash) {
+        int entry = lut[rssHash & lutEntries - 1];
+        return tcOffset + (entry & tcMask);
     }
 
     /** The VSI's first queue (where a frame goes when the VSI does not hash it). */

@@ -242,8 +242,9 @@ public final class RxPath {
         int rssHash = 0;
         if (rssFor(q)) {
             rssHash = hash(store, ptype);
-            int target = rss.queue(rssHash);
-            if (target < 0 || target >= queues || !enabled[target]) {
+            boolean inMap = rss.inMap(rssHash);
+            int target = inMap ? rss.queue(rssHash) : q;
+            if (!inMap || target >= queues || !enabled[target]) {
                 counters.rxRssQueueDisabled++;
                 drop(q, "rss_queue_disabled", frameLength);
                 return;
@@ -264,7 +265,27 @@ public final class RxPath {
             drop(q, "no_descriptor", frameLength);
             return;
         }
-        // Fetch and check every buffer before writing any (the guest may have posted a bad address).
+        if (!fetchBuffers(q, needed, size, frameLength)) {
+            return;
+        }
+        head[q] = writeBack(q, needed, size, store, offset, frameLength, ptype, rssHash);
+        counters.rxFrames++;
+        counters.rxBytes += frameLength;
+        counters.rxDescriptors += needed;
+        TraceEvent t = trace.start(TraceKind.LAN);
+        if (t != null) {
+            t.text("dir", "rx").text("op", "frame").num("q", q).num("len", frameLength).num("descs", needed)
+                    .num("ptype", ptype).num("rss_hash", rssHash & 0xFFFF_FFFFL).emit();
+        }
+        owner.raiseRx(q);
+    }
+
+    /**
+     * Fetches and checks the {@code needed} descriptors from queue {@code q}'s head and the buffers they post into
+     * {@link #bufferAddress}, before any byte is written (the guest may have posted a bad address). False when one
+     * is outside host memory: the frame is dropped and the MDD event raised.
+     */
+    private boolean fetchBuffers(int q, int needed, int size, int frameLength) {
         int h = head[q];
         int left = frameLength;
         for (int i = 0; i < needed; i++) {
@@ -275,21 +296,30 @@ public final class RxPath {
                 counters.rxDmaFault++;
                 owner.mddRx(q, 2);
                 drop(q, "descriptor_unmapped", frameLength);
-                return;
+                return false;
             }
             long address = posted.wrap(memory.store(r), memory.offset(r, descriptor)).packetBufferAddress();
             if (!memory.contains(address, chunk)) {
                 counters.rxDmaFault++;
                 owner.mddRx(q, 3);
                 drop(q, "buffer_unmapped", frameLength);
-                return;
+                return false;
             }
             bufferAddress[i] = address;
             left -= chunk;
             h = h + 1 == length[q] ? 0 : h + 1;
         }
-        h = head[q];
-        left = frameLength;
+        return true;
+    }
+
+    /**
+     * Copies the frame into the fetched buffers and writes each descriptor back (DD; EOF, the status bits and the
+     * RSS hash on the last); answers the queue's new head.
+     */
+    private int writeBack(int q, int needed, int size, BytesStore<?, ?> store, long offset, int frameLength,
+                          int ptype, int rssHash) {
+        int h = head[q];
+        int left = frameLength;
         long at = offset;
         for (int i = 0; i < needed; i++) {
             int chunk = Math.min(left, size);
@@ -305,16 +335,7 @@ public final class RxPath {
             left -= chunk;
             h = h + 1 == length[q] ? 0 : h + 1;
         }
-        head[q] = h;
-        counters.rxFrames++;
-        counters.rxBytes += frameLength;
-        counters.rxDescriptors += needed;
-        TraceEvent t = trace.start(TraceKind.LAN);
-        if (t != null) {
-            t.text("dir", "rx").text("op", "frame").num("q", q).num("len", frameLength).num("descs", needed)
-                    .num("ptype", ptype).num("rss_hash", rssHash & 0xFFFF_FFFFL).emit();
-        }
-        owner.raiseRx(q);
+        return h;
     }
 
     /** True when the VSI holding queue {@code q} hashes; re-reads the steering only after a change. */

@@ -7,6 +7,7 @@ import dev.irdmaemu.model.ice.FlowProfiles;
 import dev.irdmaemu.model.ice.VsiTable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.OptionalInt;
 
 /**
  * The RSS state of the firmware's {@link VsiTable} as the Rx engine reads it: the VSI whose queue map (its kept
@@ -48,10 +49,11 @@ public final class VsiRssSteering implements RxSteering {
 
     @Override
     public boolean lookup(int queue, RssView out) {
-        int vsi = owner(queue);
-        if (vsi < 0) {
+        OptionalInt owner = owner(queue);
+        if (owner.isEmpty()) {
             return false;
         }
+        int vsi = owner.getAsInt();
         int options = vsis.rssOptions(vsi);
         int entries = vsis.rssLutEntries(vsi);
         if (entries == 0 || Integer.bitCount(entries) != 1 || !vsis.rssKey(vsi, key)) {
@@ -94,8 +96,8 @@ public final class VsiRssSteering implements RxSteering {
         return out.queueCount() > 0;
     }
 
-    /** The lowest-numbered VSI whose queue map holds {@code queue}, or -1. */
-    private int owner(int queue) {
+    /** The lowest-numbered VSI whose queue map holds {@code queue} (looked up after a change, not per frame). */
+    private OptionalInt owner(int queue) {
         for (int vsi = 0; vsi < vsis.capacity(); vsi++) {
             if (!vsis.exists(vsi)) {
                 continue;
@@ -105,17 +107,17 @@ public final class VsiRssSteering implements RxSteering {
                 int first = vsis.contextU16(vsi, VsiCommand.Q_MAPPING);
                 int count = vsis.contextU16(vsi, VsiCommand.Q_MAPPING + 2);
                 if (queue >= first && queue < first + count) {
-                    return vsi;
+                    return OptionalInt.of(vsi);
                 }
             } else {
                 for (int i = 0; i < VsiCommand.Q_MAPPINGS; i++) {
                     if (vsis.contextU16(vsi, VsiCommand.Q_MAPPING + 2 * i) == queue) {
-                        return vsi;
+                        return OptionalInt.of(vsi);
                     }
                 }
             }
         }
-        return -1;
+        return OptionalInt.empty();
     }
 
     private void fillQueueMap(int vsi, RssView out) {

@@ -2,7 +2,7 @@ package dev.irdmaemu.model.mr;
 
 /**
  * Why an Alloc STag, Register MR (non-shared) or Deallocate STag CQP op was refused. The CQP handler answers each
- * with its CQP error code ({@code model.cqp.CqpOperations}); here they are named and counted.
+ * with its CQP error code ({@code model.cqp.MemoryRegistrationOps}); here they are named and counted.
  */
 public enum RegistrationFault {
     NONE("accepted"),

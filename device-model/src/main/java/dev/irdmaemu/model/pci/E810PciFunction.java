@@ -90,7 +90,11 @@ public final class E810PciFunction {
         this.trace = rdma.trace();
         this.config = new PciConfigSpace(trace);
         this.bar0 = new Bar0Dispatcher(rdma, this.ice, trace);
-        defineConfigSpace();
+        // the configuration space table, by part: the type 0 header, the capability list, the extended ones
+        defineHeader();
+        defineCapabilities();
+        defineExpressCapability();
+        defineExtendedCapabilities();
         rdma.routeInterrupts(this::deliver);
     }
 
@@ -104,7 +108,8 @@ public final class E810PciFunction {
 
     // --- the configuration space table
 
-    private void defineConfigSpace() {
+    /** The type 0 header: ids, command and status, class, the BARs (0-1 registers, 3-4 MSI-X), subsystem. */
+    private void defineHeader() {
         PciConfigSpace c = config;
         c.init(VENDOR_ID, 2, VENDOR_INTEL).field("VENDOR_ID", VENDOR_ID, 2);
         c.init(DEVICE_ID, 2, DEVICE_E810C_QSFP).field("DEVICE_ID", DEVICE_ID, 2);
@@ -130,7 +135,11 @@ public final class E810PciFunction {
         c.init(CAPABILITY_LIST, 1, PM_CAP).field("CAPABILITY_LIST", CAPABILITY_LIST, 1);
         c.writable(INTERRUPT_LINE, 1, 0xff).field("INTERRUPT_LINE", INTERRUPT_LINE, 1);
         c.field("INTERRUPT_PIN", INTERRUPT_PIN, 1);
+    }
 
+    /** The capability list: Power Management, then MSI-X (PCI Express follows, {@link #defineExpressCapability}). */
+    private void defineCapabilities() {
+        PciConfigSpace c = config;
         // Power Management: version 3, D0 and D3hot only (no D1 / D2, no PME), No_Soft_Reset set (D3hot -> D0
         // keeps the function's state).
         capHeader("PM", PM_CAP, CAP_ID_PM, MSIX_CAP);
@@ -146,8 +155,11 @@ public final class E810PciFunction {
                 .field("MSIX_FLAGS", MSIX_CAP + MSIX_FLAGS, 2);
         c.init(MSIX_CAP + MSIX_TABLE, 4, BAR_MSIX).field("MSIX_TABLE", MSIX_CAP + MSIX_TABLE, 4);
         c.init(MSIX_CAP + MSIX_PBA, 4, MsixBar.PBA_OFFSET | BAR_MSIX).field("MSIX_PBA", MSIX_CAP + MSIX_PBA, 4);
+    }
 
-        // PCI Express v2 endpoint.
+    /** The PCI Express v2 endpoint capability, the last of the list. */
+    private void defineExpressCapability() {
+        PciConfigSpace c = config;
         int x = EXP_CAP;
         capHeader("EXP", x, CAP_ID_EXP, 0);
         c.init(x + EXP_FLAGS, 2, 2 | EXP_TYPE_ENDPOINT << 4).field("EXP_FLAGS", x + EXP_FLAGS, 2);
@@ -183,7 +195,11 @@ public final class E810PciFunction {
         c.init(x + EXP_LNKCTL2, 2, 4).writable(x + EXP_LNKCTL2, 2, 0x3f).sticky(x + EXP_LNKCTL2, 2, 0x3f)
                 .field("EXP_LNKCTL2", x + EXP_LNKCTL2, 2);
         c.field("EXP_LNKSTA2", x + EXP_LNKSTA2, 2);
+    }
 
+    /** The extended capabilities: AER, then the Device Serial Number. */
+    private void defineExtendedCapabilities() {
+        PciConfigSpace c = config;
         // AER (v2), endpoint part: status RW1CS, masks and severity RWS, header log ROS.
         int a = AER_CAP;
         c.init(a, 4, extCapHeader(EXT_CAP_ID_ERR, 2, DSN_CAP)).field("AER_HEADER", a, 4);

@@ -74,26 +74,29 @@ public final class QuadHashTable {
         return (int) (h ^ h >>> 31);
     }
 
-    private int find(int t, long lh, long ll, int lp, long rh, long rl, int rp, int v) {
+    /**
+     * Whether the table holds the entry; if so its slot is {@link #lastFound}. Allocation-free: the classifier looks
+     * up every received segment.
+     */
+    private boolean find(int t, long lh, long ll, int lp, long rh, long rl, int rp, int v) {
         // The entry found last, compared in full before the hash is computed: a connection's segments come in
         // runs. Only a hint: a removed or reused slot fails the comparison like any other.
-        int last = lastFound;
-        if (matches(last, t, lh, ll, lp, rh, rl, rp, v)) {
-            return last;
+        if (matches(lastFound, t, lh, ll, lp, rh, rl, rp, v)) {
+            return true;
         }
         int i = hash(t, lh, ll, lp, rh, rl, rp, v) & mask;
         for (int n = 0; n < capacity; n++) {
             byte s = slot[i];
             if (s == EMPTY) {
-                return -1;
+                return false;
             }
             if (s == USED && matches(i, t, lh, ll, lp, rh, rl, rp, v)) {
                 lastFound = i;
-                return i;
+                return true;
             }
             i = (i + 1) & mask;
         }
-        return -1;
+        return false;
     }
 
     /** Adds ({@code replace} false) or modifies ({@code replace} true) an entry. */
@@ -108,12 +111,11 @@ public final class QuadHashTable {
             rl = 0;
             rp = 0;
         }
-        int at = find(t, lh, ll, lp, rh, rl, rp, v);
-        if (at >= 0) {
+        if (find(t, lh, ll, lp, rh, rl, rp, v)) {
             if (!replace) {
                 return Change.EXISTS;
             }
-            qpn[at] = qp;
+            qpn[lastFound] = qp;
             return Change.OK;
         }
         if (replace) {
@@ -151,11 +153,10 @@ public final class QuadHashTable {
             rl = 0;
             rp = 0;
         }
-        int at = find(t, lh, ll, lp, rh, rl, rp, v);
-        if (at < 0) {
+        if (!find(t, lh, ll, lp, rh, rl, rp, v)) {
             return Change.NOT_FOUND;
         }
-        slot[at] = DELETED;
+        slot[lastFound] = DELETED;
         size--;
         if (t == TYPE_SYN) {
             listens--;
@@ -168,15 +169,13 @@ public final class QuadHashTable {
     /** The QP of the established entry for this 4-tuple and VLAN, or -1. */
     public int lookupEstablished(long lh, long ll, int lp, long rh, long rl, int rp, int v) {
         lookups++;
-        int at = find(TYPE_ESTABLISHED, lh, ll, lp, rh, rl, rp, v);
-        return at < 0 ? -1 : qpn[at];
+        return find(TYPE_ESTABLISHED, lh, ll, lp, rh, rl, rp, v) ? qpn[lastFound] : -1;
     }
 
     /** The QP of the listen entry for this local address, port and VLAN, or -1. */
     public int lookupListen(long lh, long ll, int lp, int v) {
         lookups++;
-        int at = find(TYPE_SYN, lh, ll, lp, 0, 0, 0, v);
-        return at < 0 ? -1 : qpn[at];
+        return find(TYPE_SYN, lh, ll, lp, 0, 0, 0, v) ? qpn[lastFound] : -1;
     }
 
     public int size() {

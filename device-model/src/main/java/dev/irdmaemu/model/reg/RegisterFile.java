@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.OptionalInt;
 
 /**
  * BAR0 as a table from offset to behaviour, in the style of QEMU igb's dispatch tables: every defined register (or
@@ -243,14 +244,14 @@ public final class RegisterFile {
         return readOnlyWrites[block];
     }
 
-    /** The block named {@code name}, or -1. */
-    public int block(String name) {
+    /** The block named {@code name}, if one is defined (a lookup by name: not for per-frame paths). */
+    public OptionalInt block(String name) {
         for (int b = 0; b < blocks; b++) {
             if (names[b].equals(name)) {
-                return b;
+                return OptionalInt.of(b);
             }
         }
-        return -1;
+        return OptionalInt.empty();
     }
 
     public long unknownReads() {
