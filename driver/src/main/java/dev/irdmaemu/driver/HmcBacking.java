@@ -53,7 +53,7 @@ final class HmcBacking {
         NONE, REUSED_DIRECT, NEW_DIRECT, PAGED
     }
 
-    private final IrdmaDriver driver;
+    private final CqpChannel cqp;
     private final HostRam ram;
     private final BytesStore<?, ?> store;
     private final IntConsumer pdInvalidate;
@@ -94,8 +94,8 @@ final class HmcBacking {
      * @param sdCount      hmc_info->sd_table.sd_cnt as irdma_sc_parse_fpm_commit_buf sets it (the last object's end)
      * @param pdInvalidate writes PFHMC_PDINV
      */
-    HmcBacking(IrdmaDriver driver, HostRam ram, int sdCount, IntConsumer pdInvalidate) {
-        this.driver = driver;
+    HmcBacking(CqpChannel cqp, HostRam ram, int sdCount, IntConsumer pdInvalidate) {
+        this.cqp = cqp;
         this.ram = ram;
         this.store = ram.store();
         this.pdInvalidate = pdInvalidate;
@@ -176,11 +176,11 @@ final class HmcBacking {
     }
 
     private void update(int n) {
-        driver.op("UPDATE_PE_SDS", (o, v) -> {
+        cqp.op("UPDATE_PE_SDS", (o, v) -> {
             long slot = 0;
             if (n > CqpWqe.SD_INLINE_MAX) {
                 // ctrl.c cqp_sds_wqe_fill: the entries past the third go to this WQE index's 128-byte slot
-                slot = sdBuffer() + driver.cqpWqeIndexAt(o) * (long) UPDATE_SD_BUFF_SIZE;
+                slot = sdBuffer() + cqp.wqeIndexAt(o) * (long) UPDATE_SD_BUFF_SIZE;
             }
             CqpWqeWriter.updatePeSds(store, o, IrdmaDriver.HMC_FN_ID, commands, data, n, slot, store,
                     slot == 0 ? 0 : ram.offsetOf(slot), v);
