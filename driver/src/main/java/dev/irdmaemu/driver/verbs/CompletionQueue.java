@@ -129,7 +129,7 @@ public final class CompletionQueue {
             return false;
         }
         while (true) {
-            int r = ring.poll(wc, verbs);
+            CqRing.Result r = ring.poll(wc, verbs);
             if (r == CqRing.POLLED) {
                 return true;
             }
