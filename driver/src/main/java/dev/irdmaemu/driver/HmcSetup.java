@@ -103,13 +103,18 @@ final class HmcSetup {
         }, committedBase(HmcObjectType.PBLE), pbleBacked, this::addPbleChunk);
     }
 
-    /** pble.c add_pble_prm, asked for by the PBLE pool when a request finds no room: the next chunk backed. */
+    /**
+     * pble.c add_pble_prm, asked for by the PBLE pool when a request finds no room: the next chunk backed. Answers
+     * the pool's {@link PbleResource.ChunkSource} contract: the new end, or -1 when no chunk could be added.
+     */
     private long addPbleChunk() {
-        long end = hmc.addPbleChunk();
-        if (end > pbleBacked) {
-            pbleBacked = end;
+        if (!(hmc.addPbleChunk() instanceof PbleChunk.Backed chunk)) {
+            return -1;
         }
-        return end;
+        if (chunk.end() > pbleBacked) {
+            pbleBacked = chunk.end();
+        }
+        return chunk.end();
     }
 
     /** hw.c irdma_del_hmc_objects, when there are objects. */
