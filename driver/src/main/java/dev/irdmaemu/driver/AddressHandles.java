@@ -35,6 +35,11 @@ final class AddressHandles {
     /** struct irdma_ah_info as the driver keeps it for the AH's lifetime (irdma_sc_ah.ah_info). */
     record AhFields(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex, int hopLimit,
                     boolean ipv4, boolean loopback, int[] dest, int[] src) {
+        /** The fields with the caller's address arrays copied, as the AH keeps them once it has its index. */
+        AhFields copied() {
+            return new AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4, loopback, dest.clone(),
+                    src.clone());
+        }
     }
 
     private final HmcSetup hmc;
@@ -46,8 +51,9 @@ final class AddressHandles {
     }
 
     /** irdma_puda_create_ah with wait = true: the index, CREATE_ADDR_HANDLE waited for; valid on return. */
-    int create(AhFields f) {
+    int create(AhFields callers) {
         int ah = alloc();
+        AhFields f = callers.copied();
         try {
             cqp.op(CqpOpcode.CREATE_ADDR_HANDLE.name(), writer(CqpOpcode.CREATE_ADDR_HANDLE, ah, f));
         } catch (CqpException e) {
@@ -60,8 +66,9 @@ final class AddressHandles {
     }
 
     /** irdma_puda_create_ah with wait = false: the index, CREATE_ADDR_HANDLE posted; {@code done} on completion. */
-    int create(AhFields f, IrdmaDriver.AhCompletion done) {
+    int create(AhFields callers, IrdmaDriver.AhCompletion done) {
         int ah = alloc();
+        AhFields f = callers.copied();
         fields[ah] = f;
         pending[ah] = done;
         cqp.post(CqpOpcode.CREATE_ADDR_HANDLE.name(), writer(CqpOpcode.CREATE_ADDR_HANDLE, ah, f),

@@ -675,7 +675,7 @@ public final class IrdmaDriver {
     public int createAddressHandle(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex,
                                    int hopLimit, boolean ipv4, boolean loopback, int[] dest, int[] src) {
         return ahs.create(new AddressHandles.AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4,
-                loopback, dest.clone(), src.clone()));
+                loopback, dest, src));
     }
 
     /**
@@ -689,7 +689,7 @@ public final class IrdmaDriver {
                                    int hopLimit, boolean ipv4, boolean loopback, int[] dest, int[] src,
                                    AhCompletion done) {
         return ahs.create(new AddressHandles.AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4,
-                loopback, dest.clone(), src.clone()), done);
+                loopback, dest, src), done);
     }
 
     /**
