@@ -50,6 +50,17 @@ public final class FpmSizing {
     private long sdNeeded;
     private int loops;
     private int maxSds;
+    // the query's answer and the running wishes of irdma_cfg_fpm_val's loop
+    private final long[] max = new long[TYPES.length];
+    private long xfBlock;
+    private long q1Block;
+    private long rrfBlock;
+    private long ooiscBlock;
+    private long htMultiplier;
+    private long timerBucket;
+    private long qp;
+    private long mrWanted;
+    private long pbleWanted;
 
     private FpmSizing() {
     }
@@ -72,108 +83,34 @@ public final class FpmSizing {
             outcome = Outcome.QUERY_REFUSED;
             return;
         }
-        long xfBlock = q.blockSize(HmcObjectType.XFFL) & U32;
-        long q1Block = q.blockSize(HmcObjectType.Q1FL) & U32;
-        long rrfBlock = q.blockSize(HmcObjectType.RRFFL) & U32;
-        long ooiscBlock = q.blockSize(HmcObjectType.OOISCFFL) & U32;
+        xfBlock = q.blockSize(HmcObjectType.XFFL) & U32;
+        q1Block = q.blockSize(HmcObjectType.Q1FL) & U32;
+        rrfBlock = q.blockSize(HmcObjectType.RRFFL) & U32;
+        ooiscBlock = q.blockSize(HmcObjectType.OOISCFFL) & U32;
         if (xfBlock == 0) {
             outcome = Outcome.ZERO_XF_BLOCK;
             return;
         }
-        long[] max = new long[TYPES.length];
         for (HmcObjectType t : TYPES) {
             max[t.ordinal()] = q.maxCount(t) & U32;
             size[t.ordinal()] = q.objectSize(t);
         }
         maxSds = q.maxPeSds();
-        long htMultiplier = q.htMultiplier();
-        long timerBucket = q.timerBucket();
+        htMultiplier = q.htMultiplier();
+        timerBucket = q.timerBucket();
 
         System.arraycopy(max, 0, count, 0, count.length);
         sdNeeded = estimateSds();
-
-        long qp = Math.min(qpLimit & U32, max[HmcObjectType.QP.ordinal()]);
-        long p2 = 1;
-        while (p2 <= qp) {
-            p2 *= 2;
-        }
-        qp = p2 / 2;
-        long mrWanted = max[HmcObjectType.MR.ordinal()];
-        long pbleWanted = max[HmcObjectType.PBLE.ordinal()];
-        set(HmcObjectType.FSIMC, max[HmcObjectType.FSIMC.ordinal()]);
-        set(HmcObjectType.FSIAV, max[HmcObjectType.FSIAV.ordinal()]);
-        set(HmcObjectType.ARP, max[HmcObjectType.ARP.ordinal()]);
-        set(HmcObjectType.APBVT_ENTRY, 1);
-
-        while (q1Count(qp) > max[HmcObjectType.Q1.ordinal()]) {
-            qp /= 2;
-        }
+        startingCounts(qpLimit);
         loops = 0;
         do {
             ++loops;
-            set(HmcObjectType.QP, qp);
-            set(HmcObjectType.CQ, Math.min((2 * qp) & U32, get(HmcObjectType.CQ)));
-            set(HmcObjectType.SRQ, 0);
-            set(HmcObjectType.MR, mrWanted);
-            long hte = roundUp((qp + get(HmcObjectType.FSIMC)) & U32, 512);
-            long h2 = 1;
-            while (h2 < hte) {
-                h2 *= 2;
-            }
-            set(HmcObjectType.HTE, h2 * htMultiplier);
-            // cfg_fpm_value_gen_2
-            set(HmcObjectType.XF, 4 * xfBlock * qp);
-            set(HmcObjectType.HDR, qp);
-            if (max[HmcObjectType.RRF.ordinal()] != 0) {
-                set(HmcObjectType.RRF, 32 * qp);
-            }
-            if (max[HmcObjectType.RRFFL.ordinal()] != 0) {
-                set(HmcObjectType.RRFFL, get(HmcObjectType.RRF) / rrfBlock);
-            }
-            if (max[HmcObjectType.OOISC.ordinal()] != 0) {
-                set(HmcObjectType.OOISC, 32 * qp);
-            }
-            if (max[HmcObjectType.OOISCFFL.ordinal()] != 0) {
-                set(HmcObjectType.OOISCFFL, get(HmcObjectType.OOISC) / ooiscBlock);
-            }
-            set(HmcObjectType.Q1, q1Count(qp));
-            set(HmcObjectType.XFFL, get(HmcObjectType.XF) / xfBlock);
-            set(HmcObjectType.Q1FL, get(HmcObjectType.Q1) / q1Block);
-            set(HmcObjectType.TIMER, (roundUp(qp, 512) / 512 + 1) * timerBucket);
-            set(HmcObjectType.PBLE, pbleWanted);
+            gen2Counts();
             sdNeeded = estimateSds();
             if (sdNeeded <= maxSds) {
                 break;
             }
-            long sdDiff = sdNeeded - maxSds;
-            if (sdDiff > 128) {
-                if (loops % 2 == 0 && qp > 128) {
-                    qp /= 2;
-                } else {
-                    pbleWanted /= 2;
-                    mrWanted /= 2;
-                }
-                continue;
-            }
-            // the profile is IRDMA_HMC_PROFILE_DEFAULT, never FAVOR_VF
-            if (pbleWanted > 512 * FPM_MULTIPLIER * sdDiff) {
-                pbleWanted = (pbleWanted - 256 * FPM_MULTIPLIER * sdDiff) & U32;
-                continue;
-            } else if (pbleWanted > 100 * FPM_MULTIPLIER) {
-                pbleWanted -= 10 * FPM_MULTIPLIER;
-            } else if (pbleWanted > FPM_MULTIPLIER) {
-                pbleWanted -= FPM_MULTIPLIER;
-            } else if (qp <= 128) {
-                halveAbove256(HmcObjectType.FSIMC);
-                halveAbove256(HmcObjectType.FSIAV);
-            }
-            if (mrWanted > FPM_MULTIPLIER) {
-                mrWanted -= FPM_MULTIPLIER;
-            }
-            if (loops % 10 == 0 && qp > 128) {
-                qp /= 2;
-                halveAbove256(HmcObjectType.FSIAV);
-            }
+            shrink(sdNeeded - maxSds);
         } while (loops < MAX_LOOPS);
 
         if (sdNeeded > maxSds) {
@@ -186,6 +123,94 @@ public final class FpmSizing {
             sdNeeded = estimateSds();
         }
         outcome = Outcome.OK;
+    }
+
+    /**
+     * irdma_cfg_fpm_val before its loop: QPs the largest power of two within the limit and the device's maximum
+     * (halved while Q1 would not fit), MRs and PBLEs as many as the device offers, the fixed objects set.
+     */
+    private void startingCounts(int qpLimit) {
+        long want = Math.min(qpLimit & U32, max[HmcObjectType.QP.ordinal()]);
+        long p2 = 1;
+        while (p2 <= want) {
+            p2 *= 2;
+        }
+        qp = p2 / 2;
+        mrWanted = max[HmcObjectType.MR.ordinal()];
+        pbleWanted = max[HmcObjectType.PBLE.ordinal()];
+        set(HmcObjectType.FSIMC, max[HmcObjectType.FSIMC.ordinal()]);
+        set(HmcObjectType.FSIAV, max[HmcObjectType.FSIAV.ordinal()]);
+        set(HmcObjectType.ARP, max[HmcObjectType.ARP.ordinal()]);
+        set(HmcObjectType.APBVT_ENTRY, 1);
+        while (q1Count(qp) > max[HmcObjectType.Q1.ordinal()]) {
+            qp /= 2;
+        }
+    }
+
+    /** One round's counts from the current QP, MR and PBLE wishes (irdma_cfg_fpm_val, then cfg_fpm_value_gen_2). */
+    private void gen2Counts() {
+        set(HmcObjectType.QP, qp);
+        set(HmcObjectType.CQ, Math.min((2 * qp) & U32, get(HmcObjectType.CQ)));
+        set(HmcObjectType.SRQ, 0);
+        set(HmcObjectType.MR, mrWanted);
+        long hte = roundUp((qp + get(HmcObjectType.FSIMC)) & U32, 512);
+        long h2 = 1;
+        while (h2 < hte) {
+            h2 *= 2;
+        }
+        set(HmcObjectType.HTE, h2 * htMultiplier);
+        // cfg_fpm_value_gen_2
+        set(HmcObjectType.XF, 4 * xfBlock * qp);
+        set(HmcObjectType.HDR, qp);
+        if (max[HmcObjectType.RRF.ordinal()] != 0) {
+            set(HmcObjectType.RRF, 32 * qp);
+        }
+        if (max[HmcObjectType.RRFFL.ordinal()] != 0) {
+            set(HmcObjectType.RRFFL, get(HmcObjectType.RRF) / rrfBlock);
+        }
+        if (max[HmcObjectType.OOISC.ordinal()] != 0) {
+            set(HmcObjectType.OOISC, 32 * qp);
+        }
+        if (max[HmcObjectType.OOISCFFL.ordinal()] != 0) {
+            set(HmcObjectType.OOISCFFL, get(HmcObjectType.OOISC) / ooiscBlock);
+        }
+        set(HmcObjectType.Q1, q1Count(qp));
+        set(HmcObjectType.XFFL, get(HmcObjectType.XF) / xfBlock);
+        set(HmcObjectType.Q1FL, get(HmcObjectType.Q1) / q1Block);
+        set(HmcObjectType.TIMER, (roundUp(qp, 512) / 512 + 1) * timerBucket);
+        set(HmcObjectType.PBLE, pbleWanted);
+    }
+
+    /** The end of one round over the SD budget by {@code sdDiff}: what irdma_cfg_fpm_val gives up for the next. */
+    private void shrink(long sdDiff) {
+        if (sdDiff > 128) {
+            if (loops % 2 == 0 && qp > 128) {
+                qp /= 2;
+            } else {
+                pbleWanted /= 2;
+                mrWanted /= 2;
+            }
+            return;
+        }
+        // the profile is IRDMA_HMC_PROFILE_DEFAULT, never FAVOR_VF
+        if (pbleWanted > 512 * FPM_MULTIPLIER * sdDiff) {
+            pbleWanted = (pbleWanted - 256 * FPM_MULTIPLIER * sdDiff) & U32;
+            return;
+        } else if (pbleWanted > 100 * FPM_MULTIPLIER) {
+            pbleWanted -= 10 * FPM_MULTIPLIER;
+        } else if (pbleWanted > FPM_MULTIPLIER) {
+            pbleWanted -= FPM_MULTIPLIER;
+        } else if (qp <= 128) {
+            halveAbove256(HmcObjectType.FSIMC);
+            halveAbove256(HmcObjectType.FSIAV);
+        }
+        if (mrWanted > FPM_MULTIPLIER) {
+            mrWanted -= FPM_MULTIPLIER;
+        }
+        if (loops % 10 == 0 && qp > 128) {
+            qp /= 2;
+            halveAbove256(HmcObjectType.FSIAV);
+        }
     }
 
     private void halveAbove256(HmcObjectType t) {

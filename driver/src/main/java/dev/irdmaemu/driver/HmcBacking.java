@@ -53,7 +53,7 @@ final class HmcBacking {
         NONE, REUSED_DIRECT, NEW_DIRECT, PAGED
     }
 
-    private final IrdmaDriver driver;
+    private final CqpChannel cqp;
     private final HostRam ram;
     private final BytesStore<?, ?> store;
     private final IntConsumer pdInvalidate;
@@ -94,8 +94,8 @@ final class HmcBacking {
      * @param sdCount      hmc_info->sd_table.sd_cnt as irdma_sc_parse_fpm_commit_buf sets it (the last object's end)
      * @param pdInvalidate writes PFHMC_PDINV
      */
-    HmcBacking(IrdmaDriver driver, HostRam ram, int sdCount, IntConsumer pdInvalidate) {
-        this.driver = driver;
+    HmcBacking(CqpChannel cqp, HostRam ram, int sdCount, IntConsumer pdInvalidate) {
+        this.cqp = cqp;
         this.ram = ram;
         this.store = ram.store();
         this.pdInvalidate = pdInvalidate;
@@ -176,11 +176,11 @@ final class HmcBacking {
     }
 
     private void update(int n) {
-        driver.op("UPDATE_PE_SDS", (o, v) -> {
+        cqp.op("UPDATE_PE_SDS", (o, v) -> {
             long slot = 0;
             if (n > CqpWqe.SD_INLINE_MAX) {
                 // ctrl.c cqp_sds_wqe_fill: the entries past the third go to this WQE index's 128-byte slot
-                slot = sdBuffer() + driver.cqpWqeIndexAt(o) * (long) UPDATE_SD_BUFF_SIZE;
+                slot = sdBuffer() + cqp.wqeIndexAt(o) * (long) UPDATE_SD_BUFF_SIZE;
             }
             CqpWqeWriter.updatePeSds(store, o, IrdmaDriver.HMC_FN_ID, commands, data, n, slot, store,
                     slot == 0 ? 0 : ram.offsetOf(slot), v);
@@ -212,31 +212,30 @@ final class HmcBacking {
             LOG.warn("PBLE object at SD {} beyond sd_cnt {}", pbleNext / SD_BYTES, sdCount);
             throw new CqpException(CqpException.Kind.BAD_FPM, "COMMIT_FPM_VAL", 0, 0);
         }
-        long end = addPbleChunk();
-        return end < 0 ? fpmIdx : end;
+        return addPbleChunk() instanceof PbleChunk.Backed b ? b.end() : fpmIdx;
     }
 
     /**
      * pble.c add_pble_prm: backs the next chunk of the PBLE object, from where the last one ended to the end of its
      * SD (or of the object): reusing a valid direct SD, a new direct SD when the chunk is a whole SD, else a paged
      * SD with a 4 KiB page per PD; a newly valid SD is programmed with one Update PE SDs (hmc.c irdma_hmc_sd_one).
-     * Answers the PBLE index (relative to the object's base) where the backed range now ends, or -1 when no chunk
-     * can be added: fewer than a page of PBLEs left, an SD beyond sd_cnt, or no host memory for the pages
+     * Answers where the backed range now ends, or {@link PbleChunk.NoChunk#ENOMEM} when no chunk can be added:
+     * fewer than a page of PBLEs left, an SD beyond sd_cnt, or no host memory for the pages
      * (irdma_pble_get_paged_mem: -ENOMEM, nothing taken).
      */
-    long addPbleChunk() {
+    PbleChunk addPbleChunk() {
         if (pbleUnallocated < PageDescriptor.PDS_PER_SD) {
             // fewer PBLEs than one page holds: -ENOMEM
-            return -1;
+            return PbleChunk.NoChunk.ENOMEM;
         }
         long next = pbleNext;
         if ((next & 0xfff) != 0) {
-            return -1;
+            return PbleChunk.NoChunk.ENOMEM;
         }
         int sd = (int) (next / SD_BYTES);
         if (sd >= sdCount) {
             LOG.warn("PBLE chunk at SD {} beyond sd_cnt {}", sd, sdCount);
-            return -1;
+            return PbleChunk.NoChunk.ENOMEM;
         }
         int relPd = (int) (next / PAGE % PageDescriptor.PDS_PER_SD);
         long pages = relPd != 0 ? PageDescriptor.PDS_PER_SD - relPd : PageDescriptor.PDS_PER_SD;
@@ -261,7 +260,7 @@ final class HmcBacking {
             pbleChunkType = PbleChunkType.REUSED_DIRECT;
         }
         if (!useDirect && !addPagedChunk(sd, relPd, (int) pages, wasValid)) {
-            return -1;
+            return PbleChunk.NoChunk.ENOMEM;
         }
         pbleChunkStart = next;
         pbleChunkEnd = next + pages * PAGE;
@@ -271,7 +270,7 @@ final class HmcBacking {
         if (!wasValid) {
             programGroup(sd, 1);
         }
-        return (pbleChunkEnd - pbleBase) / 8;
+        return new PbleChunk.Backed((pbleChunkEnd - pbleBase) / 8);
     }
 
     /**

@@ -11,6 +11,9 @@
  * ({@link dev.irdmaemu.driver.IrdmaDriver.DeviceEvents}, AEQEs decoded into
  * {@link dev.irdmaemu.driver.AsyncEvent}s), touching the device only through
  * {@link dev.irdmaemu.fw.bus.Mmio}, host memory and an {@link dev.irdmaemu.fw.bus.InterruptSink}.
+ * {@code IrdmaDriver} is the facade; its parts follow irdma's files (the CQP channel and its waiting of ctrl.c and
+ * utils.c, the CEQ and AEQ handling and the HMC setup of hw.c, the PUDA queues of puda.c, the work scheduler of
+ * ws.c, the address handles of utils.c / uda.c) and are package-private.
  * The verbs on top of it are {@link dev.irdmaemu.driver.verbs}; this package never refers to them (no package
  * cycle: {@code DriverLayeringTest}), and the CM's port on the driver lives in cm. The module depends only on
  * {@code dev.irdmaemu.fw}, never on the model nor on the CM.

@@ -129,7 +129,7 @@ public final class CompletionQueue {
             return false;
         }
         while (true) {
-            int r = ring.poll(wc, verbs);
+            CqRing.Result r = ring.poll(wc, verbs);
             if (r == CqRing.POLLED) {
                 return true;
             }
@@ -151,10 +151,10 @@ public final class CompletionQueue {
     private boolean generatedCompletion(WorkCompletion wc) {
         for (int i = 0; i < userCount; i++) {
             QueuePair qp = users[i];
-            if (qp.sendCq == this && qp.generatedCompletion(wc, true)) {
+            if (qp.sendCq == this && qp.flusher.generatedCompletion(wc, true)) {
                 return true;
             }
-            if (qp.recvCq == this && qp.generatedCompletion(wc, false)) {
+            if (qp.recvCq == this && qp.flusher.generatedCompletion(wc, false)) {
                 return true;
             }
         }
@@ -189,7 +189,7 @@ public final class CompletionQueue {
     private boolean hasGenerated() {
         for (int i = 0; i < userCount; i++) {
             QueuePair qp = users[i];
-            if (qp.generateSqFlush && qp.sendCq == this || qp.generateRqFlush && qp.recvCq == this) {
+            if (qp.flusher.generateSqFlush && qp.sendCq == this || qp.flusher.generateRqFlush && qp.recvCq == this) {
                 return true;
             }
         }

@@ -23,10 +23,16 @@ final class CqRing {
      * kernel's literal 0x3F), or whenever the ring went empty.
      */
     static final int SHADOW_REPORT_MASK = 0x3f;
-    /** {@link #poll} results: a completion was filled in, the ring is empty, or a CQE was consumed and dropped. */
-    static final int POLLED = 0;
-    static final int EMPTY = 1;
-    static final int SKIPPED = 2;
+    /** What one {@link #poll} came to: a completion was filled in, the ring is empty, or a CQE was dropped. */
+    enum Result {
+        POLLED,
+        EMPTY,
+        SKIPPED
+    }
+
+    static final Result POLLED = Result.POLLED;
+    static final Result EMPTY = Result.EMPTY;
+    static final Result SKIPPED = Result.SKIPPED;
 
     /** Finds the QP a CQE's completion context names (null: unknown, the CQE is dropped as irdma does for -EFAULT). */
     @FunctionalInterface
@@ -47,6 +53,45 @@ final class CqRing {
     boolean polarity = true;
     private final Cqe cqe = new Cqe();
     private final CqeExtension ext = new CqeExtension();
+    private final PollInfo info = new PollInfo();
+
+    /**
+     * uk.c's struct irdma_cq_poll_info for the CQE being polled, with what the queue side decided about the head
+     * (reused: nothing is allocated per CQE).
+     */
+    private static final class PollInfo {
+        boolean extValid;
+        boolean immValid;
+        int imm;
+        boolean sq;
+        boolean error;
+        int major;
+        int minor;
+        int compStatus;
+        int wqeIdx;
+        int opType;
+        boolean moveHead;
+        int ringTail;
+        boolean ringMoreWork;
+
+        boolean flushed() {
+            return compStatus == STATUS_FLUSHED;
+        }
+    }
+
+    /** How the SQ or RQ side of a CQE ended: completed (filled into the WC), or {@link #poll}'s answer, or next CQE. */
+    private enum Step {
+        COMPLETE(Result.POLLED),
+        EMPTY(Result.EMPTY),
+        SKIPPED(Result.SKIPPED),
+        NEXT(null);
+
+        final Result result;
+
+        Step(Result result) {
+            this.result = result;
+        }
+    }
 
     /** uk.c irdma_uk_cq_init: {@code ringBase} and {@code shadowBase} are store offsets; the polarity starts at 1. */
     CqRing(int cqId, BytesStore<?, ?> store, long ringBase, int size, long shadowBase) {
@@ -76,154 +121,191 @@ final class CqRing {
      * One completion: uk.c irdma_uk_cq_poll_cmpl, then verbs.c irdma_process_cqe into {@code wc}. Answers
      * {@link #POLLED}, {@link #EMPTY} or {@link #SKIPPED}.
      */
-    int poll(WorkCompletion wc, QpLookup qps) {
+    Result poll(WorkCompletion wc, QpLookup qps) {
         while (true) {
-            cqe.wrap(store, slot(head), Cqe.SIZE);
-            if (cqe.valid() != polarity) {
-                return EMPTY;
+            if (!readCqe()) {
+                return Result.EMPTY;
             }
-            boolean extValid = cqe.extended();
-            boolean immValid = false;
-            int imm = 0;
-            if (extValid) {
-                int peek = (head + 1) % size;
-                ext.wrap(store, slot(peek), CqeExtension.SIZE);
-                if (ext.valid() != Cqe.extensionValidBit(polarity, peek)) {
-                    return EMPTY;
-                }
-                immValid = ext.immediateValid();
-                if (immValid) {
-                    imm = ext.immediateDataLow32();
-                }
-            }
-            boolean sq = cqe.sq();
-            boolean error = cqe.error();
-            int major = 0;
-            int minor = 0;
-            int compStatus = STATUS_SUCCESS;
-            if (error) {
-                major = cqe.majorError();
-                minor = cqe.minorError();
-                if (major == FlushCode.FLUSH_MAJOR_ERR || major == FlushCode.SRQ_FLUSH_RSVD_MAJOR_ERR) {
-                    if (major == FlushCode.SRQ_FLUSH_RSVD_MAJOR_ERR) {
-                        minor = FlushCode.fromAe(minor);
-                    }
-                    // later CQEs of this flush report the standard flush code (uk.c rewrites the CQE)
-                    if (minor != FlushCode.GENERAL_ERR) {
-                        cqe.error(major, FlushCode.GENERAL_ERR);
-                    }
-                    compStatus = STATUS_FLUSHED;
-                } else {
-                    compStatus = STATUS_UNKNOWN;
-                }
-            }
-            long ctx = cqe.completionContext();
-            QpQueues qp = qps.byHandle(ctx);
+            QpQueues qp = qps.byHandle(cqe.completionContext());
             if (qp == null || qp.destroyPending) {
-                consume(extValid);
-                return SKIPPED;
+                consume(info.extValid);
+                return Result.SKIPPED;
             }
             wc.clear();
             wc.qpNum = cqe.qpId();
             wc.solicited = cqe.solicitedEvent();
-            int wqeIdx = cqe.wqeIndex();
-            int opType = cqe.opType();
-            boolean moveHead = true;
-            boolean flushed = compStatus == STATUS_FLUSHED;
-            int ringTail;
-            boolean ringMoreWork;
-            if (!sq) {
-                int arrayIdx = wqeIdx / qp.rqMultiplier;
-                if (compStatus != STATUS_SUCCESS) {
-                    if (!qp.rqMoreWork()) {
-                        consume(extValid);
-                        return EMPTY;
-                    }
-                    arrayIdx = qp.rqTail;
-                } else if (arrayIdx >= qp.rqSize) {
-                    // an index outside the RQ cannot name a posted WQE: the CQE is dropped
-                    consume(extValid);
-                    return SKIPPED;
-                }
-                wc.wrId = qp.rqWrid[arrayIdx];
-                wc.byteLen = cqe.payloadLength();
-                if (cqe.stagInvalidated()) {
-                    wc.withInvalidate = true;
-                    wc.invalidatedRkey = cqe.invalidatedStag();
-                }
-                qp.rqTail = (arrayIdx + 1) % qp.rqSize;
-                if (flushed) {
-                    if (!qp.rqMoreWork()) {
-                        qp.rqFlushComplete = true;
-                    } else {
-                        moveHead = false;
-                    }
-                }
-                ringTail = qp.rqTail;
-                ringMoreWork = qp.rqMoreWork();
-            } else {
-                if (qp.firstSqWq) {
-                    if (wqeIdx + 1 >= qp.connWqes) {
-                        qp.firstSqWq = false;
-                    }
-                    if (wqeIdx < qp.connWqes && qp.sqHead == qp.sqTail) {
-                        // a completion of the LSMM / RTR / RTS-AE WQEs: nobody posted them, nobody sees them
-                        // (uk.c moves the head and reports it without flipping the polarity on a wrap; this does)
-                        advance();
-                        store.writeLong(shadowBase, head & Gen2Registers.CQ_DBSA_CQEIDX);
-                        continue;
-                    }
-                }
-                if (!flushed) {
-                    if (wqeIdx >= qp.sqSize) {
-                        consume(extValid);
-                        return SKIPPED;
-                    }
-                    wc.wrId = qp.sqWrid[wqeIdx];
-                    if (compStatus == STATUS_SUCCESS) {
-                        wc.byteLen = Integer.toUnsignedLong(qp.sqWrLen[wqeIdx]);
-                    }
-                    if (!qp.sqSignaled[wqeIdx]) {
-                        consume(extValid);
-                        return SKIPPED;
-                    }
-                    qp.retireSq(wqeIdx);
-                } else {
-                    if (!qp.sqMoreWork()) {
-                        consume(extValid);
-                        return EMPTY;
-                    }
-                    int tail = qp.retireFlushedSq();
-                    if (tail >= 0) {
-                        opType = qp.sqOpcodeAt(tail);
-                        wc.wrId = qp.sqWrid[tail];
-                        wc.byteLen = Integer.toUnsignedLong(qp.sqWrLen[tail]);
-                    } else {
-                        // only NOPs were left: the completion reports the last of them
-                        opType = SqOpcode.NOP.code();
-                    }
-                    if (opType == SqOpcode.BIND_MW.code() && minor == FlushCode.PROT_ERR) {
-                        minor = FlushCode.MW_BIND_ERR;
-                    }
-                    if (!qp.sqMoreWork()) {
-                        qp.sqFlushComplete = true;
-                    }
-                }
-                ringTail = qp.sqTail;
-                ringMoreWork = qp.sqMoreWork();
+            info.wqeIdx = cqe.wqeIndex();
+            info.opType = cqe.opType();
+            info.moveHead = true;
+            Step step = info.sq ? sqCompletion(wc, qp) : rqCompletion(wc, qp);
+            if (step == Step.COMPLETE) {
+                finish(wc);
             }
-            if (flushed && ringMoreWork) {
-                // gen2: park the CQ head on the flushed CQE so each poll flushes the next unprocessed WQE
-                moveHead = false;
+            if (step != Step.NEXT) {
+                return step.result;
             }
-            if (moveHead) {
-                consume(extValid);
-            } else {
-                cqe.wqeIndex(ringTail);
-            }
-            processCqe(wc, error, compStatus, major, minor, sq, opType, immValid, imm);
-            return POLLED;
         }
+    }
+
+    /**
+     * The CQE at the head, with its extension, into {@link #info}; false when the device has not written it (or
+     * not yet its extension). A flush's first CQE is rewritten to the standard flush code for the next polls.
+     */
+    private boolean readCqe() {
+        cqe.wrap(store, slot(head), Cqe.SIZE);
+        if (cqe.valid() != polarity) {
+            return false;
+        }
+        info.extValid = cqe.extended();
+        info.immValid = false;
+        info.imm = 0;
+        if (info.extValid) {
+            int peek = (head + 1) % size;
+            ext.wrap(store, slot(peek), CqeExtension.SIZE);
+            if (ext.valid() != Cqe.extensionValidBit(polarity, peek)) {
+                return false;
+            }
+            info.immValid = ext.immediateValid();
+            if (info.immValid) {
+                info.imm = ext.immediateDataLow32();
+            }
+        }
+        info.sq = cqe.sq();
+        info.error = cqe.error();
+        info.major = 0;
+        info.minor = 0;
+        info.compStatus = STATUS_SUCCESS;
+        if (info.error) {
+            info.major = cqe.majorError();
+            info.minor = cqe.minorError();
+            if (info.major == FlushCode.FLUSH_MAJOR_ERR || info.major == FlushCode.SRQ_FLUSH_RSVD_MAJOR_ERR) {
+                if (info.major == FlushCode.SRQ_FLUSH_RSVD_MAJOR_ERR) {
+                    info.minor = FlushCode.fromAe(info.minor);
+                }
+                // later CQEs of this flush report the standard flush code (uk.c rewrites the CQE)
+                if (info.minor != FlushCode.GENERAL_ERR) {
+                    cqe.error(info.major, FlushCode.GENERAL_ERR);
+                }
+                info.compStatus = STATUS_FLUSHED;
+            } else {
+                info.compStatus = STATUS_UNKNOWN;
+            }
+        }
+        return true;
+    }
+
+    /** An RQ CQE: the wr_id from the RQ's tracking array (the tail's, for a flushed one), the tail moved on. */
+    private Step rqCompletion(WorkCompletion wc, QpQueues qp) {
+        int arrayIdx = info.wqeIdx / qp.rqMultiplier;
+        if (info.compStatus != STATUS_SUCCESS) {
+            if (!qp.rqMoreWork()) {
+                consume(info.extValid);
+                return Step.EMPTY;
+            }
+            arrayIdx = qp.rqTail;
+        } else if (arrayIdx >= qp.rqSize) {
+            // an index outside the RQ cannot name a posted WQE: the CQE is dropped
+            consume(info.extValid);
+            return Step.SKIPPED;
+        }
+        wc.wrId = qp.rqWrid[arrayIdx];
+        wc.byteLen = cqe.payloadLength();
+        if (cqe.stagInvalidated()) {
+            wc.withInvalidate = true;
+            wc.invalidatedRkey = cqe.invalidatedStag();
+        }
+        qp.rqTail = (arrayIdx + 1) % qp.rqSize;
+        if (info.flushed()) {
+            if (!qp.rqMoreWork()) {
+                qp.rqFlushComplete = true;
+            } else {
+                info.moveHead = false;
+            }
+        }
+        info.ringTail = qp.rqTail;
+        info.ringMoreWork = qp.rqMoreWork();
+        return Step.COMPLETE;
+    }
+
+    /**
+     * An SQ CQE: the connection WQEs' completions skipped, then the wr_id from the SQ's tracking array (an unsignaled
+     * WQE's completion dropped), or for a flushed one the next unprocessed WQE's.
+     */
+    private Step sqCompletion(WorkCompletion wc, QpQueues qp) {
+        int wqeIdx = info.wqeIdx;
+        if (qp.firstSqWq) {
+            if (wqeIdx + 1 >= qp.connWqes) {
+                qp.firstSqWq = false;
+            }
+            if (wqeIdx < qp.connWqes && qp.sqHead == qp.sqTail) {
+                // a completion of the LSMM / RTR / RTS-AE WQEs: nobody posted them, nobody sees them
+                // (uk.c moves the head and reports it without flipping the polarity on a wrap; this does)
+                advance();
+                store.writeLong(shadowBase, head & Gen2Registers.CQ_DBSA_CQEIDX);
+                return Step.NEXT;
+            }
+        }
+        Step step = info.flushed() ? sqFlushed(wc, qp) : sqCompleted(wc, qp, wqeIdx);
+        if (step == Step.COMPLETE) {
+            info.ringTail = qp.sqTail;
+            info.ringMoreWork = qp.sqMoreWork();
+        }
+        return step;
+    }
+
+    private Step sqCompleted(WorkCompletion wc, QpQueues qp, int wqeIdx) {
+        if (wqeIdx >= qp.sqSize) {
+            consume(info.extValid);
+            return Step.SKIPPED;
+        }
+        wc.wrId = qp.sqWrid[wqeIdx];
+        if (info.compStatus == STATUS_SUCCESS) {
+            wc.byteLen = Integer.toUnsignedLong(qp.sqWrLen[wqeIdx]);
+        }
+        if (!qp.sqSignaled[wqeIdx]) {
+            consume(info.extValid);
+            return Step.SKIPPED;
+        }
+        qp.retireSq(wqeIdx);
+        return Step.COMPLETE;
+    }
+
+    private Step sqFlushed(WorkCompletion wc, QpQueues qp) {
+        if (!qp.sqMoreWork()) {
+            consume(info.extValid);
+            return Step.EMPTY;
+        }
+        int tail = qp.retireFlushedSq();
+        if (tail >= 0) {
+            info.opType = qp.sqOpcodeAt(tail);
+            wc.wrId = qp.sqWrid[tail];
+            wc.byteLen = Integer.toUnsignedLong(qp.sqWrLen[tail]);
+        } else {
+            // only NOPs were left: the completion reports the last of them
+            info.opType = SqOpcode.NOP.code();
+        }
+        if (info.opType == SqOpcode.BIND_MW.code() && info.minor == FlushCode.PROT_ERR) {
+            info.minor = FlushCode.MW_BIND_ERR;
+        }
+        if (!qp.sqMoreWork()) {
+            qp.sqFlushComplete = true;
+        }
+        return Step.COMPLETE;
+    }
+
+    /** The head moved past the CQE, or (gen2) parked on a flushed one while its queue has work; the WC filled. */
+    private void finish(WorkCompletion wc) {
+        if (info.flushed() && info.ringMoreWork) {
+            // gen2: park the CQ head on the flushed CQE so each poll flushes the next unprocessed WQE
+            info.moveHead = false;
+        }
+        if (info.moveHead) {
+            consume(info.extValid);
+        } else {
+            cqe.wqeIndex(info.ringTail);
+        }
+        processCqe(wc, info.error, info.compStatus, info.major, info.minor, info.sq, info.opType, info.immValid,
+                info.imm);
     }
 
     /** verbs.c irdma_process_cqe: status, vendor error, opcode (set_ib_wc_op_sq / set_ib_wc_op_rq, gen2 iWARP). */

@@ -302,15 +302,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
      * the device; the SQ head starts behind the three connection WQEs.
      */
     public QueuePair createQp(QpInit init) {
-        if (init.pd() == null || init.sendCq() == null || init.recvCq() == null || init.pd().deallocated) {
-            throw new VerbsException(VerbsException.Kind.INVALID_ARGUMENT, "a QP needs a PD and two CQs");
-        }
-        if (init.maxInlineData() < 0 || init.maxInlineData() > MAX_INLINE || init.maxSendSge() < 0
-                || init.maxSendSge() > MAX_SGE || init.maxRecvSge() < 0 || init.maxRecvSge() > MAX_SGE
-                || init.maxSendWr() < 0 || init.maxSendWr() > MAX_WQ_QUANTA || init.maxRecvWr() < 0
-                || init.maxRecvWr() > MAX_WQ_QUANTA) {
-            throw new VerbsException(VerbsException.Kind.INVALID_ARGUMENT, "QP attributes " + init);
-        }
+        init.validate();
         // gen2 counts an immediate slot in the SQ WQE size
         int sqShift = wqeShift(init.maxSendSge() + 1, init.maxInlineData());
         int rqShift = wqeShift(init.maxRecvSge(), 0);
@@ -358,10 +350,9 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
             throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no PBLEs for a QP of " + sqPages + " + "
                     + rqPages + " pages");
         }
-        QueuePair qp = pinned == null
-                ? new QueuePair(this, id, init, sqShift, (int) sqDepth, rqShift, (int) rqDepth, ring, ringBytes, q2)
-                : new QueuePair(this, id, init, sqShift, (int) sqDepth, rqShift, (int) rqDepth, pinned, sqPages, q2);
-        qp.writeCreateContext();
+        QueuePair qp = new QueuePair(this, id, init, sqShift, (int) sqDepth, rqShift, (int) rqDepth, ring, ringBytes,
+                pinned, sqPages, q2);
+        qp.ctx.writeCreate();
         qpf.clear();
         qpf.qpId = id;
         qpf.qpType = QueuePair.QP_TYPE_IWARP;
@@ -675,7 +666,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
                 LOG.debug("AE for QP {} that is not a verbs QP: {}", ae.qpCqId, ae);
                 return;
             }
-            qp.asyncEvent(ae);
+            qp.events.asyncEvent(ae);
         } else if (ae.cq && ae.aeCode == AeCode.CQ_OPERATION_ERROR.code()) {
             cqErrors++;
             LOG.warn("CQ {} operation error", ae.qpCqId);

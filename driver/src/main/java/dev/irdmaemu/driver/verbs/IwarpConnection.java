@@ -55,13 +55,13 @@ public final class IwarpConnection {
         qp.lsmmBuffer = buffer;
         qp.lsmmBufferBytes = bufLen;
         qp.lsmmRegion = mr;
-        qp.writeLsmm(buffer, lsmm.length, mr.lkey());
+        qp.post.writeLsmm(buffer, lsmm.length, mr.lkey());
     }
 
     /** irdma_cm_event_connected: the RTR (a zero-length Read for read0, else a Write) and the RTS-AE WQEs. */
     public static void writeRtr(QueuePair qp, Rdma0 rdma0) {
         check(qp);
-        qp.writeRtr(rdma0 == Rdma0.READ);
+        qp.post.writeRtr(rdma0 == Rdma0.READ);
     }
 
     /**
@@ -93,7 +93,7 @@ public final class IwarpConnection {
                 t.rcvWscale(), 0, 0, t.sndNxt(), t.sndWnd(), t.rcvNxt(), t.rcvWnd(), t.sndMax(), t.sndUna(), 0,
                 t.rttVar(), t.ssThresh(), t.cwnd(), t.sndWl1(), t.sndWl2(), t.maxSndWnd(), t.rexmitThresh(), l[0],
                 l[1], l[2], l[3]);
-        qp.writeConnectionContext(tcp, Math.max(0, mpa.ord()), Math.max(0, mpa.ird()), arpIndex);
+        qp.ctx.writeConnection(tcp, Math.max(0, mpa.ord()), Math.max(0, mpa.ird()), arpIndex);
     }
 
     /**
@@ -102,12 +102,12 @@ public final class IwarpConnection {
      */
     public static void moveToRts(QueuePair qp, ConnectionEvents events) {
         check(qp);
-        qp.moveToRts(events);
+        qp.modifier.moveToRts(events);
     }
 
     /** The connection is gone from the CM (cm.c irdma_destroy_connection): the QP stays the consumer's. */
     public static void release(QueuePair qp) {
-        qp.unbind();
+        qp.modifier.unbind();
     }
 
     private static void check(QueuePair qp) {

@@ -12,4 +12,17 @@ public record QpInit(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueu
     public static QpInit of(ProtectionDomain pd, CompletionQueue cq, int depth, int sges) {
         return new QpInit(pd, cq, cq, depth, depth, sges, sges, 64, false);
     }
+
+    /** verbs.c irdma_validate_qp_attrs: a PD and two CQs, and every size within the device's limits. */
+    void validate() {
+        if (pd == null || sendCq == null || recvCq == null || pd.deallocated) {
+            throw new VerbsException(VerbsException.Kind.INVALID_ARGUMENT, "a QP needs a PD and two CQs");
+        }
+        if (maxInlineData < 0 || maxInlineData > IrdmaVerbs.MAX_INLINE || maxSendSge < 0
+                || maxSendSge > IrdmaVerbs.MAX_SGE || maxRecvSge < 0 || maxRecvSge > IrdmaVerbs.MAX_SGE
+                || maxSendWr < 0 || maxSendWr > IrdmaVerbs.MAX_WQ_QUANTA || maxRecvWr < 0
+                || maxRecvWr > IrdmaVerbs.MAX_WQ_QUANTA) {
+            throw new VerbsException(VerbsException.Kind.INVALID_ARGUMENT, "QP attributes " + this);
+        }
+    }
 }

@@ -52,88 +52,103 @@ public final class TerminateBuilder {
         if (ae == null) {
             rdmap(FlushCode.FATAL_ERR, Rdmap.ETYPE_REMOTE_OPERATION, Rdmap.UNSPECIFIED);
         } else {
-            switch (ae) {
-                case AMP_UNALLOCATED_STAG -> {
-                    eventType = FlushCode.EVENT_ACCESS_ERR;
-                    if (opcode == RdmapOpcode.CODE_RDMA_WRITE) {
-                        ddp(FlushCode.PROT_ERR, Ddp.ETYPE_TAGGED_BUFFER, Ddp.TAGGED_INVALID_STAG);
-                    } else {
-                        rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION, Rdmap.INVALID_STAG);
-                    }
-                }
-                case AMP_BOUNDS_VIOLATION -> {
-                    eventType = FlushCode.EVENT_ACCESS_ERR;
-                    if (q2DataWritten) {
-                        ddp(FlushCode.PROT_ERR, Ddp.ETYPE_TAGGED_BUFFER, Ddp.TAGGED_BASE_OR_BOUNDS_VIOLATION);
-                    } else {
-                        rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION,
-                                Rdmap.BASE_OR_BOUNDS_VIOLATION);
-                    }
-                }
-                case AMP_BAD_PD -> {
-                    if (opcode == RdmapOpcode.CODE_RDMA_WRITE) {
-                        ddp(FlushCode.PROT_ERR, Ddp.ETYPE_TAGGED_BUFFER, Ddp.TAGGED_STAG_NOT_ASSOCIATED);
-                    } else if (invalidate) {
-                        rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION, Rdmap.CANNOT_INVALIDATE);
-                    } else {
-                        rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION, Rdmap.STAG_NOT_ASSOCIATED);
-                    }
-                }
-                case AMP_INVALID_STAG -> {
-                    eventType = FlushCode.EVENT_ACCESS_ERR;
-                    rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION, Rdmap.INVALID_STAG);
-                }
-                case AMP_BAD_QP -> ddp(FlushCode.LOC_QP_OP_ERR, Ddp.ETYPE_UNTAGGED_BUFFER, Ddp.UNTAGGED_INVALID_QN);
-                case AMP_BAD_STAG_KEY, AMP_BAD_STAG_INDEX -> {
-                    eventType = FlushCode.EVENT_ACCESS_ERR;
-                    if (invalidate) {
-                        rdmap(FlushCode.REM_OP_ERR, Rdmap.ETYPE_REMOTE_OPERATION, Rdmap.CANNOT_INVALIDATE);
-                    } else {
-                        rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_OPERATION, Rdmap.INVALID_STAG);
-                    }
-                }
-                case AMP_RIGHTS_VIOLATION, AMP_INVALIDATE_NO_REMOTE_ACCESS_RIGHTS, PRIV_OPERATION_DENIED -> {
-                    eventType = FlushCode.EVENT_ACCESS_ERR;
-                    rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION, Rdmap.ACCESS_RIGHTS_VIOLATION);
-                }
-                case AMP_TO_WRAP -> {
-                    eventType = FlushCode.EVENT_ACCESS_ERR;
-                    rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION, Rdmap.TO_WRAP);
-                }
-                case LLP_RECEIVED_MPA_CRC_ERROR -> set(FlushCode.GENERAL_ERR, LAYER_LLP, Ddp.ETYPE_IRDMA_LLP,
-                        Llp.CRC_ERROR);
-                case LLP_SEGMENT_TOO_SMALL -> ddp(FlushCode.LOC_LEN_ERR, Ddp.ETYPE_LOCAL_CATASTROPHIC,
-                        Ddp.CATASTROPHIC_LOCAL);
-                case LCE_QP_CATASTROPHIC, DDP_NO_L_BIT -> ddp(FlushCode.FATAL_ERR, Ddp.ETYPE_LOCAL_CATASTROPHIC,
-                        Ddp.CATASTROPHIC_LOCAL);
-                case DDP_INVALID_MSN_GAP_IN_MSN -> ddp(FlushCode.GENERAL_ERR, Ddp.ETYPE_UNTAGGED_BUFFER,
-                        Ddp.UNTAGGED_INVALID_MSN_RANGE);
-                case DDP_UBE_DDP_MESSAGE_TOO_LONG_FOR_AVAILABLE_BUFFER -> {
-                    eventType = FlushCode.EVENT_ACCESS_ERR;
-                    ddp(FlushCode.LOC_LEN_ERR, Ddp.ETYPE_UNTAGGED_BUFFER, Ddp.UNTAGGED_MESSAGE_TOO_LONG);
-                }
-                case DDP_UBE_INVALID_DDP_VERSION -> {
-                    if (tagged) {
-                        ddp(FlushCode.GENERAL_ERR, Ddp.ETYPE_TAGGED_BUFFER, Ddp.TAGGED_INVALID_DDP_VERSION);
-                    } else {
-                        ddp(FlushCode.GENERAL_ERR, Ddp.ETYPE_UNTAGGED_BUFFER, Ddp.UNTAGGED_INVALID_DDP_VERSION);
-                    }
-                }
-                case DDP_UBE_INVALID_MO -> ddp(FlushCode.GENERAL_ERR, Ddp.ETYPE_UNTAGGED_BUFFER,
-                        Ddp.UNTAGGED_INVALID_MO);
-                case DDP_UBE_INVALID_MSN_NO_BUFFER_AVAILABLE -> ddp(FlushCode.REM_OP_ERR, Ddp.ETYPE_UNTAGGED_BUFFER,
-                        Ddp.UNTAGGED_INVALID_MSN_NO_BUFFER);
-                case DDP_UBE_INVALID_QN -> ddp(FlushCode.GENERAL_ERR, Ddp.ETYPE_UNTAGGED_BUFFER,
-                        Ddp.UNTAGGED_INVALID_QN);
-                case RDMAP_ROE_INVALID_RDMAP_VERSION -> rdmap(FlushCode.GENERAL_ERR, Rdmap.ETYPE_REMOTE_OPERATION,
-                        Rdmap.INVALID_RDMAP_VERSION);
-                default -> rdmap(FlushCode.FATAL_ERR, Rdmap.ETYPE_REMOTE_OPERATION, Rdmap.UNSPECIFIED);
-            }
+            classify(ae, opcode, invalidate, tagged, q2DataWritten);
         }
         termLength = q2.writeTerminate(layer, errorType, errorCode, q2DataWritten);
         hdrct = q2.terminate().hdrct();
         copied = termLength - Terminate.CONTROL_LENGTH;
         return termLength;
+    }
+
+    /** irdma_bld_terminate_hdr's switch over the AE: layer, error type and code, flush code, event type. */
+    private void classify(AeCode ae, int opcode, boolean invalidate, boolean tagged, boolean q2DataWritten) {
+        switch (ae) {
+            case AMP_UNALLOCATED_STAG, AMP_BOUNDS_VIOLATION, AMP_BAD_PD, AMP_INVALID_STAG, AMP_BAD_STAG_KEY,
+                 AMP_BAD_STAG_INDEX, AMP_RIGHTS_VIOLATION, AMP_INVALIDATE_NO_REMOTE_ACCESS_RIGHTS,
+                 PRIV_OPERATION_DENIED, AMP_TO_WRAP -> protectionError(ae, opcode, invalidate, q2DataWritten);
+            case AMP_BAD_QP -> ddp(FlushCode.LOC_QP_OP_ERR, Ddp.ETYPE_UNTAGGED_BUFFER, Ddp.UNTAGGED_INVALID_QN);
+            case LLP_RECEIVED_MPA_CRC_ERROR -> set(FlushCode.GENERAL_ERR, LAYER_LLP, Ddp.ETYPE_IRDMA_LLP,
+                    Llp.CRC_ERROR);
+            case LLP_SEGMENT_TOO_SMALL -> ddp(FlushCode.LOC_LEN_ERR, Ddp.ETYPE_LOCAL_CATASTROPHIC,
+                    Ddp.CATASTROPHIC_LOCAL);
+            case LCE_QP_CATASTROPHIC, DDP_NO_L_BIT -> ddp(FlushCode.FATAL_ERR, Ddp.ETYPE_LOCAL_CATASTROPHIC,
+                    Ddp.CATASTROPHIC_LOCAL);
+            case DDP_INVALID_MSN_GAP_IN_MSN -> ddp(FlushCode.GENERAL_ERR, Ddp.ETYPE_UNTAGGED_BUFFER,
+                    Ddp.UNTAGGED_INVALID_MSN_RANGE);
+            case DDP_UBE_DDP_MESSAGE_TOO_LONG_FOR_AVAILABLE_BUFFER -> {
+                eventType = FlushCode.EVENT_ACCESS_ERR;
+                ddp(FlushCode.LOC_LEN_ERR, Ddp.ETYPE_UNTAGGED_BUFFER, Ddp.UNTAGGED_MESSAGE_TOO_LONG);
+            }
+            case DDP_UBE_INVALID_DDP_VERSION -> {
+                if (tagged) {
+                    ddp(FlushCode.GENERAL_ERR, Ddp.ETYPE_TAGGED_BUFFER, Ddp.TAGGED_INVALID_DDP_VERSION);
+                } else {
+                    ddp(FlushCode.GENERAL_ERR, Ddp.ETYPE_UNTAGGED_BUFFER, Ddp.UNTAGGED_INVALID_DDP_VERSION);
+                }
+            }
+            case DDP_UBE_INVALID_MO -> ddp(FlushCode.GENERAL_ERR, Ddp.ETYPE_UNTAGGED_BUFFER,
+                    Ddp.UNTAGGED_INVALID_MO);
+            case DDP_UBE_INVALID_MSN_NO_BUFFER_AVAILABLE -> ddp(FlushCode.REM_OP_ERR, Ddp.ETYPE_UNTAGGED_BUFFER,
+                    Ddp.UNTAGGED_INVALID_MSN_NO_BUFFER);
+            case DDP_UBE_INVALID_QN -> ddp(FlushCode.GENERAL_ERR, Ddp.ETYPE_UNTAGGED_BUFFER,
+                    Ddp.UNTAGGED_INVALID_QN);
+            case RDMAP_ROE_INVALID_RDMAP_VERSION -> rdmap(FlushCode.GENERAL_ERR, Rdmap.ETYPE_REMOTE_OPERATION,
+                    Rdmap.INVALID_RDMAP_VERSION);
+            default -> rdmap(FlushCode.FATAL_ERR, Rdmap.ETYPE_REMOTE_OPERATION, Rdmap.UNSPECIFIED);
+        }
+    }
+
+    /** The STag and protection AEs (IRDMA_AE_AMP_* and PRIV_OPERATION_DENIED): RDMAP or tagged-buffer errors. */
+    private void protectionError(AeCode ae, int opcode, boolean invalidate, boolean q2DataWritten) {
+        switch (ae) {
+            case AMP_UNALLOCATED_STAG -> {
+                eventType = FlushCode.EVENT_ACCESS_ERR;
+                if (opcode == RdmapOpcode.CODE_RDMA_WRITE) {
+                    ddp(FlushCode.PROT_ERR, Ddp.ETYPE_TAGGED_BUFFER, Ddp.TAGGED_INVALID_STAG);
+                } else {
+                    rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION, Rdmap.INVALID_STAG);
+                }
+            }
+            case AMP_BOUNDS_VIOLATION -> {
+                eventType = FlushCode.EVENT_ACCESS_ERR;
+                if (q2DataWritten) {
+                    ddp(FlushCode.PROT_ERR, Ddp.ETYPE_TAGGED_BUFFER, Ddp.TAGGED_BASE_OR_BOUNDS_VIOLATION);
+                } else {
+                    rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION,
+                            Rdmap.BASE_OR_BOUNDS_VIOLATION);
+                }
+            }
+            case AMP_BAD_PD -> {
+                if (opcode == RdmapOpcode.CODE_RDMA_WRITE) {
+                    ddp(FlushCode.PROT_ERR, Ddp.ETYPE_TAGGED_BUFFER, Ddp.TAGGED_STAG_NOT_ASSOCIATED);
+                } else if (invalidate) {
+                    rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION, Rdmap.CANNOT_INVALIDATE);
+                } else {
+                    rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION, Rdmap.STAG_NOT_ASSOCIATED);
+                }
+            }
+            case AMP_INVALID_STAG -> {
+                eventType = FlushCode.EVENT_ACCESS_ERR;
+                rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION, Rdmap.INVALID_STAG);
+            }
+            case AMP_BAD_STAG_KEY, AMP_BAD_STAG_INDEX -> {
+                eventType = FlushCode.EVENT_ACCESS_ERR;
+                if (invalidate) {
+                    rdmap(FlushCode.REM_OP_ERR, Rdmap.ETYPE_REMOTE_OPERATION, Rdmap.CANNOT_INVALIDATE);
+                } else {
+                    rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_OPERATION, Rdmap.INVALID_STAG);
+                }
+            }
+            case AMP_RIGHTS_VIOLATION, AMP_INVALIDATE_NO_REMOTE_ACCESS_RIGHTS, PRIV_OPERATION_DENIED -> {
+                eventType = FlushCode.EVENT_ACCESS_ERR;
+                rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION, Rdmap.ACCESS_RIGHTS_VIOLATION);
+            }
+            case AMP_TO_WRAP -> {
+                eventType = FlushCode.EVENT_ACCESS_ERR;
+                rdmap(FlushCode.REM_ACCESS_ERR, Rdmap.ETYPE_REMOTE_PROTECTION, Rdmap.TO_WRAP);
+            }
+            default -> rdmap(FlushCode.FATAL_ERR, Rdmap.ETYPE_REMOTE_OPERATION, Rdmap.UNSPECIFIED);
+        }
     }
 
     private void rdmap(int flush, int type, int code) {

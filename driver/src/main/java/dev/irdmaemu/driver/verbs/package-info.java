@@ -14,7 +14,11 @@
  * {@link dev.irdmaemu.driver.verbs.QpEventType}s and the connection as {@link dev.irdmaemu.driver.verbs.QpEvent}s;
  * {@link dev.irdmaemu.driver.verbs.IwarpConnection} is what cm.c does with a consumer's QP when a connection is handed
  * to it, with what the CM hands the hardware ({@link dev.irdmaemu.driver.verbs.TcpOffloadContext},
- * {@link dev.irdmaemu.driver.verbs.MpaOutcome}). Single-threaded on the driver's scheduler. Depends on
+ * {@link dev.irdmaemu.driver.verbs.MpaOutcome}). A QP keeps its state and its public methods; the work is split as
+ * irdma's files split it (QpPost: the post paths of verbs.c and uk.c; QpCtxInfo: the QP context; QpModify: verbs.c
+ * irdma_modify_qp / irdma_destroy_qp and hw.c irdma_next_iw_state; QpAsyncEvents: hw.c irdma_process_aeq;
+ * QpTerminate: the terminate of ctrl.c / utils.c; CmDisconnect: cm.c irdma_cm_disconn_true; QpFlush: the flush
+ * and its worker). Single-threaded on the driver's scheduler. Depends on
  * {@link dev.irdmaemu.driver} and {@code dev.irdmaemu.fw} only.
  */
 package dev.irdmaemu.driver.verbs;
