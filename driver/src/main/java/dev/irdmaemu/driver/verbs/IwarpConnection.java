@@ -87,12 +87,14 @@ public final class IwarpConnection {
             l[2] = (int) (t.localLo() >>> 32);
             l[3] = (int) t.localLo();
         }
-        TcpOffloadInfo tcp = new TcpOffloadInfo(t.ipv4(), false, t.insertVlanTag(), false, true, false, true, true,
-                true, 0, 0, t.ttl(), t.tos(), t.localPort(), t.remotePort(), d[0], d[1], d[2], d[3], t.mss(), 0,
-                t.insertVlanTag() ? t.vlanTag() : 0, arpIndex, 0, QueuePair.TCP_ESTABLISHED, t.sndWscale(),
-                t.rcvWscale(), 0, 0, t.sndNxt(), t.sndWnd(), t.rcvNxt(), t.rcvWnd(), t.sndMax(), t.sndUna(), 0,
-                t.rttVar(), t.ssThresh(), t.cwnd(), t.sndWl1(), t.sndWl2(), t.maxSndWnd(), t.rexmitThresh(), l[0],
-                l[1], l[2], l[3]);
+        TcpOffloadInfo tcp = new TcpOffloadInfo.Builder()
+                .addresses(t.ipv4(), l, d)
+                .ports(t.localPort(), t.remotePort()).ipHeader(t.ttl(), t.tos(), 0)
+                .vlan(t.insertVlanTag(), t.insertVlanTag() ? t.vlanTag() : 0).dropOooSeg(true)
+                .windowScale(true, t.sndWscale(), t.rcvWscale()).ignoreTcpOptions(true, true).sndMss(t.mss())
+                .arpIdx(arpIndex).tcpState(QueuePair.TCP_ESTABLISHED).sendSequence(t.sndNxt(), t.sndUna(), t.sndMax())
+                .sendWindow(t.sndWnd(), t.sndWl1(), t.sndWl2(), t.maxSndWnd()).receive(t.rcvNxt(), t.rcvWnd())
+                .rtt(0, t.rttVar()).congestion(t.cwnd(), t.ssThresh()).rexmitThresh(t.rexmitThresh()).build();
         qp.ctx.writeConnection(tcp, Math.max(0, mpa.ord()), Math.max(0, mpa.ird()), arpIndex);
     }
 

@@ -29,8 +29,8 @@ final class QpCtxInfo {
      * the iWARP half only (kernel consumer: privileged mode and fast registration on; ECN on, RTO floor 5).
      */
     void writeCreate() {
-        iwarpInfo = new IwarpOffloadInfo(0, 0, 1, 1, 0, 0, 0, 0, true, false, false, false, false, false, true,
-                false, true, true, true, false, true, false, 0, 0, 0, qp.verbs.macAddress(), 5);
+        iwarpInfo = new IwarpOffloadInfo.Builder().ddpVer(1).rdmapVer(1).ibRdEn(true).wrRdrespEn(true).fastRegEn(true)
+                .privModeEn(true).rdEn(true).ecnEn(true).macAddr(qp.verbs.macAddress()).rtomin(5).build();
         write(false, 0);
     }
 
@@ -40,7 +40,8 @@ final class QpCtxInfo {
      */
     void writeConnection(TcpOffloadInfo tcp, int ord, int ird, int arp) {
         IwarpOffloadInfo w = iwarpInfo;
-        iwarpInfo = iwarpInfo(w, 1, 1, w.errRqIdx(), w.errRqIdxValid(), qp.pd.id(), ord, ird, true);
+        iwarpInfo = w.toBuilder().ddpVer(1).rdmapVer(1).pdId(qp.pd.id()).ordSize(ord).irdSize(ird).rdEn(true)
+                .build();
         tcpInfo = tcp;
         arpIndex = arp;
         write(true, 0);
@@ -52,26 +53,13 @@ final class QpCtxInfo {
             return;
         }
         IwarpOffloadInfo w = iwarpInfo;
-        iwarpInfo = iwarpInfo(w, w.ddpVer(), w.rdmapVer(), wqeIndex, true, w.pdId(), w.ordSize(), w.irdSize(),
-                w.rdEn());
+        iwarpInfo = w.toBuilder().errRqIdx(wqeIndex).errRqIdxValid(true).build();
         write(false, 0);
     }
 
     /** The ARP cache index the connection's context names. */
     int arpIndex() {
         return arpIndex;
-    }
-
-    /**
-     * {@code w} with the fields a connection (versions, PD, ORD / IRD, reads) or an RQ error AE (err_rq_idx) sets;
-     * every other field kept.
-     */
-    private static IwarpOffloadInfo iwarpInfo(IwarpOffloadInfo w, int ddpVer, int rdmapVer, int errRqIdx,
-                                              boolean errRqIdxValid, int pdId, int ord, int ird, boolean rdEn) {
-        return new IwarpOffloadInfo(w.rcvMarkOffset(), w.sndMarkOffset(), ddpVer, rdmapVer, errRqIdx, pdId, ord, ird,
-                w.ibRdEn(), w.alignHdrs(), w.rcvNoMpaCrc(), errRqIdxValid, w.sndMarkEn(), w.rcvMarkEn(),
-                w.wrRdrespEn(), w.bindEn(), w.fastRegEn(), w.privModeEn(), rdEn, w.timelyEn(), w.ecnEn(),
-                w.dctcpEn(), w.tHigh(), w.tLow(), w.lastByteSent(), w.macAddr(), w.rtomin());
     }
 
     private void write(boolean withTcp, int remEndpoint) {
