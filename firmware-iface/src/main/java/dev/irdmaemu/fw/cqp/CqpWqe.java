@@ -3,7 +3,6 @@ package dev.irdmaemu.fw.cqp;
 import static dev.irdmaemu.fw.reg.Bits.bit;
 import static dev.irdmaemu.fw.reg.Bits.genmask;
 
-import dev.irdmaemu.fw.hmc.SegmentDescriptor;
 import dev.irdmaemu.fw.reg.Bits;
 import dev.irdmaemu.fw.reg.Gen2HwMask;
 import dev.irdmaemu.fw.reg.QuadwordView;
@@ -241,77 +240,9 @@ public final class CqpWqe extends QuadwordView {
     /** Quadword 5: IRDMA_CQPSQ_STATS_HMC_FCN_INDEX. */
     public static final long STATS_HMC_FCN_INDEX = genmask(15, 0);
 
-    private static final long ALL = -1L;
-    private static final long HDR = OPCODE | WQEVALID;
-    /** Per opcode, the bits of each quadword the ctrl.c writer can set; null for ops not decoded. */
-    private static final long[][] USED = new long[64][];
-
-    static {
-        long qpCommon = HDR | QP_QPID | QP_QPTYPE;
-        used(CqpOpcode.CREATE_QP, 0, 0, ALL, qpCommon | QP_ORDVALID | QP_TOECTXVALID | QP_MACVALID | QP_VQ
-                | QP_FORCELOOPBACK | QP_CQNUMVALID | QP_ARPTABIDXVALID | QP_NEXTIWSTATE, 0, ALL, 0, 0);
-        used(CqpOpcode.MODIFY_QP, 0, QP_NEWMSS | QP_TERMLEN, ALL, qpCommon | QP_ORDVALID | QP_TOECTXVALID
-                | QP_CACHEDVARVALID | QP_VQ | QP_FORCELOOPBACK | QP_CQNUMVALID | QP_MACVALID | QP_MSSCHANGE
-                | QP_REMOVEHASHENTRY | QP_TERMACT | QP_RESETCON | QP_ARPTABIDXVALID | QP_NEXTIWSTATE, 0, ALL, 0, 0);
-        used(CqpOpcode.DESTROY_QP, 0, 0, ALL, qpCommon | QP_IGNOREMWBOUND | QP_REMOVEHASHENTRY, 0, ALL, 0, 0);
-        long cqFlags = LPBLSIZE | CQ_CHKOVERFLOW | CQ_VIRTMAP | CQ_ENCEQEMASK | TPHEN | CQ_AVOIDMEMCNFLCT;
-        used(CqpOpcode.CREATE_CQ, CQ_CQSIZE, CQ_QW1_CQID, CQ_SHADOW_READ_THRESHOLD, HDR | CQ_CQID | CQ_CEQID
-                | cqFlags | CQ_CQID_HIGH | CQ_CEQID_HIGH | CQ_CEQIDVALID, ALL, ALL, CQ_FIRSTPMPBLIDX, TPHVAL | VSIIDX);
-        used(CqpOpcode.MODIFY_CQ, CQ_CQSIZE, CQ_QW1_CQID, CQ_SHADOW_READ_THRESHOLD, HDR | CQ_HDR_RAW_CQID
-                | cqFlags | CQ_CQRESIZE, ALL, ALL, CQ_FIRSTPMPBLIDX, TPHVAL | VSIIDX);
-        used(CqpOpcode.DESTROY_CQ, CQ_CQSIZE, CQ_QW1_CQID, 0, HDR | CQ_HDR_RAW_CQID | CQ_CEQID | cqFlags
-                & ~CQ_CHKOVERFLOW | CQ_CEQIDVALID, 0, ALL, CQ_FIRSTPMPBLIDX, 0);
-        used(CqpOpcode.CREATE_CEQ, 0, 0, CEQ_CEQSIZE, HDR | CEQ_CEQID | CEQ_CEQID_HIGH | LPBLSIZE | EQ_VMAP
-                | EQ_ITRNOEXPIRE | TPHEN | PASID_VALID, ALL, 0, EQ_FIRSTPMPBLIDX, TPHVAL | PASID | VSIIDX);
-        used(CqpOpcode.DESTROY_CEQ, 0, 0, CEQ_CEQSIZE, HDR | CEQ_HDR_RAW_ID | LPBLSIZE | EQ_VMAP | TPHEN
-                | PASID_VALID, 0, 0, EQ_FIRSTPMPBLIDX, PASID);
-        long aeqHdr = HDR | LPBLSIZE | EQ_VMAP | PASID_VALID;
-        used(CqpOpcode.CREATE_AEQ, 0, 0, AEQ_AEQECNT, aeqHdr, ALL, 0, EQ_FIRSTPMPBLIDX, PASID);
-        used(CqpOpcode.DESTROY_AEQ, 0, 0, AEQ_AEQECNT, aeqHdr, 0, 0, EQ_FIRSTPMPBLIDX, PASID);
-        used(CqpOpcode.MANAGE_QUAD_HASH_TABLE_ENTRY, MAC48, QHASH_QPN | QHASH_SRC_PORT | QHASH_DEST_PORT,
-                QHASH_QS_HANDLE | QHASH_VLANID, HDR | QHASH_MANAGE | QHASH_IPV4VALID | QHASH_VLANVALID
-                        | QHASH_ENTRYTYPE, ALL, ALL, ALL, ALL);
-        used(CqpOpcode.MANAGE_APBVT, 0, 0, MAPT_PORT, HDR | MAPT_ADDPORT, 0, 0, 0, 0);
-        used(CqpOpcode.MANAGE_ARP, 0, MAT_REACHMAX, MAC48, HDR | MAT_ARPENTRYIDX | MAT_PERMANENT | MAT_ENTRYVALID,
-                0, 0, 0, 0);
-        long stagHdr = HDR | STAG_MR | STAG_ARIGHTS | LPBLSIZE | STAG_HPAGESIZE | STAG_REMACCENABLED
-                | STAG_USEHMCFNIDX | STAG_USEPFRID;
-        used(CqpOpcode.ALLOC_STAG, 0, STAG_PDID | STAG_STAGLEN, STAG_IDX | STAG_PDID_HI,
-                stagHdr | STAG_MWTYPE | STAG_MW1_BIND_DONT_VLDT_KEY, 0, STAG_HMCFNIDX,
-                STAG_FIRSTPMPBLIDX, 0);
-        used(CqpOpcode.REG_MR, ALL, STAG_PDID | STAG_STAGLEN, STAG_KEY | STAG_IDX | STAG_PDID_HI,
-                stagHdr | STAG_VABASEDTO, ALL, STAG_HMCFNIDX, STAG_FIRSTPMPBLIDX, 0);
-        used(CqpOpcode.DEALLOC_STAG, 0, STAG_PDID, STAG_IDX | STAG_PDID_HI, HDR | STAG_MR, 0, 0, 0, 0);
-        used(CqpOpcode.QUERY_FPM_VAL, 0, 0, CFPM_HMCFNID, HDR, ALL, 0, 0, 0);
-        used(CqpOpcode.COMMIT_FPM_VAL, 0, 0, CFPM_HMCFNID, HDR | BUFSIZE | CFPM_FW_SCRATCH_BUF_PRESENT, ALL, 0, 0,
-                0);
-        used(CqpOpcode.UPDATE_PE_SDS, UPESD_SDCMD, ALL, UPESD_BUFFER | UPESD_HMCFNID, HDR | UPESD_ENTRY_COUNT,
-                UPESD_SDCMD | UPESD_ENTRY_VALID, ALL, UPESD_SDCMD | UPESD_ENTRY_VALID, ALL);
-        used(CqpOpcode.NOP, 0, 0, 0, HDR, 0, 0, 0, 0);
-        used(CqpOpcode.FLUSH_WQES, 0, FWQE_AECODE | FWQE_AESOURCE, ALL, HDR | FWQE_QPID | FWQE_GENERATE_AE
-                | FWQE_USERFLCODE | FWQE_FLUSHSQ | FWQE_FLUSHRQ, 0, 0, 0, 0);
-        used(CqpOpcode.QUERY_RDMA_FEATURES, 0, 0, 0, HDR | FEATURES_BUF_LEN, ALL, 0, 0, 0);
-        used(CqpOpcode.SHMC_PAGES_ALLOCATED, 0, 0, SHMC_HMC_FN_ID, HDR, 0, 0, 0, 0);
-        used(CqpOpcode.WORK_SCHED_NODE, 0, 0, 0, HDR | WS_NODEOP | WS_ENABLENODE | WS_NODETYPE | WS_PRIOTYPE | WS_TC
-                | WS_PARENTID | WS_NODEID, WS_VSI | WS_WEIGHT, 0, 0, 0);
-        long ahHdr = HDR | AH_DOLOOPBACK | AH_INSERTVLANTAG | AH_IPV4VALID | AH_AVIDX;
-        for (CqpOpcode op : new CqpOpcode[] {CqpOpcode.CREATE_ADDR_HANDLE, CqpOpcode.MODIFY_ADDR_HANDLE,
-                CqpOpcode.DESTROY_ADDR_HANDLE}) {
-            used(op, AH_MAC, AH_PDINDEXLO | AH_TC | AH_VLANTAG, AH_ARPINDEX | AH_HOPLIMIT | AH_PDINDEXHI
-                    | AH_FLOWLABEL, ahHdr, ALL, ALL, ALL, ALL);
-        }
-        used(CqpOpcode.GATHER_STATS, 0, 0, 0, HDR | STATS_USE_INST | STATS_INST_INDEX | STATS_USE_HMC_FCN_INDEX, ALL,
-                STATS_HMC_FCN_INDEX, 0, 0);
-    }
-
-    private static void used(CqpOpcode op, long... masks) {
-        USED[op.code()] = masks;
-    }
-
     /** The bits the ctrl.c writer of {@code op} can set in quadword {@code qword}; 0 for ops not decoded. */
     public static long usedBits(CqpOpcode op, int qword) {
-        long[] m = USED[op.code()];
-        return m == null || qword < 0 || qword >= QWORDS ? 0L : m[qword];
+        return CqpWqeRules.usedBits(op, qword);
     }
 
     public CqpWqe wrap(BytesStore<?, ?> store, long offset, long length) {
@@ -324,217 +255,17 @@ public final class CqpWqe extends QuadwordView {
         return wrap(store, offset, SIZE);
     }
 
+    /** Checks the WQE against what irdma's ctrl.c writers may set ({@link CqpWqeRules}). */
     public CqpWqeCheck validate() {
+        return CqpWqeRules.check(this);
+    }
+
+    CqpWqeCheck reject(CqpWqeCheck check, long rel) {
+        return fail(check, rel);
+    }
+
+    void clearFailure() {
         failedAt = -1;
-        if (!has(0, SIZE)) {
-            return fail(CqpWqeCheck.TRUNCATED, length);
-        }
-        CqpOpcode op = opcode();
-        if (op == null) {
-            return fail(CqpWqeCheck.UNKNOWN_OPCODE, OFF_HEADER + 4);
-        }
-        long[] used = USED[op.code()];
-        if (used == null) {
-            return fail(CqpWqeCheck.UNSUPPORTED_OPCODE, OFF_HEADER + 4);
-        }
-        for (int i = 0; i < QWORDS; i++) {
-            long stray = qword(i * 8L) & ~used[i];
-            if (stray != 0) {
-                return fail(CqpWqeCheck.RESERVED_BITS_SET, i * 8L + Long.numberOfTrailingZeros(stray) / 8);
-            }
-        }
-        int stray = conditionallyReserved(op);
-        if (stray >= 0) {
-            return fail(CqpWqeCheck.RESERVED_BITS_SET, stray);
-        }
-        switch (op) {
-            case CREATE_QP, MODIFY_QP, DESTROY_QP -> {
-                if (qpType() < 1 || qpType() > 4) {
-                    return fail(CqpWqeCheck.BAD_QP_TYPE, OFF_HEADER + 6);
-                }
-                if (qpNextIwarpState() == 7) {
-                    return fail(CqpWqeCheck.BAD_IWARP_STATE, OFF_HEADER + 7);
-                }
-            }
-            case CREATE_CQ, MODIFY_CQ, DESTROY_CQ -> {
-                if (pblChunkSize() == 3) {
-                    return fail(CqpWqeCheck.BAD_PBL_CHUNK_SIZE, OFF_HEADER + 5);
-                }
-                if (cqHeaderCqId() != cqHeaderCqIdFor(op, cqId())) {
-                    return fail(CqpWqeCheck.CQ_ID_MISMATCH, OFF_HEADER);
-                }
-            }
-            case CREATE_CEQ, DESTROY_CEQ, CREATE_AEQ, DESTROY_AEQ -> {
-                if (pblChunkSize() == 3) {
-                    return fail(CqpWqeCheck.BAD_PBL_CHUNK_SIZE, OFF_HEADER + 5);
-                }
-            }
-            case CREATE_ADDR_HANDLE, MODIFY_ADDR_HANDLE, DESTROY_ADDR_HANDLE -> {
-                // IPv4 uses only ADDR3 (the low word) of quadwords 4 and 6
-                if (ahIpv4() && ((qword(32) | qword(48)) & ADDR_HI | qword(40) | qword(56)) != 0) {
-                    int at = (qword(32) & ADDR_HI) != 0 ? 36 : qword(40) != 0 ? 40 : (qword(48) & ADDR_HI) != 0 ? 52
-                            : 56;
-                    return fail(CqpWqeCheck.RESERVED_BITS_SET, at);
-                }
-            }
-            case MANAGE_QUAD_HASH_TABLE_ENTRY -> {
-                if (qhashManage() == 3) {
-                    return fail(CqpWqeCheck.BAD_QHASH_MANAGE, OFF_HEADER + 7);
-                }
-                if (qhashEntryType() < 1 || qhashEntryType() > 6) {
-                    return fail(CqpWqeCheck.BAD_QHASH_ENTRY_TYPE, OFF_HEADER + 5);
-                }
-                // IPv4 uses only the low word of quadwords 4 and 6; the remote end is only in established entries.
-                long v4 = qhashIpv4() ? ADDR_HI : 0L;
-                boolean remote = qhashEntryType() == QHASH_TYPE_TCP_ESTABLISHED;
-                if ((qword(48) & v4) != 0 || qhashIpv4() && qword(56) != 0) {
-                    return fail(CqpWqeCheck.RESERVED_BITS_SET, qhashIpv4() && qword(56) != 0 ? 56 : 52);
-                }
-                if (remote && ((qword(32) & v4) != 0 || qhashIpv4() && qword(40) != 0)
-                        || !remote && (qword(32) != 0 || qword(40) != 0 || qhashSrcPort() != 0)) {
-                    return fail(CqpWqeCheck.RESERVED_BITS_SET, qword(40) != 0 ? 40 : qword(32) != 0 ? 32 : 10);
-                }
-            }
-            case ALLOC_STAG, REG_MR -> {
-                if (stagFlagsInconsistent(op)) {
-                    return fail(CqpWqeCheck.INCONSISTENT_FLAGS, OFF_HEADER + 5);
-                }
-                // verbs.c irdma_hwreg_mr: chunk size 1 for one PBL level, 3 for two; 2 is the code never written
-                if (pblChunkSize() == STAG_PBL_CHUNK_UNUSED) {
-                    return fail(CqpWqeCheck.BAD_PBL_CHUNK_SIZE, OFF_HEADER + 5);
-                }
-                if (stagPageSize() == 3) {
-                    return fail(CqpWqeCheck.BAD_PAGE_SIZE, OFF_HEADER + 5);
-                }
-            }
-            case COMMIT_FPM_VAL -> {
-                if (fpmBufferSize() != COMMIT_FPM_BUF_SIZE) {
-                    return fail(CqpWqeCheck.BAD_BUFFER_SIZE, OFF_HEADER);
-                }
-            }
-            case UPDATE_PE_SDS -> {
-                return validateSds();
-            }
-            default -> {
-            }
-        }
-        return CqpWqeCheck.ACCEPTED;
-    }
-
-    /**
-     * Fields the ctrl.c writer leaves 0 under a condition of the same WQE (a CEQ id without CEQIDVALID, a ring
-     * address when virtually mapped, a PBL index when not, ...): the byte offset of the first such non-zero field,
-     * or -1. With these and the per-op masks, an accepted WQE holds nothing its accessors do not read.
-     */
-    private int conditionallyReserved(CqpOpcode op) {
-        long h = header();
-        switch (op) {
-            case CREATE_CQ, DESTROY_CQ -> {
-                if (!cqCeqIdValid() && (h & (CQ_CEQID | CQ_CEQID_HIGH)) != 0) {
-                    return OFF_HEADER + 2;
-                }
-                if (op == CqpOpcode.CREATE_CQ && cqVirtualMap() && qword(32) != 0) {
-                    return 32;
-                }
-                if (!cqVirtualMap() && qword(48) != 0) {
-                    return 48;
-                }
-            }
-            case CREATE_CEQ, CREATE_AEQ -> {
-                if (eqVirtualMap() && qword(32) != 0) {
-                    return 32;
-                }
-                if (!eqVirtualMap() && qword(48) != 0) {
-                    return 48;
-                }
-            }
-            case ALLOC_STAG -> {
-                if (pblChunkSize() == 0 && qword(48) != 0) {
-                    return 48;
-                }
-            }
-            case REG_MR -> {
-                if (pblChunkSize() == 0 && qword(48) != 0) {
-                    return 48;
-                }
-                if (pblChunkSize() != 0 && qword(32) != 0) {
-                    return 32;
-                }
-            }
-            case MANAGE_ARP -> {
-                if (!arpEntryValid() && (qword(8) != 0 || qword(16) != 0 || arpPermanent())) {
-                    return qword(8) != 0 ? 8 : qword(16) != 0 ? 16 : OFF_HEADER + 5;
-                }
-            }
-            case MANAGE_QUAD_HASH_TABLE_ENTRY -> {
-                if (!qhashVlanValid() && qhashVlanId() != 0) {
-                    return 20;
-                }
-            }
-            case FLUSH_WQES -> {
-                // irdma_sc_qp_flush_wqes writes the AE word only with generate_ae, each queue's codes only with
-                // userflushcode and that queue's flush flag.
-                if (!fwqeGenerateAe() && qword(8) != 0) {
-                    return 8;
-                }
-                long codes = qword(16);
-                if ((!fwqeUserFlushCode() || !fwqeFlushRq()) && (codes & (FWQE_RQMNERR | FWQE_RQMJERR)) != 0) {
-                    return 16;
-                }
-                if ((!fwqeUserFlushCode() || !fwqeFlushSq()) && (codes & (FWQE_SQMNERR | FWQE_SQMJERR)) != 0) {
-                    return 20;
-                }
-            }
-            case UPDATE_PE_SDS -> {
-                if (sdBufferEntryCount() == 0 && sdBufferAddress() != 0) {
-                    return 16;
-                }
-                if (!sdEntryValid(1) && qword(32) != 0 || !sdEntryValid(1) && qword(40) != 0) {
-                    return qword(32) != 0 ? 32 : 40;
-                }
-                if (!sdEntryValid(2) && (qword(48) != 0 || qword(56) != 0)) {
-                    return qword(48) != 0 ? 48 : 56;
-                }
-            }
-            default -> {
-            }
-        }
-        return -1;
-    }
-
-    private static final long MR_ONLY_HEADER = STAG_ARIGHTS | LPBLSIZE | STAG_HPAGESIZE | STAG_REMACCENABLED
-            | STAG_USEHMCFNIDX | STAG_USEPFRID;
-    private static final long MW_ONLY_HEADER = STAG_MWTYPE | STAG_MW1_BIND_DONT_VLDT_KEY;
-
-    private boolean stagFlagsInconsistent(CqpOpcode op) {
-        long h = header();
-        if (op == CqpOpcode.REG_MR) {
-            return !stagMr();
-        }
-        if (stagMr()) {
-            return (h & MW_ONLY_HEADER) != 0;
-        }
-        // irdma_sc_mw_alloc writes only the PD, the STag index and the two window flags
-        return (h & MR_ONLY_HEADER) != 0 || stagLength() != 0 || qword(40) != 0 || qword(48) != 0;
-    }
-
-    private CqpWqeCheck validateSds() {
-        int buffered = sdBufferEntryCount();
-        if (buffered > SD_BUFFER_MAX) {
-            return fail(CqpWqeCheck.BAD_SD_COUNT, OFF_HEADER);
-        }
-        if (sdEntryValid(2) && !sdEntryValid(1) || buffered > 0 && !sdEntryValid(2)) {
-            return fail(CqpWqeCheck.SD_ENTRY_GAP, sdEntryValid(1) ? 48 : 32);
-        }
-        if (buffered > 0 && sdBufferAddress() == 0) {
-            return fail(CqpWqeCheck.SD_BUFFER_MISSING, 16);
-        }
-        for (int i = 0; i < sdInlineCount(); i++) {
-            if (!SegmentDescriptor.check(sdEntryCommand(i), sdEntryData(i)).accepted()) {
-                return fail(CqpWqeCheck.BAD_SD_ENTRY, sdCommandOffset(i));
-            }
-        }
-        return CqpWqeCheck.ACCEPTED;
     }
 
     // --- common
