@@ -9,7 +9,7 @@ import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.model.ah.AddressHandle;
-import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.model.trace.TraceKind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

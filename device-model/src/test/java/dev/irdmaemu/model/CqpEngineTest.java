@@ -12,7 +12,7 @@ import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.hmc.FpmQueryBuffer;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.reg.Gen2Registers;
-import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.model.trace.TraceKind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -9,7 +9,7 @@ import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.reg.Bits;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.reg.Gen2Registers;
-import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.model.trace.RecordingTraceSink.Recorded;
 import dev.irdmaemu.model.trace.TraceKind;
 import java.util.ArrayList;

@@ -9,7 +9,7 @@ import dev.irdmaemu.fw.cqp.CqpOpcode;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
-import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.TraceKind;
 import dev.irdmaemu.model.ws.WorkSchedulerTree;

@@ -14,7 +14,7 @@ import dev.irdmaemu.fw.hmc.PageDescriptor;
 import dev.irdmaemu.fw.hmc.SegmentDescriptor;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.reg.Gen2Registers;
-import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.model.hmc.HmcFault;
 import dev.irdmaemu.model.hmc.HmcLimits;
 import java.util.EnumMap;

@@ -10,7 +10,7 @@ import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacketBuilder;
 import dev.irdmaemu.fw.reg.Gen2Register;
-import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.model.port.EthernetPort;
 import dev.irdmaemu.model.ws.WorkSchedulerTree;
 import java.util.HashSet;

@@ -5,13 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.irdmaemu.fw.cqp.CqpErrorCode;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.cqp.StagFields;
 import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.qp.QpContext;
-import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.qp.QueuePair;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -134,8 +133,8 @@ class QpCqTest {
         // IDLE -> CLOSING is not a transition: "Invalid State", the pair utils.c names.
         DriverNode.Completion c = d.modifyQp(10, 1, QpState.CLOSING.code(), false, 0);
         assertTrue(c.error());
-        assertEquals(CqpErrorCode.Pair.INVALID_STATE.major(), c.major());
-        assertEquals(CqpErrorCode.Pair.INVALID_STATE.minor(), c.minor());
+        assertEquals(CqpFault.INVALID_STATE.major(), c.major());
+        assertEquals(CqpFault.INVALID_STATE.minor(), c.minor());
         assertEquals(QpState.IDLE, node.dev.qps().get(10).state());
         assertEquals(bringUpStates + 8, node.sink.of(TraceKind.QP_STATE).size());
         assertFalse(d.destroyQp(10, 1, false).error());

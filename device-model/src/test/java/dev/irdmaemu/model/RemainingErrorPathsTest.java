@@ -9,7 +9,7 @@ import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.cqp.EqOpFields;
 import dev.irdmaemu.fw.cqp.QhashFields;
 import dev.irdmaemu.fw.hmc.SegmentDescriptor;
-import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -10,7 +10,7 @@ import static dev.irdmaemu.driver.IrdmaDriver.CQP_TIMEOUT_THRESHOLD;
 
 import dev.irdmaemu.fw.cqp.CqOpFields;
 import dev.irdmaemu.fw.cqp.CqpCompletion;
-import dev.irdmaemu.fw.cqp.CqpErrorCode;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.fw.cqp.CqpHostContext;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.CqpWqeWriter;
@@ -363,12 +363,11 @@ final class CqpChannel {
      * (ctrl.c irdma_cqp_poll_registers).
      */
     private CqpException waitedOpFailed(String name, int major, int minor) {
-        if (major == CqpErrorCode.Pair.INVALID_STATE.major() && minor == CqpErrorCode.Pair.INVALID_STATE.minor()) {
+        if (CqpFault.INVALID_STATE.is(major, minor)) {
             return new CqpException(CqpException.Kind.BUSY, name, major, minor);
         }
         CqpException e = new CqpException(CqpException.Kind.OP_ERROR, name, major, minor);
-        if (major == CqpErrorCode.Pair.FATAL_RESET.major() && minor == CqpErrorCode.Pair.FATAL_RESET.minor()
-                && !resets.requested()) {
+        if (CqpFault.FATAL_RESET.is(major, minor) && !resets.requested()) {
             LOG.warn("{} completed with major 0x{} minor 0x{}; requesting a reset", name, Integer.toHexString(major),
                     Integer.toHexString(minor));
             resets.request(ResetCause.of(ResetCause.Reason.CQP_FATAL_ERROR, e), true);

@@ -2,6 +2,7 @@ package dev.irdmaemu.model.cqp;
 
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.cqp.CqpCompletion;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.fw.cqp.CqpHostContext;
 import dev.irdmaemu.fw.cqp.CqpHostContextCheck;
 import dev.irdmaemu.fw.cqp.CqpOpcode;

@@ -1,5 +1,7 @@
 package dev.irdmaemu.model.cqp;
 
+import dev.irdmaemu.fw.cqp.CqpFault;
+
 /** What an op handler answers: the fault (NONE on success), the op return value and a detail for the trace. */
 public final class CqpResult {
     CqpFault fault = CqpFault.NONE;

@@ -7,6 +7,7 @@ import static dev.irdmaemu.model.cqp.CqpOperations.FW_VERSION_MINOR;
 import static dev.irdmaemu.model.cqp.CqpOperations.HW_VERSION;
 
 import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.GatherStatsBuffer;
 import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;

@@ -1,5 +1,6 @@
 package dev.irdmaemu.model.cqp;
 
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.model.mr.MemoryRegionTable;

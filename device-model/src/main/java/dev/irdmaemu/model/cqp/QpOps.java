@@ -1,6 +1,7 @@
 package dev.irdmaemu.model.cqp;
 
 import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.hmc.HmcObjectType;

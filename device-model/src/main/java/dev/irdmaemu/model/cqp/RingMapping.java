@@ -3,6 +3,7 @@ package dev.irdmaemu.model.cqp;
 import static dev.irdmaemu.model.cqp.CqpOperations.MAX_MAPPED_RING_PAGES;
 
 import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.hmc.PbleLayout;
 import dev.irdmaemu.model.eq.AsyncEventQueue;

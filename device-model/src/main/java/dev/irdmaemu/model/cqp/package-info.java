@@ -7,3 +7,5 @@
  * {@link dev.irdmaemu.model.cqp.CqpFault}s: major/minor pairs in the completion and PFPE_CQPERRCODES.
  */
 package dev.irdmaemu.model.cqp;
+
+import dev.irdmaemu.fw.cqp.CqpFault;

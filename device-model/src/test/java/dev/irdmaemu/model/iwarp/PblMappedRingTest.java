@@ -35,7 +35,7 @@ import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.model.DriverNode;
 import dev.irdmaemu.model.LeakCheck;
 import dev.irdmaemu.model.PageListWriter;
-import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.model.cqp.CqpOperations;
 import dev.irdmaemu.model.hmc.RingPages;
 import dev.irdmaemu.model.iwarp.DriverPair.Buffer;

@@ -16,6 +16,7 @@ import dev.irdmaemu.driver.verbs.WcStatus;
 import dev.irdmaemu.driver.verbs.WrOpcode;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.cqp.CqpErrorCode;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.fw.iwarp.DdpHeader;
 import dev.irdmaemu.fw.iwarp.Terminate;
 import dev.irdmaemu.fw.qp.Q2Buffer;
@@ -227,8 +228,8 @@ class TerminateCloseFlushTest {
         // Nothing left: another flush answers "Flush No WQE Pending".
         DriverNode.Completion again = pair.a.rawFlush(c.active, true, true);
         assertTrue(again.error());
-        assertEquals(CqpErrorCode.Pair.FLUSH_NO_WQE_PENDING.major(), again.major());
-        assertEquals(CqpErrorCode.Pair.FLUSH_NO_WQE_PENDING.minor(), again.minor());
+        assertEquals(CqpFault.FLUSH_NO_WQE_PENDING.major(), again.major());
+        assertEquals(CqpFault.FLUSH_NO_WQE_PENDING.minor(), again.minor());
         assertTrue(pair.a.pollAll(c.aCq).isEmpty());
     }
 

@@ -12,7 +12,7 @@ import dev.irdmaemu.fw.cqp.CqpWqeWriter;
 import dev.irdmaemu.fw.cqp.StagFields;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.model.DriverNode;
-import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import java.util.function.BiFunction;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;

@@ -167,11 +167,24 @@ class CqpControlStructuresTest {
 
     @Test
     void errorPairs() {
-        assertEquals(0xffff, CqpErrorCode.Pair.INVALID_STATE.major());
-        assertEquals(0x8002, CqpErrorCode.Pair.INVALID_STATE.minor());
-        assertTrue(CqpErrorCode.Pair.LLP_CLOSED.nonCritical());
-        assertFalse(CqpErrorCode.Pair.FATAL_RESET.nonCritical());
-        assertEquals(0x8029, CqpErrorCode.Pair.FATAL_RESET.minor());
+        assertEquals(0xffff, CqpFault.INVALID_STATE.major());
+        assertEquals(0x8002, CqpFault.INVALID_STATE.minor());
+        assertTrue(CqpFault.LLP_CLOSED.nonCritical());
+        assertFalse(CqpFault.FATAL_RESET.nonCritical());
+        assertEquals(0x8029, CqpFault.FATAL_RESET.minor());
+        assertTrue(CqpFault.FATAL_RESET.is(0xffff, 0x8029));
+        assertFalse(CqpFault.FATAL_RESET.is(0xffff, 0x8002));
+    }
+
+    /** One table: no two faults share a major/minor pair, and only NONE has major 0. */
+    @Test
+    void everyFaultIsItsOwnPair() {
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        for (CqpFault f : CqpFault.values()) {
+            assertTrue(seen.add(f.errCodes()), () -> f + " repeats the pair of another fault");
+            assertEquals(f == CqpFault.NONE, f.major() == CqpErrorCode.MAJ_NO_ERROR, f::toString);
+            assertEquals(f.isError(), f != CqpFault.NONE);
+        }
     }
 
     @Property(tries = 300)

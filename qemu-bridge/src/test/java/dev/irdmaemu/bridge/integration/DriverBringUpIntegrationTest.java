@@ -9,6 +9,7 @@ import dev.irdmaemu.bridge.model.ModelNode;
 import dev.irdmaemu.cm.LocalAddress;
 import dev.irdmaemu.driver.CqpException;
 import dev.irdmaemu.driver.IrdmaDriver;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.hmc.SegmentDescriptor;

@@ -16,7 +16,7 @@ import dev.irdmaemu.fw.frame.TcpPacketBuilder;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.queue.AeCode;
-import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.model.puda.PudaQueues;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.TraceKind;

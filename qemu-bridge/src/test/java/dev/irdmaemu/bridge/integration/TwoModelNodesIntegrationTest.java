@@ -14,7 +14,7 @@ import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.driver.verbs.MpaOutcome;
 import dev.irdmaemu.driver.verbs.TcpOffloadContext;
 import dev.irdmaemu.cm.demo.CmPair;
-import dev.irdmaemu.fw.cqp.CqpErrorCode;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacketBuilder;
 import dev.irdmaemu.fw.pcap.FrameTap;
@@ -40,12 +40,12 @@ class TwoModelNodesIntegrationTest {
     private static final int PORT = 4791;
     private static final long LIMIT = 60_000_000_000L;
 
-    /** CQP error completions other than the pairs irdma treats as non-critical (CqpErrorCode.Pair.nonCritical). */
+    /** CQP error completions other than the pairs irdma treats as non-critical (CqpFault.nonCritical). */
     static List<String> criticalCqpErrors(RecordingTraceSink sink) {
         List<String> out = new ArrayList<>();
         for (var e : sink.of(TraceKind.CQP_ERROR)) {
             boolean nonCritical = false;
-            for (CqpErrorCode.Pair p : CqpErrorCode.Pair.values()) {
+            for (CqpFault p : CqpFault.values()) {
                 if (p.nonCritical() && String.format("0x%x", p.major()).equals(e.fields().get("major"))
                         && String.format("0x%x", p.minor()).equals(e.fields().get("minor"))) {
                     nonCritical = true;

@@ -23,7 +23,7 @@ import dev.irdmaemu.driver.verbs.VerbsException;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.Link;
-import dev.irdmaemu.model.cqp.CqpFault;
+import dev.irdmaemu.fw.cqp.CqpFault;
 import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.qp.QueuePair.Role;
 import dev.irdmaemu.model.trace.RecordingTraceSink;

@@ -1,12 +1,11 @@
-package dev.irdmaemu.model.cqp;
-
-import dev.irdmaemu.fw.cqp.CqpErrorCode;
+package dev.irdmaemu.fw.cqp;
 
 /**
- * The CQP error vocabulary of the model: each is a major/minor pair written to the CCQ completion and to
- * PFPE_CQPERRCODES. Where the kernel names a pair (utils.c: 0xffff/0x8002 "Invalid State") the model uses it;
- * for everything else the generic major IRDMA_CQPSQ_MAJ_ERROR (0xffff, defs.h) with model-defined minors from
- * 0x9001, which irdma reports as -EIO and logs with the codes (ctrl.c irdma_sc_poll_for_cqp_op_done).
+ * The one table of CQP major/minor error pairs, as written to the CCQ completion and to PFPE_CQPERRCODES. Where the
+ * kernel names a pair (utils.c irdma_noncrit_err_list and irdma_wait_event: 0xffff/0x8002 "Invalid State", ...) the
+ * table holds it with that meaning ({@link #nonCritical()} for the driver's non-critical list); for every other
+ * refusal the device model answers the generic major IRDMA_CQPSQ_MAJ_ERROR (0xffff, defs.h) with its own minors
+ * from 0x9001, which irdma reports as -EIO and logs with the codes (ctrl.c irdma_sc_poll_for_cqp_op_done).
  */
 public enum CqpFault {
     NONE(CqpErrorCode.MAJ_NO_ERROR, 0, "completed"),
@@ -23,18 +22,22 @@ public enum CqpFault {
     BAD_DOORBELL(CqpErrorCode.MAJ_ERROR, 0x900b, "CQP doorbell beyond the SQ size"),
     UNSUPPORTED_FIELD(CqpErrorCode.MAJ_ERROR, 0x900c, "a WQE option the model does not support (e.g. a PBL-mapped CEQ)"),
     BAD_HOST_CONTEXT(CqpErrorCode.MAJ_ERROR, 0x900d, "the CQP host context is invalid"),
-    INVALID_STATE(CqpErrorCode.Pair.INVALID_STATE.major(), CqpErrorCode.Pair.INVALID_STATE.minor(),
-            "QP state transition not allowed"),
+    /** utils.c irdma_noncrit_err_list "Invalid State" (irdma_wait_event answers it with -EBUSY). */
+    INVALID_STATE(CqpErrorCode.MAJ_ERROR, 0x8002, "QP state transition not allowed"),
     /** utils.c irdma_noncrit_err_list: Flush WQEs found nothing to flush on the queues it was asked for. */
-    FLUSH_NO_WQE_PENDING(CqpErrorCode.Pair.FLUSH_NO_WQE_PENDING.major(),
-            CqpErrorCode.Pair.FLUSH_NO_WQE_PENDING.minor(), "no WQE pending to flush"),
+    FLUSH_NO_WQE_PENDING(CqpErrorCode.MAJ_ERROR, 0x8006, "no WQE pending to flush"),
+    /** utils.c irdma_noncrit_err_list "Modify QP Bad Close". */
+    MODIFY_QP_BAD_CLOSE(CqpErrorCode.MAJ_ERROR, 0x8007, "Modify QP Bad Close"),
+    /** utils.c irdma_noncrit_err_list "LLP Closed". */
+    LLP_CLOSED(CqpErrorCode.MAJ_ERROR, 0x8009, "LLP Closed"),
+    /** utils.c irdma_noncrit_err_list "Reset Not Sent". */
+    RESET_NOT_SENT(CqpErrorCode.MAJ_ERROR, 0x800a, "Reset Not Sent"),
     /**
      * 0xffff/0x8029: the pair for which irdma requests a function reset when a waited op completes with it (utils.c
      * irdma_wait_event); the kernel gives it no other meaning (neither defs.h, type.h nor ctrl.c name it), so no
-     * condition of the model answers it. Only a host's fault injection does ({@link CqpEngine#failNextOp}).
+     * condition of the model answers it. Only a host's fault injection does (the model's CqpEngine.failNextOp).
      */
-    FATAL_RESET(CqpErrorCode.Pair.FATAL_RESET.major(), CqpErrorCode.Pair.FATAL_RESET.minor(),
-            "fatal: the driver requests a reset");
+    FATAL_RESET(CqpErrorCode.MAJ_ERROR, 0x8029, "fatal: the driver requests a reset");
 
     private final int major;
     private final int minor;
@@ -56,6 +59,17 @@ public enum CqpFault {
 
     public boolean isError() {
         return this != NONE;
+    }
+
+    /** The pairs in utils.c irdma_noncrit_err_list: the driver logs them at debug level only. */
+    public boolean nonCritical() {
+        return this == INVALID_STATE || this == FLUSH_NO_WQE_PENDING || this == MODIFY_QP_BAD_CLOSE
+                || this == LLP_CLOSED || this == RESET_NOT_SENT;
+    }
+
+    /** Whether a completion's major and minor are this pair. */
+    public boolean is(int major, int minor) {
+        return this.major == major && this.minor == minor;
     }
 
     public String describe() {
