@@ -166,16 +166,27 @@ public final class QuadHashTable {
         return Change.OK;
     }
 
-    /** The QP of the established entry for this 4-tuple and VLAN, or -1. */
-    public int lookupEstablished(long lh, long ll, int lp, long rh, long rl, int rp, int v) {
+    /**
+     * Whether an established entry for this 4-tuple and VLAN is there; if so {@link #foundQpn()} answers its QP.
+     * Allocation-free: the receive classifier asks per segment.
+     */
+    public boolean findEstablished(long lh, long ll, int lp, long rh, long rl, int rp, int v) {
         lookups++;
-        return find(TYPE_ESTABLISHED, lh, ll, lp, rh, rl, rp, v) ? qpn[lastFound] : -1;
+        return find(TYPE_ESTABLISHED, lh, ll, lp, rh, rl, rp, v);
     }
 
-    /** The QP of the listen entry for this local address, port and VLAN, or -1. */
-    public int lookupListen(long lh, long ll, int lp, int v) {
+    /** Whether a listen entry for this local address, port and VLAN is there; if so {@link #foundQpn()} answers its QP. */
+    public boolean findListen(long lh, long ll, int lp, int v) {
         lookups++;
-        return find(TYPE_SYN, lh, ll, lp, 0, 0, 0, v) ? qpn[lastFound] : -1;
+        return find(TYPE_SYN, lh, ll, lp, 0, 0, 0, v);
+    }
+
+    /**
+     * The QP of the entry the last {@link #findEstablished} or {@link #findListen} found (asked right after one
+     * that answered true).
+     */
+    public int foundQpn() {
+        return qpn[lastFound];
     }
 
     public int size() {
