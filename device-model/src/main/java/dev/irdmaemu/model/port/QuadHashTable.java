@@ -9,13 +9,20 @@ package dev.irdmaemu.model.port;
  * </ul>
  * Entries come from the CQP op, and from the device itself: Modify / Create QP to RTS with a TCP context installs
  * (or re-points) the established entry of the QP's four-tuple, and REMOVEHASHENTRY drops it
- * ({@link dev.irdmaemu.model.cqp.CqpOperations}). Addresses in the {@code (hi, lo)} form of {@link dev.irdmaemu.fw.frame.IpAddress} (IPv4 mapped); VLAN -1 for
+ * ({@link dev.irdmaemu.model.cqp.CqpOperations}). Addresses in the {@code (hi, lo)} form of {@link dev.irdmaemu.fw.frame.IpAddress} (IPv4 mapped); VLAN {@link #UNTAGGED} for
  * untagged. Open addressing with linear probing and tombstones over fixed arrays: lookups allocate nothing.
  */
 public final class QuadHashTable {
     /** enum irdma_quad_entry_type (type.h). */
     public static final int TYPE_ESTABLISHED = 1;
     public static final int TYPE_SYN = 2;
+
+    /**
+     * The VLAN key of an entry for frames without an 802.1Q tag: what {@link dev.irdmaemu.fw.frame.TcpPacket#vlanId()}
+     * answers for an untagged frame, so the receive classifier looks up with the frame's own value. Entries from
+     * the CQP say whether they are tagged; {@link #vlanKey} turns that into the key.
+     */
+    public static final int UNTAGGED = -1;
 
     /** Result of a change. */
     public enum Change {
@@ -97,6 +104,11 @@ public final class QuadHashTable {
             i = (i + 1) & mask;
         }
         return false;
+    }
+
+    /** The VLAN key of an entry: {@code vlanId} when it is {@code tagged}, else {@link #UNTAGGED}. */
+    public static int vlanKey(boolean tagged, int vlanId) {
+        return tagged ? vlanId : UNTAGGED;
     }
 
     /** Adds ({@code replace} false) or modifies ({@code replace} true) an entry. */
