@@ -15,6 +15,7 @@ import dev.irdmaemu.model.trace.TraceKind;
 import dev.irdmaemu.model.ws.WorkSchedulerTree;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -69,7 +70,7 @@ class Gen2ProbeOpsTest {
         assertTrue(ops.indexOf("WORK_SCHED_NODE") < ops.indexOf("CREATE_QP"), "before the ILQ's QP");
         int[] nodes = d.driver.wsNodes();
         assertEquals(0, nodes[0]);
-        assertEquals(0, tree().root());
+        assertEquals(OptionalInt.of(0), tree().root());
         assertEquals(3, tree().liveCount());
         assertTrue(tree().leaf(nodes[2]));
         assertTrue(tree().enabled(nodes[2]));
@@ -245,7 +246,7 @@ class Gen2ProbeOpsTest {
         assertFalse(delete(0).error());
         assertEquals(0, tree().liveCount());
         assertEquals(0, tree().qsHandlesInUse());
-        assertEquals(-1, tree().root());
+        assertEquals(OptionalInt.empty(), tree().root());
     }
 
     @Test
@@ -315,7 +316,7 @@ class Gen2ProbeOpsTest {
         assertEquals(WorkSchedulerTree.Result.OK, small.add(0, 0, false, true, PRIO_WRR, 0, VSI, 1));
         assertEquals(WorkSchedulerTree.Result.OK, small.add(1, 0, false, true, PRIO_WRR, 0, VSI, 1));
         assertEquals(WorkSchedulerTree.Result.OK, small.add(2, 1, true, false, PRIO_WRR, 0, VSI, 1));
-        assertEquals(0, small.lastQsHandle());
+        assertEquals(OptionalInt.of(0), small.lastQsHandle());
         assertEquals(WorkSchedulerTree.Result.FULL, small.add(3, 1, false, true, PRIO_WRR, 0, VSI, 1));
         assertEquals(WorkSchedulerTree.Result.OK, small.delete(2));
         assertEquals(WorkSchedulerTree.Result.OK, small.add(3, 1, true, false, PRIO_WRR, 0, VSI, 1));

@@ -7,8 +7,10 @@ import dev.irdmaemu.fw.cqp.CqpWqe;
 import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacketBuilder;
+import dev.irdmaemu.model.port.QuadHashTable;
 import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.trace.TraceKind;
+import java.util.OptionalInt;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,9 +44,11 @@ class HashTakeoverTest {
         node.close();
     }
 
-    private int owner(int remotePort) {
-        return node.dev.quadHash().lookupEstablished(IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(LOCAL), 20000,
-                IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(REMOTE), remotePort, -1);
+    private OptionalInt owner(int remotePort) {
+        QuadHashTable qhash = node.dev.quadHash();
+        return qhash.findEstablished(IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(LOCAL), 20000,
+                IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(REMOTE), remotePort, -1)
+                ? OptionalInt.of(qhash.foundQpn()) : OptionalInt.empty();
     }
 
     /** An ACK of the connection from the peer, arriving at the port. */
@@ -65,7 +69,7 @@ class HashTakeoverTest {
         assertFalse(d.createQp(10, 1, QpState.IDLE.code(), false, c -> d.writeIwarpContext(c, 10, 10, conn)).error());
         // cm.c irdma_connect: the CM's established entry points at the ILQ
         assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40001, 1).error());
-        assertEquals(1, owner(40001));
+        assertEquals(OptionalInt.of(1), owner(40001));
         long toIlq = node.driver.ilqReceived();
         fromPeer(40001, 5000);
         assertEquals(toIlq + 1, node.driver.ilqReceived(), "before RTS the ILQ gets the connection's segments");
@@ -73,7 +77,7 @@ class HashTakeoverTest {
         long ctx = node.alloc(256);
         d.writeIwarpContext(ctx, 10, 10, conn);
         assertFalse(d.modifyQp(10, 1, QpState.RTS.code(), true, ctx).error());
-        assertEquals(10, owner(40001), "RTS with the TCP context re-points the entry to the QP");
+        assertEquals(OptionalInt.of(10), owner(40001), "RTS with the TCP context re-points the entry to the QP");
         assertEquals(baseline.qhashEstablished() + 1, node.dev.quadHash().establishedCount(), "replaced, not added");
         long toQp = node.dev.port().rxQp();
         fromPeer(40001, 5000);
@@ -83,7 +87,7 @@ class HashTakeoverTest {
         assertEquals("take_over", node.sink.of(TraceKind.QHASH).get(qhashOps).get("op"));
         // Destroy QP with REMOVEHASHENTRY (verbs.c irdma_destroy_qp -> ctrl.c irdma_sc_qp_destroy)
         assertFalse(d.destroyQp(10, 1, true).error());
-        assertEquals(-1, owner(40001));
+        assertEquals(OptionalInt.empty(), owner(40001));
         assertFalse(d.destroyCq(10).error());
         LeakCheck.assertNoLeak(baseline, node.dev, "takeover and destroy");
     }
@@ -93,19 +97,19 @@ class HashTakeoverTest {
         CqpOps.Conn conn = new CqpOps.Conn(LOCAL, 20000, REMOTE, 40002, 100, 5000, -1);
         assertFalse(d.createCq(11, 16, 0, true).error());
         assertFalse(d.createQp(11, 1, QpState.RTS.code(), true, c -> d.writeIwarpContext(c, 11, 11, conn)).error());
-        assertEquals(11, owner(40002), "no ILQ entry before: the device adds one for the QP");
+        assertEquals(OptionalInt.of(11), owner(40002), "no ILQ entry before: the device adds one for the QP");
         long toQp = node.dev.port().rxQp();
         fromPeer(40002, 5000);
         assertEquals(toQp + 1, node.dev.port().rxQp());
         // without REMOVEHASHENTRY the entry stays (the driver then owns its deletion)
         assertFalse(d.destroyQp(11, 1, false).error());
-        assertEquals(11, owner(40002));
+        assertEquals(OptionalInt.of(11), owner(40002));
         assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_DELETE, LOCAL, 20000, REMOTE, 40002, 11).error());
         // a QP moved to RTS without a TCP context takes nothing over
         CqpOps.Conn other = new CqpOps.Conn(LOCAL, 20000, REMOTE, 40003, 100, 5000, -1);
         assertFalse(d.createQp(12, 1, QpState.IDLE.code(), false, c -> d.writeIwarpContext(c, 11, 11, other)).error());
         assertFalse(d.modifyQp(12, 1, QpState.RTS.code(), false, 0).error());
-        assertEquals(-1, owner(40003));
+        assertEquals(OptionalInt.empty(), owner(40003));
         assertFalse(d.destroyQp(12, 1, true).error());
         assertFalse(d.destroyCq(11).error());
         LeakCheck.assertNoLeak(baseline, node.dev, "create in RTS");

@@ -15,6 +15,7 @@ import dev.irdmaemu.model.port.EthernetPort;
 import dev.irdmaemu.model.ws.WorkSchedulerTree;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Set;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -376,12 +377,12 @@ class HostileDriverProperties {
                     }
                 }
                 for (int id = WorkSchedulerTree.MAX_WS_NODES - 1; id >= 0; id--) {
-                    if (t.live(id) && id != t.root()) {
+                    if (t.live(id) && !t.root().equals(OptionalInt.of(id))) {
                         post(d, new WsOp(2, id, 0, false, false, 0, 0, 0));
                     }
                 }
-                if (t.root() >= 0) {
-                    post(d, new WsOp(2, t.root(), 0, false, false, 0, 0, 0));
+                if (t.root().isPresent()) {
+                    post(d, new WsOp(2, t.root().getAsInt(), 0, false, false, 0, 0, 0));
                 }
             }
             assertEquals(0, t.liveCount());

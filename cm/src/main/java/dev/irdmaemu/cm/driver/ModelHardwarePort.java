@@ -23,6 +23,7 @@ import dev.irdmaemu.fw.sim.SimTimer;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;
+import java.util.OptionalLong;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,7 +71,7 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
     private long cqpFailures;
     private TcpOffloadContext lastTcp;
     private MpaOutcome lastMpa;
-    private long lastQpContext = -1;
+    private OptionalLong lastQpContext = OptionalLong.empty();
 
     /** A connection on a QP: whether the QP is the port's own (destroyed with the connection). */
     private record Binding(QueuePair qp, boolean own) {
@@ -102,17 +103,6 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
     }
 
     // ------------------------------------------------------------------------------------------------ the port
-
-    /**
-     * The MAC of the next hop for {@code remote}, or -1 when it does not resolve: {@link #neighbourMac} as a
-     * number, kept for callers outside cm that still compare with -1 (qemu-bridge's HostedNodeTest).
-     *
-     * @deprecated use {@link #neighbourMac}, which answers an empty OptionalLong instead of -1
-     */
-    @Deprecated
-    public long resolveNeighbour(boolean ipv4, long remoteHi, long remoteLo) {
-        return neighbourMac(ipv4, remoteHi, remoteLo).orElse(-1);
-    }
 
     /**
      * cm.c irdma_cm_create_ah: the neighbour's ARP index first (utils.c irdma_add_arp / irdma_arp_table, a
@@ -304,7 +294,7 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
         }
         lastTcp = tcp;
         lastMpa = mpa;
-        lastQpContext = qp.hostContextAddress();
+        lastQpContext = OptionalLong.of(qp.hostContextAddress());
         return new OffloadResult.Offloaded(qp.id());
     }
 
@@ -439,14 +429,15 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
         return lastMpa;
     }
 
-    public long lastQpContextAddress() {
+    /** The host QP context (guest-physical address) of the QP the last offload went to, if one has. */
+    public OptionalLong lastQpContextAddress() {
         return lastQpContext;
     }
 
-    /** The host QP context of {@code qpn} (guest-physical address), or -1 when it is no verbs QP. */
-    public long qpContextAddress(int qpn) {
+    /** The host QP context of {@code qpn} (guest-physical address), if it is a verbs QP. */
+    public OptionalLong qpContextAddress(int qpn) {
         QueuePair qp = verbs.qp(qpn);
-        return qp == null ? -1 : qp.hostContextAddress();
+        return qp == null ? OptionalLong.empty() : OptionalLong.of(qp.hostContextAddress());
     }
 
     private static void words(boolean ipv4, long hi, long lo, int[] w) {

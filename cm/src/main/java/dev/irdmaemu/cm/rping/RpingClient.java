@@ -13,6 +13,7 @@ import dev.irdmaemu.driver.verbs.QpEventType;
 import dev.irdmaemu.driver.verbs.VerbsException;
 import dev.irdmaemu.driver.verbs.WcOpcode;
 import dev.irdmaemu.driver.verbs.WcStatus;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.slf4j.Logger;
@@ -239,8 +240,9 @@ public final class RpingClient implements RpingCompletions {
             state = RpingState.RDMA_WRITE_COMPLETE;
             bytesWritten += buffers.size;
             if (options.validate()) {
-                int at = firstDifference(store, buffers.startOffset, buffers.rdmaOffset, buffers.size);
-                if (at >= 0) {
+                OptionalInt differs = firstDifference(store, buffers.startOffset, buffers.rdmaOffset, buffers.size);
+                if (differs.isPresent()) {
+                    int at = differs.getAsInt();
                     error("data mismatch! (ping " + pings + ", byte " + at + ": sent 0x"
                             + Integer.toHexString(store.readByte(buffers.startOffset + at) & 0xff) + ", got 0x"
                             + Integer.toHexString(store.readByte(buffers.rdmaOffset + at) & 0xff) + ")");
@@ -346,8 +348,8 @@ public final class RpingClient implements RpingCompletions {
         onDone.accept(result);
     }
 
-    /** The first byte at which the two buffers differ, or -1 (rping's memcmp of start_buf and rdma_buf). */
-    static int firstDifference(BytesStore<?, ?> s, long a, long b, int size) {
+    /** The first byte at which the two buffers differ, if any (rping's memcmp of start_buf and rdma_buf). */
+    static OptionalInt firstDifference(BytesStore<?, ?> s, long a, long b, int size) {
         int i = 0;
         for (; i + 8 <= size; i += 8) {
             if (s.readLong(a + i) != s.readLong(b + i)) {
@@ -356,10 +358,10 @@ public final class RpingClient implements RpingCompletions {
         }
         for (; i < size; i++) {
             if (s.readByte(a + i) != s.readByte(b + i)) {
-                return i;
+                return OptionalInt.of(i);
             }
         }
-        return -1;
+        return OptionalInt.empty();
     }
 
     static String text(BytesStore<?, ?> s, long offset, int size) {

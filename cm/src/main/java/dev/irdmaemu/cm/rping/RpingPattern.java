@@ -1,5 +1,6 @@
 package dev.irdmaemu.cm.rping;
 
+import java.util.OptionalInt;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -48,10 +49,10 @@ public final class RpingPattern {
         store.writeByte(offset + size - 1, (byte) 0);
     }
 
-    /** The first byte at which {@code size} bytes at {@code offset} differ from ping {@code ping}'s data, or -1. */
-    public static int mismatch(BytesStore<?, ?> store, long offset, int size, int ping) {
+    /** The first byte at which {@code size} bytes at {@code offset} differ from ping {@code ping}'s data, if any. */
+    public static OptionalInt mismatch(BytesStore<?, ?> store, long offset, int size, int ping) {
         if (size <= 0) {
-            return -1;
+            return OptionalInt.empty();
         }
         int cc = prefixLength(ping);
         int c = startCharacter(ping);
@@ -66,10 +67,10 @@ public final class RpingPattern {
                 c = c == LAST ? FIRST : c + 1;
             }
             if ((store.readByte(offset + i) & 0xff) != want) {
-                return i;
+                return OptionalInt.of(i);
             }
         }
-        return -1;
+        return OptionalInt.empty();
     }
 
     /** Character {@code i} of {@code "rdma-ping-<ping>: "}. */

@@ -8,6 +8,7 @@ import dev.irdmaemu.driver.verbs.PostStatus;
 import dev.irdmaemu.driver.verbs.QpEventType;
 import dev.irdmaemu.driver.verbs.WcOpcode;
 import dev.irdmaemu.driver.verbs.WcStatus;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.slf4j.Logger;
@@ -204,8 +205,9 @@ public final class RpingServerConnection implements RpingCompletions {
         bytesRead += readLength;
         BytesStore<?, ?> store = buffers.store;
         if (options.validate()) {
-            int at = RpingPattern.mismatch(store, buffers.rdmaOffset, readLength, pings);
-            if (at >= 0) {
+            OptionalInt mismatch = RpingPattern.mismatch(store, buffers.rdmaOffset, readLength, pings);
+            if (mismatch.isPresent()) {
+                int at = mismatch.getAsInt();
                 error("ping " + pings + ": the data read differs from rping's at byte " + at + " (0x"
                         + Integer.toHexString(store.readByte(buffers.rdmaOffset + at) & 0xff) + ")");
                 return;

@@ -14,6 +14,7 @@ import dev.irdmaemu.driver.verbs.QpEventType;
 import dev.irdmaemu.driver.verbs.WcOpcode;
 import dev.irdmaemu.driver.verbs.WcStatus;
 import java.util.List;
+import java.util.OptionalInt;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.Test;
 
@@ -60,7 +61,7 @@ class RpingClientTest {
         RpingClient c = connected(RpingLoopback.clientOptions(3, SIZE));
         assertEquals(List.of("send"), qp.take());
         assertEquals(RpingState.RDMA_READ_ADV, c.state());
-        assertEquals(-1, RpingPattern.mismatch(store, buf.startOffset, SIZE, 0));
+        assertEquals(OptionalInt.empty(), RpingPattern.mismatch(store, buf.startOffset, SIZE, 0));
         assertEquals(buf.startAddress, RpingInfo.address(store, buf.sendOffset));
         assertEquals(buf.startKey, RpingInfo.rkey(store, buf.sendOffset));
         assertEquals(SIZE, RpingInfo.length(store, buf.sendOffset));
@@ -79,7 +80,7 @@ class RpingClientTest {
         c.completion(WcStatus.SUCCESS, WcOpcode.RECV, 16);
         assertEquals(List.of("recv", "send"), qp.take(), "ping 1 started");
         assertEquals(1, c.pings());
-        assertEquals(-1, RpingPattern.mismatch(store, buf.startOffset, SIZE, 1), "ping 1's data");
+        assertEquals(OptionalInt.empty(), RpingPattern.mismatch(store, buf.startOffset, SIZE, 1), "ping 1's data");
         assertEquals(buf.startAddress, RpingInfo.address(store, buf.sendOffset));
     }
 

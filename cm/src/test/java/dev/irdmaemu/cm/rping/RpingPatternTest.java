@@ -3,6 +3,7 @@ package dev.irdmaemu.cm.rping;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.charset.StandardCharsets;
+import java.util.OptionalInt;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -83,7 +84,7 @@ class RpingPatternTest {
         byte[] want = reference(size, ping);
         org.junit.jupiter.api.Assertions.assertArrayEquals(want, fill(size, ping), "size " + size + " ping " + ping);
         BytesStore<?, ?> s = BytesStore.wrap(want);
-        assertEquals(-1, RpingPattern.mismatch(s, 0, size, ping));
+        assertEquals(OptionalInt.empty(), RpingPattern.mismatch(s, 0, size, ping));
     }
 
     @Test
@@ -100,12 +101,12 @@ class RpingPatternTest {
     void aMismatchNamesTheFirstWrongByte() {
         byte[] d = reference(64, 3);
         BytesStore<?, ?> s = BytesStore.wrap(d);
-        assertEquals(-1, RpingPattern.mismatch(s, 0, 64, 3));
-        assertEquals(10, RpingPattern.mismatch(s, 0, 64, 4), "the ping number differs");
+        assertEquals(OptionalInt.empty(), RpingPattern.mismatch(s, 0, 64, 3));
+        assertEquals(OptionalInt.of(10), RpingPattern.mismatch(s, 0, 64, 4), "the ping number differs");
         d[40] ^= 1;
-        assertEquals(40, RpingPattern.mismatch(s, 0, 64, 3));
+        assertEquals(OptionalInt.of(40), RpingPattern.mismatch(s, 0, 64, 3));
         d[40] ^= 1;
         d[63] = 'x';
-        assertEquals(63, RpingPattern.mismatch(s, 0, 64, 3), "the NUL at the end");
+        assertEquals(OptionalInt.of(63), RpingPattern.mismatch(s, 0, 64, 3), "the NUL at the end");
     }
 }

@@ -63,7 +63,7 @@ final class PortTableOps {
             r.fail(CqpFault.INDEX_OUT_OF_RANGE, "qhash QP number beyond the committed QP count");
             return;
         }
-        int vlan = w.qhashVlanValid() ? w.qhashVlanId() : -1;
+        int vlan = QuadHashTable.vlanKey(w.qhashVlanValid(), w.qhashVlanId());
         long lh = hi(w, true);
         long ll = lo(w, true);
         long rh = hi(w, false);

@@ -14,10 +14,13 @@ import dev.irdmaemu.model.trace.TraceKind;
  * tcp_ctx_valid and hte_added) and IRDMA_CQPSQ_QP_REMOVEHASHENTRY (ctrl.c irdma_sc_qp_destroy, irdma_sc_qp_modify).
  */
 final class QpHashEntry {
-    /** The QP's 4-tuple and VLAN in the quad-hash table's form (IPv4 in address word 3, IPv4-mapped; VLAN -1 none). */
+    /**
+     * The QP's 4-tuple and VLAN in the quad-hash table's form (IPv4 in address word 3, IPv4-mapped; the VLAN as
+     * {@link QuadHashTable#vlanKey} keys it: the QP's tag when it inserts one, else untagged).
+     */
     private record Key(long localHi, long localLo, long remoteHi, long remoteLo, int vlan) {
         static Key of(QueuePair qp) {
-            int vlan = qp.insertVlan() ? qp.vlanTag() & 0xfff : -1;
+            int vlan = QuadHashTable.vlanKey(qp.insertVlan(), qp.vlanTag() & 0xfff);
             if (qp.ipv4()) {
                 return new Key(IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(qp.localIp(3)), IpAddress.IPV4_MAPPED_HI,
                         IpAddress.mappedLo(qp.remoteIp(3)), vlan);

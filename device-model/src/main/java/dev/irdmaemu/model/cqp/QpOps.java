@@ -10,6 +10,7 @@ import dev.irdmaemu.fw.qp.QpContext;
 import dev.irdmaemu.fw.qp.QpContextCheck;
 import dev.irdmaemu.model.hmc.HmcFunction;
 import dev.irdmaemu.model.hmc.RingPages;
+import dev.irdmaemu.model.iwarp.FlushOutcome;
 import dev.irdmaemu.model.iwarp.IwarpDataPath;
 import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.qp.QpState;
@@ -235,11 +236,11 @@ final class QpOps {
             r.fail(CqpFault.UNSUPPORTED_FIELD, "flush of a QP without an iWARP data path");
             return;
         }
-        int minor = dataPath.flush(qp, flushFields);
-        if (minor < 0) {
-            r.fail(CqpFault.FLUSH_NO_WQE_PENDING, "nothing outstanding on the queues asked for");
+        FlushOutcome flushed = dataPath.flush(qp, flushFields);
+        if (flushed.completes()) {
+            r.okWithMinor(flushed.minor());
         } else {
-            r.okWithMinor(minor);
+            r.fail(CqpFault.FLUSH_NO_WQE_PENDING, "nothing outstanding on the queues asked for");
         }
     }
 

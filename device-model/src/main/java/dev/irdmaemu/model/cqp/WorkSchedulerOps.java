@@ -38,7 +38,7 @@ final class WorkSchedulerOps {
         switch (res) {
             case OK -> {
                 if (op == CqpWqe.WS_NODE_OP_ADD && w.wsLeaf()) {
-                    r.returnValue(ws.lastQsHandle());
+                    r.returnValue(ws.qsHandle(id));
                 }
             }
             case BAD_NODE_ID -> r.fail(CqpFault.INDEX_OUT_OF_RANGE, res.describe());

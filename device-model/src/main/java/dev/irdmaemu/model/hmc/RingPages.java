@@ -3,6 +3,7 @@ package dev.irdmaemu.model.hmc;
 import static dev.irdmaemu.fw.hmc.PbleLayout.PBLE_PER_PAGE;
 
 import dev.irdmaemu.fw.bus.HostMemory;
+import java.util.Objects;
 
 /**
  * Where a ring the device produces into or consumes from lies in host memory: either one physically contiguous
@@ -47,7 +48,7 @@ public final class RingPages {
     }
 
     private boolean paged;
-    /** False before the first mapping and after a failed {@link #map} or {@link #clear}: every address is -1. */
+    /** False before the first mapping and after a failed {@link #map} or {@link #clear}: it holds no offset. */
     private boolean mapped;
     private long base;
     private long bytes;
@@ -147,18 +148,30 @@ public final class RingPages {
     }
 
     /**
-     * Guest-physical address of byte {@code offset} of the ring; -1 (which no host memory region holds) when the
-     * offset lies outside a paged ring or nothing is mapped.
+     * Whether byte {@code offset} of the ring has a guest-physical address: a contiguous ring holds every offset
+     * once mapped (its caller keeps within the ring), a paged one the offsets of its resolved pages. Callers on
+     * the per-WQE path ask this before {@link #address(long)}.
+     */
+    public boolean holds(long offset) {
+        if (!paged) {
+            return mapped;
+        }
+        return offset >= 0 && (offset >>> PAGE_SHIFT) < pageCount;
+    }
+
+    /**
+     * Guest-physical address of byte {@code offset} of the ring, which must be one it {@link #holds(long)}.
+     *
+     * @throws IllegalStateException when the ring does not hold {@code offset}
      */
     public long address(long offset) {
+        if (!holds(offset)) {
+            throw new IllegalStateException("ring holds no byte at offset " + offset);
+        }
         if (!paged) {
-            return mapped ? base + offset : -1;
+            return base + offset;
         }
-        long page = offset >>> PAGE_SHIFT;
-        if (offset < 0 || page >= pageCount) {
-            return -1;
-        }
-        return pages[(int) page] + (offset & PAGE_MASK);
+        return pages[(int) (offset >>> PAGE_SHIFT)] + (offset & PAGE_MASK);
     }
 
     /** Bytes from {@code offset} to the end of its page (paged), or to the end of the ring (contiguous). */
@@ -178,9 +191,13 @@ public final class RingPages {
         return pageCount;
     }
 
-    /** The address of page {@code i} (paged rings). */
+    /**
+     * The address of page {@code i} (paged rings).
+     *
+     * @throws IndexOutOfBoundsException when {@code i} is not below {@link #pageCount()}
+     */
     public long page(int i) {
-        return i >= 0 && i < pageCount ? pages[i] : -1;
+        return pages[Objects.checkIndex(i, pageCount)];
     }
 
     public long bytes() {

@@ -4,6 +4,7 @@ import static dev.irdmaemu.fw.aq.ProfileTableSection.*;
 
 import dev.irdmaemu.fw.aq.ProfileTableSection;
 import java.util.Arrays;
+import java.util.OptionalInt;
 
 /**
  * The flexible pipeline's profile tables of the five hardware blocks (enum ice_block: switch, ACL, flow director,
@@ -171,7 +172,7 @@ public final class FlowProfiles {
      * (ice_flex_pipe.c ice_gen_key_word: don't care is 1/1, never match 0/0). The VSI group's upper bits (the CDID
      * the parser computes) are not compared.
      */
-    public int profileFor(int block, int ptg, int vsig) {
+    public OptionalInt profileFor(int block, int ptg, int vsig) {
         byte[] keys = tcamKeys[block];
         short[] prof = tcamProfile[block];
         boolean[] driver = tcamWrittenByDriver[block];
@@ -183,10 +184,10 @@ public final class FlowProfiles {
             if (matches(keys, at, 0, 0, 0xFF) && matches(keys, at, 1, 0, 0xFF) && matches(keys, at, 2, ptg, 0xFF)
                     && matches(keys, at, 3, vsig & 0xFF, 0xFF)
                     && matches(keys, at, 4, vsig >>> 8 & 0xFF, VSIG_INDEX_M >>> 8)) {
-                return prof[addr];
+                return OptionalInt.of(prof[addr]);
             }
         }
-        return -1;
+        return OptionalInt.empty();
     }
 
     private static boolean matches(byte[] keys, int at, int i, int value, int compared) {
@@ -232,10 +233,10 @@ public final class FlowProfiles {
         return set;
     }
 
-    /** The RSS profile the tables select for VSI {@code vsi} and packet type {@code ptype}, or -1. */
-    public int rssProfile(int vsi, int ptype) {
+    /** The RSS profile the tables select for VSI {@code vsi} and packet type {@code ptype}, if any. */
+    public OptionalInt rssProfile(int vsi, int ptype) {
         if (vsi < 0 || vsi >= XLT2_ENTRIES || ptype < 0 || ptype >= XLT1_ENTRIES) {
-            return -1;
+            return OptionalInt.empty();
         }
         return profileFor(BLK_RSS, ptypeGroup(BLK_RSS, ptype), vsiGroup(BLK_RSS, vsi));
     }
@@ -270,7 +271,7 @@ public final class FlowProfiles {
         if (vsi < 0 || vsi >= XLT2_ENTRIES || ptype < 0 || ptype >= XLT1_ENTRIES) {
             return NO_PROFILE;
         }
-        int profile = profileFor(BLK_RSS, ptypeGroup(BLK_RSS, ptype), vsiGroup(BLK_RSS, vsi));
-        return profile < 0 ? NO_PROFILE : inputSet(BLK_RSS, profile);
+        OptionalInt profile = profileFor(BLK_RSS, ptypeGroup(BLK_RSS, ptype), vsiGroup(BLK_RSS, vsi));
+        return profile.isPresent() ? inputSet(BLK_RSS, profile.getAsInt()) : NO_PROFILE;
     }
 }

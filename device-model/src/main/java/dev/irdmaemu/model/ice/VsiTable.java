@@ -6,6 +6,8 @@ import dev.irdmaemu.fw.aq.AqOpcode;
 import dev.irdmaemu.fw.aq.RssCommand;
 import dev.irdmaemu.fw.aq.VsiCommand;
 import java.util.BitSet;
+import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.function.BiConsumer;
 import net.openhft.chronicle.bytes.Bytes;
 
@@ -105,9 +107,14 @@ public final class VsiTable {
         return capacity;
     }
 
-    /** The VSI's type as add_vsi gave it (vsi_flags bits 1:0). */
+    /**
+     * The VSI's type as add_vsi gave it (vsi_flags bits 1:0). Like the other accessors of one VSI's state, it
+     * asks for a VSI that {@link #exists}: callers check that first.
+     *
+     * @throws IllegalArgumentException when no VSI {@code vsiNum} exists
+     */
     public int type(int vsiNum) {
-        return exists(vsiNum) ? type[vsiNum] : -1;
+        return type[existing(vsiNum)];
     }
 
     /** A copy of the VSI's 128-byte context, or null. */
@@ -127,10 +134,14 @@ public final class VsiTable {
         return lut != null ? lut.length : 0;
     }
 
-    /** Entry {@code i} of the LUT the VSI hashes through (a queue index within the VSI), or -1. */
+    /**
+     * Entry {@code i} of the LUT the VSI hashes through (a queue index within the VSI).
+     *
+     * @throws IndexOutOfBoundsException unless {@code i} is below {@link #rssLutEntries}
+     */
     public int rssLutEntry(int vsiNum, int i) {
         byte[] lut = lutInUse(vsiNum);
-        return lut != null && i >= 0 && i < lut.length ? lut[i] & 0xFF : -1;
+        return lut[Objects.checkIndex(i, lut != null ? lut.length : 0)] & 0xFF;
     }
 
     /** Copies the VSI's RSS key into {@code dst} (52 bytes, zeroes after a 40-byte key); false when none was set. */
@@ -142,9 +153,13 @@ public final class VsiTable {
         return true;
     }
 
-    /** A little-endian u16 of the VSI's kept context at {@code offset} (VsiCommand's offsets), or -1. */
+    /**
+     * A little-endian u16 of the VSI's kept context at {@code offset} (VsiCommand's offsets).
+     *
+     * @throws IllegalArgumentException when no VSI {@code vsiNum} exists
+     */
     public int contextU16(int vsiNum, int offset) {
-        return exists(vsiNum) ? VsiCommand.propsU16(props[vsiNum], offset) : -1;
+        return VsiCommand.propsU16(props[existing(vsiNum)], offset);
     }
 
     /** sw_flags of the VSI's kept context (VsiCommand.SW_FLAG_*), 0 for a VSI that does not exist. */
@@ -156,18 +171,30 @@ public final class VsiTable {
      * The PF's own VSI: the lowest-numbered VSI of type PF (ice's main LAN VSI, whose queues ice's netdev and the RDMA
      * block transmit on), if there is one.
      */
-    public java.util.OptionalInt pfVsi() {
+    public OptionalInt pfVsi() {
         for (int v = used.nextSetBit(0); v >= 0; v = used.nextSetBit(v + 1)) {
             if (type[v] == VsiCommand.TYPE_PF) {
-                return java.util.OptionalInt.of(v);
+                return OptionalInt.of(v);
             }
         }
-        return java.util.OptionalInt.empty();
+        return OptionalInt.empty();
     }
 
-    /** q_opt_rss of the VSI's kept context, or -1. */
+    /**
+     * q_opt_rss of the VSI's kept context.
+     *
+     * @throws IllegalArgumentException when no VSI {@code vsiNum} exists
+     */
     public int rssOptions(int vsiNum) {
-        return exists(vsiNum) ? props[vsiNum][VsiCommand.Q_OPT_RSS] & 0xFF : -1;
+        return props[existing(vsiNum)][VsiCommand.Q_OPT_RSS] & 0xFF;
+    }
+
+    /** {@code vsiNum}, checked to name a VSI that exists. */
+    private int existing(int vsiNum) {
+        if (!exists(vsiNum)) {
+            throw new IllegalArgumentException("no VSI " + vsiNum);
+        }
+        return vsiNum;
     }
 
     private byte[] lutInUse(int vsiNum) {
@@ -295,10 +322,11 @@ public final class VsiTable {
     // ---- RSS
 
     private int setRssKey(AqDescriptor desc, Bytes<?> buf) {
-        int num = rssVsi(desc);
-        if (num < 0) {
+        OptionalInt vsiNum = rssVsi(desc);
+        if (vsiNum.isEmpty()) {
             return refusals.refuse("set_rss_key", "vsi_id names no VSI", AqError.ENOENT);
         }
+        int num = vsiNum.getAsInt();
         long len = CommandBuffer.length(desc, buf);
         if (len != RssCommand.STANDARD_KEY_SIZE && len != RssCommand.EXTENDED_KEY_SIZE) {
             return refusals.refuse("set_rss_key", "key of " + len + " bytes", AqError.EINVAL);
@@ -314,10 +342,11 @@ public final class VsiTable {
     }
 
     private int getRssKey(AqDescriptor desc, Bytes<?> buf) {
-        int num = rssVsi(desc);
-        if (num < 0) {
+        OptionalInt vsiNum = rssVsi(desc);
+        if (vsiNum.isEmpty()) {
             return refusals.refuse("get_rss_key", "vsi_id names no VSI", AqError.ENOENT);
         }
+        int num = vsiNum.getAsInt();
         long len = CommandBuffer.length(desc, buf);
         if (len < RssCommand.EXTENDED_KEY_SIZE) {
             return refusals.refuse("get_rss_key", "reply buffer of " + len + " bytes", AqError.ENOMEM);
@@ -332,10 +361,11 @@ public final class VsiTable {
     }
 
     private int setRssLut(AqDescriptor desc, Bytes<?> buf) {
-        int num = rssVsi(desc);
-        if (num < 0) {
+        OptionalInt vsiNum = rssVsi(desc);
+        if (vsiNum.isEmpty()) {
             return refusals.refuse("set_rss_lut", "vsi_id names no VSI", AqError.ENOENT);
         }
+        int num = vsiNum.getAsInt();
         int flags = desc.paramU16(RssCommand.PARAM_LUT_FLAGS);
         int lutType = flags & RssCommand.LUT_TYPE_M;
         if (lutType > LUT_TYPE_GLOBAL) {
@@ -375,10 +405,11 @@ public final class VsiTable {
     }
 
     private int getRssLut(AqDescriptor desc, Bytes<?> buf) {
-        int num = rssVsi(desc);
-        if (num < 0) {
+        OptionalInt vsiNum = rssVsi(desc);
+        if (vsiNum.isEmpty()) {
             return refusals.refuse("get_rss_lut", "vsi_id names no VSI", AqError.ENOENT);
         }
+        int num = vsiNum.getAsInt();
         int flags = desc.paramU16(RssCommand.PARAM_LUT_FLAGS);
         byte[] kept;
         switch (flags & RssCommand.LUT_TYPE_M) {
@@ -414,10 +445,11 @@ public final class VsiTable {
         return buf != null && vsi.complete();
     }
 
-    private int rssVsi(AqDescriptor desc) {
+    /** The VSI an RSS command's vsi_id names, if it is valid and exists. */
+    private OptionalInt rssVsi(AqDescriptor desc) {
         int id = desc.paramU16(RssCommand.PARAM_VSI_ID);
         int num = id & RssCommand.VSI_MASK;
-        return (id & RssCommand.VSI_VALID) != 0 && exists(num) ? num : -1;
+        return (id & RssCommand.VSI_VALID) != 0 && exists(num) ? OptionalInt.of(num) : OptionalInt.empty();
     }
 
     private void reply(AqDescriptor desc, int num) {

@@ -26,7 +26,11 @@ final class IdleQueues {
     boolean flushSq(QueuePair qp, int major, int minor) {
         RingCursor c = qp.sqCursor();
         for (int n = 0; n < c.size(); n++) {
-            long gpa = qp.sqRing().address((long) c.index() * SqWqe.QUANTUM);
+            long offset = (long) c.index() * SqWqe.QUANTUM;
+            if (!qp.sqRing().holds(offset)) {
+                return false;
+            }
+            long gpa = qp.sqRing().address(offset);
             int r = memory.find(gpa, SqWqe.QUANTUM);
             if (r < 0) {
                 return false;
@@ -50,7 +54,11 @@ final class IdleQueues {
 
     boolean flushRq(QueuePair qp, int major, int minor) {
         RingCursor c = qp.rqCursor();
-        long gpa = qp.rqRing().address((long) c.index() * RqWqe.MIN_SIZE);
+        long offset = (long) c.index() * RqWqe.MIN_SIZE;
+        if (!qp.rqRing().holds(offset)) {
+            return false;
+        }
+        long gpa = qp.rqRing().address(offset);
         int r = memory.find(gpa, RqWqe.MIN_SIZE);
         if (r < 0 || rq.wrap(memory.store(r), memory.offset(r, gpa), RqWqe.MIN_SIZE).valid() != c.polarity()) {
             return false;

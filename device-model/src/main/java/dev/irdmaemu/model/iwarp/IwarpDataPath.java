@@ -1,7 +1,6 @@
 package dev.irdmaemu.model.iwarp;
 
 import dev.irdmaemu.fw.bus.HostMemory;
-import dev.irdmaemu.fw.cqp.CqpErrorCode;
 import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.qp.QpContext;
@@ -280,10 +279,10 @@ public final class IwarpDataPath implements OffloadedPath {
     }
 
     /**
-     * Flush WQEs / Generate AE (CQP opcode 0x22, ctrl.c irdma_sc_qp_flush_wqes / irdma_sc_gen_ae). Answers the
-     * completion's minor code (see the class comment), or -1 for Flush No WQE Pending.
+     * Flush WQEs / Generate AE (CQP opcode 0x22, ctrl.c irdma_sc_qp_flush_wqes / irdma_sc_gen_ae). Answers what
+     * the op found: the success completion's minor code (see the class comment), or Flush No WQE Pending.
      */
-    public int flush(QueuePair qp, QpFlushFields f) {
+    public FlushOutcome flush(QueuePair qp, QpFlushFields f) {
         if (f.generateAe) {
             aeq.post(qp.completionContext(), qp.id(), f.aeCode, f.aeSource, qp.state().code(),
                     engines[qp.id()] == null ? 0 : engines[qp.id()].tcp().state().hardwareCode(), 0, 0);
@@ -291,7 +290,7 @@ public final class IwarpDataPath implements OffloadedPath {
         boolean flushSq = f.flushSq;
         boolean flushRq = f.flushRq;
         if (!flushSq && !flushRq) {
-            return 0;
+            return FlushOutcome.NOTHING_ASKED;
         }
         int sqMaj = f.userFlushCode ? f.sqMajor : Cqe.MAJOR_FLUSH;
         int sqMin = f.userFlushCode ? f.sqMinor : Cqe.MINOR_FLUSH_GENERAL;
@@ -313,12 +312,7 @@ public final class IwarpDataPath implements OffloadedPath {
             t.text("action", "flush").num("qp", qp.id()).flag("sq", flushSq).flag("rq", flushRq)
                     .flag("sq_flushed", (flushed & 1) != 0).flag("rq_flushed", (flushed & 2) != 0).emit();
         }
-        return switch (flushed) {
-            case 1 -> CqpErrorCode.COMPL_SQ_WQE_FLUSHED;
-            case 2 -> CqpErrorCode.COMPL_RQ_WQE_FLUSHED;
-            case 3 -> COMPL_BOTH_FLUSHED;
-            default -> -1;
-        };
+        return FlushOutcome.of((flushed & 1) != 0, (flushed & 2) != 0);
     }
 
 

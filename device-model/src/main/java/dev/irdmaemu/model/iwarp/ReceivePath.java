@@ -361,7 +361,11 @@ final class ReceivePath implements FpduAssembler.Sink {
             return RqFetch.NOT_POSTED;
         }
         int index = rq.index();
-        long gpa = rqRing.address((long) index * RqWqe.MIN_SIZE);
+        long offset = (long) index * RqWqe.MIN_SIZE;
+        if (!rqRing.holds(offset)) {
+            return RqFetch.NOT_POSTED;
+        }
+        long gpa = rqRing.address(offset);
         int r = memory.find(gpa, rqWqeBytes);
         if (r < 0) {
             return RqFetch.NOT_POSTED;
@@ -461,7 +465,11 @@ final class ReceivePath implements FpduAssembler.Sink {
     }
 
     private boolean postedAtIndex() {
-        long gpa = rqRing.address((long) rq.index() * RqWqe.MIN_SIZE);
+        long offset = (long) rq.index() * RqWqe.MIN_SIZE;
+        if (!rqRing.holds(offset)) {
+            return false;
+        }
+        long gpa = rqRing.address(offset);
         int r = memory.find(gpa, RqWqe.MIN_SIZE);
         return r >= 0 && rqWqe.wrap(memory.store(r), memory.offset(r, gpa), RqWqe.MIN_SIZE).valid() == rq.polarity();
     }

@@ -242,7 +242,11 @@ final class SendQueue {
      * malformed one raises its AE and stops the QP.
      */
     private Fetch fetch(int index) {
-        long gpa = ring.address((long) index * SqWqe.QUANTUM);
+        long offset = (long) index * SqWqe.QUANTUM;
+        if (!ring.holds(offset)) {
+            return Fetch.NOT_POSTED;
+        }
+        long gpa = ring.address(offset);
         int r = memory.find(gpa, SqWqe.QUANTUM);
         if (r < 0) {
             return Fetch.NOT_POSTED;
@@ -660,7 +664,11 @@ final class SendQueue {
             // Posted but not fetched (the QP stopped before reaching them).
             for (int n = 0; n < ringQuanta && !found; n++) {
                 int at = cursor.index();
-                long gpa = ring.address((long) at * SqWqe.QUANTUM);
+                long offset = (long) at * SqWqe.QUANTUM;
+                if (!ring.holds(offset)) {
+                    break;
+                }
+                long gpa = ring.address(offset);
                 int r = memory.find(gpa, SqWqe.QUANTUM);
                 if (r < 0) {
                     break;

@@ -80,11 +80,13 @@ public final class VsiRssSteering implements RxSteering {
             if (LOG.isDebugEnabled()) {
                 StringBuilder b = new StringBuilder();
                 for (int ptype : HASHED_PTYPES) {
-                    int p = profiles.rssProfile(vsi, ptype);
-                    b.append(' ').append(ptype).append(":profile ").append(p).append(" set ").append(out.inputSet(ptype));
-                    if (p >= 0) {
-                        b.append(" [").append(profiles.describe(dev.irdmaemu.fw.aq.ProfileTableSection.BLK_RSS, p))
-                                .append(']');
+                    OptionalInt p = profiles.rssProfile(vsi, ptype);
+                    b.append(' ').append(ptype).append(":profile ")
+                            .append(p.isPresent() ? Integer.toString(p.getAsInt()) : "none")
+                            .append(" set ").append(out.inputSet(ptype));
+                    if (p.isPresent()) {
+                        b.append(" [").append(profiles.describe(dev.irdmaemu.fw.aq.ProfileTableSection.BLK_RSS,
+                                p.getAsInt())).append(']');
                     }
                 }
                 LOG.debug("VSI {} RSS input sets by ptype (set bits: 1 src, 2 dst, 4 sport, 8 dport; -1 ice's default):"

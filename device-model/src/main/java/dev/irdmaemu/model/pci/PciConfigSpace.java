@@ -4,6 +4,7 @@ import dev.irdmaemu.fw.pci.PciRegs;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
+import java.util.Optional;
 
 /**
  * A PCI Express function's 4 KiB configuration space as a table: every byte has its value, its power-on value and
@@ -279,10 +280,12 @@ public final class PciConfigSpace {
         return v;
     }
 
-    /** The name of the field holding byte {@code offset}, or null. */
-    public String fieldName(int offset) {
-        int f = offset >= 0 && offset < SIZE ? fieldOf[offset] : -1;
-        return f < 0 ? null : fieldNames[f];
+    /** The name of the field holding byte {@code offset}, if a field holds it. */
+    public Optional<String> fieldName(int offset) {
+        if (offset < 0 || offset >= SIZE || fieldOf[offset] < 0) {
+            return Optional.empty();
+        }
+        return Optional.of(fieldNames[fieldOf[offset]]);
     }
 
     /** Guest writes so far, and those dropped (bad size or outside the space). */

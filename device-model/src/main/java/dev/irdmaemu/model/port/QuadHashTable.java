@@ -9,13 +9,20 @@ package dev.irdmaemu.model.port;
  * </ul>
  * Entries come from the CQP op, and from the device itself: Modify / Create QP to RTS with a TCP context installs
  * (or re-points) the established entry of the QP's four-tuple, and REMOVEHASHENTRY drops it
- * ({@link dev.irdmaemu.model.cqp.CqpOperations}). Addresses in the {@code (hi, lo)} form of {@link dev.irdmaemu.fw.frame.IpAddress} (IPv4 mapped); VLAN -1 for
+ * ({@link dev.irdmaemu.model.cqp.CqpOperations}). Addresses in the {@code (hi, lo)} form of {@link dev.irdmaemu.fw.frame.IpAddress} (IPv4 mapped); VLAN {@link #UNTAGGED} for
  * untagged. Open addressing with linear probing and tombstones over fixed arrays: lookups allocate nothing.
  */
 public final class QuadHashTable {
     /** enum irdma_quad_entry_type (type.h). */
     public static final int TYPE_ESTABLISHED = 1;
     public static final int TYPE_SYN = 2;
+
+    /**
+     * The VLAN key of an entry for frames without an 802.1Q tag: what {@link dev.irdmaemu.fw.frame.TcpPacket#vlanId()}
+     * answers for an untagged frame, so the receive classifier looks up with the frame's own value. Entries from
+     * the CQP say whether they are tagged; {@link #vlanKey} turns that into the key.
+     */
+    public static final int UNTAGGED = -1;
 
     /** Result of a change. */
     public enum Change {
@@ -99,6 +106,11 @@ public final class QuadHashTable {
         return false;
     }
 
+    /** The VLAN key of an entry: {@code vlanId} when it is {@code tagged}, else {@link #UNTAGGED}. */
+    public static int vlanKey(boolean tagged, int vlanId) {
+        return tagged ? vlanId : UNTAGGED;
+    }
+
     /** Adds ({@code replace} false) or modifies ({@code replace} true) an entry. */
     private boolean matches(int i, int t, long lh, long ll, int lp, long rh, long rl, int rp, int v) {
         return slot[i] == USED && type[i] == t && lPort[i] == lp && rPort[i] == rp && vlan[i] == v && lLo[i] == ll
@@ -166,16 +178,27 @@ public final class QuadHashTable {
         return Change.OK;
     }
 
-    /** The QP of the established entry for this 4-tuple and VLAN, or -1. */
-    public int lookupEstablished(long lh, long ll, int lp, long rh, long rl, int rp, int v) {
+    /**
+     * Whether an established entry for this 4-tuple and VLAN is there; if so {@link #foundQpn()} answers its QP.
+     * Allocation-free: the receive classifier asks per segment.
+     */
+    public boolean findEstablished(long lh, long ll, int lp, long rh, long rl, int rp, int v) {
         lookups++;
-        return find(TYPE_ESTABLISHED, lh, ll, lp, rh, rl, rp, v) ? qpn[lastFound] : -1;
+        return find(TYPE_ESTABLISHED, lh, ll, lp, rh, rl, rp, v);
     }
 
-    /** The QP of the listen entry for this local address, port and VLAN, or -1. */
-    public int lookupListen(long lh, long ll, int lp, int v) {
+    /** Whether a listen entry for this local address, port and VLAN is there; if so {@link #foundQpn()} answers its QP. */
+    public boolean findListen(long lh, long ll, int lp, int v) {
         lookups++;
-        return find(TYPE_SYN, lh, ll, lp, 0, 0, 0, v) ? qpn[lastFound] : -1;
+        return find(TYPE_SYN, lh, ll, lp, 0, 0, 0, v);
+    }
+
+    /**
+     * The QP of the entry the last {@link #findEstablished} or {@link #findListen} found (asked right after one
+     * that answered true).
+     */
+    public int foundQpn() {
+        return qpn[lastFound];
     }
 
     public int size() {

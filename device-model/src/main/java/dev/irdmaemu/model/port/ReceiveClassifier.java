@@ -35,15 +35,13 @@ public final class ReceiveClassifier {
         int vlan = p.vlanId();
         int localPort = p.tcp().destinationPort();
         int remotePort = p.tcp().sourcePort();
-        int q = qhash.lookupEstablished(p.destinationHi(), p.destinationLo(), localPort, p.sourceHi(),
-                p.sourceLo(), remotePort, vlan);
-        if (q >= 0) {
-            qpn = q;
+        if (qhash.findEstablished(p.destinationHi(), p.destinationLo(), localPort, p.sourceHi(), p.sourceLo(),
+                remotePort, vlan)) {
+            qpn = qhash.foundQpn();
             return Route.QP_ESTABLISHED;
         }
-        q = qhash.lookupListen(p.destinationHi(), p.destinationLo(), localPort, vlan);
-        if (q >= 0) {
-            qpn = q;
+        if (qhash.findListen(p.destinationHi(), p.destinationLo(), localPort, vlan)) {
+            qpn = qhash.foundQpn();
             return Route.QP_LISTEN;
         }
         qpn = -1;

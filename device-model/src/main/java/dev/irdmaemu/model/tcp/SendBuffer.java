@@ -12,7 +12,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  *
  * <p>It also remembers where the upper layer's records end (each send is one whole FPDU), oldest first, for MPA's
  * FPDU alignment: RFC 5044 §8 has the sender keep every FPDU whole inside one TCP segment where it can, so
- * {@link TcpOutput} asks {@link #recordBoundary} where to cut. A full record list only loses alignment for the
+ * {@link TcpOutput} asks {@link #recordEndsWithin} whether, and {@link #lengthToRecordEnd} where, to cut. A full record list only loses alignment for the
  * records it could not note, never data.
  */
 final class SendBuffer {
@@ -22,7 +22,7 @@ final class SendBuffer {
     private int recordHead;
     private int recordCount;
     /**
-     * Where the last {@link #recordBoundary} search ended, in records after {@link #recordHead}: segments are cut
+     * Where the last {@link #recordEndsWithin} search ended, in records after {@link #recordHead}: segments are cut
      * in sequence, so the next search's answer is usually a record or two on from there.
      */
     private int recordCursor;
@@ -76,16 +76,17 @@ final class SendBuffer {
 
     /** {@code len} cut back to the last record boundary after {@code seq}, if one lies inside it. */
     int aligned(long seq, int len) {
-        int b = len > 0 ? recordBoundary(seq, len) : -1;
-        return b > 0 ? b : len;
+        return len > 0 && recordEndsWithin(seq, len) ? lengthToRecordEnd(seq) : len;
     }
 
     /**
-     * The length from {@code seq} to the last record end in {@code (seq, seq + len]}, or -1 when none is there
-     * (one record longer than {@code len}). Searches the ring, whose ends ascend in sequence space: first a few
-     * records on from where the last search ended (the next segment of a stream), then by bisection.
+     * Whether a record ends in {@code (seq, seq + len]} (false when one record is longer than {@code len}); when
+     * it does, {@link #lengthToRecordEnd} answers how far the last such end lies from {@code seq}. Searches the
+     * ring, whose ends ascend in sequence space: first a few records on from where the last search ended (the
+     * next segment of a stream), then by bisection. Leaves {@link #recordCursor} at the first record ending after
+     * {@code seq + len}.
      */
-    int recordBoundary(long seq, int len) {
+    boolean recordEndsWithin(long seq, int len) {
         long limit = seq + len;
         // the first record ending after limit: in [lo, hi), every record before lo ends at or before limit
         int lo;
@@ -114,11 +115,15 @@ final class SendBuffer {
             }
         }
         recordCursor = lo;
-        if (lo == 0) {
-            return -1;
-        }
-        long d = seqDiff(recordEnd(lo - 1), seq);
-        return d > 0 ? (int) d : -1;
+        return lo > 0 && seqDiff(recordEnd(lo - 1), seq) > 0;
+    }
+
+    /**
+     * The length from {@code seq} to the last record end the preceding {@link #recordEndsWithin} search (from the
+     * same {@code seq}, answering true) found: the record just before {@link #recordCursor}.
+     */
+    int lengthToRecordEnd(long seq) {
+        return (int) seqDiff(recordEnd(recordCursor - 1), seq);
     }
 
     /** The sequence number after record {@code i} (counted from the oldest unacknowledged). */

@@ -155,9 +155,17 @@ final class TcpOutput {
             if (unsent <= 0 && !finDue) {
                 break;
             }
-            int len = nextSegmentLength(unsent, finDue);
-            if (len < 0) {
+            int len = windowedLength(unsent);
+            if (!windowAdmits(len, unsent, finDue)) {
                 break;
+            }
+            if (len > 0 && len < unsent) {
+                if (sendBuffer.recordEndsWithin(tcb.sndNxt, len)) {
+                    len = sendBuffer.lengthToRecordEnd(tcb.sndNxt);
+                } else if (len < tcb.segmentPayload && seqDiff(tcb.sndNxt, tcb.sndUna) > 0) {
+                    // The window ends inside an FPDU: wait for the ACK rather than split it.
+                    break;
+                }
             }
             boolean fin = tcb.finQueued && seqDiff(tcb.sndNxt + len, tcb.finSeq) == 0;
             transmitSegment(tcb.sndNxt, len, fin);
@@ -184,34 +192,28 @@ final class TcpOutput {
     }
 
     /**
-     * The payload of the next segment from SND.NXT, given {@code unsent} bytes queued beyond it: 0 for a bare FIN,
-     * -1 when nothing should leave now (no window, or a runt the coming ACK would spare us, or a cut through an
-     * FPDU the coming ACK would spare us).
+     * The payload the windows allow for the next segment from SND.NXT, given {@code unsent} bytes queued beyond it
+     * (before cutting it at a record end): at most one SMSS, 0 when the window is closed or only a FIN is due.
      */
-    private int nextSegmentLength(long unsent, boolean finDue) {
+    private int windowedLength(long unsent) {
+        long usable = Math.min(congestion.cwnd(), tcb.sndWnd) - seqDiff(tcb.sndNxt, tcb.sndUna);
+        return (int) Math.max(0, Math.min(Math.min(unsent, tcb.segmentPayload), usable));
+    }
+
+    /**
+     * Whether a segment of {@code len} ({@link #windowedLength}; 0 for a bare FIN) should leave now: not when there
+     * is no window, nor for a runt the coming ACK would spare us.
+     */
+    private boolean windowAdmits(int len, long unsent, boolean finDue) {
         int smss = tcb.segmentPayload;
         long inFlight = seqDiff(tcb.sndNxt, tcb.sndUna);
-        long window = Math.min(congestion.cwnd(), tcb.sndWnd);
-        long usable = window - inFlight;
-        int len = (int) Math.max(0, Math.min(Math.min(unsent, smss), usable));
+        long usable = Math.min(congestion.cwnd(), tcb.sndWnd) - inFlight;
         if (len == 0 && !(finDue && usable >= 0 && tcb.sndWnd > 0)) {
-            return -1;
+            return false;
         }
-        if (len > 0 && len < smss && len < unsent && 2L * len < tcb.maxSndWnd && inFlight > 0) {
-            // Sender SWS avoidance (RFC 9293 §3.8.6.2.1): no runt just because the window has a sliver
-            // left; the ACK that is coming opens it. With nothing in flight no ACK is coming, so send.
-            return -1;
-        }
-        if (len > 0 && len < unsent) {
-            int aligned = sendBuffer.recordBoundary(tcb.sndNxt, len);
-            if (aligned > 0) {
-                len = aligned;
-            } else if (len < smss && inFlight > 0) {
-                // The window ends inside an FPDU: wait for the ACK rather than split it.
-                return -1;
-            }
-        }
-        return len;
+        // Sender SWS avoidance (RFC 9293 §3.8.6.2.1): no runt just because the window has a sliver left; the ACK
+        // that is coming opens it. With nothing in flight no ACK is coming, so send.
+        return !(len > 0 && len < smss && len < unsent && 2L * len < tcb.maxSndWnd && inFlight > 0);
     }
 
     /** Resends the first unacknowledged segment (fast retransmit, NewReno's partial ACK) and restarts the RTO. */

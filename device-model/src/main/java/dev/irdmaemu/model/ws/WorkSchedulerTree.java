@@ -2,6 +2,7 @@ package dev.irdmaemu.model.ws;
 
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.OptionalInt;
 
 /**
  * The work-scheduler node table behind IRDMA_CQP_OP_WORK_SCHED_NODE (ctrl.c irdma_sc_manage_ws_node). ws.c
@@ -201,9 +202,9 @@ public final class WorkSchedulerTree {
         return id >= 0 && id < MAX_WS_NODES;
     }
 
-    /** The qs_handle the last successful leaf add allocated; -1 after any other op or a refused add. */
-    public int lastQsHandle() {
-        return lastQsHandle;
+    /** The qs_handle the last op allocated: present after a successful leaf add, empty after any other op. */
+    public OptionalInt lastQsHandle() {
+        return lastQsHandle >= 0 ? OptionalInt.of(lastQsHandle) : OptionalInt.empty();
     }
 
     public int liveCount() {
@@ -226,34 +227,54 @@ public final class WorkSchedulerTree {
         return live(id) && enabled[id];
     }
 
-    /** The node's parent (itself for the root), -1 for no node. */
+    /**
+     * The node's parent (itself for the root). Like the other accessors of one node's fields, it asks for a node
+     * that is {@link #live}: callers check that first.
+     *
+     * @throws IllegalArgumentException when node {@code id} is not live
+     */
     public int parent(int id) {
-        return live(id) ? parent[id] : -1;
+        return parent[liveNode(id)];
     }
 
-    /** A leaf's qs_handle, -1 for a parent node or no node. */
+    /**
+     * A leaf's qs_handle.
+     *
+     * @throws IllegalArgumentException when node {@code id} is not a live {@link #leaf}
+     */
     public int qsHandle(int id) {
-        return live(id) ? qsHandle[id] : -1;
+        if (!leaf(id)) {
+            throw new IllegalArgumentException("no leaf node " + id);
+        }
+        return qsHandle[id];
     }
 
     public int trafficClass(int id) {
-        return live(id) ? tc[id] : -1;
+        return tc[liveNode(id)];
     }
 
     public int vsi(int id) {
-        return live(id) ? vsi[id] : -1;
+        return vsi[liveNode(id)];
     }
 
     public int weight(int id) {
-        return live(id) ? weight[id] : -1;
+        return weight[liveNode(id)];
     }
 
     public int prioType(int id) {
-        return live(id) ? prio[id] : -1;
+        return prio[liveNode(id)];
     }
 
-    /** The root's id, -1 without one. */
-    public int root() {
-        return root;
+    /** {@code id}, checked to name a live node. */
+    private int liveNode(int id) {
+        if (!live(id)) {
+            throw new IllegalArgumentException("no live node " + id);
+        }
+        return id;
+    }
+
+    /** The root's id, if the tree has one. */
+    public OptionalInt root() {
+        return root >= 0 ? OptionalInt.of(root) : OptionalInt.empty();
     }
 }

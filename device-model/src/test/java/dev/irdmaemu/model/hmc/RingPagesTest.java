@@ -90,8 +90,8 @@ class RingPagesTest {
         assertEquals(pages[1], r.address(4096));
         assertEquals(pages[2] + 99, r.address(2 * 4096 + 99));
         assertEquals(32, r.span(4064));
-        assertEquals(-1, r.address(3 * 4096), "beyond the resolved pages");
-        assertEquals(-1, r.address(-32));
+        assertFalse(r.holds(3 * 4096), "beyond the resolved pages");
+        assertFalse(r.holds(-32));
         // the guest rewrites the PBLEs: the resolved copy stands
         lists.write(first + 1, OUTSIDE);
         assertEquals(pages[1] + 64, r.address(4096 + 64));
@@ -135,7 +135,7 @@ class RingPagesTest {
         assertEquals(RingPages.Fault.PAGE_NOT_MAPPED, r.map(w, memory, false, first, 3 * 4096));
         assertEquals(2, r.faultPage());
         assertFalse(r.paged());
-        assertEquals(-1, r.address(0));
+        assertFalse(r.holds(0));
         // the ring ends before the bad page: it is never read
         assertEquals(RingPages.Fault.NONE, r.map(w, memory, false, first, 2 * 4096));
         // a two-level root entry naming a leaf beyond the object

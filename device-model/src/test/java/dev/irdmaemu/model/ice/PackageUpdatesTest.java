@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Random;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
@@ -109,7 +110,7 @@ class PackageUpdatesTest {
         assertEquals(2, profiles.sectionsApplied(BLK_FD));
         assertEquals(0, profiles.sectionsApplied(BLK_RSS));
         assertEquals(1, updates.boostSections());
-        assertEquals(3, profiles.profileFor(BLK_FD, PTG, VSIG));
+        assertEquals(OptionalInt.of(3), profiles.profileFor(BLK_FD, PTG, VSIG));
     }
 
     static Stream<Arguments> hostileBuffers() {

@@ -20,6 +20,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,7 @@ class HostedNodeTest {
         ByteArrayOutputStream pcap = new ByteArrayOutputStream();
         try (PcapWriter writer = new PcapWriter(pcap, TimestampResolution.NANOSECONDS, 65535, ByteOrder.LITTLE_ENDIAN);
              HostedNode node = new HostedNode(wire, writer, null, System::nanoTime).start()) {
-            assertEquals(-1, node.loop().call(() -> node.port.resolveNeighbour(true, 0,
+            assertEquals(OptionalLong.empty(), node.loop().call(() -> node.port.neighbourMac(true, 0,
                     HostedNode.GUEST_V4.addressLo()), CALL), "the guest is unknown before it speaks");
             wire.send(GuestFrames.arpRequest());
             byte[] reply = wire.await(f -> new EthernetFrame().wrap(net.openhft.chronicle.bytes.BytesStore.wrap(f), 0,
@@ -46,8 +47,9 @@ class HostedNodeTest {
             assertEquals(2, reply[21], "an ARP reply");
             assertSame(node.loop().thread(), wire.pollingThread, "frames from the guest are taken on the model thread");
             assertSame(node.loop().thread(), wire.transmittingThread, "and sent on it");
-            assertEquals(HostedNode.GUEST_MAC, node.loop().call(() -> node.port.resolveNeighbour(true, 0,
-                    HostedNode.GUEST_V4.addressLo()), CALL), "the CM resolves the guest now");
+            assertEquals(OptionalLong.of(HostedNode.GUEST_MAC), node.loop().call(
+                    () -> node.port.neighbourMac(true, 0, HostedNode.GUEST_V4.addressLo()), CALL),
+                    "the CM resolves the guest now");
             NodeCounters c = node.loop().call(node::counters, CALL);
             assertEquals(1, c.framesFromGuest());
             assertEquals(1, c.framesToGuest());

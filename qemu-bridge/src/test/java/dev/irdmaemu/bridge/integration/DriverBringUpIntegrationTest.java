@@ -25,6 +25,7 @@ import dev.irdmaemu.model.trace.TraceKind;
 import dev.irdmaemu.model.ws.WorkSchedulerTree;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -163,7 +164,7 @@ class DriverBringUpIntegrationTest {
             WorkSchedulerTree ws = n.device.workScheduler();
             assertEquals(3, ws.liveCount(), "root, VSI node, one leaf");
             assertEquals(1, ws.qsHandlesInUse());
-            assertEquals(IrdmaDriver.WS_ROOT_NODE, ws.root());
+            assertEquals(OptionalInt.of(IrdmaDriver.WS_ROOT_NODE), ws.root());
             assertEquals(IrdmaDriver.WS_ROOT_NODE, ws.parent(0), "the root is its own parent");
             assertFalse(ws.leaf(0));
             assertTrue(ws.enabled(0));

@@ -172,7 +172,7 @@ class TwoModelNodesIntegrationTest {
         assertTrue(qpn >= 3, "QP number " + qpn);
         TcpOffloadContext t = n.port.lastTcp();
         MpaOutcome m = n.port.lastMpa();
-        long gpa = n.port.qpContextAddress(qpn);
+        long gpa = n.port.qpContextAddress(qpn).orElseThrow();
         QpContext q = new QpContext().wrap(n.ram.store(), n.ram.offsetOf(gpa), QpContext.SIZE);
         assertTrue(q.validate(true).accepted(), q.validate(true).describe());
         assertEquals(t.ipv4(), q.ipv4());
