@@ -105,10 +105,8 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
 
     /** verbs.c irdma_alloc_pd. */
     public ProtectionDomain allocatePd() {
-        int id = pdIds.allocate();
-        if (id < 0) {
-            throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no PD id left");
-        }
+        int id = pdIds.allocate()
+                .orElseThrow(() -> new VerbsException(VerbsException.Kind.NO_MEMORY, "no PD id left"));
         return new ProtectionDomain(this, id);
     }
 
@@ -128,10 +126,8 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         if (entries < 1 || entries > MAX_CQE) {
             throw new VerbsException(VerbsException.Kind.INVALID_ARGUMENT, "CQ of " + entries + " entries");
         }
-        int id = cqIds.allocate();
-        if (id < 0) {
-            throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no CQ id left");
-        }
+        int id = cqIds.allocate()
+                .orElseThrow(() -> new VerbsException(VerbsException.Kind.NO_MEMORY, "no CQ id left"));
         int cqe = Math.max(entries, 4);
         // gen2 without 64-byte CQEs: two CQE slots per completion (+2 spare), an even count, never exactly a page
         int ringEntries = (entries + 2) * 2;
@@ -311,10 +307,8 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         if (sqDepth > MAX_WQ_QUANTA || rqDepth > MAX_WQ_QUANTA) {
             throw new VerbsException(VerbsException.Kind.INVALID_ARGUMENT, "queue depth beyond 32768 quanta");
         }
-        int id = qpIds.allocate();
-        if (id < 0) {
-            throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no QP id left");
-        }
+        int id = qpIds.allocate()
+                .orElseThrow(() -> new VerbsException(VerbsException.Kind.NO_MEMORY, "no QP id left"));
         long ringBytes = ((sqDepth + rqDepth) * SqWqe.QUANTUM + 64 + 255) / 256 * 256;
         long ring = -1;
         long q2 = -1;
@@ -445,10 +439,8 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
     private int createStag() {
         int r = stagRandom.nextInt();
         int start = Math.floorMod(r >>> 8, Math.max(1, mrIds.max()));
-        int idx = mrIds.allocateFrom(start);
-        if (idx < 0) {
-            throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no MR index left");
-        }
+        int idx = mrIds.allocateFrom(start)
+                .orElseThrow(() -> new VerbsException(VerbsException.Kind.NO_MEMORY, "no MR index left"));
         return StagFields.stag(idx, r);
     }
 
