@@ -40,7 +40,7 @@ public class CqpOpsBench {
 
     @Benchmark
     public void nop() {
-        driver.nop();
+        driver.cqp().nop();
     }
 
     /**
@@ -50,13 +50,13 @@ public class CqpOpsBench {
      */
     @Benchmark
     public boolean nopThenInterrupt() {
-        driver.nop();
+        driver.cqp().nop();
         return pair.runUntilIdle(1_000_000_000L);
     }
 
     @Benchmark
     public void qhashAddDelete() {
-        driver.manageQhash(true, true, local, 4791, remote, 40000, true, -1, CmPair.MAC_A, 1);
-        driver.manageQhash(false, true, local, 4791, remote, 40000, true, -1, CmPair.MAC_A, 1);
+        driver.cqp().manageQhash(true, true, local, 4791, remote, 40000, true, -1, CmPair.MAC_A, 1);
+        driver.cqp().manageQhash(false, true, local, 4791, remote, 40000, true, -1, CmPair.MAC_A, 1);
     }
 }

@@ -167,8 +167,8 @@ final class IwarpBenchPair implements AutoCloseable {
     IwarpBenchPair() {
         a = new Node(scheduler, link, MAC_A);
         b = new Node(scheduler, link, MAC_B);
-        a.driver.manageArp(3, MAC_B, true);
-        b.driver.manageArp(3, MAC_A, true);
+        a.driver.cqp().manageArp(3, MAC_B, true);
+        b.driver.cqp().manageArp(3, MAC_A, true);
         long isnA = 0x1000;
         long isnB = 0x9000;
         int lsmm = 24;
@@ -179,14 +179,14 @@ final class IwarpBenchPair implements AutoCloseable {
         long reply = b.driver.allocate(64);
         int replyStag = b.verbs.registerPhysical(b.pd, reply, 64, Access.LOCAL_WRITE, reply).lkey();
         b.store.writeLong(b.off(reply), 0x4d5041204944L);
-        b.driver.manageQhash(CqpWqe.QHASH_MANAGE_ADD, true, new int[] {IP_B}, 20000, new int[] {IP_A}, 40000, true,
+        b.driver.cqp().manageQhash(CqpWqe.QHASH_MANAGE_ADD, true, new int[] {IP_B}, 20000, new int[] {IP_A}, 40000, true,
                 -1, MAC_B, QP);
         b.sqWqe.wrap(b.store, b.off(b.sq), 32).writeLsmm(true, reply, lsmm, replyStag);
         rtsAe(b);
         modifyToRts(b);
         scheduler.runFor(1_000_000);
         // A (active): the connection to its QP, the zero-length Write RTR, RTS.
-        a.driver.manageQhash(CqpWqe.QHASH_MANAGE_ADD, true, new int[] {IP_A}, 40000, new int[] {IP_B}, 20000, true,
+        a.driver.cqp().manageQhash(CqpWqe.QHASH_MANAGE_ADD, true, new int[] {IP_A}, 40000, new int[] {IP_B}, 20000, true,
                 -1, MAC_A, QP);
         a.sqWqe.wrap(a.store, a.off(a.sq), 32).writeRtr(true, false);
         rtsAe(a);
@@ -205,7 +205,7 @@ final class IwarpBenchPair implements AutoCloseable {
     }
 
     private void setUpQp(Node n, int local, int localPort, int remote, int remotePort, long sndNxt, long rcvNxt) {
-        n.cqRing = n.driver.createCq(CQ, CQ_ENTRIES);
+        n.cqRing = n.driver.cqp().createCq(CQ, CQ_ENTRIES);
         n.sq = n.driver.allocate(SQ_QUANTA * 32L);
         n.rq = n.driver.allocate(RQ_WQES * 32L);
         long q2 = n.driver.allocate(256);
@@ -230,7 +230,7 @@ final class IwarpBenchPair implements AutoCloseable {
         f.shadowAreaAddress = n.driver.allocate(64);
         f.cqNumValid = true;
         f.nextIwarpState = 1;
-        n.driver.createQp(f);
+        n.driver.cqp().createQp(f);
     }
 
     /** Modify QP to RTS (iWARP state 2) with the TCP context and the ORD. */
@@ -244,7 +244,7 @@ final class IwarpBenchPair implements AutoCloseable {
         f.cqNumValid = true;
         f.arpIndexValid = true;
         f.nextIwarpState = 2;
-        n.driver.modifyQp(f);
+        n.driver.cqp().modifyQp(f);
     }
 
     /** Posts an RDMA Write of {@code sges} from A to B's region {@code rkey} at {@code remoteTo} (at most 1 SGE). */

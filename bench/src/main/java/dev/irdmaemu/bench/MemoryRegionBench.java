@@ -68,7 +68,7 @@ public class MemoryRegionBench {
         f.pblChunkSize = 1;
         f.firstPmPblIndex = 0;
         f.mr = true;
-        driver.op("reg_mr", (o, v) -> CqpWqeWriter.registerMr(driver.store(), o, f, v));
+        driver.cqp().op("reg_mr", (o, v) -> CqpWqeWriter.registerMr(driver.store(), o, f, v));
         mrs = device.memoryRegions();
         for (int i = 0; i < 4096; i++) {
             payload.writeByte(i, (byte) i);

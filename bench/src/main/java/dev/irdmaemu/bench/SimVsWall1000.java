@@ -38,8 +38,8 @@ public final class SimVsWall1000 {
             System.out.printf("%d connections: %d established, simulated %.3f ms, wall %.3f ms (%.1f x real time),"
                             + " %.1f us wall per connection; nodes left %d / %d, CQP ops A %d B %d%n",
                     n, established[0], sim / 1e6, wall / 1e6, (double) sim / wall, wall / 1e3 / n,
-                    pair.a.cm.nodeCount(), pair.b.cm.nodeCount(), pair.a.driver.opsPosted(),
-                    pair.b.driver.opsPosted());
+                    pair.a.cm.nodeCount(), pair.b.cm.nodeCount(), pair.a.driver.cqp().opsPosted(),
+                    pair.b.driver.cqp().opsPosted());
         }
     }
 }

@@ -32,7 +32,7 @@ class AddressHandleOpsTest {
 
     @BeforeEach
     void up() {
-        fsiav = (int) d.driver.committedCount(HmcObjectType.FSIAV);
+        fsiav = (int) d.driver.hmc().committedCount(HmcObjectType.FSIAV);
         assertEquals(0, d.dev.addressHandles().liveCount());
         baseline = LeakCheck.snapshot(d.dev);
     }
@@ -128,7 +128,7 @@ class AddressHandleOpsTest {
         // destroy twice
         assertFault(CqpFault.NO_SUCH_OBJECT, v4(CqpOpcode.DESTROY_ADDR_HANDLE, 2));
         assertEquals(0, d.dev.addressHandles().liveCount());
-        d.driver.nop(); // the CQP keeps working (an error completion would throw)
+        d.driver.cqp().nop(); // the CQP keeps working (an error completion would throw)
         LeakCheck.assertNoLeak(baseline, d.dev, "AH ops");
     }
 }

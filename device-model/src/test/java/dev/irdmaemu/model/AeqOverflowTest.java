@@ -48,7 +48,7 @@ class AeqOverflowTest {
     private void node(int entries, int n) {
         d = new DriverNode(DriverNode.RAM_SIZE, new SimScheduler(7), drv -> drv.withAeqEntries(entries)
                 .macAddress(DriverNode.DEFAULT_MAC).onResetRequest(resets::add));
-        assertEquals(entries, d.driver.aeqEntries());
+        assertEquals(entries, d.driver.aeq().entries());
         assertEquals(entries, d.dev.aeq().size());
         d.run();
         pagesBefore = d.ram.pagesInUse();
@@ -83,7 +83,7 @@ class AeqOverflowTest {
         assertEquals(0, d.verbs.qpsInUse());
         assertEquals(0, d.verbs.cqsInUse());
         assertEquals(pagesBefore, d.ram.pagesInUse(), "the verbs' host memory went back");
-        assertEquals(0, d.driver.cqpRequestsPending());
+        assertEquals(0, d.driver.cqp().requestsPending());
     }
 
     @Test
@@ -98,18 +98,18 @@ class AeqOverflowTest {
         d.run();
         assertTrue(handedUp(qps.get(0)));
         assertEquals(1, d.dev.aeq().credit(), "the driver gave the entry back (PFPE_AEQALLOC)");
-        assertFalse(d.driver.resetRequested(), "no AEQE has said so yet");
+        assertFalse(d.driver.resets().requested(), "no AEQE has said so yet");
         // the next AE is written with the overflow bit: the driver requests the reset and drops the event
         assertTrue(errorAe(qps.get(1)));
         Aeqe written = new Aeqe().wrap(d.store(), d.off(d.dev.aeq().ringAddress()), Aeqe.SIZE);
         assertTrue(written.overflow());
         d.run();
-        assertTrue(d.driver.resetRequested());
-        assertEquals(1, d.driver.resetRequests());
-        assertEquals(1, d.driver.aeqOverflows());
+        assertTrue(d.driver.resets().requested());
+        assertEquals(1, d.driver.resets().requests());
+        assertEquals(1, d.driver.aeq().overflows());
         assertEquals(1, resets.size());
         assertEquals(ResetCause.Reason.AEQ_OVERFLOW, resets.get(0).reason());
-        assertEquals(resets.get(0), d.driver.resetCause());
+        assertEquals(resets.get(0), d.driver.resets().cause());
         assertFalse(handedUp(qps.get(1)), "irdma_process_aeq returns before the overflowed AEQE's event");
         assertEquals(0, d.dev.aeq().credit(), "and before irdma_sc_repost_aeq_entries");
         // more AEs find no credit; no AEQE is written, so no further request
@@ -117,10 +117,10 @@ class AeqOverflowTest {
             assertFalse(errorAe(qp));
         }
         d.run();
-        assertEquals(1, d.driver.resetRequests());
+        assertEquals(1, d.driver.resets().requests());
         assertFalse(handedUp(qps.get(2)));
         // every op is refused from now on (irdma_handle_cqp_op), the verbs still free what they hold
-        assertEquals(CqpException.Kind.RESET_REQUESTED, assertThrows(CqpException.class, d.driver::nop).kind());
+        assertEquals(CqpException.Kind.RESET_REQUESTED, assertThrows(CqpException.class, d.driver.cqp()::nop).kind());
         destroyAll();
         // the remove path issues no CQP op either
         d.sink.clear();
@@ -139,13 +139,13 @@ class AeqOverflowTest {
             assertTrue(handedUp(qps.get(i)), "QP " + i);
         }
         assertEquals(4, d.dev.aeq().credit());
-        assertFalse(d.driver.resetRequested());
+        assertFalse(d.driver.resets().requested());
         // three AEs in one burst: the first carries the overflow bit, the two after it do not
         for (QueuePair qp : qps.subList(5, 8)) {
             assertTrue(errorAe(qp));
         }
         d.run();
-        assertEquals(1, d.driver.aeqOverflows());
+        assertEquals(1, d.driver.aeq().overflows());
         assertEquals(1, resets.size());
         assertFalse(handedUp(qps.get(4)), "lost in the flood");
         assertFalse(handedUp(qps.get(5)), "the overflowed AEQE's event is dropped");

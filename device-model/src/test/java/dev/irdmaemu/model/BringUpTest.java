@@ -51,8 +51,8 @@ class BringUpTest {
      * then a SYN quad-hash entry for {@link #LOCAL}:{@link #LISTEN_PORT} steering to the ILQ. Answers {@code n}.
      */
     static DriverNode listen(DriverNode n) {
-        n.driver.manageApbvt(LISTEN_PORT, true);
-        n.driver.manageQhash(true, true, new int[] {LOCAL}, LISTEN_PORT, new int[1], 0, false, -1,
+        n.driver.cqp().manageApbvt(LISTEN_PORT, true);
+        n.driver.cqp().manageQhash(true, true, new int[] {LOCAL}, LISTEN_PORT, new int[1], 0, false, -1,
                 n.driver.macAddress(), IrdmaDriver.ILQ_QP);
         return n;
     }
@@ -99,8 +99,8 @@ class BringUpTest {
         assertEquals(PROBE_AND_LISTEN, ops(d));
         assertTrue(d.sink.of(TraceKind.CQP_ERROR).isEmpty(), () -> d.sink.of(TraceKind.CQP_ERROR).toString());
         // the HMC committed as irdma_cfg_fpm_val sized it: more than 128 QPs, as the device reports them
-        assertEquals(d.driver.committedCount(HmcObjectType.QP), d.dev.hmc().count(HmcObjectType.QP));
-        assertTrue(d.driver.committedCount(HmcObjectType.QP) > 128);
+        assertEquals(d.driver.hmc().committedCount(HmcObjectType.QP), d.dev.hmc().count(HmcObjectType.QP));
+        assertTrue(d.driver.hmc().committedCount(HmcObjectType.QP) > 128);
         // hw.c irdma_create_ccq: CQ 0's own completion is the first CQE of the CCQ, for the WQE after the ops polled
         // through PFPE_CQPTAIL, with the CQP's completion context
         int ccqCreate = d.sink.of(TraceKind.CQP_OP).stream().map(e -> e.get("op")).toList().indexOf("CREATE_CQ");
@@ -149,7 +149,7 @@ class BringUpTest {
         d.interrupts.clear();
         long posted = d.dev.ceq(0).posted();
         d.driver.ringCqArm(IrdmaDriver.CCQ_ID);
-        d.driver.nop();
+        d.driver.cqp().nop();
         d.run();
         // CEQ 0 (vector 1 per GLINT_CEQCTL) got a CEQE naming CQ 0 with valid bit 1 (first pass).
         Ceqe e = new Ceqe().wrap(d.store(), d.off(d.dev.ceq(0).ringAddress() + posted * Ceqe.SIZE), Ceqe.SIZE);
@@ -158,7 +158,7 @@ class BringUpTest {
         assertEquals(List.of(IrdmaDriver.CEQ0_VECTOR), d.interrupts);
         // The vector disarmed itself: another armed completion is pending until INTENA is written again.
         d.driver.ringCqArm(IrdmaDriver.CCQ_ID);
-        d.driver.nop();
+        d.driver.cqp().nop();
         d.run();
         assertEquals(List.of(IrdmaDriver.CEQ0_VECTOR), d.interrupts);
         assertTrue(d.dev.interrupts().pending(IrdmaDriver.CEQ0_VECTOR));
@@ -166,7 +166,7 @@ class BringUpTest {
         d.run();
         assertEquals(List.of(IrdmaDriver.CEQ0_VECTOR, IrdmaDriver.CEQ0_VECTOR), d.interrupts);
         // An unarmed CQ raises nothing.
-        d.driver.nop();
+        d.driver.cqp().nop();
         d.run();
         assertEquals(posted + 2, d.dev.ceq(0).posted());
     }
@@ -191,7 +191,7 @@ class BringUpTest {
         assertTrue(cqe.ipv4());
         assertFalse(cqe.error());
         assertEquals(0, cqe.wqeIndex());
-        assertEquals(1, d.driver.ilqReceived(), "the driver took it from its ILQ");
+        assertEquals(1, d.driver.puda().ilqReceived(), "the driver took it from its ILQ");
         frame.releaseLast();
     }
 }

@@ -60,7 +60,7 @@ class CeqDispatchTest {
         d.sink.clear();
         int n = 100;
         for (int i = 0; i < n; i++) {
-            d.driver.nop();
+            d.driver.cqp().nop();
             d.run();
         }
         // the doorbell; then, from the CCQ's CEQE: its acknowledgement, the CCQ's arm, CEQ 0's vector. The PUDA
@@ -73,20 +73,20 @@ class CeqDispatchTest {
 
     @Test
     void anIlqSendCompletionReArmsTheIlqCqAloneAndAcknowledgesIt() {
-        d.driver.manageArp(0, MAC_PEER, true);
-        int ah = d.driver.createAddressHandle(MAC_PEER, 0, 0, false, 0, 64, true, false, new int[] {PEER},
+        d.driver.cqp().manageArp(0, MAC_PEER, true);
+        int ah = d.driver.addressHandles().create(MAC_PEER, 0, 0, false, 0, 64, true, false, new int[] {PEER},
                 new int[] {LOCAL});
         d.run();
         d.sink.clear();
-        long sent = d.driver.ilqSendsCompleted();
+        long sent = d.driver.puda().ilqSendsCompleted();
         BytesStore<?, Void> frame = BytesStore.nativeStoreWithFixedCapacity(256);
         BytesStore<?, Void> payload = BytesStore.nativeStoreWithFixedCapacity(16);
         int len = new TcpPacketBuilder().reset().ethernet(MAC_PEER, MAC_LOCAL).ipv4(LOCAL, PEER)
                 .build(frame, 0, payload, 0, 0);
         int at = EthernetFrame.HEADER_LENGTH + Ipv4Header.MIN_HEADER_LENGTH;
-        assertTrue(d.driver.ilqSend(ah, frame, at, len - at, 20));
+        assertTrue(d.driver.puda().ilqSend(ah, frame, at, len - at, 20));
         d.run();
-        assertEquals(sent + 1, d.driver.ilqSendsCompleted(), "the send's CQE was polled");
+        assertEquals(sent + 1, d.driver.puda().ilqSendsCompleted(), "the send's CQE was polled");
         assertEquals(1, ceqes(IrdmaDriver.ILQ_QP));
         assertEquals(0, ceqes(IrdmaDriver.IEQ_QP));
         assertEquals(0, ceqes(IrdmaDriver.CCQ_ID));
@@ -100,20 +100,20 @@ class CeqDispatchTest {
     void everyArmOfTheCcqAndThePudaCqsFollowsACeqeNamingIt() {
         // a run of mixed work: waited ops, requests posted without waiting, ILQ sends; each CQ re-armed exactly
         // as often as a CEQE named it
-        d.driver.manageArp(0, MAC_PEER, true);
+        d.driver.cqp().manageArp(0, MAC_PEER, true);
         d.run();
         d.sink.clear();
         for (int i = 0; i < 20; i++) {
-            d.driver.nop();
-            d.driver.post("NOP", (o, v) -> dev.irdmaemu.fw.cqp.CqpWqeWriter.nop(d.store(), o, v),
+            d.driver.cqp().nop();
+            d.driver.cqp().post("NOP", (o, v) -> dev.irdmaemu.fw.cqp.CqpWqeWriter.nop(d.store(), o, v),
                     (err, ma, mi, ret) -> { });
-            int ah = d.driver.createAddressHandle(MAC_PEER, 0, 0, false, 0, 64, true, false, new int[] {PEER},
+            int ah = d.driver.addressHandles().create(MAC_PEER, 0, 0, false, 0, 64, true, false, new int[] {PEER},
                     new int[] {LOCAL});
-            d.driver.destroyAddressHandle(ah);
+            d.driver.addressHandles().destroy(ah);
             d.run();
         }
         d.run();
-        assertEquals(0, d.driver.cqpRequestsPending());
+        assertEquals(0, d.driver.cqp().requestsPending());
         Map<String, Integer> w = writes();
         for (int cq : List.of(IrdmaDriver.CCQ_ID, IrdmaDriver.ILQ_QP, IrdmaDriver.IEQ_QP)) {
             String id = "=0x" + Integer.toHexString(cq);

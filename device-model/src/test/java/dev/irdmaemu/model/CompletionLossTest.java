@@ -75,7 +75,8 @@ class CompletionLossTest {
         ops.cqf.resize = true;
         ops.cqf.cqSize = entries;
         ops.cqf.cqAddress = ISLAND;
-        d.driver.post("MODIFY_CQ", (o, v) -> CqpWqeWriter.modifyCq(d.store(), o, ops.cqf, v), (e, ma, mi, r) -> { });
+        d.driver.cqp().post("MODIFY_CQ", (o, v) -> CqpWqeWriter.modifyCq(d.store(), o, ops.cqf, v),
+                (e, ma, mi, r) -> { });
         d.run();
         assertEquals(ISLAND, d.dev.cqs().get(CqTable.CCQ_ID).ringAddress());
     }
@@ -112,12 +113,12 @@ class CompletionLossTest {
         long done = d.dev.cqp().completedOps();
         long aes = d.dev.aeq().posted();
         int tail = cqpTail();
-        d.driver.post("NOP", (o, v) -> CqpWqeWriter.nop(d.store(), o, v), (e, ma, mi, r) -> { });
+        d.driver.cqp().post("NOP", (o, v) -> CqpWqeWriter.nop(d.store(), o, v), (e, ma, mi, r) -> { });
         d.run();
         // The op ran (the tail moved, no register error) but no completion could reach the driver.
         assertEquals(tail + 1, cqpTail());
         assertFalse(Gen2Registers.cqpTailError(d.reg(Gen2Register.CQPTAIL)));
-        assertTrue(d.driver.cqpRequestsPending() >= 1, "the NOP's completion never reached the driver");
+        assertTrue(d.driver.cqp().requestsPending() >= 1, "the NOP's completion never reached the driver");
         assertEquals(done, d.dev.cqp().completedOps());
         assertEquals(1, d.dev.cqp().ccqLostOps());
         assertEquals(1, d.dev.cqs().losses(CqTable.Loss.CQE_UNMAPPED));
@@ -134,11 +135,11 @@ class CompletionLossTest {
         int len = new TcpPacketBuilder().reset().ethernet(BringUpTest.MAC_LOCAL, BringUpTest.MAC_REMOTE)
                 .ipv4(BringUpTest.LOCAL, BringUpTest.REMOTE).build(frame, 0, payload, 0, 0);
         // cm.c: the peer's ARP entry, then an AH to it (utils.c irdma_puda_create_ah), then irdma_puda_send
-        d.driver.manageArp(0, BringUpTest.MAC_REMOTE, true);
-        int ah = d.driver.createAddressHandle(BringUpTest.MAC_LOCAL, 0, 0, false, 0, 64, true, false,
+        d.driver.cqp().manageArp(0, BringUpTest.MAC_REMOTE, true);
+        int ah = d.driver.addressHandles().create(BringUpTest.MAC_LOCAL, 0, 0, false, 0, 64, true, false,
                 new int[] {BringUpTest.REMOTE}, new int[] {BringUpTest.LOCAL});
         int at = EthernetFrame.HEADER_LENGTH + Ipv4Header.MIN_HEADER_LENGTH;
-        assertTrue(d.driver.ilqSend(ah, frame, at, len - at, 20));
+        assertTrue(d.driver.puda().ilqSend(ah, frame, at, len - at, 20));
         return ah;
     }
 

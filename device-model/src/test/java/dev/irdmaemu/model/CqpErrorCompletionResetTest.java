@@ -60,14 +60,14 @@ class CqpErrorCompletionResetTest {
         f.qpType = QueuePair.TYPE_IWARP;
         f.nextIwarpState = QpState.CLOSING.code();
         CqpException e = assertThrows(CqpException.class,
-                () -> d.driver.op("MODIFY_QP", (o, v) -> CqpWqeWriter.modifyQp(d.store(), o, f, v)));
+                () -> d.driver.cqp().op("MODIFY_QP", (o, v) -> CqpWqeWriter.modifyQp(d.store(), o, f, v)));
         assertEquals(CqpException.Kind.BUSY, e.kind(), "irdma_wait_event: -EBUSY, not -EIO");
         assertTrue(e.errorCompletion());
         assertEquals(CqpFault.INVALID_STATE.major(), e.major());
         assertEquals(CqpFault.INVALID_STATE.minor(), e.minor());
-        assertFalse(d.driver.resetRequested());
+        assertFalse(d.driver.resets().requested());
         assertEquals(QpState.IDLE, d.dev.qps().get(10).state());
-        d.driver.nop();
+        d.driver.cqp().nop();
         assertFalse(ops.destroyQp(10, QueuePair.TYPE_IWARP, true).error());
         assertFalse(ops.destroyCq(30).error());
     }
@@ -83,7 +83,7 @@ class CqpErrorCompletionResetTest {
         assertEquals(CqpException.Kind.BUSY, e.cqpError().kind());
         assertEquals(pages, d.ram.pagesInUse(), "the refused CQ's ring went back");
         assertEquals(cqs, d.dev.cqs().liveCount(), "the model made no CQ: the op was not run");
-        assertFalse(d.driver.resetRequested());
+        assertFalse(d.driver.resets().requested());
         // another error completion stays -EIO
         d.dev.cqp().failNextOp(CqpOpcode.CREATE_CQ, CqpFault.INVALID_FIELD);
         VerbsException eio = assertThrows(VerbsException.class, () -> d.verbs.createCq(16));
@@ -97,24 +97,24 @@ class CqpErrorCompletionResetTest {
     void aWaitedOpAnsweredWith8029FailsAndRequestsOneResetAsATimeoutDoes() {
         long before = d.scheduler.now();
         d.dev.cqp().failNextOp(CqpOpcode.MANAGE_APBVT, CqpFault.FATAL_RESET);
-        d.driver.nop();
+        d.driver.cqp().nop();
         assertTrue(d.dev.cqp().failArmed(), "the knob waits for the op it names");
-        assertFalse(d.driver.resetRequested());
-        CqpException e = assertThrows(CqpException.class, () -> d.driver.manageApbvt(4791, true));
+        assertFalse(d.driver.resets().requested());
+        CqpException e = assertThrows(CqpException.class, () -> d.driver.cqp().manageApbvt(4791, true));
         assertEquals(CqpException.Kind.OP_ERROR, e.kind(), "irdma_wait_event: still -EIO");
         assertEquals(0xffff, e.major());
         assertEquals(0x8029, e.minor());
         assertTrue(d.scheduler.now() - before < IrdmaDriver.CQP_COMPL_WAIT_NANOS, "answered, not timed out");
         assertEquals(0, d.dev.apbvt().size(), "the device did not run the op");
-        assertTrue(d.driver.resetRequested());
-        assertEquals(1, d.driver.resetRequests());
-        assertEquals(0, d.driver.cqpTimeouts());
+        assertTrue(d.driver.resets().requested());
+        assertEquals(1, d.driver.resets().requests());
+        assertEquals(0, d.driver.cqp().timeouts());
         assertEquals(1, resets.size(), "request_reset called once");
         ResetCause cause = resets.get(0);
         assertEquals(ResetCause.Reason.CQP_FATAL_ERROR, cause.reason());
         assertEquals("MANAGE_APBVT", cause.op());
         assertEquals(0x8029, cause.minor());
-        assertEquals(cause, d.driver.resetCause());
+        assertEquals(cause, d.driver.resets().cause());
         var faults = d.sink.of(TraceKind.FAULT_INJECTED);
         assertEquals(1, faults.size());
         assertEquals("failed_completion", faults.get(0).get("fault"));
@@ -122,13 +122,13 @@ class CqpErrorCompletionResetTest {
         assertFalse(d.dev.cqp().failArmed(), "once only");
 
         // irdma_handle_cqp_op: with rf->reset set nothing more is posted, waited or not
-        long posted = d.driver.opsPosted();
-        CqpException refused = assertThrows(CqpException.class, () -> d.driver.nop());
+        long posted = d.driver.cqp().opsPosted();
+        CqpException refused = assertThrows(CqpException.class, () -> d.driver.cqp().nop());
         assertEquals(CqpException.Kind.RESET_REQUESTED, refused.kind());
-        assertThrows(CqpException.class, () -> d.driver.post("NOP", nop(), (err, ma, mi, ret) -> { }));
+        assertThrows(CqpException.class, () -> d.driver.cqp().post("NOP", nop(), (err, ma, mi, ret) -> { }));
         VerbsException verb = assertThrows(VerbsException.class, () -> d.verbs.createCq(16));
         assertEquals(VerbsException.Kind.BUSY, verb.kind(), "irdma_handle_cqp_op's -EBUSY");
-        assertEquals(posted, d.driver.opsPosted());
+        assertEquals(posted, d.driver.cqp().opsPosted());
         assertEquals(1, resets.size());
 
         // the remove path after it issues no CQP op (hw.c skips them while rf->reset is set)
@@ -143,13 +143,13 @@ class CqpErrorCompletionResetTest {
     void aPostedRequestAnsweredWith8029OnlyTellsItsCallback() {
         List<String> completions = new ArrayList<>();
         d.dev.cqp().failNextOp(CqpOpcode.NOP, CqpFault.FATAL_RESET);
-        d.driver.post("NOP", nop(), (err, ma, mi, ret) -> completions.add(err + " " + Integer.toHexString(ma) + "/"
-                + Integer.toHexString(mi)));
+        d.driver.cqp().post("NOP", nop(), (err, ma, mi, ret) -> completions.add(err + " " + Integer.toHexString(ma)
+                + "/" + Integer.toHexString(mi)));
         d.run();
         assertEquals(List.of("true ffff/8029"), completions);
-        assertFalse(d.driver.resetRequested(), "irdma_complete_cqp_request looks at no code");
+        assertFalse(d.driver.resets().requested(), "irdma_complete_cqp_request looks at no code");
         assertTrue(resets.isEmpty());
-        d.driver.nop();
+        d.driver.cqp().nop();
     }
 
     @Test
@@ -168,20 +168,20 @@ class CqpErrorCompletionResetTest {
             }
         };
         d.dev.cqp().withholdNextCompletion(CqpOpcode.NOP);
-        d.driver.post("NOP", nop(), cb);
+        d.driver.cqp().post("NOP", nop(), cb);
         d.dev.cqp().failNextOp(CqpOpcode.MANAGE_APBVT, CqpFault.FATAL_RESET);
-        assertThrows(CqpException.class, () -> d.driver.manageApbvt(4791, true));
-        assertTrue(d.driver.resetRequested());
-        assertEquals(1, d.driver.cqpRequestsPending());
+        assertThrows(CqpException.class, () -> d.driver.cqp().manageApbvt(4791, true));
+        assertTrue(d.driver.resets().requested());
+        assertEquals(1, d.driver.cqp().requestsPending());
         // nothing will wait for the posted NOP any more: the progress check over posted requests gives up on it
         d.scheduler.runFor((IrdmaDriver.CQP_TIMEOUT_THRESHOLD + 2) * IrdmaDriver.CQP_COMPL_WAIT_NANOS);
         assertEquals(1, failed.size());
         assertEquals(CqpException.Kind.TIMEOUT, failed.get(0).kind());
         assertTrue(completed.isEmpty());
-        assertEquals(0, d.driver.cqpRequestsPending());
-        assertEquals(1, d.driver.cqpTimeouts());
+        assertEquals(0, d.driver.cqp().requestsPending());
+        assertEquals(1, d.driver.cqp().timeouts());
         assertEquals(1, resets.size(), "the timeout asks for no second reset: rf->reset was already set");
-        assertEquals(ResetCause.Reason.CQP_FATAL_ERROR, d.driver.resetCause().reason());
+        assertEquals(ResetCause.Reason.CQP_FATAL_ERROR, d.driver.resets().cause().reason());
     }
 
     @Test
@@ -191,10 +191,10 @@ class CqpErrorCompletionResetTest {
         assertFalse(d.dev.cqp().failArmed());
         // unfiltered, it takes the very next op; the op after it runs
         d.dev.cqp().failNextOp(null, CqpFault.INVALID_STATE);
-        CqpException e = assertThrows(CqpException.class, () -> d.driver.nop());
+        CqpException e = assertThrows(CqpException.class, () -> d.driver.cqp().nop());
         assertEquals(CqpException.Kind.BUSY, e.kind());
         assertEquals(1, d.dev.cqp().failedOnPurpose());
-        d.driver.nop();
-        assertNull(d.driver.resetCause());
+        d.driver.cqp().nop();
+        assertNull(d.driver.resets().cause());
     }
 }

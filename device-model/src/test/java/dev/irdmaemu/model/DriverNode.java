@@ -145,7 +145,7 @@ public final class DriverNode implements AutoCloseable {
      */
     public Completion op(String name, IrdmaDriver.WqeWriter writer) {
         try {
-            return new Completion(false, 0, 0, driver.op(name, writer));
+            return new Completion(false, 0, 0, driver.cqp().op(name, writer));
         } catch (CqpException e) {
             if (!e.errorCompletion()) {
                 throw e;

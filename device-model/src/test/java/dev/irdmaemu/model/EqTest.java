@@ -47,7 +47,7 @@ class EqTest {
         assertFalse(d.dev.ceq(1).live());
         assertEquals(CqpFault.NO_SUCH_OBJECT.minor(), ops.destroyCeq(1).minor());
         assertTrue(d.dev.ceq(0).live(), "the driver's CEQ 0 is untouched");
-        d.driver.nop();
+        d.driver.cqp().nop();
     }
 
     /** The driver stops answering vectors (irdma_remove's path), its AEQ goes, AEQ causes route to vector 0. */

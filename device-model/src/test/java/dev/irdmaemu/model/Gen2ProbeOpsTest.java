@@ -53,13 +53,13 @@ class Gen2ProbeOpsTest {
         assertTrue(ops.indexOf("SHMC_PAGES_ALLOCATED") < ccq, "polled through the registers, before the CCQ");
         assertTrue(d.sink.of(TraceKind.CQP_ERROR).isEmpty());
         // ctrl.c irdma_get_rdma_features: three entries, FW 1.0, gen 2, no atomics
-        assertEquals(3, d.driver.featureCount());
-        assertEquals(1, d.driver.fwMajorVersion());
-        assertEquals(0, d.driver.fwMinorVersion());
-        assertEquals(2, d.driver.featureInfo(RdmaFeatureBuffer.HW_VERSION_INFO) & 0xffff);
-        assertEquals(0, d.driver.featureFlags()
+        assertEquals(3, d.driver.features().count());
+        assertEquals(1, d.driver.features().fwMajorVersion());
+        assertEquals(0, d.driver.features().fwMinorVersion());
+        assertEquals(2, d.driver.features().info(RdmaFeatureBuffer.HW_VERSION_INFO) & 0xffff);
+        assertEquals(0, d.driver.features().flags()
                 & (RdmaFeatureBuffer.FLAG_ATOMICS_ALLOWED | RdmaFeatureBuffer.FLAG_MANAGE_RSRC_VER2));
-        assertFalse(d.driver.atomicsAllowed());
+        assertFalse(d.driver.features().atomicsAllowed());
     }
 
     @Test
@@ -68,19 +68,19 @@ class Gen2ProbeOpsTest {
         List<String> ops = probeOps();
         assertEquals(4, ops.stream().filter("WORK_SCHED_NODE"::equals).count());
         assertTrue(ops.indexOf("WORK_SCHED_NODE") < ops.indexOf("CREATE_QP"), "before the ILQ's QP");
-        int[] nodes = d.driver.wsNodes();
+        int[] nodes = d.driver.workScheduler().nodes();
         assertEquals(0, nodes[0]);
         assertEquals(OptionalInt.of(0), tree().root());
         assertEquals(3, tree().liveCount());
         assertTrue(tree().leaf(nodes[2]));
         assertTrue(tree().enabled(nodes[2]));
-        assertEquals(tree().qsHandle(nodes[2]), d.driver.qsHandle());
+        assertEquals(tree().qsHandle(nodes[2]), d.driver.workScheduler().qsHandle());
         assertEquals(1, tree().qsHandlesInUse());
     }
 
     /** ws.c irdma_ws_remove through the driver: the tree its bring-up built goes, the test builds its own. */
     private void withoutTheDriversTree() {
-        d.driver.wsRemove();
+        d.driver.workScheduler().remove();
         assertEquals(0, tree().liveCount());
         assertEquals(0, tree().qsHandlesInUse());
     }
@@ -149,7 +149,7 @@ class Gen2ProbeOpsTest {
         assertEquals(CqpFault.DMA_FAULT.minor(), queryFeatures(buf, 0xffff_fff8).minor());
         assertEquals(POISON, d.store().readLong(d.off(buf)), "a refused query writes nothing");
         assertEquals("QUERY_RDMA_FEATURES", d.sink.of(TraceKind.CQP_ERROR).get(0).get("op"));
-        d.driver.nop();
+        d.driver.cqp().nop();
     }
 
     // --- Static HMC pages allocated
@@ -307,7 +307,7 @@ class Gen2ProbeOpsTest {
         assertEquals(0, tree().qsHandlesInUse());
         List<RecordingTraceSink.Recorded> errors = d.sink.of(TraceKind.CQP_ERROR);
         assertTrue(errors.stream().allMatch(e -> "WORK_SCHED_NODE".equals(e.get("op"))));
-        d.driver.nop();
+        d.driver.cqp().nop();
     }
 
     @Test

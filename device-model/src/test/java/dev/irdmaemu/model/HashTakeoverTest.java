@@ -34,7 +34,7 @@ class HashTakeoverTest {
 
     @BeforeEach
     void up() {
-        node.driver.manageArp(0, BringUpTest.MAC_REMOTE, true);
+        node.driver.cqp().manageArp(0, BringUpTest.MAC_REMOTE, true);
         baseline = LeakCheck.snapshot(node.dev);
     }
 
@@ -70,9 +70,9 @@ class HashTakeoverTest {
         // cm.c irdma_connect: the CM's established entry points at the ILQ
         assertFalse(d.qhashV4(CqpWqe.QHASH_MANAGE_ADD, LOCAL, 20000, REMOTE, 40001, 1).error());
         assertEquals(OptionalInt.of(1), owner(40001));
-        long toIlq = node.driver.ilqReceived();
+        long toIlq = node.driver.puda().ilqReceived();
         fromPeer(40001, 5000);
-        assertEquals(toIlq + 1, node.driver.ilqReceived(), "before RTS the ILQ gets the connection's segments");
+        assertEquals(toIlq + 1, node.driver.puda().ilqReceived(), "before RTS the ILQ gets the connection's segments");
         int qhashOps = node.sink.of(TraceKind.QHASH).size();
         long ctx = node.alloc(256);
         d.writeIwarpContext(ctx, 10, 10, conn);
@@ -82,7 +82,7 @@ class HashTakeoverTest {
         long toQp = node.dev.port().rxQp();
         fromPeer(40001, 5000);
         assertEquals(toQp + 1, node.dev.port().rxQp(), "steered to the QP");
-        assertEquals(toIlq + 1, node.driver.ilqReceived(), "not to the ILQ");
+        assertEquals(toIlq + 1, node.driver.puda().ilqReceived(), "not to the ILQ");
         assertEquals(qhashOps + 1, node.sink.of(TraceKind.QHASH).size(), "the device's own change, traced once");
         assertEquals("take_over", node.sink.of(TraceKind.QHASH).get(qhashOps).get("op"));
         // Destroy QP with REMOVEHASHENTRY (verbs.c irdma_destroy_qp -> ctrl.c irdma_sc_qp_destroy)

@@ -157,13 +157,13 @@ class HostileDriverProperties {
             DriverNode d = listeningNode();
             if (realAh < 0) {
                 // cm.c: ARP entry 0 for the peer, an AH to it through the driver (utils.c irdma_puda_create_ah)
-                d.driver.manageArp(0, BringUpTest.MAC_LOCAL, true);
-                realAh = d.driver.createAddressHandle(BringUpTest.MAC_REMOTE, 0, 0, false, 0, 64, true, false,
+                d.driver.cqp().manageArp(0, BringUpTest.MAC_LOCAL, true);
+                realAh = d.driver.addressHandles().create(BringUpTest.MAC_REMOTE, 0, 0, false, 0, 64, true, false,
                         new int[] {BringUpTest.LOCAL}, new int[] {BringUpTest.REMOTE});
             }
             long sends = d.dev.puda().transmitted() + d.dev.puda().transmitErrors();
             int noAh = realAh + 7;
-            assertFalse(d.driver.addressHandleValid(noAh));
+            assertFalse(d.driver.addressHandles().valid(noAh));
             d.trace.off();
             List<Integer> wire = new java.util.ArrayList<>();
             List<Boolean> good = new java.util.ArrayList<>();
@@ -346,7 +346,7 @@ class HostileDriverProperties {
             DriverNode d = listeningNode();
             // ws.c irdma_ws_remove: the tree of the driver's bring-up goes first (a no-op after the first try, whose
             // teardown below left it empty), the ops build their own
-            d.driver.wsRemove();
+            d.driver.workScheduler().remove();
             d.trace.off();
             LeakCheck.Held held = LeakCheck.snapshot(d.dev);
             WorkSchedulerTree t = d.dev.workScheduler();
@@ -387,7 +387,7 @@ class HostileDriverProperties {
             }
             assertEquals(0, t.liveCount());
             LeakCheck.assertNoLeak(held, d.dev, "work scheduler ops " + ops);
-            d.driver.nop();
+            d.driver.cqp().nop();
         }
     }
 

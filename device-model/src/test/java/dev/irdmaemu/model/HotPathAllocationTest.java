@@ -63,16 +63,16 @@ class HotPathAllocationTest {
         long used = threads.getThreadAllocatedBytes(t) - before - base;
         assertEquals(0, d.dev.puda().totalDrops());
         assertEquals(30_000, d.dev.puda().received());
-        assertEquals(30_000, d.driver.ilqReceived(), "the driver took every frame");
+        assertEquals(30_000, d.driver.puda().ilqReceived(), "the driver took every frame");
         assertTrue(used < ITERATIONS, "ILQ receive allocated " + used + " bytes in " + ITERATIONS + " frames");
     }
 
     @Test
     void cqpWqeAllocatesNothingPerOp() {
         d.trace.off();
-        long posted = d.driver.opsPosted();
+        long posted = d.driver.cqp().opsPosted();
         // the driver's NOP: WQE written, PFPE_CQPDB rung, the model run until the CCQ CQE is there, polled
-        Runnable one = d.driver::nop;
+        Runnable one = d.driver.cqp()::nop;
         for (int i = 0; i < 20_000; i++) {
             one.run();
         }
@@ -84,7 +84,7 @@ class HotPathAllocationTest {
         }
         long used = threads.getThreadAllocatedBytes(t) - before - base;
         assertEquals(0, d.dev.cqp().failedOps());
-        assertEquals(posted + 30_000, d.driver.opsPosted());
+        assertEquals(posted + 30_000, d.driver.cqp().opsPosted());
         assertTrue(used < ITERATIONS, "CQP allocated " + used + " bytes in " + ITERATIONS + " WQEs");
     }
 }

@@ -114,7 +114,7 @@ class PortPudaTest {
 
     /** An untagged IPv4 quad-hash op of the CM through the driver (cm.c irdma_manage_qhash), answered. */
     private DriverNode.Completion qhashV4(boolean add, int localPort, int remote, int remotePort, int vlan, int qpn) {
-        return d.answer(() -> d.driver.manageQhash(add, true, new int[] {LOCAL}, localPort, new int[] {remote},
+        return d.answer(() -> d.driver.cqp().manageQhash(add, true, new int[] {LOCAL}, localPort, new int[] {remote},
                 remotePort, remote != 0, vlan, d.driver.macAddress(), qpn));
     }
 
@@ -183,7 +183,7 @@ class PortPudaTest {
 
     @Test
     void ipv6ListenPlacesTheIpv6HeaderAtZero() {
-        d.driver.manageQhash(true, false, words(V6_LOCAL_HI, V6_LOCAL_LO), 20000, new int[4], 0, false, -1,
+        d.driver.cqp().manageQhash(true, false, words(V6_LOCAL_HI, V6_LOCAL_LO), 20000, new int[4], 0, false, -1,
                 d.driver.macAddress(), IrdmaDriver.ILQ_QP);
         b.reset().ethernet(BringUpTest.MAC_LOCAL, BringUpTest.MAC_REMOTE)
                 .ipv6(V6_REMOTE_HI, V6_REMOTE_LO, V6_LOCAL_HI, V6_LOCAL_LO);
@@ -219,7 +219,7 @@ class PortPudaTest {
         assertEquals(1, d.dev.port().rxBadQp());
         assertTrue(d.interrupts.contains(0));
         // A qhash entry naming a QP beyond the committed count is refused up front.
-        int beyond = (int) d.driver.committedCount(HmcObjectType.QP);
+        int beyond = (int) d.driver.hmc().committedCount(HmcObjectType.QP);
         assertTrue(qhashV4(true, 20000, REMOTE, 40003, -1, beyond).error());
         // The ILQ still serves.
         deliver(v4(40009, 20000, TcpHeader.SYN, 1, 0, -1));
@@ -257,7 +257,7 @@ class PortPudaTest {
         assertEquals(0, d.dev.port().rxQp());
         // The context's ARP index 0 names the peer's MAC (Manage ARP entry); RTS starts the QP's engine and takes
         // the four-tuple over with no qhash op from the driver.
-        d.driver.manageArp(0, BringUpTest.MAC_REMOTE, true);
+        d.driver.cqp().manageArp(0, BringUpTest.MAC_REMOTE, true);
         assertFalse(ops.modifyQp(10, 1, QpState.RTS.code(), true, ctx).error());
         QueuePair qp = d.dev.qps().get(10);
         assertNotNull(d.dev.iwarp().engine(10));
@@ -292,7 +292,7 @@ class PortPudaTest {
         assertFalse(ops.createQp(id, 1, 1, false, ctx -> ops.writeIwarpContext(ctx, id, id, conn, ieqQp)).error());
         long ctx = d.alloc(256);
         ops.writeIwarpContext(ctx, id, id, conn, ieqQp);
-        d.driver.manageArp(0, BringUpTest.MAC_REMOTE, true);
+        d.driver.cqp().manageArp(0, BringUpTest.MAC_REMOTE, true);
         assertFalse(ops.modifyQp(id, 1, QpState.RTS.code(), true, ctx).error());
         assertNotNull(d.dev.iwarp().engine(id));
     }
@@ -324,7 +324,7 @@ class PortPudaTest {
         assertNull(ieq.poll());
         assertEquals(5000, d.dev.iwarp().engine(11).tcp().rcvNxt());
         assertEquals(1 + segments, d.dev.iwarp().ieqOutOfOrder());
-        assertEquals(0, d.driver.ieqReceived(), "nothing reached the driver's IEQ either");
+        assertEquals(0, d.driver.puda().ieqReceived(), "nothing reached the driver's IEQ either");
         // The ILQ still takes what is meant for it.
         d.dev.port().receive(frame, 0, v4(40010, 20000, TcpHeader.SYN, 1, 0, -1));
         d.scheduler.runFor(1_000_000);
@@ -337,7 +337,7 @@ class PortPudaTest {
         CqpOps.Conn conn = new CqpOps.Conn(LOCAL, 20000, REMOTE, 40007, 100, 700, -1);
         long ctx = d.alloc(256);
         ops.writeIwarpContext(ctx, 10, 10, conn);
-        d.driver.manageArp(0, BringUpTest.MAC_REMOTE, true);
+        d.driver.cqp().manageArp(0, BringUpTest.MAC_REMOTE, true);
         assertFalse(ops.createQp(11, 1, 1, false, c -> ops.writeIwarpContext(c, 10, 10, conn)).error());
         assertFalse(ops.modifyQp(11, 1, QpState.RTS.code(), true, ctx).error());
         // RTS installed the QP's established entry itself: the driver's add finds it there.
@@ -409,7 +409,7 @@ class PortPudaTest {
             assertPudaView(cqe, ilq.rxBuffer(i % rq), true, 41000 + i, 20000, i, 0);
         }
         assertEquals(0, d.dev.puda().totalDrops());
-        assertEquals(frames, d.driver.ilqReceived());
+        assertEquals(frames, d.driver.puda().ilqReceived());
     }
 
     @Test
@@ -449,15 +449,15 @@ class PortPudaTest {
 
     /** The device's AH 0 for sends to the peer this test's frames come from (MAC_LOCAL / LOCAL), via ARP 0. */
     private int ah0() {
-        d.driver.manageArp(0, BringUpTest.MAC_LOCAL, true);
-        return d.driver.createAddressHandle(BringUpTest.MAC_REMOTE, 0, 0, false, 0, 64, true, false,
+        d.driver.cqp().manageArp(0, BringUpTest.MAC_LOCAL, true);
+        return d.driver.addressHandles().create(BringUpTest.MAC_REMOTE, 0, 0, false, 0, 64, true, false,
                 new int[] {LOCAL}, new int[] {REMOTE});
     }
 
     /** puda.c irdma_puda_send through the driver: the segment of the frame in {@link #frame}. */
     private void ilqSend(int ah, int len, int tcpHeaderBytes) {
         int at = EthernetFrame.HEADER_LENGTH + Ipv4Header.MIN_HEADER_LENGTH;
-        assertTrue(d.driver.ilqSend(ah, frame, at, len - at, tcpHeaderBytes));
+        assertTrue(d.driver.puda().ilqSend(ah, frame, at, len - at, tcpHeaderBytes));
     }
 
     @Test
@@ -475,7 +475,7 @@ class PortPudaTest {
         long expected = d.latency.mmioWriteNanos + d.latency.pudaWqeFetchNanos + d.latency.wireNanos(len);
         assertEquals(expected, d.scheduler.now() - t0);
         d.run();
-        assertEquals(1, d.driver.ilqSendsCompleted());
+        assertEquals(1, d.driver.puda().ilqSendsCompleted());
         assertEquals((len + 24L) * 8, d.latency.wireNanos(len));
     }
 

@@ -55,7 +55,7 @@ class PudaAhTransmitTest {
             s.read(o, b, 0, l);
             wire.add(b);
         });
-        d.driver.manageArp(3, PEER_MAC, true);
+        d.driver.cqp().manageArp(3, PEER_MAC, true);
         baseline = LeakCheck.snapshot(d.dev);
     }
 
@@ -92,22 +92,22 @@ class PudaAhTransmitTest {
 
     /** An IPv4 AH to PEER as cm.c irdma_cm_create_ah makes one (TTL 0x40), through the driver; answers its index. */
     private int ah(int tos, int tci, boolean vlan, boolean loopback, int arp) {
-        int ah = d.driver.createAddressHandle(OWN_MAC, tos, tci, vlan, arp, 64, true, loopback, new int[] {PEER},
+        int ah = d.driver.addressHandles().create(OWN_MAC, tos, tci, vlan, arp, 64, true, loopback, new int[] {PEER},
                 new int[] {OWN});
-        assertTrue(d.driver.addressHandleValid(ah));
+        assertTrue(d.driver.addressHandles().valid(ah));
         return ah;
     }
 
     /** utils.c irdma_puda_free_ah: DESTROY_ADDR_HANDLE posted without waiting; the model run until it is done. */
     private void destroyAh(int index) {
-        d.driver.destroyAddressHandle(index);
+        d.driver.addressHandles().destroy(index);
         d.run();
         assertNull(d.dev.addressHandles().get(index));
     }
 
     /** puda.c irdma_puda_send through the driver: the segment copied into its send buffer. */
     private void send(int len, int ahId) {
-        assertTrue(d.driver.ilqSend(ahId, seg, 0, len, 28));
+        assertTrue(d.driver.puda().ilqSend(ahId, seg, 0, len, 28));
     }
 
     private Cqe sqCompletion() {
@@ -156,8 +156,8 @@ class PudaAhTransmitTest {
         int[] src = {(int) (V6_OWN_HI >>> 32), (int) V6_OWN_HI, 0, 7};
         // a flow label and hop limit 17: irdma_cm_create_ah sets neither, so this AH is written past the driver, at
         // the last index the commit holds (the driver's bitmap hands out the lowest free ones)
-        int index = (int) d.driver.committedCount(HmcObjectType.FSIAV) - 1;
-        assertFalse(d.driver.addressHandleValid(index));
+        int index = (int) d.driver.hmc().committedCount(HmcObjectType.FSIAV) - 1;
+        assertFalse(d.driver.addressHandles().valid(index));
         assertFalse(d.op("CREATE_ADDR_HANDLE", (o, v) -> CqpWqeWriter.addressHandle(d.store(), o,
                 CqpOpcode.CREATE_ADDR_HANDLE, index, OWN_MAC, 0, 0xb8, 0, false, 3, 0xabcde, 17, false, false, dst,
                 src, v)).error());
@@ -180,9 +180,9 @@ class PudaAhTransmitTest {
     @Test
     void aLoopbackAhDeliversIntoTheOwnIlqAndNothingGoesOnTheWire() {
         // the segment is addressed to our own listener (cm.c irdma_ipv4_is_lpb: source == destination)
-        int ah = d.driver.createAddressHandle(OWN_MAC, 0, 0, false, 3, 64, true, true, new int[] {OWN},
+        int ah = d.driver.addressHandles().create(OWN_MAC, 0, 0, false, 3, 64, true, true, new int[] {OWN},
                 new int[] {OWN});
-        d.driver.manageQhash(true, true, new int[] {OWN}, 40000, new int[1], 0, false, -1, d.driver.macAddress(),
+        d.driver.cqp().manageQhash(true, true, new int[] {OWN}, 40000, new int[1], 0, false, -1, d.driver.macAddress(),
                 IrdmaDriver.ILQ_QP);
         int len = segment(12);
         send(len, ah);
@@ -200,7 +200,7 @@ class PudaAhTransmitTest {
         assertEquals(20000, NetworkOrder.u16(d.store(), mem + PudaLayout.TCP_OFFSET));
         assertEquals(40000, NetworkOrder.u16(d.store(), mem + PudaLayout.TCP_OFFSET + 2));
         assertEquals(1, d.dev.port().rxPuda());
-        assertEquals(1, d.driver.ilqReceived(), "the driver took it from its ILQ");
+        assertEquals(1, d.driver.puda().ilqReceived(), "the driver took it from its ILQ");
     }
 
     private void assertRefused(TxError why, Runnable send) {
@@ -225,7 +225,7 @@ class PudaAhTransmitTest {
         int ah = ah(0, 0, false, false, 3);
         int len = segment(8);
         long good = buffer(len);
-        assertFalse(d.driver.addressHandleValid(9));
+        assertFalse(d.driver.addressHandles().valid(9));
         assertRefused(TxError.INVALID_AH, () -> ilq.send(good, len, 28, 9));
         assertRefused(TxError.INVALID_AH, () -> ilq.send(good, len, 28, 0x1ff_ffff));
         assertRefused(TxError.BAD_L4LEN, () -> ilq.send(good, 24, 28, ah));

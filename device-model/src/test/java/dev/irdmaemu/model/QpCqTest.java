@@ -44,7 +44,7 @@ class QpCqTest {
 
     @Test
     void cqIdsAreCheckedAgainstTheCommittedCountAndTheTable() {
-        DriverNode.Completion c = d.createCq((int) node.driver.committedCount(HmcObjectType.CQ), 16, 0, true);
+        DriverNode.Completion c = d.createCq((int) node.driver.hmc().committedCount(HmcObjectType.CQ), 16, 0, true);
         assertEquals(CqpFault.INDEX_OUT_OF_RANGE.minor(), c.minor());
         c = d.createCq(3, 16, 0, true);
         assertEquals(CqpFault.OBJECT_IN_USE.minor(), c.minor());
@@ -146,7 +146,7 @@ class QpCqTest {
     @Test
     void hostileQpCreatesGetTheirErrors() {
         // id beyond the committed QPs
-        int qps = (int) node.driver.committedCount(HmcObjectType.QP);
+        int qps = (int) node.driver.hmc().committedCount(HmcObjectType.QP);
         assertEquals(CqpFault.INDEX_OUT_OF_RANGE.minor(), createIwarp(qps, null).minor());
         // host context outside memory
         d.qpf.clear();
@@ -167,13 +167,13 @@ class QpCqTest {
         assertFalse(createIwarp(15, null).error());
         assertEquals(CqpFault.OBJECT_IN_USE.minor(), createIwarp(15, null).minor());
         // the model keeps serving: the next good op works (an error completion would throw)
-        node.driver.nop();
+        node.driver.cqp().nop();
         assertEquals(1 + 2, node.dev.qps().liveCount(), "QP 15 besides the driver's ILQ and IEQ");
     }
 
     @Test
     void arpEntriesWithinTheCommittedCount() {
-        int arps = (int) node.driver.committedCount(HmcObjectType.ARP);
+        int arps = (int) node.driver.hmc().committedCount(HmcObjectType.ARP);
         assertFalse(node.op("MANAGE_ARP",
                 (o, v) -> CqpWqeWriter.addArpEntry(node.store(), o, 5, 0, 0x02_00_00_00_00_09L, false, v)).error());
         assertTrue(node.dev.arp().valid(5));

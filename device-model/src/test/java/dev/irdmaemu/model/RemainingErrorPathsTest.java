@@ -70,7 +70,7 @@ class RemainingErrorPathsTest {
         cqf.cqAddress = d.alloc(4096);
         assertEquals(CqpFault.NO_SUCH_OBJECT.minor(),
                 d.op("MODIFY_CQ", (o, v) -> CqpWqeWriter.modifyCq(d.store(), o, cqf, v)).minor());
-        d.driver.createCq(9, 16);
+        d.driver.cqp().createCq(9, 16);
         cqf.clear();
         cqf.cqId = 9;
         cqf.resize = true;

@@ -46,19 +46,19 @@ class TwoNodeWireTest {
             int len = pb.build(f, 0);
             // gen2: the driver hands the device the TCP segment; A's device adds Ethernet and IPv4 from the AH
             // (utils.c irdma_puda_create_ah, cm.c irdma_form_ah_cm_frame) and its ARP entry (cm.c irdma_add_arp)
-            a.driver.manageArp(0, BringUpTest.MAC_LOCAL, true);
+            a.driver.cqp().manageArp(0, BringUpTest.MAC_LOCAL, true);
             // B listens on 20000 (cm.c irdma_cm_listen: the port into the APBVT, so the classifier keeps its
             // segments from the LAN; with no qhash entry for the four-tuple a SYN goes to the ILQ)
-            b.driver.manageApbvt(20000, true);
-            int ah = a.driver.createAddressHandle(BringUpTest.MAC_LOCAL, 0, 0, false, 0, 64, true, false,
+            b.driver.cqp().manageApbvt(20000, true);
+            int ah = a.driver.addressHandles().create(BringUpTest.MAC_LOCAL, 0, 0, false, 0, 64, true, false,
                     new int[] {BringUpTest.LOCAL}, new int[] {BringUpTest.REMOTE});
             long t0 = sched.now();
             int ipAndEthernet = EthernetFrame.HEADER_LENGTH + Ipv4Header.MIN_HEADER_LENGTH;
-            assertTrue(a.driver.ilqSend(ah, f, ipAndEthernet, len - ipAndEthernet, 24));
+            assertTrue(a.driver.puda().ilqSend(ah, f, ipAndEthernet, len - ipAndEthernet, 24));
             f.releaseLast();
             a.run();
-            assertEquals(1, a.driver.ilqSendsCompleted(), "A's send completed on its ILQ CQ");
-            assertEquals(1, b.driver.ilqReceived(), "B's ILQ received it");
+            assertEquals(1, a.driver.puda().ilqSendsCompleted(), "A's send completed on its ILQ CQ");
+            assertEquals(1, b.driver.puda().ilqReceived(), "B's ILQ received it");
             assertEquals(1, received.size());
             assertEquals(45000, received.get(0)[0]);
             assertEquals(20000, received.get(0)[1]);

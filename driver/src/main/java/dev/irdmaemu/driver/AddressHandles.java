@@ -10,9 +10,9 @@ import org.slf4j.LoggerFactory;
  * The CM's address handles as utils.c keeps them (irdma_puda_create_ah, irdma_puda_free_ah, irdma_ilq_ah_cb): an
  * index from rf->allocated_ahs (irdma_alloc_rsrc from rf->next_ah, below rf->max_ah), the AH's fields for its
  * lifetime, and each create or destroy through the CQP with the whole ah_info (uda.c irdma_sc_access_ah), waited for
- * or posted with a callback.
+ * or posted with a callback. Callers (the CM) reach them as {@link IrdmaDriver#addressHandles()}.
  */
-final class AddressHandles {
+public final class AddressHandles {
     private static final Logger LOG = LoggerFactory.getLogger(IrdmaDriver.class);
     private static final int MAX_AH = 4096;
 
@@ -35,11 +35,6 @@ final class AddressHandles {
     /** struct irdma_ah_info as the driver keeps it for the AH's lifetime (irdma_sc_ah.ah_info). */
     record AhFields(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex, int hopLimit,
                     boolean ipv4, boolean loopback, int[] dest, int[] src) {
-        /** The fields with the caller's address arrays copied, as the AH keeps them once it has its index. */
-        AhFields copied() {
-            return new AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4, loopback, dest.clone(),
-                    src.clone());
-        }
     }
 
     private final HmcSetup hmc;
@@ -50,10 +45,20 @@ final class AddressHandles {
         this.hmc = hmc;
     }
 
-    /** irdma_puda_create_ah with wait = true: the index, CREATE_ADDR_HANDLE waited for; valid on return. */
-    int create(AhFields callers) {
+    /**
+     * utils.c irdma_puda_create_ah with wait = true (cm.c irdma_connect, the active side): an index from the AH
+     * bitmap below rf->max_ah (the committed FSIAV count, irdma_alloc_rsrc), then CREATE_ADDR_HANDLE (uda.c
+     * irdma_sc_access_ah) with the caller's fields, waited for; the AH is valid on return (irdma_ah_cqp_op).
+     * {@code dest} / {@code src}: irdma_ah_info.dest_ip_addr / src_ip_addr (IPv4 in word 0). Answers the index.
+     *
+     * @throws CqpException when no index is free or the device refuses the op (the index is freed again)
+     */
+    public int create(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex, int hopLimit,
+                      boolean ipv4, boolean loopback, int[] dest, int[] src) {
         int ah = alloc();
-        AhFields f = callers.copied();
+        // the AH keeps its own copy of the caller's addresses once it has its index
+        AhFields f = new AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4, loopback, dest.clone(),
+                src.clone());
         try {
             cqp.op(CqpOpcode.CREATE_ADDR_HANDLE.name(), writer(CqpOpcode.CREATE_ADDR_HANDLE, ah, f));
         } catch (CqpException e) {
@@ -65,10 +70,19 @@ final class AddressHandles {
         return ah;
     }
 
-    /** irdma_puda_create_ah with wait = false: the index, CREATE_ADDR_HANDLE posted; {@code done} on completion. */
-    int create(AhFields callers, IrdmaDriver.AhCompletion done) {
+    /**
+     * utils.c irdma_puda_create_ah with wait = false (cm.c irdma_handle_syn_pkt, the passive side): the index, then
+     * CREATE_ADDR_HANDLE posted and not waited for. The AH is not valid until the CCQ completion, which runs
+     * {@code done} from the interrupt handler (irdma_ilq_ah_cb), never from inside this call. Answers the index.
+     *
+     * @throws CqpException when no index is free (irdma_alloc_rsrc: -ENOMEM; nothing was posted)
+     */
+    public int create(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex, int hopLimit,
+                      boolean ipv4, boolean loopback, int[] dest, int[] src, IrdmaDriver.AhCompletion done) {
         int ah = alloc();
-        AhFields f = callers.copied();
+        // the AH keeps its own copy of the caller's addresses once it has its index
+        AhFields f = new AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4, loopback, dest.clone(),
+                src.clone());
         fields[ah] = f;
         pending[ah] = done;
         cqp.post(CqpOpcode.CREATE_ADDR_HANDLE.name(), writer(CqpOpcode.CREATE_ADDR_HANDLE, ah, f),
@@ -120,10 +134,15 @@ final class AddressHandles {
     }
 
     /**
-     * irdma_puda_free_ah: a valid AH destroyed (posted, no callback) and its index freed at once; one whose create
-     * is in flight freed by that completion; one that is not valid leaks its index, as irdma's does.
+     * utils.c irdma_puda_free_ah: for a valid AH, DESTROY_ADDR_HANDLE posted and not waited for (irdma_ah_cqp_op
+     * with wait = false and no callback; irdma_sc_access_ah repeats its fields, only the index counts), and the
+     * index back to the bitmap at once. A refused destroy is only logged when its completion comes. An AH whose
+     * create is still in flight is freed by that completion. An AH that is not valid (its create without waiting
+     * was refused, or timed out) is freed as irdma frees it: nothing is posted and its index stays taken in
+     * rf->allocated_ahs until the driver goes (counted in {@link #leaked()}, and still in {@link #inUse()}); after
+     * max_ah such refusals creates fail with -ENOMEM.
      */
-    void destroy(int ah) {
+    public void destroy(int ah) {
         if (ah < 0 || ah >= inUse.length || !inUse[ah] || freeOnCreate[ah] || leaked[ah]) {
             return;
         }
@@ -156,15 +175,18 @@ final class AddressHandles {
         inUse[ah] = false;
     }
 
-    long leaked() {
+    /** AH indexes kept taken because their AH was freed while not valid (irdma_puda_free_ah). */
+    public long leaked() {
         return leakedCount;
     }
 
-    boolean valid(int ah) {
+    /** ah_info.ah_valid of index {@code ah}: the device holds it (false while its create is in flight). */
+    public boolean valid(int ah) {
         return ah >= 0 && ah < valid.length && valid[ah];
     }
 
-    int inUse() {
+    /** Address handles the driver holds. */
+    public int inUse() {
         int n = 0;
         for (boolean b : inUse) {
             if (b) {

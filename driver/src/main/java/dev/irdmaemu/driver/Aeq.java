@@ -9,6 +9,7 @@ import dev.irdmaemu.fw.hmc.PbleLayout;
 import dev.irdmaemu.fw.queue.Aeqe;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.reg.Gen2Registers;
+import java.util.OptionalInt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,9 +17,11 @@ import org.slf4j.LoggerFactory;
  * The AEQ as hw.c keeps it: sized and created with its vector routed (irdma_setup_aeq, ctrl.c irdma_cfg_aeq,
  * irdma_create_aeq, on single pages through a level-1 PBL when asked: irdma_create_virt_aeq), drained AEQE by AEQE
  * with each event decoded and handed up (irdma_process_aeq, ctrl.c irdma_sc_get_next_aeqe and
- * irdma_sc_repost_aeq_entries), destroyed at remove (irdma_destroy_aeq).
+ * irdma_sc_repost_aeq_entries), destroyed at remove (irdma_destroy_aeq). Callers reach it as
+ * {@link IrdmaDriver#aeq()}; its size and mapping are chosen before the bring-up
+ * ({@link IrdmaDriver#withAeqEntries}, {@link IrdmaDriver#withVirtualAeq}).
  */
-final class Aeq {
+public final class Aeq {
     private static final Logger LOG = LoggerFactory.getLogger(IrdmaDriver.class);
     /** user.h IRDMA_MAX_AEQ_ENTRIES and IRDMA_MIN_AEQ_ENTRIES (hw_attrs.min_hw_aeq_size). */
     static final int MAX_AEQ_ENTRIES = 524287;
@@ -72,7 +75,8 @@ final class Aeq {
         virtual = true;
     }
 
-    int entries() {
+    /** The AEQ's size in entries, once brought up. */
+    public int entries() {
         return entries;
     }
 
@@ -80,13 +84,14 @@ final class Aeq {
         return live;
     }
 
-    long overflows() {
+    /** Overflowed AEQEs the driver read (each one a reset request, hw.c irdma_process_aeq). */
+    public long overflows() {
         return overflows;
     }
 
-    /** The first PBLE index of a PBL-mapped AEQ, or -1. */
-    int firstPbleIndex() {
-        return pbl == null ? -1 : pbl.first;
+    /** The first PBLE index of a PBL-mapped AEQ ({@link IrdmaDriver#withVirtualAeq}); empty for a coherent ring. */
+    public OptionalInt firstPbleIndex() {
+        return pbl == null ? OptionalInt.empty() : OptionalInt.of(pbl.first);
     }
 
     private long aeqeAddress(int index) {

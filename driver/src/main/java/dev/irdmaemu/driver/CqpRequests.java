@@ -40,7 +40,6 @@ final class CqpRequests {
     private int dueCount;
     private int pending;
     private long callbacksRun;
-    private long dropped;
     private long timeouts;
     private CqpException failure;
     /** The posted requests' progress check (struct irdma_cqp_timeout over them), every CQP_COMPL_WAIT_NANOS. */
@@ -217,7 +216,6 @@ final class CqpRequests {
                 callback[i] = null;
                 due[i] = false;
                 failed[i] = false;
-                dropped++;
             }
         }
         dueCount = 0;
@@ -234,10 +232,6 @@ final class CqpRequests {
 
     long callbacksRun() {
         return callbacksRun;
-    }
-
-    long dropped() {
-        return dropped;
     }
 
     long timeouts() {

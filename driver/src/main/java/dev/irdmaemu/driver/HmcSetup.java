@@ -9,6 +9,7 @@ import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,9 +17,10 @@ import org.slf4j.LoggerFactory;
  * The function's HMC as hw.c irdma_hmc_setup makes it: Query FPM values, the sizing of ctrl.c irdma_cfg_fpm_val
  * ({@link FpmSizing}), Commit FPM values, the objects' backing (irdma_create_hmc_objs, {@link HmcBacking}) and Static
  * HMC pages allocated; then the PBLE object's first chunk and the PBLE resource over it (pble.c irdma_hmc_init_pble),
- * which grows a chunk at a time (add_pble_prm).
+ * which grows a chunk at a time (add_pble_prm). Callers reach it as {@link IrdmaDriver#hmc()}: what Commit FPM
+ * placed, the SDs backing it and the PBLE resource over the PBLE object.
  */
-final class HmcSetup {
+public final class HmcSetup {
     private static final Logger LOG = LoggerFactory.getLogger(IrdmaDriver.class);
 
     private final IrdmaHw hw;
@@ -124,33 +126,65 @@ final class HmcSetup {
         }
     }
 
-    long committedBase(HmcObjectType t) {
+    /** The FPM base address of an HMC object type as Commit FPM placed it. */
+    public long committedBase(HmcObjectType t) {
         return committedBase.getOrDefault(t, 0L);
     }
 
-    long committedCount(HmcObjectType t) {
+    /** The count of an HMC object type Commit FPM committed. */
+    public long committedCount(HmcObjectType t) {
         return committedCount.getOrDefault(t, 0L);
     }
 
+    /**
+     * The guest-physical address backing FPM address {@code fpmAddress} (the page the PD entry names, plus the
+     * offset in it); empty outside the HMC space the driver backed.
+     */
+    public OptionalLong address(long fpmAddress) {
+        long pa = hostAddress(fpmAddress);
+        return pa < 0 ? OptionalLong.empty() : OptionalLong.of(pa);
+    }
+
     /** The host address behind an FPM address, or -1 outside what is backed. */
-    long hostAddress(long fpmAddress) {
+    private long hostAddress(long fpmAddress) {
         return hmc == null ? -1 : hmc.hostAddress(fpmAddress);
     }
 
-    long pbleBacked() {
+    /**
+     * PBLE indexes (from the PBLE object's base) that the chunks pble.c backed cover (the first one at bring-up, more
+     * as the PBLE pool grows on demand): the verbs allocate PBLEs below this.
+     */
+    public long pbleBackedCount() {
         return pbleBacked;
     }
 
-    PbleResource pbles() {
+    /** The function's PBLE resource (rf-&gt;pble_rsrc), once brought up: the verbs register memory through it. */
+    public PbleResource pbles() {
         return pbles;
     }
 
-    FpmSizing sizing() {
+    /** The HMC sizing this driver committed (the port of irdma_cfg_fpm_val), null before bring-up. */
+    public FpmSizing fpmSizing() {
         return sizing;
     }
 
-    /** The SD table, null before bring-up. */
-    HmcBacking backing() {
-        return hmc;
+    /** SD {@code sd} of the HMC (hmc_info->sd_table) is a direct one (a 2 MiB page); false before bring-up. */
+    public boolean sdDirect(int sd) {
+        return hmc != null && hmc.sdDirect(sd);
+    }
+
+    /** SD {@code sd} is valid (the device was told of it); false before bring-up. */
+    public boolean sdValid(int sd) {
+        return hmc != null && hmc.sdValid(sd);
+    }
+
+    /** The host address a valid SD names (2 MiB page or PD page); empty if not valid. */
+    public OptionalLong sdAddress(int sd) {
+        return sdValid(sd) ? OptionalLong.of(hmc.sdAddress(sd)) : OptionalLong.empty();
+    }
+
+    /** Host memory the HMC backing took (direct SDs, PBLE chunk, PD pages, the CQP's SD buffer). */
+    public long bytesAllocated() {
+        return hmc == null ? 0 : hmc.bytesAllocated();
     }
 }

@@ -74,7 +74,7 @@ public final class HwStatistics {
     public boolean gather() {
         allocate();
         try {
-            driver.op("GATHER_STATS", writer);
+            driver.cqp().op("GATHER_STATS", writer);
         } catch (CqpException e) {
             failures++;
             LOG.warn("Gather stats failed: {}", e.getMessage());
@@ -125,7 +125,7 @@ public final class HwStatistics {
     private void onTimer() {
         timerGathers++;
         try {
-            driver.post("GATHER_STATS", writer, timerGatherDone);
+            driver.cqp().post("GATHER_STATS", writer, timerGatherDone);
         } catch (RuntimeException e) {
             failures++;
             LOG.warn("Gather stats not posted: {}", e.getMessage());

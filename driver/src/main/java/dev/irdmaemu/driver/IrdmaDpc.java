@@ -28,7 +28,6 @@ final class IrdmaDpc {
     private int vectorsRaised;
     private boolean deferred;
     private boolean up;
-    private long handled;
 
     IrdmaDpc(IrdmaHw hw, CqpChannel cqp) {
         this.hw = hw;
@@ -80,10 +79,6 @@ final class IrdmaDpc {
         return up;
     }
 
-    long handled() {
-        return handled;
-    }
-
     /** The handler has work that must wait for the op in progress. */
     void defer() {
         deferred = true;
@@ -114,7 +109,6 @@ final class IrdmaDpc {
             deferred = true;
             return;
         }
-        handled++;
         int vectors = vectorsRaised;
         vectorsRaised = 0;
         if ((vectors & 1 << AEQ_VECTOR) != 0) {

@@ -3,11 +3,6 @@ package dev.irdmaemu.driver;
 import dev.irdmaemu.fw.bus.HostRam;
 import dev.irdmaemu.fw.bus.InterruptSink;
 import dev.irdmaemu.fw.bus.Mmio;
-import dev.irdmaemu.fw.cqp.CqOpFields;
-import dev.irdmaemu.fw.cqp.QpFlushFields;
-import dev.irdmaemu.fw.cqp.QpOpFields;
-import dev.irdmaemu.fw.cqp.RdmaFeatureBuffer;
-import dev.irdmaemu.fw.cqp.StagFields;
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.reg.Gen2Register;
 import dev.irdmaemu.fw.reg.Gen2Registers;
@@ -19,14 +14,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The driver layer: brings an E810 RDMA function up the way irdma's probe does (hw.c irdma_ctrl_init_hw, then
  * irdma_rt_init_hw) and then serves the CM, touching the device only through {@link Mmio}, host memory
- * ({@link HostRam}) and the {@link InterruptSink} it hands the device ({@link #interruptSink()}). This class is the
- * facade over the parts irdma has in its own files: the bring-up and remove (below) with the HMC ({@code HmcSetup}:
- * hw.c irdma_hmc_setup, pble.c) and the feature query ({@code RdmaFeatures}); the CQP channel and its waiting
- * ({@code CqpChannel}: ctrl.c, utils.c irdma_wait_event), the requests posted without waiting and the CQP's timeout
- * ({@code CqpRequests}), the reset requests ({@code ResetRequests}); the interrupt handlers ({@code IrdmaDpc}) over
- * CEQ 0 ({@code Ceq}: hw.c irdma_process_ceq) and the AEQ ({@code Aeq}: hw.c irdma_process_aeq); the ILQ and IEQ
- * ({@code PudaQueues}: puda.c), the work-scheduler tree ({@code WorkScheduler}: ws.c), the CM's address handles
- * ({@code AddressHandles}: utils.c, uda.c) and the CM's and verbs' CQP commands ({@code CqpCommands}).
+ * ({@link HostRam}) and the {@link InterruptSink} it hands the device ({@link #interruptSink()}). This class does the
+ * bring-up and the remove (below) and holds the parts irdma has in its own files; callers reach those named for the
+ * kernel's concern: {@link #cqp()} the CQP's commands, ops and counts ({@code CqpCommands} over {@code CqpChannel}:
+ * ctrl.c, utils.c irdma_wait_event, and {@code CqpRequests}, the requests posted without waiting and the CQP's
+ * timeout); {@link #hmc()} the HMC ({@code HmcSetup}: hw.c irdma_hmc_setup, pble.c); {@link #features()} the feature
+ * query ({@code RdmaFeatures}: ctrl.c irdma_get_rdma_features); {@link #puda()} the ILQ and IEQ ({@code PudaQueues}:
+ * puda.c); {@link #workScheduler()} the work-scheduler tree ({@code WorkScheduler}: ws.c); {@link #addressHandles()}
+ * the CM's address handles ({@code AddressHandles}: utils.c, uda.c); {@link #resets()} the reset requests
+ * ({@code ResetRequests}); {@link #aeq()} the AEQ ({@code Aeq}: hw.c irdma_process_aeq). The interrupt handlers
+ * ({@code IrdmaDpc}) over CEQ 0 ({@code Ceq}: hw.c irdma_process_ceq) and the AEQ stay inside.
  *
  * <p>CQP ops are synchronous: post the WQE, ring PFPE_CQPDB, run the {@link SimScheduler} until the completion
  * for that WQE index arrives. Before the CCQ exists (and after it is destroyed) the completion is PFPE_CQPTAIL moving,
@@ -36,11 +33,11 @@ import org.slf4j.LoggerFactory;
  * is a {@link CqpException} ({@link CqpException.Kind#TIMEOUT}), never a hang. A waited op's error completion is
  * -EIO ({@link CqpException.Kind#OP_ERROR}), or -EBUSY for major 0xffff minor 0x8002 ({@link CqpException.Kind#BUSY}).
  * A timeout, a waited op's 0xffff/0x8029 completion and an overflowed AEQE make the driver request a function reset
- * as irdma does ({@link #resetRequested()}, {@link #onResetRequest}, {@link ResetCause}); from then on every op is
- * refused ({@link CqpException.Kind#RESET_REQUESTED}). The requests irdma posts without waiting (the passive side's
- * AH create, every AH destroy, the stats timer's Gather Stats) go through {@link #post}: their completions reach
- * their callbacks from the interrupt handler, through the CCQ's CEQE (hw.c irdma_cqp_ce_handler), and the same
- * progress count over them ends in the same timeout.
+ * as irdma does ({@link ResetRequests#requested()}, {@link #onResetRequest}, {@link ResetCause}); from then on every
+ * op is refused ({@link CqpException.Kind#RESET_REQUESTED}). The requests irdma posts without waiting (the passive
+ * side's AH create, every AH destroy, the stats timer's Gather Stats) go through {@link CqpCommands#post}: their
+ * completions reach their callbacks from the interrupt handler, through the CCQ's CEQE (hw.c irdma_cqp_ce_handler),
+ * and the same progress count over them ends in the same timeout.
  */
 public final class IrdmaDriver {
     private static final Logger LOG = LoggerFactory.getLogger(IrdmaDriver.class);
@@ -188,7 +185,7 @@ public final class IrdmaDriver {
         this.ceq = new Ceq(hw, cqp, requests, puda);
         this.aeq = new Aeq(hw, cqp, resets);
         this.ahs = new AddressHandles(hw, cqp, hmc);
-        this.commands = new CqpCommands(hw, cqp, ws);
+        this.commands = new CqpCommands(hw, cqp, requests, ws);
         cqp.wire(requests, dpc);
         requests.interrupts(dpc);
         dpc.wire(aeq, ceq, requests);
@@ -247,11 +244,6 @@ public final class IrdmaDriver {
         return puda.localMac();
     }
 
-    /** ILQ receives not handed up: an error CQE or a placed length the headers contradict (PudaLayout.check). */
-    public long ilqRefused() {
-        return puda.ilqRefused();
-    }
-
     public void attach(Upcalls upcalls) {
         puda.upcalls(upcalls);
         aeq.upcalls(upcalls);
@@ -263,27 +255,6 @@ public final class IrdmaDriver {
         aeq.events(events);
     }
 
-    /** The FPM base address of an HMC object type as Commit FPM placed it. */
-    public long committedBase(HmcObjectType t) {
-        return hmc.committedBase(t);
-    }
-
-    /**
-     * The guest-physical address backing FPM address {@code fpmAddress} (the page the PD entry names, plus the
-     * offset in it), or -1 outside the HMC space the driver backed.
-     */
-    public long hmcAddress(long fpmAddress) {
-        return hmc.hostAddress(fpmAddress);
-    }
-
-    /**
-     * PBLE indexes (from the PBLE object's base) that the chunks pble.c backed cover (the first one at bring-up, more
-     * as the PBLE pool grows on demand): the verbs allocate PBLEs below this.
-     */
-    public long pbleBackedCount() {
-        return hmc.pbleBacked();
-    }
-
     /**
      * The PF's hardware statistics (Gather Stats). irdma starts their 60 s timer in irdma_vsi_stats_init; this
      * driver gathers on demand ({@link HwStatistics#gather()}) and runs the timer only once started
@@ -291,34 +262,6 @@ public final class IrdmaDriver {
      */
     public HwStatistics statistics() {
         return statistics;
-    }
-
-    /** The HMC sizing this driver committed (the port of irdma_cfg_fpm_val), null before bring-up. */
-    public FpmSizing fpmSizing() {
-        return hmc.sizing();
-    }
-
-    /** SDs of the HMC (sd_cnt), the direct ones among them and the host bytes behind them; -1 before bring-up. */
-    public int hmcSdCount() {
-        return hmc.backing() == null ? -1 : hmc.backing().sdCount();
-    }
-
-    public boolean hmcSdDirect(int sd) {
-        return hmc.backing() != null && hmc.backing().sdDirect(sd);
-    }
-
-    public boolean hmcSdValid(int sd) {
-        return hmc.backing() != null && hmc.backing().sdValid(sd);
-    }
-
-    /** The host address a valid SD names (2 MiB page or PD page); -1 if not valid. */
-    public long hmcSdAddress(int sd) {
-        return hmc.backing() == null ? -1 : hmc.backing().sdAddress(sd);
-    }
-
-    /** Host memory the HMC backing took (direct SDs, PBLE chunk, PD pages, the CQP's SD buffer). */
-    public long hmcBytesAllocated() {
-        return hmc.backing() == null ? 0 : hmc.backing().bytesAllocated();
     }
 
     public SimScheduler scheduler() {
@@ -341,16 +284,16 @@ public final class IrdmaDriver {
         cqp.waitPeReady();
         cqp.createCqp();
         // hw.c irdma_ctrl_init_hw (gen2): the feature query right after the CQP, still by register poll
-        queryRdmaFeatures();
+        features.query();
         hmc.setup();
         cqp.createCcq();
-        ceq.setup(committedCount(HmcObjectType.CQ));
+        ceq.setup(hmc.committedCount(HmcObjectType.CQ));
         // hw.c irdma_ctrl_init_hw: the CCQ is armed once CEQ 0 exists; its completions then raise CEQEs
         cqp.armCcq();
         // hw.c irdma_ctrl_init_hw: the PBLE object's first chunk after the CEQs, before the AEQ
         hmc.initPble();
         hmc.initPbles();
-        aeq.setup(committedCount(HmcObjectType.QP), committedCount(HmcObjectType.CQ), hmc.pbles());
+        aeq.setup(hmc.committedCount(HmcObjectType.QP), hmc.committedCount(HmcObjectType.CQ), hmc.pbles());
         // hw.c irdma_rt_init_hw: ctrl.c irdma_vsi_stats_init after the VSI, before the ILQ: the stats buffer and
         // (gen2) the 60 s timer whose Gather Stats is posted without waiting (utils.c irdma_hw_stats_timeout)
         statistics.startTimer();
@@ -369,11 +312,11 @@ public final class IrdmaDriver {
      * iw_hmc_obj_types order: its PDs invalidated, its SDs cleared by Update PE SDs, now register-polled);
      * irdma_destroy_cqp (PFPE_CCQPHIGH/LOW zeroed, PFPE_CCQPSTATUS polled until not done) and
      * irdma_cleanup_pending_cqp_op (the requests still posted without waiting are dropped: their callbacks never run).
-     * After a reset request ({@link #resetRequested()}) no op is issued, as irdma skips them when rf->reset is set;
-     * the register writes (PD invalidation, CQP destroy) still happen. A refused op is logged and the teardown goes
-     * on, as irdma's does. The objects the CM and the verbs made (QPs, CQs, MRs, qhash entries, APBVT ports, AHs) are
-     * theirs to destroy first, as the RDMA core does before irdma_ib_dealloc_device. Nothing of this driver stays
-     * armed on the scheduler, and it answers no interrupt afterwards.
+     * After a reset request ({@link ResetRequests#requested()}) no op is issued, as irdma skips them when rf->reset is
+     * set; the register writes (PD invalidation, CQP destroy) still happen. A refused op is logged and the teardown
+     * goes on, as irdma's does. The objects the CM and the verbs made (QPs, CQs, MRs, qhash entries, APBVT ports,
+     * AHs) are theirs to destroy first, as the RDMA core does before irdma_ib_dealloc_device. Nothing of this driver
+     * stays armed on the scheduler, and it answers no interrupt afterwards.
      */
     public void tearDown() {
         boolean reset = resets.requested();
@@ -410,54 +353,6 @@ public final class IrdmaDriver {
     }
 
     /**
-     * ctrl.c irdma_get_rdma_features (gen2, between irdma_create_cqp and irdma_hmc_setup): each entry the device
-     * reports whose type is below IRDMA_MAX_FEATURES kept whole in {@link #featureInfo(int)}; fewer than two entries
-     * is an error ({@link CqpException.Kind#BAD_FEATURES}).
-     */
-    public void queryRdmaFeatures() {
-        features.query();
-    }
-
-    /** Feature entries the device reported (irdma_get_rdma_features' feature_cnt). */
-    public int featureCount() {
-        return features.count();
-    }
-
-    /** dev->feature_info[type]: the whole entry the device reported for {@code type}, 0 if none. */
-    public long featureInfo(int type) {
-        return features.info(type);
-    }
-
-    /** verbs.h irdma_fw_major_ver: IRDMA_FW_VER_MAJOR of the FW_INFO entry. */
-    public int fwMajorVersion() {
-        return features.fwMajorVersion();
-    }
-
-    /** verbs.h irdma_fw_minor_ver: IRDMA_FW_VER_MINOR of the FW_INFO entry. */
-    public int fwMinorVersion() {
-        return features.fwMinorVersion();
-    }
-
-    /** dev->feature_info[IRDMA_FTN_FLAGS]: the function's feature flags (0 when the device sent none). */
-    public long featureFlags() {
-        return features.flags();
-    }
-
-    /** IRDMA_FEATURE_ATOMIC_OPS: set when FTN_FLAGS carries IRDMA_ATOMICS_ALLOWED_BIT. */
-    public boolean atomicsAllowed() {
-        return (featureFlags() & RdmaFeatureBuffer.FLAG_ATOMICS_ALLOWED) != 0;
-    }
-
-    /** The function's PBLE resource (rf-&gt;pble_rsrc), once brought up: the verbs register memory through it. */
-    public PbleResource pbles() {
-        return hmc.pbles();
-    }
-
-    public long committedCount(HmcObjectType t) {
-        return hmc.committedCount(t);
-    }
-
-    /**
      * An AEQ of {@code entries} instead of irdma's size (before {@link #bringUp()}): a debugging and test aid, to see
      * what an overflowing AEQ does. hw.c irdma_create_aeq sizes it from the committed QPs and CQs; ctrl.c
      * irdma_sc_aeq_init takes any count from IRDMA_MIN_AEQ_ENTRIES (1) to IRDMA_MAX_AEQ_ENTRIES (user.h).
@@ -469,11 +364,6 @@ public final class IrdmaDriver {
         return this;
     }
 
-    /** The AEQ's size in entries, once brought up. */
-    public int aeqEntries() {
-        return aeq.entries();
-    }
-
     /**
      * Create the AEQ as hw.c irdma_create_aeq does when the coherent allocation fails (before {@link #bringUp()}):
      * on single pages, through a level-1 PBL (irdma_create_virt_aeq), Create AEQ with VMAP and chunk size 1.
@@ -483,165 +373,10 @@ public final class IrdmaDriver {
         return this;
     }
 
-    /** The AEQ is PBL-mapped; its first PBLE index, or -1. */
-    public int aeqFirstPbleIndex() {
-        return aeq.firstPbleIndex();
-    }
-
-    /** Overflowed AEQEs the driver read (each one a reset request, hw.c irdma_process_aeq). */
-    public long aeqOverflows() {
-        return aeq.overflows();
-    }
-
-    public long interruptsHandled() {
-        return dpc.handled();
-    }
-
-    public long ilqReceived() {
-        return puda.ilqReceived();
-    }
-
-    /**
-     * Exception segments of offloaded QPs the IEQ received (out of order, or ending inside an FPDU). The model's QP
-     * reassembles them itself, so this layer accounts for them and reposts the buffer; it does not run irdma's
-     * IEQ reassembly (puda.c irdma_ieq_process_fpdus).
-     */
-    public long ieqReceived() {
-        return puda.ieqReceived();
-    }
-
-    /** IEQ completions with an error or a layout that irdma_puda_get_tcpip_info would refuse. */
-    public long ieqRefused() {
-        return puda.ieqRefused();
-    }
-
-    public long ilqSendsCompleted() {
-        return puda.ilqSendsCompleted();
-    }
-
     /** Skip posting the ILQ receive buffers at bring-up (a test of the device's no-buffer drop). */
     public IrdmaDriver withoutIlqReceiveBuffers() {
         puda.withoutIlqReceiveBuffers();
         return this;
-    }
-
-    /**
-     * puda.c irdma_puda_send (gen2): copy the CM segment (TCP header with {@code tcpHeaderLength} bytes of header
-     * and options, then the payload; cm.c irdma_form_ah_cm_frame) into a free ILQ send buffer, write the send WQE
-     * naming address handle {@code ahId} with L4LEN = the header length in words, ring WQEALLOC. Answers false when
-     * every send buffer is still in flight (irdma_puda_get_bufpool empty) or the segment does not fit.
-     */
-    public boolean ilqSend(int ahId, BytesStore<?, ?> segment, long offset, int length, int tcpHeaderLength) {
-        return puda.send(ahId, segment, offset, length, tcpHeaderLength);
-    }
-
-    /**
-     * ws.c irdma_ws_remove / irdma_remove_leaf for the TC of user priority 0: delete the leaf (and, in irdma, the
-     * ice qset), then the VSI node once it has no children, then the root once it has none. Nothing when there is
-     * no leaf. irdma runs it when the last QP of the TC goes (puda.c irdma_puda_free_qp for the PUDA QPs).
-     */
-    public void wsRemove() {
-        ws.remove();
-    }
-
-    /** vsi->qos[0].qs_handle: the leaf's qs_handle the device answered (0 before the tree exists). */
-    public int qsHandle() {
-        return ws.qsHandle();
-    }
-
-    /** The WS node ids this driver holds: root, VSI node, leaf (-1 where there is none). */
-    public int[] wsNodes() {
-        return ws.nodes();
-    }
-
-    /** cm.c irdma_manage_apbvt (utils.c irdma_cqp_manage_apbvt_cmd): mark or unmark a local TCP port. */
-    public void manageApbvt(int port, boolean add) {
-        commands.manageApbvt(port, add);
-    }
-
-    /**
-     * cm.c irdma_manage_qhash: an IPv4 or IPv6 entry (address words most significant first), listen when
-     * {@code established} is false (local address and port only), steering to {@code qpn} (1 = the ILQ).
-     */
-    public void manageQhash(boolean add, boolean ipv4, int[] local, int localPort, int[] remote, int remotePort,
-                            boolean established, int vlan, long mac, int qpn) {
-        commands.manageQhash(add ? CqpCommands.QHASH_ADD : CqpCommands.QHASH_DELETE, ipv4, local, localPort, remote,
-                remotePort, established, vlan, mac, qpn);
-    }
-
-    /** The same with an explicit manage code (CqpWqe.QHASH_MANAGE_ADD / _MODIFY / _DELETE). */
-    public void manageQhash(int manage, boolean ipv4, int[] local, int localPort, int[] remote, int remotePort,
-                            boolean established, int vlan, long mac, int qpn) {
-        commands.manageQhash(manage, ipv4, local, localPort, remote, remotePort, established, vlan, mac, qpn);
-    }
-
-    /**
-     * hw.c irdma_manage_qhash with wait = false and a cm_node (cm.c irdma_add_conn_est_qh, called from the passive
-     * side's AH callback): the same WQE, posted without waiting; {@code done} runs from its completion (hw.c
-     * irdma_send_syn_cqp_callback). Answers the WQE index.
-     *
-     * @throws CqpException when nothing could be posted (a reset was requested: irdma_handle_cqp_op's -EBUSY)
-     */
-    public int postManageQhash(int manage, boolean ipv4, int[] local, int localPort, int[] remote, int remotePort,
-                               boolean established, int vlan, long mac, int qpn, CqpCallback done) {
-        return commands.postManageQhash(manage, ipv4, local, localPort, remote, remotePort, established, vlan, mac,
-                qpn, done);
-    }
-
-    /** utils.c irdma_manage_arp_cache: add (valid, {@code mac}) or delete the ARP cache entry {@code index}. */
-    public void manageArp(int index, long mac, boolean add) {
-        commands.manageArp(index, mac, add);
-    }
-
-    /**
-     * verbs.c irdma_create_cq / ctrl.c irdma_sc_cq_create: a CQ of {@code entries} CQEs on CEQ 0. Answers its
-     * ring's guest-physical address (the shadow area follows the ring).
-     */
-    public long createCq(int id, int entries) {
-        return commands.createCq(id, entries);
-    }
-
-    /** ctrl.c irdma_sc_qp_create / _modify / _destroy with the caller's fields. */
-    public void createQp(QpOpFields f) {
-        commands.createQp(f);
-    }
-
-    public void modifyQp(QpOpFields f) {
-        commands.modifyQp(f);
-    }
-
-    public void destroyQp(QpOpFields f) {
-        commands.destroyQp(f);
-    }
-
-    /** ctrl.c irdma_sc_cq_create / irdma_sc_cq_destroy with the caller's fields (verbs.c irdma_create_cq). */
-    public void createCq(CqOpFields f) {
-        commands.createCq(f);
-    }
-
-    public void destroyCq(CqOpFields f) {
-        commands.destroyCq(f);
-    }
-
-    /** ctrl.c irdma_sc_alloc_stag / irdma_sc_mr_reg_non_shared / irdma_sc_dealloc_stag. */
-    public void allocStag(StagFields f) {
-        commands.allocStag(f);
-    }
-
-    public void registerMr(StagFields f) {
-        commands.registerMr(f);
-    }
-
-    public void deallocStag(StagFields f) {
-        commands.deallocStag(f);
-    }
-
-    /**
-     * ctrl.c irdma_sc_qp_flush_wqes through hw.c irdma_hw_flush_wqes (waiting): answers the completion's minor
-     * code (main.h IRDMA_CQP_COMPL_RQ_WQE_FLUSHED / IRDMA_CQP_COMPL_SQ_WQE_FLUSHED, 0 for nothing flushed).
-     */
-    public int flushWqes(QpFlushFields f) {
-        return commands.flushWqes(f).minorCode();
     }
 
     /** uk.c irdma_uk_qp_post_wr: PFPE_WQEALLOC with the QP id. */
@@ -654,70 +389,9 @@ public final class IrdmaDriver {
         hw.write(Gen2Register.CQARM, Gen2Registers.cqArmDoorbell(cqId));
     }
 
-    /** A NOP through the CQP (ctrl.c irdma_sc_cqp_nop): the cheapest round trip. */
-    public void nop() {
-        commands.nop();
-    }
-
     /** Allocates {@code bytes} of host memory for the caller (rings, contexts, buffers). */
     public long allocate(long bytes) {
         return hw.allocate(bytes);
-    }
-
-    /**
-     * utils.c irdma_puda_create_ah with wait = true (cm.c irdma_connect, the active side): an index from the AH
-     * bitmap below rf->max_ah (the committed FSIAV count, irdma_alloc_rsrc), then CREATE_ADDR_HANDLE (uda.c
-     * irdma_sc_access_ah) with the caller's fields, waited for; the AH is valid on return (irdma_ah_cqp_op).
-     * {@code dest} / {@code src}: irdma_ah_info.dest_ip_addr / src_ip_addr (IPv4 in word 0). Answers the index.
-     *
-     * @throws CqpException when no index is free or the device refuses the op (the index is freed again)
-     */
-    public int createAddressHandle(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex,
-                                   int hopLimit, boolean ipv4, boolean loopback, int[] dest, int[] src) {
-        return ahs.create(new AddressHandles.AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4,
-                loopback, dest, src));
-    }
-
-    /**
-     * utils.c irdma_puda_create_ah with wait = false (cm.c irdma_handle_syn_pkt, the passive side): the index, then
-     * CREATE_ADDR_HANDLE posted and not waited for. The AH is not valid until the CCQ completion, which runs
-     * {@code done} from the interrupt handler (irdma_ilq_ah_cb), never from inside this call. Answers the index.
-     *
-     * @throws CqpException when no index is free (irdma_alloc_rsrc: -ENOMEM; nothing was posted)
-     */
-    public int createAddressHandle(long mac, int tcTos, int vlanTag, boolean insertVlanTag, int arpIndex,
-                                   int hopLimit, boolean ipv4, boolean loopback, int[] dest, int[] src,
-                                   AhCompletion done) {
-        return ahs.create(new AddressHandles.AhFields(mac, tcTos, vlanTag, insertVlanTag, arpIndex, hopLimit, ipv4,
-                loopback, dest, src), done);
-    }
-
-    /**
-     * utils.c irdma_puda_free_ah: for a valid AH, DESTROY_ADDR_HANDLE posted and not waited for (irdma_ah_cqp_op
-     * with wait = false and no callback; irdma_sc_access_ah repeats its fields, only the index counts), and the
-     * index back to the bitmap at once. A refused destroy is only logged when its completion comes. An AH whose
-     * create is still in flight is freed by that completion. An AH that is not valid (its create without waiting
-     * was refused, or timed out) is freed as irdma frees it: nothing is posted and its index stays taken in
-     * rf->allocated_ahs until the driver goes (counted in {@link #addressHandlesLeaked()}, and still in
-     * {@link #addressHandlesInUse()}); after max_ah such refusals creates fail with -ENOMEM.
-     */
-    public void destroyAddressHandle(int ah) {
-        ahs.destroy(ah);
-    }
-
-    /** AH indexes kept taken because their AH was freed while not valid (irdma_puda_free_ah). */
-    public long addressHandlesLeaked() {
-        return ahs.leaked();
-    }
-
-    /** ah_info.ah_valid of index {@code ah}: the device holds it (false while its create is in flight). */
-    public boolean addressHandleValid(int ah) {
-        return ahs.valid(ah);
-    }
-
-    /** Address handles the driver holds. */
-    public int addressHandlesInUse() {
-        return ahs.inUse();
     }
 
     /**
@@ -729,69 +403,44 @@ public final class IrdmaDriver {
         return this;
     }
 
-    /** rf->reset: the driver requested a reset; every op is refused from then on. */
-    public boolean resetRequested() {
-        return resets.requested();
+    /** The CQP as the CM and the verbs use it (ctrl.c, utils.c): its commands, any op, and its counts. */
+    public CqpCommands cqp() {
+        return commands;
     }
 
-    /**
-     * Reset requests made: 0 or 1 from the CQP (a timeout, a 0xffff/0x8029 completion), plus one per overflowed AEQE
-     * the driver read (see {@link #onResetRequest}).
-     */
-    public long resetRequests() {
-        return resets.requests();
+    /** The function's HMC (hw.c irdma_hmc_setup, pble.c): what Commit FPM placed, its SDs, the PBLE resource. */
+    public HmcSetup hmc() {
+        return hmc;
     }
 
-    /** The first reset request's cause, or null while none was made. */
-    public ResetCause resetCause() {
-        return resets.cause();
+    /** dev->feature_info[] as ctrl.c irdma_get_rdma_features filled it at bring-up. */
+    public RdmaFeatures features() {
+        return features;
     }
 
-    /** CQP timeouts seen: waited ops that gave up and watchdog expiries over posted requests. */
-    public long cqpTimeouts() {
-        return requests.timeouts();
+    /** The ILQ and IEQ (puda.c): the CM's sends and what both queues counted. */
+    public PudaQueues puda() {
+        return puda;
     }
 
-    /** cqp->completed_ops: completions the driver has taken (CCQ CQEs and register-polled ones). */
-    public long cqpCompletedOps() {
-        return cqp.completedOps();
+    /** The work-scheduler tree (ws.c) of the one TC this driver uses. */
+    public WorkScheduler workScheduler() {
+        return ws;
     }
 
-    /** CQP ops posted since the CQP was created. */
-    public long opsPosted() {
-        return cqp.opsPosted();
+    /** The CM's address handles (utils.c irdma_puda_create_ah / irdma_puda_free_ah, uda.c). */
+    public AddressHandles addressHandles() {
+        return ahs;
     }
 
-    /** Requests posted without waiting that a teardown freed without running their callbacks. */
-    public long requestsDropped() {
-        return requests.dropped();
+    /** rf->reset: whether, how often and why the driver requested a reset ({@link #onResetRequest} says where). */
+    public ResetRequests resets() {
+        return resets;
     }
 
-    /**
-     * irdma_handle_cqp_op for a request allocated with wait = false: posts the WQE, rings PFPE_CQPDB and returns
-     * without waiting. The CCQ completion, whenever it comes, runs {@code callback} from the interrupt handler
-     * (hw.c irdma_cqp_ce_handler -> irdma_complete_cqp_request). Needs the CCQ (before it, ops poll registers).
-     * Answers the WQE index.
-     */
-    public int post(String name, WqeWriter writer, CqpCallback callback) {
-        return cqp.post(name, writer, callback);
-    }
-
-    /** Requests posted without waiting whose completion has not been handled yet. */
-    public int cqpRequestsPending() {
-        return requests.pending();
-    }
-
-    /** Callbacks of requests posted without waiting that have run. */
-    public long cqpCallbacksRun() {
-        return requests.callbacksRun();
-    }
-
-    /**
-     * Posts one CQP WQE, rings PFPE_CQPDB and runs the scheduler until its completion (ctrl.c
-     * irdma_sc_cqp_post_sq + irdma_sc_poll_for_cqp_op_done). Answers the op's return value (CQE OPRETVAL).
-     */
-    public long op(String name, WqeWriter writer) {
-        return cqp.op(name, writer).opReturnValue();
+    /** The AEQ (hw.c irdma_create_aeq, irdma_process_aeq): its size, its PBL, its overflows. */
+    public Aeq aeq() {
+        return aeq;
     }
 }
+

@@ -25,9 +25,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  * The privileged UDA queues of puda.c, the ILQ (QP / CQ 1: the CM's segments) and the IEQ (QP / CQ 2: the
  * exception segments of offloaded QPs): created with their CQ, QP, posted receive buffers and the WS tree for their
  * user priority (irdma_puda_create_rsrc), polled when their CQ's CEQE comes (irdma_puda_ce_handler,
- * irdma_puda_poll_cmpl), the ILQ's sends (irdma_puda_send), and their removal (irdma_puda_dele_rsrc).
+ * irdma_puda_poll_cmpl), the ILQ's sends (irdma_puda_send), and their removal (irdma_puda_dele_rsrc). Callers reach
+ * them as {@link IrdmaDriver#puda()}: the ILQ's sends and what both queues counted.
  */
-final class PudaQueues {
+public final class PudaQueues {
     /** The user priority the PUDA QPs use (puda.c: rsrc->qp.user_pri stays 0), and so every QP of this driver. */
     static final int PUDA_USER_PRI = 0;
     /** PUDA QP type (puda.c irdma_puda_qp_setctx: UDA) and the iWARP RTS state used for PUDA QPs. */
@@ -324,11 +325,12 @@ final class PudaQueues {
     }
 
     /**
-     * puda.c irdma_puda_send (gen2): the segment copied into a free ILQ send buffer, the send WQE naming address
-     * handle {@code ahId} with L4LEN = the header length in words, WQEALLOC rung. False when every send buffer is
-     * still in flight (irdma_puda_get_bufpool empty) or the segment does not fit.
+     * puda.c irdma_puda_send (gen2): the CM segment (TCP header with {@code tcpHeaderLength} bytes of header and
+     * options, then the payload; cm.c irdma_form_ah_cm_frame) copied into a free ILQ send buffer, the send WQE
+     * naming address handle {@code ahId} with L4LEN = the header length in words, WQEALLOC rung. False when every
+     * send buffer is still in flight (irdma_puda_get_bufpool empty) or the segment does not fit.
      */
-    boolean send(int ahId, BytesStore<?, ?> segment, long offset, int length, int tcpHeaderLength) {
+    public boolean ilqSend(int ahId, BytesStore<?, ?> segment, long offset, int length, int tcpHeaderLength) {
         if (ilq == null || length <= 0 || length > PUDA_BUF || tcpHeaderLength > length) {
             return false;
         }
@@ -351,23 +353,32 @@ final class PudaQueues {
         return true;
     }
 
-    long ilqRefused() {
+    /** ILQ receives not handed up: an error CQE or a placed length the headers contradict (PudaLayout.check). */
+    public long ilqRefused() {
         return ilqRefused;
     }
 
-    long ilqReceived() {
+    /** ILQ receives handed up to the CM. */
+    public long ilqReceived() {
         return ilqReceived;
     }
 
-    long ieqReceived() {
+    /**
+     * Exception segments of offloaded QPs the IEQ received (out of order, or ending inside an FPDU). The model's QP
+     * reassembles them itself, so this layer accounts for them and reposts the buffer; it does not run irdma's
+     * IEQ reassembly (puda.c irdma_ieq_process_fpdus).
+     */
+    public long ieqReceived() {
         return ieqReceived;
     }
 
-    long ieqRefused() {
+    /** IEQ completions with an error or a layout that irdma_puda_get_tcpip_info would refuse. */
+    public long ieqRefused() {
         return ieqRefused;
     }
 
-    long ilqSendsCompleted() {
+    /** ILQ sends whose completion came (their buffer free again). */
+    public long ilqSendsCompleted() {
         return ilqSendsCompleted;
     }
 }

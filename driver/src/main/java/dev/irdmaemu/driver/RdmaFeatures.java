@@ -8,9 +8,9 @@ import java.util.Arrays;
 /**
  * dev->feature_info[] as ctrl.c irdma_get_rdma_features fills it (gen2: between irdma_create_cqp and
  * irdma_hmc_setup), and what verbs.h and irdma read from it (irdma_fw_major_ver / irdma_fw_minor_ver, the function's
- * feature flags).
+ * feature flags). Callers reach it as {@link IrdmaDriver#features()}.
  */
-final class RdmaFeatures {
+public final class RdmaFeatures {
     /** main.h IRDMA_FW_VER_DEFAULT: feature_info[IRDMA_FEATURE_FW_INFO] before the query answers. */
     static final long IRDMA_FW_VER_DEFAULT = 2;
     /** defs.h IRDMA_FEATURE_BUF_ALIGNMENT. */
@@ -28,11 +28,14 @@ final class RdmaFeatures {
     }
 
     /**
-     * Query into a 272-byte buffer; when the device reports more than IRDMA_MAX_FEATURES entries, query again into
-     * ALIGN(8 x count, 16) bytes. Fewer than two entries is an error. Each entry whose type is below
-     * IRDMA_MAX_FEATURES is kept whole, as dev->feature_info[type]; FW_INFO starts as IRDMA_FW_VER_DEFAULT.
+     * ctrl.c irdma_get_rdma_features (the bring-up runs it between irdma_create_cqp and irdma_hmc_setup): query
+     * into a 272-byte buffer; when the device reports more than IRDMA_MAX_FEATURES entries, query again into
+     * ALIGN(8 x count, 16) bytes. Each entry whose type is below IRDMA_MAX_FEATURES is kept whole, as
+     * dev->feature_info[type] ({@link #info(int)}); FW_INFO starts as IRDMA_FW_VER_DEFAULT.
+     *
+     * @throws CqpException fewer than two entries ({@link CqpException.Kind#BAD_FEATURES}), or a refused op
      */
-    void query() {
+    public void query() {
         Arrays.fill(info, 0);
         info[RdmaFeatureBuffer.FEATURE_FW_INFO] = IRDMA_FW_VER_DEFAULT;
         long buf = hw.allocate(RdmaFeatureBuffer.DRIVER_BUFFER_SIZE);
@@ -59,23 +62,33 @@ final class RdmaFeatures {
         count = n;
     }
 
-    int count() {
+    /** Feature entries the device reported (irdma_get_rdma_features' feature_cnt). */
+    public int count() {
         return count;
     }
 
-    long info(int type) {
+    /** dev->feature_info[type]: the whole entry the device reported for {@code type}, 0 if none. */
+    public long info(int type) {
         return info[type];
     }
 
-    int fwMajorVersion() {
+    /** verbs.h irdma_fw_major_ver: IRDMA_FW_VER_MAJOR of the FW_INFO entry. */
+    public int fwMajorVersion() {
         return (int) Bits.get(info[RdmaFeatureBuffer.FEATURE_FW_INFO], RdmaFeatureBuffer.FW_VER_MAJOR);
     }
 
-    int fwMinorVersion() {
+    /** verbs.h irdma_fw_minor_ver: IRDMA_FW_VER_MINOR of the FW_INFO entry. */
+    public int fwMinorVersion() {
         return (int) Bits.get(info[RdmaFeatureBuffer.FEATURE_FW_INFO], RdmaFeatureBuffer.FW_VER_MINOR);
     }
 
-    long flags() {
+    /** dev->feature_info[IRDMA_FTN_FLAGS]: the function's feature flags (0 when the device sent none). */
+    public long flags() {
         return info[RdmaFeatureBuffer.FTN_FLAGS];
+    }
+
+    /** IRDMA_FEATURE_ATOMIC_OPS: set when FTN_FLAGS carries IRDMA_ATOMICS_ALLOWED_BIT. */
+    public boolean atomicsAllowed() {
+        return (flags() & RdmaFeatureBuffer.FLAG_ATOMICS_ALLOWED) != 0;
     }
 }

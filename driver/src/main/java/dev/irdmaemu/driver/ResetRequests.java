@@ -3,9 +3,10 @@ package dev.irdmaemu.driver;
 /**
  * rf->reset and rf->gen_ops.request_reset (main.h; icrdma_if.c icrdma_request_reset): whether the driver asked the
  * function's owner for a reset, how often, why the first time, and whom it asks. utils.c irdma_handle_cqp_op refuses
- * every op once rf->reset is set ({@link #refuseAfterReset}).
+ * every op once rf->reset is set ({@link #refuseAfterReset}). Callers reach it as {@link IrdmaDriver#resets()}; where
+ * the requests go is {@link IrdmaDriver#onResetRequest}.
  */
-final class ResetRequests {
+public final class ResetRequests {
     private IrdmaDriver.ResetRequest hook = cause -> { };
     private boolean requested;
     private long requests;
@@ -15,15 +16,21 @@ final class ResetRequests {
         this.hook = h == null ? c -> { } : h;
     }
 
-    boolean requested() {
+    /** rf->reset: the driver requested a reset; every op is refused from then on. */
+    public boolean requested() {
         return requested;
     }
 
-    long requests() {
+    /**
+     * Reset requests made: 0 or 1 from the CQP (a timeout, a 0xffff/0x8029 completion), plus one per overflowed AEQE
+     * the driver read.
+     */
+    public long requests() {
         return requests;
     }
 
-    ResetCause cause() {
+    /** The first reset request's cause, or null while none was made. */
+    public ResetCause cause() {
         return cause;
     }
 

@@ -13,9 +13,10 @@ import org.slf4j.LoggerFactory;
  * The work-scheduler tree of ws.c for the one TC this driver uses: root, VSI node, TC leaf (irdma_ws_add,
  * irdma_ws_remove / irdma_remove_leaf), the node ids from rf->allocated_ws_nodes (utils.c irdma_alloc_ws_node_id)
  * and vsi->qos[0] (valid, qs_handle), each node op through the CQP (irdma_ws_cqp_cmd -> utils.c
- * irdma_cqp_ws_node_cmd -> ctrl.c irdma_sc_manage_ws_node).
+ * irdma_cqp_ws_node_cmd -> ctrl.c irdma_sc_manage_ws_node). Callers reach it as
+ * {@link IrdmaDriver#workScheduler()}.
  */
-final class WorkScheduler {
+public final class WorkScheduler {
     private static final Logger LOG = LoggerFactory.getLogger(IrdmaDriver.class);
     /** defs.h IRDMA_MAX_WS_NODES: the size of rf->allocated_ws_nodes. */
     static final int IRDMA_MAX_WS_NODES = 0x3ff;
@@ -45,12 +46,12 @@ final class WorkScheduler {
     }
 
     /** vsi->qos[0].qs_handle: the leaf's qs_handle the device answered (0 before the tree exists). */
-    int qsHandle() {
+    public int qsHandle() {
         return qsHandle;
     }
 
-    /** root, VSI node, leaf (-1 where there is none). */
-    int[] nodes() {
+    /** The WS node ids this driver holds: root, VSI node, leaf (-1 where there is none). */
+    public int[] nodes() {
         return new int[] {root, vsiNode, leaf};
     }
 
@@ -133,7 +134,7 @@ final class WorkScheduler {
      * ice qset), then the VSI node once it has no children, then the root once it has none. Nothing when there is
      * no leaf. irdma runs it when the last QP of the TC goes (puda.c irdma_puda_free_qp for the PUDA QPs).
      */
-    void remove() {
+    public void remove() {
         qosValid = false;
         if (root == NONE || vsiNode == NONE || leaf == NONE) {
             return;

@@ -114,7 +114,7 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
             int arp = arpIndexFor(info.remoteMac());
             words(info.ipv4(), info.localHi(), info.localLo(), localWords);
             words(info.ipv4(), info.remoteHi(), info.remoteLo(), remoteWords);
-            return new AhResult.Created(driver.createAddressHandle(macAddress(), info.tos(), info.vlanTag(),
+            return new AhResult.Created(driver.addressHandles().create(macAddress(), info.tos(), info.vlanTag(),
                     info.insertVlanTag(), arp, info.hopLimit(), info.ipv4(), info.loopback(), remoteWords, localWords));
         } catch (CqpException x) {
             cqpFailures++;
@@ -130,7 +130,7 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
             int arp = arpIndexFor(info.remoteMac());
             words(info.ipv4(), info.localHi(), info.localLo(), localWords);
             words(info.ipv4(), info.remoteHi(), info.remoteLo(), remoteWords);
-            return new AhResult.Created(driver.createAddressHandle(macAddress(), info.tos(), info.vlanTag(),
+            return new AhResult.Created(driver.addressHandles().create(macAddress(), info.tos(), info.vlanTag(),
                     info.insertVlanTag(), arp, info.hopLimit(), info.ipv4(), info.loopback(), remoteWords, localWords,
                     done::ahCreated));
         } catch (CqpException x) {
@@ -142,12 +142,12 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
 
     @Override
     public void destroyAh(int ah) {
-        driver.destroyAddressHandle(ah);
+        driver.addressHandles().destroy(ah);
     }
 
     @Override
     public void transmit(int ah, BytesStore<?, ?> segment, long offset, int length, int tcpHeaderLength) {
-        if (!driver.ilqSend(ah, segment, offset, length, tcpHeaderLength)) {
+        if (!driver.puda().ilqSend(ah, segment, offset, length, tcpHeaderLength)) {
             transmitDrops++;
             LOG.debug("ILQ send refused ({} bytes): every send buffer in flight", length);
         }
@@ -174,7 +174,7 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
         try {
             words(e.ipv4(), e.localHi(), e.localLo(), localWords);
             words(e.ipv4(), e.remoteHi(), e.remoteLo(), remoteWords);
-            driver.postManageQhash(CqpWqe.QHASH_MANAGE_ADD, e.ipv4(), localWords, e.localPort(), remoteWords,
+            driver.cqp().postManageQhash(CqpWqe.QHASH_MANAGE_ADD, e.ipv4(), localWords, e.localPort(), remoteWords,
                     e.remotePort(), e.kind() == Qhash.Kind.CONNECTION, e.vlanValid() ? e.vlanId() : -1, macAddress(),
                     IrdmaDriver.ILQ_QP, (error, major, minor, ret) -> {
                         if (error) {
@@ -204,7 +204,7 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
     private void qhashOp(int manage, Qhash e, int qpn) {
         words(e.ipv4(), e.localHi(), e.localLo(), localWords);
         words(e.ipv4(), e.remoteHi(), e.remoteLo(), remoteWords);
-        driver.manageQhash(manage, e.ipv4(), localWords, e.localPort(), remoteWords, e.remotePort(),
+        driver.cqp().manageQhash(manage, e.ipv4(), localWords, e.localPort(), remoteWords, e.remotePort(),
                 e.kind() == Qhash.Kind.CONNECTION, e.vlanValid() ? e.vlanId() : -1, macAddress(), qpn);
     }
 
@@ -213,7 +213,7 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
     public boolean addAcceleratedPort(int port) {
         if (apbvtUse[port] == 0) {
             try {
-                driver.manageApbvt(port, true);
+                driver.cqp().manageApbvt(port, true);
             } catch (CqpException x) {
                 cqpFailures++;
                 return false;
@@ -230,7 +230,7 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
         }
         if (--apbvtUse[port] == 0) {
             try {
-                driver.manageApbvt(port, false);
+                driver.cqp().manageApbvt(port, false);
             } catch (CqpException x) {
                 cqpFailures++;
             }
@@ -311,7 +311,7 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
             return idx;
         }
         int i = nextArpIndex;
-        driver.manageArp(i, remoteMac, true);
+        driver.cqp().manageArp(i, remoteMac, true);
         nextArpIndex++;
         arpIndex.put(remoteMac, i);
         return i;

@@ -29,7 +29,7 @@ class RingPagesTest {
         if (walker == null) {
             d = new DriverNode();
             walker = new PbleWalker(d.dev.memory(), d.dev.hmc());
-            PbleResource pbles = d.driver.pbles();
+            PbleResource pbles = d.driver.hmc().pbles();
             lists = new PageListWriter(n -> {
                 PbleResource.Allocation a = pbles.allocate((int) n, false);
                 if (a == null) {
@@ -122,7 +122,7 @@ class RingPagesTest {
     void badListsAnswerTheirFaultAndLeaveNoMapping() {
         PbleWalker w = walker();
         var memory = d.dev.memory();
-        long count = d.driver.committedCount(HmcObjectType.PBLE);
+        long count = d.driver.hmc().committedCount(HmcObjectType.PBLE);
         RingPages r = new RingPages();
         assertEquals(RingPages.Fault.EMPTY_RING, r.map(w, memory, false, 0, 0));
         assertEquals(RingPages.Fault.INDEX_OUT_OF_RANGE, r.map(w, memory, false, count, 4096));

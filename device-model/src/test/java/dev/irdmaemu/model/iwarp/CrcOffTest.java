@@ -183,7 +183,7 @@ class CrcOffTest {
     @Test
     void aCrcOffQpAcceptsAnyValueInTheCrcField() {
         pair = new DriverPair(32L << 20);
-        pair.b.driver().manageArp(4, 0x02_00_00_00_00_0cL, true);
+        pair.b.driver().cqp().manageArp(4, 0x02_00_00_00_00_0cL, true);
         int ipC = IpAddress.ipv4(192, 0, 2, 3);
         CompletionQueue cq = pair.b.verbs.createCq(256);
         QueuePair qp = pair.b.verbs.createQp(new DriverPair.Options().init(pair.b, cq));

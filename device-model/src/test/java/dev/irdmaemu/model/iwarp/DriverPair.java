@@ -114,8 +114,8 @@ final class DriverPair implements AutoCloseable {
         a = new Node(new DriverNode(ramBytes + DRIVER_RAM, scheduler, link, MAC_A, aOut, beforeBringUpA), MAC_A,
                 IP_A);
         b = new Node(new DriverNode(ramBytes + DRIVER_RAM, scheduler, link, MAC_B, bOut), MAC_B, IP_B);
-        a.driver().manageArp(ARP_INDEX, MAC_B, true);
-        b.driver().manageArp(ARP_INDEX, MAC_A, true);
+        a.driver().cqp().manageArp(ARP_INDEX, MAC_B, true);
+        b.driver().cqp().manageArp(ARP_INDEX, MAC_A, true);
     }
 
     /** One AEQE as the driver decoded it (irdma_sc_get_next_aeqe), with the simulated time it was handled. */
@@ -240,7 +240,7 @@ final class DriverPair implements AutoCloseable {
         /** One op on the driver's CQP written by {@code writer}; an error completion is answered, not thrown. */
         DriverNode.Completion op(String name, IrdmaDriver.WqeWriter writer) {
             try {
-                return new DriverNode.Completion(false, 0, 0, driver.op(name, writer));
+                return new DriverNode.Completion(false, 0, 0, driver.cqp().op(name, writer));
             } catch (CqpException e) {
                 if (!e.errorCompletion()) {
                     throw e;
@@ -558,7 +558,7 @@ final class DriverPair implements AutoCloseable {
             f.rqMajor = Cqe.MAJOR_FLUSH;
             f.rqMinor = Cqe.MINOR_FLUSH_GENERAL;
             try {
-                return new DriverNode.Completion(false, 0, driver.flushWqes(f), 0);
+                return new DriverNode.Completion(false, 0, driver.cqp().flushWqes(f), 0);
             } catch (CqpException e) {
                 if (!e.errorCompletion()) {
                     throw e;
@@ -741,8 +741,8 @@ final class DriverPair implements AutoCloseable {
     }
 
     static void steerToIlq(Node n, int localPort, int remote, int remotePort) {
-        n.driver().manageApbvt(localPort, true);
-        n.driver().manageQhash(true, true, new int[] {n.ip}, localPort, new int[] {remote}, remotePort, true, -1,
+        n.driver().cqp().manageApbvt(localPort, true);
+        n.driver().cqp().manageQhash(true, true, new int[] {n.ip}, localPort, new int[] {remote}, remotePort, true, -1,
                 n.mac, IrdmaDriver.ILQ_QP);
     }
 

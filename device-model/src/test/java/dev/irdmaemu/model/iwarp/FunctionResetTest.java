@@ -84,8 +84,8 @@ class FunctionResetTest {
         // The same instances, brought up again by a new driver (irdma's probe after the reset).
         pair.a.probeAgain();
         pair.b.probeAgain();
-        pair.a.driver().manageArp(DriverPair.ARP_INDEX, DriverPair.MAC_B, true);
-        pair.b.driver().manageArp(DriverPair.ARP_INDEX, DriverPair.MAC_A, true);
+        pair.a.driver().cqp().manageArp(DriverPair.ARP_INDEX, DriverPair.MAC_B, true);
+        pair.b.driver().cqp().manageArp(DriverPair.ARP_INDEX, DriverPair.MAC_A, true);
         DriverPair.Conn again = pair.connect(false);
         Buffer s2 = pair.a.buffer(4096, Access.LOCAL_WRITE);
         Buffer d2 = pair.b.buffer(4096, Access.LOCAL_WRITE);

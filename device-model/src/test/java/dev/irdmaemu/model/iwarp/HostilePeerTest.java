@@ -67,7 +67,7 @@ class HostilePeerTest {
     void up() {
         pair = new DriverPair(32L << 20);
         good = pair.connect(false);
-        pair.b.driver().manageArp(ARP_C, MAC_C, true);
+        pair.b.driver().cqp().manageArp(ARP_C, MAC_C, true);
         area = pair.b.alloc(3 * 4096);
         for (int i = 0; i < 3 * 4096; i++) {
             pair.b.store().writeByte(pair.b.off(area) + i, (byte) GUARD);

@@ -89,7 +89,7 @@ class PblMappedRingTest {
 
     /** Page lists in the node's PBLE object, as runs of the driver's own pool (pble.c irdma_prm_get_pbles). */
     private static PageListWriter pbles(DriverPair.Node n) {
-        PbleResource pool = n.driver().pbles();
+        PbleResource pool = n.driver().hmc().pbles();
         return new PageListWriter(count -> {
             PbleResource.Allocation a = pool.allocate((int) count, false);
             if (a == null) {
@@ -104,7 +104,7 @@ class PblMappedRingTest {
     }
 
     private static long committedPbles(DriverPair.Node n) {
-        return n.driver().committedCount(HmcObjectType.PBLE);
+        return n.driver().hmc().committedCount(HmcObjectType.PBLE);
     }
 
     /** Create CQ {@code id} of {@code entries} on CEQ 0 as {@code tweak} leaves the fields (ring, VIRTMAP ...). */
@@ -232,7 +232,7 @@ class PblMappedRingTest {
         int hwSq = 6; // log2(256 quanta) - 2
         int hwRq = 6; // log2(64 WQEs << 2) - 2
         var r = new QpResources(2, false, false, false, false, QpResources.NO_PUSH_PAGE, sqPble, rqPble, hwRq, hwSq,
-                q2, 0, 0, n.driver().qsHandle(), IrdmaDriver.IEQ_QP);
+                q2, 0, 0, n.driver().workScheduler().qsHandle(), IrdmaDriver.IEQ_QP);
         var info = new QpHostContextInfo(0x0123_4567_0000_0000L | qpId, cqId, cqId, 0, 0, false, true, true);
         var iw = new IwarpOffloadInfo.Builder().ddpVer(1).rdmapVer(1).pdId(n.pd.id()).ordSize(DriverPair.DEFAULT_ORD)
                 .irdSize(DriverPair.DEFAULT_IRD).wrRdrespEn(true).bindEn(true).fastRegEn(true).rdEn(true).macAddr(n.mac)
@@ -294,10 +294,11 @@ class PblMappedRingTest {
         // the device's view is the driver's scattered pages, in order
         assertEquals(c.active.sqWqeAddress(RingPages.PAGE_SIZE / 32), aQp.sqRing().page(1));
         int bSqPages = c.passive.sqDepth() * 32 / RingPages.PAGE_SIZE;
-        assertEquals(pair.b.driver().pbles().read((int) c.passive.sqPbleIndex() + bSqPages), bQp.rqRing().page(0));
+        assertEquals(pair.b.driver().hmc().pbles().read((int) c.passive.sqPbleIndex() + bSqPages),
+                bQp.rqRing().page(0));
         // the guest rewrites A's CQ PBLEs after Create CQ: the device keeps what it resolved
-        pair.a.driver().pbles().write(c.aCq.firstPbleIndex(), DriverNode.UNMAPPED);
-        pair.a.driver().pbles().write(c.aCq.firstPbleIndex() + 1, DriverNode.UNMAPPED);
+        pair.a.driver().hmc().pbles().write(c.aCq.firstPbleIndex(), DriverNode.UNMAPPED);
+        pair.a.driver().hmc().pbles().write(c.aCq.firstPbleIndex() + 1, DriverNode.UNMAPPED);
 
         Buffer src = pair.a.buffer(4096, Access.LOCAL_WRITE);
         Buffer dst = pair.b.buffer(4096, Access.LOCAL_WRITE);
@@ -334,8 +335,8 @@ class PblMappedRingTest {
         int size = aeq.size();
         assertEquals((size * Aeqe.SIZE + RingPages.PAGE_SIZE - 1) / RingPages.PAGE_SIZE, pages.pageCount());
         assertTrue(pages.pageCount() > 1);
-        int first = pair.a.driver().aeqFirstPbleIndex();
-        assertEquals(pair.a.driver().pbles().read(first + 1), pages.page(1));
+        int first = pair.a.driver().aeq().firstPbleIndex().orElseThrow();
+        assertEquals(pair.a.driver().hmc().pbles().read(first + 1), pages.page(1));
         pair.a.pollAes();
         // around the ring and on, each AE handled by the driver (an AE the verbs take no action on)
         int n = size + 100;

@@ -46,7 +46,7 @@ final class StagOps implements AutoCloseable {
         trace = node.trace;
         dev = node.dev;
         mrs = dev.stags();
-        pbles = node.driver.pbles();
+        pbles = node.driver.hmc().pbles();
         pageLists = new PageListWriter(n -> {
             PbleResource.Allocation a = pbles.allocate((int) n, false);
             if (a == null) {
@@ -89,12 +89,12 @@ final class StagOps implements AutoCloseable {
 
     /** The committed PBLE count (Commit FPM): an index at or past it is out of the device's range. */
     long pbleCount() {
-        return node.driver.committedCount(HmcObjectType.PBLE);
+        return node.driver.hmc().committedCount(HmcObjectType.PBLE);
     }
 
     /** The committed MR count: STag indexes at or past it are out of the HMC MR object. */
     long mrCount() {
-        return node.driver.committedCount(HmcObjectType.MR);
+        return node.driver.hmc().committedCount(HmcObjectType.MR);
     }
 
     /**
@@ -107,7 +107,7 @@ final class StagOps implements AutoCloseable {
         long b = alloc(FpmCommitBuffer.SIZE);
         for (HmcObjectType t : HmcObjectType.values()) {
             FpmCommitBuffer.writeRequest(store(), off(b), t, t == HmcObjectType.MR ? mrs
-                    : node.driver.committedCount(t));
+                    : node.driver.hmc().committedCount(t));
         }
         DriverNode.Completion c = op((o, v) -> CqpWqeWriter.commitFpm(store(), o, 0, b, false, v));
         if (c.error() || mrCount() == 0 && mrs != 0) {
@@ -141,12 +141,12 @@ final class StagOps implements AutoCloseable {
      * copy of that PD (hmc.c irdma_invalidate_pf_hmc_pd). Every other object in the SD keeps its bytes.
      */
     void breakPbleBacking(long index, long unmappedPage) {
-        long fpm = PbleLayout.fpmAddress(node.driver.committedBase(HmcObjectType.PBLE), index);
+        long fpm = PbleLayout.fpmAddress(node.driver.hmc().committedBase(HmcObjectType.PBLE), index);
         int sd = (int) (fpm / SegmentDescriptor.DIRECT_BP_SIZE);
         int brokenPd = (int) (fpm % SegmentDescriptor.DIRECT_BP_SIZE / PAGE);
-        long backing = node.driver.hmcSdAddress(sd);
+        long backing = node.driver.hmc().sdAddress(sd).orElseThrow();
         long pdPage;
-        if (node.driver.hmcSdDirect(sd)) {
+        if (node.driver.hmc().sdDirect(sd)) {
             pdPage = alloc(PAGE);
             for (int pd = 0; pd < PageDescriptor.PDS_PER_SD; pd++) {
                 PageDescriptor.write(store(), off(pdPage), pd, PageDescriptor.encode(backing + pd * PAGE));

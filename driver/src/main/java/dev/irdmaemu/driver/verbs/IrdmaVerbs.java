@@ -70,9 +70,9 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         this.driver = driver;
         // hw.c irdma_initialize_hw_rsrc: PDs 0..2, CQs and QPs 0 (CQP, QP 0), 1 (ILQ) and 2 (IEQ), MR 0 reserved
         this.pdIds = new ResourceIds(MAX_PDS, 0, 1, 2);
-        int maxCq = (int) driver.committedCount(HmcObjectType.CQ);
-        int maxQp = (int) driver.committedCount(HmcObjectType.QP);
-        int maxMr = (int) driver.committedCount(HmcObjectType.MR);
+        int maxCq = (int) driver.hmc().committedCount(HmcObjectType.CQ);
+        int maxQp = (int) driver.hmc().committedCount(HmcObjectType.QP);
+        int maxMr = (int) driver.hmc().committedCount(HmcObjectType.MR);
         this.cqIds = new ResourceIds(maxCq, 0, 1, 2);
         this.qpIds = new ResourceIds(maxQp, 0, 1, 2);
         this.mrIds = new ResourceIds(maxMr, 0);
@@ -80,7 +80,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         this.qps = new QueuePair[maxQp];
         this.mrs = new MemoryRegion[maxMr];
         // the function's PBLE resource (pble.c, made at bring-up; a virtual AEQ may already hold PBLEs)
-        this.pbles = driver.pbles();
+        this.pbles = driver.hmc().pbles();
         this.stagRandom = driver.scheduler().random(0x57a6L);
         driver.attachEvents(this);
     }
@@ -105,10 +105,8 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
 
     /** verbs.c irdma_alloc_pd. */
     public ProtectionDomain allocatePd() {
-        int id = pdIds.allocate();
-        if (id < 0) {
-            throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no PD id left");
-        }
+        int id = pdIds.allocate()
+                .orElseThrow(() -> new VerbsException(VerbsException.Kind.NO_MEMORY, "no PD id left"));
         return new ProtectionDomain(this, id);
     }
 
@@ -128,10 +126,8 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         if (entries < 1 || entries > MAX_CQE) {
             throw new VerbsException(VerbsException.Kind.INVALID_ARGUMENT, "CQ of " + entries + " entries");
         }
-        int id = cqIds.allocate();
-        if (id < 0) {
-            throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no CQ id left");
-        }
+        int id = cqIds.allocate()
+                .orElseThrow(() -> new VerbsException(VerbsException.Kind.NO_MEMORY, "no CQ id left"));
         int cqe = Math.max(entries, 4);
         // gen2 without 64-byte CQEs: two CQE slots per completion (+2 spare), an even count, never exactly a page
         int ringEntries = (entries + 2) * 2;
@@ -166,7 +162,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         cqf.checkOverflow = true;
         cqf.shadowReadThreshold = Math.min(ringEntries / 2, MAX_CQ_READ_THRESH);
         try {
-            driver.createCq(cqf);
+            driver.cqp().createCq(cqf);
         } catch (CqpException e) {
             freeMemory(ring, ringBytes);
             freeMemory(shadow, 64);
@@ -216,7 +212,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         cqf.shadowReadThreshold = Math.min(ringEntries / 2, MAX_CQ_READ_THRESH);
         cqRingFields(pinned);
         try {
-            driver.createCq(cqf);
+            driver.cqp().createCq(cqf);
         } catch (CqpException e) {
             pinned.release(driver, pbles);
             freeMemory(shadow, 64);
@@ -271,7 +267,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         }
         CqpException failure = null;
         try {
-            driver.destroyCq(cqf);
+            driver.cqp().destroyCq(cqf);
         } catch (CqpException e) {
             failure = e;
         }
@@ -311,10 +307,8 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         if (sqDepth > MAX_WQ_QUANTA || rqDepth > MAX_WQ_QUANTA) {
             throw new VerbsException(VerbsException.Kind.INVALID_ARGUMENT, "queue depth beyond 32768 quanta");
         }
-        int id = qpIds.allocate();
-        if (id < 0) {
-            throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no QP id left");
-        }
+        int id = qpIds.allocate()
+                .orElseThrow(() -> new VerbsException(VerbsException.Kind.NO_MEMORY, "no QP id left"));
         long ringBytes = ((sqDepth + rqDepth) * SqWqe.QUANTUM + 64 + 255) / 256 * 256;
         long ring = -1;
         long q2 = -1;
@@ -363,7 +357,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         qpf.virtualMap = qp.virtualMap;
         qpf.nextIwarpState = QueuePair.STATE_IDLE;
         try {
-            driver.createQp(qpf);
+            driver.cqp().createQp(qpf);
         } catch (CqpException e) {
             if (pinned != null) {
                 pinned.release(driver, pbles);
@@ -445,10 +439,8 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
     private int createStag() {
         int r = stagRandom.nextInt();
         int start = Math.floorMod(r >>> 8, Math.max(1, mrIds.max()));
-        int idx = mrIds.allocateFrom(start);
-        if (idx < 0) {
-            throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no MR index left");
-        }
+        int idx = mrIds.allocateFrom(start)
+                .orElseThrow(() -> new VerbsException(VerbsException.Kind.NO_MEMORY, "no MR index left"));
         return StagFields.stag(idx, r);
     }
 
@@ -535,7 +527,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
             stagf.regAddress = regAddress;
         }
         try {
-            driver.registerMr(stagf);
+            driver.cqp().registerMr(stagf);
         } catch (CqpException e) {
             mrIds.free(StagFields.stagIndexOf(mr.stag));
             pbles.free(mr.pbles);
@@ -573,7 +565,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         stagf.pageSize = 0;
         stagf.remoteAccess = true;
         try {
-            driver.allocStag(stagf);
+            driver.cqp().allocStag(stagf);
         } catch (CqpException e) {
             mrIds.free(StagFields.stagIndexOf(mr.stag));
             pbles.free(a);
@@ -593,7 +585,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         stagf.pdId = mr.pd.id();
         stagf.mr = true;
         try {
-            driver.deallocStag(stagf);
+            driver.cqp().deallocStag(stagf);
         } catch (CqpException e) {
             throw new VerbsException("deregister " + mr, e);
         }

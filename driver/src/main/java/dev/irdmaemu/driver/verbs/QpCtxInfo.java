@@ -66,7 +66,7 @@ final class QpCtxInfo {
         QpQueues queues = qp.queues;
         var r = new QpResources(qp.rqShift, false, false, false, false, QpResources.NO_PUSH_PAGE, qp.sqPa, qp.rqPa,
                 encodedSize(queues.rqSize << qp.rqShift), encodedSize(queues.sqSize), qp.q2Address, 0, 0,
-                qp.driver.qsHandle(), IrdmaDriver.IEQ_QP);
+                qp.driver.workScheduler().qsHandle(), IrdmaDriver.IEQ_QP);
         var info = new QpHostContextInfo(queues.handle, qp.sendCq.id, qp.recvCq.id, remEndpoint, 0, false, withTcp,
                 true);
         context.wrap(qp.store, qp.driver.offsetOf(qp.hostContextAddress), QpContext.SIZE)

@@ -62,7 +62,7 @@ final class QpFlush {
         flushFields.sqMinor = qp.flushCode != 0 && qp.sqFlushCode ? qp.flushCode : FlushCode.GENERAL_ERR;
         flushFields.rqMinor = qp.flushCode != 0 && qp.rqFlushCode ? qp.flushCode : FlushCode.GENERAL_ERR;
         try {
-            int minor = qp.driver.flushWqes(flushFields);
+            int minor = qp.driver.cqp().flushWqes(flushFields);
             if (rq && (minor == CqpErrorCode.COMPL_SQ_WQE_FLUSHED || minor == 0)) {
                 queues.rqFlushComplete = true;
             }

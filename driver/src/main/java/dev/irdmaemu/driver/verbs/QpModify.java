@@ -71,7 +71,7 @@ final class QpModify {
         qpf.nextIwarpState = m.next();
         qpf.resetConnection = m.reset();
         try {
-            qp.driver.modifyQp(qpf);
+            qp.driver.cqp().modifyQp(qpf);
         } catch (CqpException e) {
             modifyFailed(m.next(), curr);
             throw new VerbsException("modify QP " + qp.id + " to " + target, e);
@@ -150,7 +150,7 @@ final class QpModify {
             qpf.nextIwarpState = STATE_ERROR;
             qpf.resetConnection = true;
             try {
-                qp.driver.modifyQp(qpf);
+                qp.driver.cqp().modifyQp(qpf);
             } catch (CqpException e) {
                 LOG.debug("QP {}: modify to ERROR after a failed modify: {}", qp.id, e.getMessage());
             }
@@ -189,7 +189,7 @@ final class QpModify {
         qpf.arpIndexValid = true;
         qpf.cqNumValid = true;
         try {
-            qp.driver.modifyQp(qpf);
+            qp.driver.cqp().modifyQp(qpf);
         } catch (CqpException e) {
             qp.connection = null;
             throw new VerbsException("modify QP " + qp.id + " to RTS", e);
@@ -236,7 +236,7 @@ final class QpModify {
         qpf.resetConnection = qp.termFlags != 0 && state == STATE_ERROR;
         qp.hwIwarpState = state;
         try {
-            qp.driver.modifyQp(qpf);
+            qp.driver.cqp().modifyQp(qpf);
         } catch (CqpException e) {
             LOG.debug("QP {}: modify to state {} refused: {}", qp.id, state, e.getMessage());
             if (state != STATE_ERROR) {
@@ -284,7 +284,7 @@ final class QpModify {
         qpf.removeHashEntry = true;
         CqpException failure = null;
         try {
-            qp.driver.destroyQp(qpf);
+            qp.driver.cqp().destroyQp(qpf);
         } catch (CqpException e) {
             failure = e;
         }

@@ -1,6 +1,7 @@
 package dev.irdmaemu.driver.verbs;
 
 import java.util.BitSet;
+import java.util.OptionalInt;
 
 /**
  * One of irdma's resource bitmaps (allocated_pds, allocated_cqs, allocated_qps, allocated_mrs): ids are handed out
@@ -22,24 +23,24 @@ final class ResourceIds {
         }
     }
 
-    /** utils.c irdma_alloc_rsrc: the next free id at or after the last one handed out, or -1 when none is free. */
-    int allocate() {
+    /** utils.c irdma_alloc_rsrc: the next free id at or after the last one handed out; empty when none is free. */
+    OptionalInt allocate() {
         return allocateFrom(next);
     }
 
     /** irdma_alloc_rsrc with a caller's starting point (irdma_create_stag starts at a random index). */
-    int allocateFrom(int start) {
+    OptionalInt allocateFrom(int start) {
         int from = start >= 0 && start < max ? start : 0;
         int id = used.nextClearBit(from);
         if (id >= max) {
             id = used.nextClearBit(0);
             if (id >= max) {
-                return -1;
+                return OptionalInt.empty();
             }
         }
         used.set(id);
         next = id + 1 >= max ? 0 : id + 1;
-        return id;
+        return OptionalInt.of(id);
     }
 
     void free(int id) {

@@ -102,13 +102,14 @@ class HmcBackingTest {
                 assertTrue(SegmentDescriptor.valid(e[1]) && SegmentDescriptor.direct(e[1]));
                 assertEquals(SegmentDescriptor.MAX_BP_COUNT, SegmentDescriptor.bpCount(e[1]));
                 assertEquals(0, SegmentDescriptor.address(e[1]) % SegmentDescriptor.DIRECT_BP_SIZE, "2 MiB aligned");
-                assertEquals(SegmentDescriptor.address(e[1]), u.driver().hmcSdAddress(sd));
-                assertTrue(u.driver().hmcSdDirect(sd));
+                assertEquals(SegmentDescriptor.address(e[1]), u.driver().hmc().sdAddress(sd).orElseThrow());
+                assertTrue(u.driver().hmc().sdDirect(sd));
             }
-            assertTrue(u.driver().fpmSizing().ok());
-            assertEquals(1024, u.driver().committedCount(HmcObjectType.QP));
+            assertTrue(u.driver().hmc().fpmSizing().ok());
+            assertEquals(1024, u.driver().hmc().committedCount(HmcObjectType.QP));
             // the QP object's first context resolves into SD 0's 2 MiB page
-            assertEquals(u.driver().hmcSdAddress(0), u.driver().hmcAddress(u.driver().committedBase(HmcObjectType.QP)));
+            assertEquals(u.driver().hmc().sdAddress(0).orElseThrow(),
+                    u.driver().hmc().address(u.driver().hmc().committedBase(HmcObjectType.QP)).orElseThrow());
         }
     }
 
@@ -149,25 +150,26 @@ class HmcBackingTest {
     @Test
     void aPbleObjectStartingInABackedSdReusesIt() {
         try (Up u = up(d -> { })) {
-            long base = u.driver().committedBase(HmcObjectType.PBLE);
+            long base = u.driver().hmc().committedBase(HmcObjectType.PBLE);
             int sd = (int) (base / SegmentDescriptor.DIRECT_BP_SIZE);
             assertTrue(base % SegmentDescriptor.DIRECT_BP_SIZE != 0, "the scripted layout puts PBLE mid-SD");
-            assertTrue(u.driver().hmcSdDirect(sd));
+            assertTrue(u.driver().hmc().sdDirect(sd));
             // no Update PE SDs after the CEQ: the chunk lives in the SD irdma_create_hmc_objs backed
             assertEquals(sdOpsBefore(u, CqpOpcode.SHMC_PAGES_ALLOCATED).size(), u.device().ops(CqpOpcode.UPDATE_PE_SDS)
                     .size());
             // the chunk runs from the first 4 KiB boundary to the SD's end
             long end = (sd + 1L) * SegmentDescriptor.DIRECT_BP_SIZE;
-            assertEquals((end - base) / 8, u.driver().pbleBackedCount());
-            assertEquals(u.driver().hmcSdAddress(sd) + end - 8 - (long) sd * SegmentDescriptor.DIRECT_BP_SIZE,
-                    u.driver().hmcAddress(end - 8));
+            assertEquals((end - base) / 8, u.driver().hmc().pbleBackedCount());
+            assertEquals(u.driver().hmc().sdAddress(sd).orElseThrow() + end - 8
+                    - (long) sd * SegmentDescriptor.DIRECT_BP_SIZE,
+                    u.driver().hmc().address(end - 8).orElseThrow());
         }
     }
 
     @Test
     void aPbleObjectAtAnSdBoundaryWithAWholeSdOfEntriesTakesANewDirectSd() {
         try (Up u = up(d -> d.pbleAtSdBoundary(1 << 18))) {
-            long base = u.driver().committedBase(HmcObjectType.PBLE);
+            long base = u.driver().hmc().committedBase(HmcObjectType.PBLE);
             assertEquals(0, base % SegmentDescriptor.DIRECT_BP_SIZE);
             int sd = (int) (base / SegmentDescriptor.DIRECT_BP_SIZE);
             ScriptedDevice.Op last = u.device().last(CqpOpcode.UPDATE_PE_SDS);
@@ -179,7 +181,7 @@ class HmcBackingTest {
             assertEquals(sd, SegmentDescriptor.sdIndex(w.sdEntryCommand(0)));
             assertTrue(SegmentDescriptor.direct(w.sdEntryData(0)));
             assertEquals(0, SegmentDescriptor.address(w.sdEntryData(0)) % SegmentDescriptor.DIRECT_BP_SIZE);
-            assertEquals(PageDescriptor.PDS_PER_SD * 512L, u.driver().pbleBackedCount());
+            assertEquals(PageDescriptor.PDS_PER_SD * 512L, u.driver().hmc().pbleBackedCount());
             assertTrue(u.device().pdInvalidations.isEmpty());
         }
     }
@@ -188,27 +190,28 @@ class HmcBackingTest {
     void aPbleObjectSmallerThanAnSdGetsAPagedSdWithPdsAndInvalidations() {
         // 64 Ki PBLEs are 512 KiB: 128 pages, fewer than an SD's 512, so pble.c irdma_get_type picks a paged SD
         try (Up u = up(d -> d.pbleAtSdBoundary(1 << 16))) {
-            long base = u.driver().committedBase(HmcObjectType.PBLE);
+            long base = u.driver().hmc().committedBase(HmcObjectType.PBLE);
             int sd = (int) (base / SegmentDescriptor.DIRECT_BP_SIZE);
             ScriptedDevice.Op last = u.device().last(CqpOpcode.UPDATE_PE_SDS);
             CqpWqe w = last.wqe();
             assertEquals(1, w.sdTotalCount());
             assertEquals(sd, SegmentDescriptor.sdIndex(w.sdEntryCommand(0)));
             assertFalse(SegmentDescriptor.direct(w.sdEntryData(0)), "paged");
-            assertFalse(u.driver().hmcSdDirect(sd));
+            assertFalse(u.driver().hmc().sdDirect(sd));
             long pdPage = SegmentDescriptor.address(w.sdEntryData(0));
-            assertEquals(pdPage, u.driver().hmcSdAddress(sd));
+            assertEquals(pdPage, u.driver().hmc().sdAddress(sd).orElseThrow());
             // a PD per 4 KiB page, each followed by PFHMC_PDINV for (SD, PD) (hmc.c irdma_add_pd_table_entry)
             assertEquals(128, u.device().pdInvalidations.size());
             for (int pd = 0; pd < 128; pd++) {
                 long entry = u.ram().store().readLong(u.ram().offsetOf(pdPage) + 8L * pd);
                 assertTrue(PageDescriptor.valid(entry), "PD " + pd);
-                assertEquals(PageDescriptor.backingPage(entry), u.driver().hmcAddress(base + 4096L * pd));
+                assertEquals(PageDescriptor.backingPage(entry),
+                        u.driver().hmc().address(base + 4096L * pd).orElseThrow());
                 int inv = u.device().pdInvalidations.get(pd);
                 assertEquals(sd, Gen2Registers.pdInvalidateSdIndex(inv));
             }
             assertEquals(0, u.ram().store().readLong(u.ram().offsetOf(pdPage) + 8L * 128), "nothing past the object");
-            assertEquals(128L * 512, u.driver().pbleBackedCount());
+            assertEquals(128L * 512, u.driver().hmc().pbleBackedCount());
             // the PDs were written before the SD was given to the device, and the PBLEs resolve through them
             assertTrue(u.device().pdInvalidationsBeforeLastSdUpdate);
         }

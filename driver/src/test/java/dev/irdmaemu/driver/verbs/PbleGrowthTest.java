@@ -75,13 +75,13 @@ class PbleGrowthTest {
     @Test
     void registeringPastTheFirstChunkAddsADirectSdWithItsOwnUpdateAndFreedPblesAreReused() {
         try (Up u = up()) {
-            PbleResource pool = u.driver().pbles();
-            long base = u.driver().committedBase(HmcObjectType.PBLE);
+            PbleResource pool = u.driver().hmc().pbles();
+            long base = u.driver().hmc().committedBase(HmcObjectType.PBLE);
             int firstSd = (int) (base / SegmentDescriptor.DIRECT_BP_SIZE);
             assertEquals(1, pool.chunks(), "bring-up backs one chunk");
             assertEquals(SD_PBLES, pool.capacity(), "the first chunk is the object's first SD");
-            assertFalse(u.driver().hmcSdValid(firstSd + 1), "the next SD is not backed before it is needed");
-            long bytesBefore = u.driver().hmcBytesAllocated();
+            assertFalse(u.driver().hmc().sdValid(firstSd + 1), "the next SD is not backed before it is needed");
+            long bytesBefore = u.driver().hmc().bytesAllocated();
 
             ProtectionDomain pd = u.verbs().allocatePd();
             long[] pages = pages(u, MR_PAGES);
@@ -104,7 +104,8 @@ class PbleGrowthTest {
             assertEquals(1, w.sdTotalCount());
             assertEquals(firstSd + 1, SegmentDescriptor.sdIndex(w.sdEntryCommand(0)));
             assertTrue(SegmentDescriptor.direct(w.sdEntryData(0)));
-            assertEquals(u.driver().hmcSdAddress(firstSd + 1), SegmentDescriptor.address(w.sdEntryData(0)));
+            assertEquals(u.driver().hmc().sdAddress(firstSd + 1).orElseThrow(),
+                    SegmentDescriptor.address(w.sdEntryData(0)));
             int at = u.device().ops.indexOf(sdOps.get(0));
             assertEquals(CqpOpcode.REG_MR, u.device().ops.get(at + 1).opcode(), "the SD first, then the region");
             // the region lives in the new chunk, and the device reads its pages through the new SD
@@ -115,9 +116,9 @@ class PbleGrowthTest {
             for (int i : new int[] {0, 1, MR_PAGES - 1}) {
                 assertEquals(pages[i], pool.read(SD_PBLES + i), "PBLE " + (SD_PBLES + i));
             }
-            assertEquals(u.driver().hmcSdAddress(firstSd + 1) + 8L * (MR_PAGES - 1),
-                    u.driver().hmcAddress(base + 8L * (SD_PBLES + MR_PAGES - 1)));
-            assertEquals(bytesBefore + SegmentDescriptor.DIRECT_BP_SIZE, u.driver().hmcBytesAllocated());
+            assertEquals(u.driver().hmc().sdAddress(firstSd + 1).orElseThrow() + 8L * (MR_PAGES - 1),
+                    u.driver().hmc().address(base + 8L * (SD_PBLES + MR_PAGES - 1)).orElseThrow());
+            assertEquals(bytesBefore + SegmentDescriptor.DIRECT_BP_SIZE, u.driver().hmc().bytesAllocated());
 
             // freed PBLEs return to the pool; registering as much again needs no new SD
             for (MemoryRegion mr : mrs) {
@@ -136,8 +137,8 @@ class PbleGrowthTest {
     @Test
     void theTailSmallerThanAnSdIsAPagedChunkAndPastTheObjectARegistrationIsNoMemoryWithNothingTaken() {
         try (Up u = up()) {
-            PbleResource pool = u.driver().pbles();
-            long base = u.driver().committedBase(HmcObjectType.PBLE);
+            PbleResource pool = u.driver().hmc().pbles();
+            long base = u.driver().hmc().committedBase(HmcObjectType.PBLE);
             int firstSd = (int) (base / SegmentDescriptor.DIRECT_BP_SIZE);
             ProtectionDomain pd = u.verbs().allocatePd();
             long[] pages = pages(u, MR_PAGES);
@@ -169,7 +170,7 @@ class PbleGrowthTest {
             int ops = u.device().ops.size();
             int mrsBefore = u.verbs().mrsInUse();
             int inUse = pool.inUse();
-            long bytes = u.driver().hmcBytesAllocated();
+            long bytes = u.driver().hmc().bytesAllocated();
             VerbsException e = assertThrows(VerbsException.class, () -> register(u, pd, pages));
             assertEquals(VerbsException.Kind.NO_MEMORY, e.kind());
             VerbsException small = assertThrows(VerbsException.class, () -> register(u, pd, pages(u, 2)));
@@ -177,7 +178,7 @@ class PbleGrowthTest {
             assertEquals(ops, u.device().ops.size(), "no CQP op for a refused registration");
             assertEquals(mrsBefore, u.verbs().mrsInUse(), "no STag taken");
             assertEquals(inUse, pool.inUse(), "no PBLE taken");
-            assertEquals(bytes, u.driver().hmcBytesAllocated(), "no backing allocated");
+            assertEquals(bytes, u.driver().hmc().bytesAllocated(), "no backing allocated");
             assertEquals(3, pool.chunks());
             assertTrue(pool.failures() >= 2);
 

@@ -96,7 +96,7 @@ class UserModeRingsTest {
             CqpWqe w = op.wqe();
             assertTrue(w.eqVirtualMap(), "hw.c irdma_create_aeq: info.virtual_map = true");
             assertEquals(PbleLayout.CHUNK_LEVEL_1, w.pblChunkSize(), "info.pbl_chunk_size = 1");
-            int first = r.driver.aeqFirstPbleIndex();
+            int first = r.driver.aeq().firstPbleIndex().orElseThrow();
             assertEquals(first, w.eqFirstPmPblIndex());
             assertEquals(0, w.eqAddress());
             assertTrue(first >= r.verbs.pbles().firstUsable(), "from the function's PBLE resource");

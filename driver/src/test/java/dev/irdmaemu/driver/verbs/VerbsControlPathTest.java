@@ -74,12 +74,12 @@ class VerbsControlPathTest {
     @Test
     void aCqAboveMaxCqeIsRefusedByTheDriverWithoutACqpOp() {
         try (Rig r = new Rig()) {
-            long before = r.driver.opsPosted();
+            long before = r.driver.cqp().opsPosted();
             VerbsException e = assertThrows(VerbsException.class, () -> r.verbs.createCq(IrdmaVerbs.MAX_CQE + 1));
             assertEquals(VerbsException.Kind.INVALID_ARGUMENT, e.kind());
             assertEquals(-22, e.kind().errno());
             assertThrows(VerbsException.class, () -> r.verbs.createCq(0));
-            assertEquals(before, r.driver.opsPosted());
+            assertEquals(before, r.driver.cqp().opsPosted());
             assertEquals(0, r.verbs.cqsInUse());
         }
     }
@@ -168,7 +168,7 @@ class VerbsControlPathTest {
         try (Rig r = new Rig()) {
             ProtectionDomain pd = r.verbs.allocatePd();
             CompletionQueue cq = r.verbs.createCq(16);
-            long before = r.driver.opsPosted();
+            long before = r.driver.cqp().opsPosted();
             assertThrows(VerbsException.class, () -> r.verbs.createQp(new QpInit(pd, cq, cq, 8, 8, 14, 1, 0,
                     false)));
             assertThrows(VerbsException.class, () -> r.verbs.createQp(new QpInit(pd, cq, cq, 8, 8, 1, 1, 102,
@@ -178,7 +178,7 @@ class VerbsControlPathTest {
             // 8192 WRs of 256-byte WQEs need 65536 quanta: beyond IRDMA_QP_SW_MAX_WQ_QUANTA
             assertThrows(VerbsException.class, () -> r.verbs.createQp(new QpInit(pd, cq, cq, 8192, 8, 7, 1, 0,
                     false)));
-            assertEquals(before, r.driver.opsPosted());
+            assertEquals(before, r.driver.cqp().opsPosted());
         }
     }
 

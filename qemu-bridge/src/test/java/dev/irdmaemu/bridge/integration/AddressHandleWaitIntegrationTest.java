@@ -138,12 +138,12 @@ class AddressHandleWaitIntegrationTest {
             pair.b.cm.destroyListener(listener);
             assertTrue(pair.runUntilIdle(LIMIT));
             for (ModelNode n : List.of(pair.a, pair.b)) {
-                assertEquals(0, n.driver.addressHandlesInUse(), n + ": AH indexes");
+                assertEquals(0, n.driver.addressHandles().inUse(), n + ": AH indexes");
                 assertEquals(0, n.device.addressHandles().liveCount(), n + ": AHs in the model");
-                assertEquals(0, n.driver.cqpRequestsPending(), n + ": CQP requests without their completion");
+                assertEquals(0, n.driver.cqp().requestsPending(), n + ": CQP requests without their completion");
                 assertEquals(0, n.cm.nodeCount());
             }
-            assertTrue(pair.a.driver.cqpCallbacksRun() >= 1 && pair.b.driver.cqpCallbacksRun() >= 2);
+            assertTrue(pair.a.driver.cqp().callbacksRun() >= 1 && pair.b.driver.cqp().callbacksRun() >= 2);
             assertEquals(0, pair.a.cm.framesWithoutAh() + pair.b.cm.framesWithoutAh(), "no frame found its AH invalid");
         }
     }
@@ -155,17 +155,17 @@ class AddressHandleWaitIntegrationTest {
             ModelNode n = pair.a;
             sink.clear();
             int[] callbacks = new int[1];
-            int ah = n.driver.createAddressHandle(CmPair.MAC_A, 0, 0, false, 0, 64, true, false,
+            int ah = n.driver.addressHandles().create(CmPair.MAC_A, 0, 0, false, 0, 64, true, false,
                     new int[] {(int) CmPair.B_V4.addressLo(), 0, 0, 0}, new int[] {(int) CmPair.A_V4.addressLo(), 0, 0,
                         0}, (index, valid) -> callbacks[0]++);
-            assertFalse(n.driver.addressHandleValid(ah), "not valid before its completion");
-            assertEquals(1, n.driver.cqpRequestsPending());
-            n.driver.destroyAddressHandle(ah);
-            assertEquals(1, n.driver.addressHandlesInUse(), "the index is held until the create completes");
+            assertFalse(n.driver.addressHandles().valid(ah), "not valid before its completion");
+            assertEquals(1, n.driver.cqp().requestsPending());
+            n.driver.addressHandles().destroy(ah);
+            assertEquals(1, n.driver.addressHandles().inUse(), "the index is held until the create completes");
             assertTrue(pair.runUntilIdle(LIMIT));
             assertEquals(0, callbacks[0], "the freed AH's callback is not run");
-            assertEquals(0, n.driver.addressHandlesInUse());
-            assertEquals(0, n.driver.cqpRequestsPending());
+            assertEquals(0, n.driver.addressHandles().inUse());
+            assertEquals(0, n.driver.cqp().requestsPending());
             assertEquals(0, n.device.addressHandles().liveCount(), "the device's AH destroyed");
             List<String> ops = sink.of(TraceKind.CQP_OP).stream()
                     .filter(e -> e.get("op").endsWith("ADDR_HANDLE")).map(e -> e.get("op") + " " + e.get("ah"))

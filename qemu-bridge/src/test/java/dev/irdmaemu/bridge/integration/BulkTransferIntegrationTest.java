@@ -103,8 +103,8 @@ class BulkTransferIntegrationTest {
     private static void assertIeqAccountedFor(ModelNode node) {
         long outOfOrder = node.device.iwarp().ieqOutOfOrder();
         assertTrue(outOfOrder > 10, "out-of-order segments " + outOfOrder);
-        assertEquals(0, node.driver.ieqReceived(), "no copies on the IEQ");
-        assertEquals(0, node.driver.ieqRefused());
+        assertEquals(0, node.driver.puda().ieqReceived(), "no copies on the IEQ");
+        assertEquals(0, node.driver.puda().ieqRefused());
     }
 
     @Test

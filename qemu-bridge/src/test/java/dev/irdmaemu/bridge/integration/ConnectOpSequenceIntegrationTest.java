@@ -112,8 +112,8 @@ class ConnectOpSequenceIntegrationTest {
             assertEquals(estB + 1, pair.b.device.quadHash().establishedCount());
             assertEquals(0, pair.a.device.addressHandles().liveCount());
             assertEquals(0, pair.b.device.addressHandles().liveCount());
-            assertEquals(0, pair.a.driver.addressHandlesInUse());
-            assertEquals(0, pair.b.driver.addressHandlesInUse());
+            assertEquals(0, pair.a.driver.addressHandles().inUse());
+            assertEquals(0, pair.b.driver.addressHandles().inUse());
 
             sinkA.clear();
             sinkB.clear();

@@ -113,29 +113,29 @@ class CqpTimeoutIntegrationTest {
         long before = s.now();
         long completed = device.cqp().completedOps();
         bar.withholdNextDoorbell();
-        CqpException e = assertThrows(CqpException.class, driver::nop);
+        CqpException e = assertThrows(CqpException.class, driver.cqp()::nop);
         assertEquals(CqpException.Kind.TIMEOUT, e.kind());
         assertEquals("NOP", e.op());
         assertEquals(1, bar.withheld);
         // 500 steps of 10 ms without progress, not one more (irdma_wait_event's count starts at the wait)
         assertEquals(THRESHOLD_NANOS, s.now() - before, "the wait lasted exactly the threshold");
         assertEquals(completed, device.cqp().completedOps(), "the device never saw the WQE");
-        assertTrue(driver.resetRequested());
-        assertEquals(1, driver.resetRequests());
+        assertTrue(driver.resets().requested());
+        assertEquals(1, driver.resets().requests());
         assertEquals(1, resetRequests.size(), "request_reset called once");
         assertEquals(ResetCause.Reason.CQP_TIMEOUT, resetRequests.get(0).reason());
         assertEquals("NOP", resetRequests.get(0).op());
-        assertEquals(resetRequests.get(0), driver.resetCause());
-        assertEquals(1, driver.cqpTimeouts());
+        assertEquals(resetRequests.get(0), driver.resets().cause());
+        assertEquals(1, driver.cqp().timeouts());
 
         // irdma_handle_cqp_op: with rf->reset set every op is refused before anything is posted
         int doorbells = bar.doorbells;
-        long posted = driver.opsPosted();
-        CqpException refused = assertThrows(CqpException.class, () -> driver.manageApbvt(4791, true));
+        long posted = driver.cqp().opsPosted();
+        CqpException refused = assertThrows(CqpException.class, () -> driver.cqp().manageApbvt(4791, true));
         assertEquals(CqpException.Kind.RESET_REQUESTED, refused.kind());
-        assertThrows(CqpException.class, () -> driver.post("NOP", nop(), (err, ma, mi, ret) -> { }));
+        assertThrows(CqpException.class, () -> driver.cqp().post("NOP", nop(), (err, ma, mi, ret) -> { }));
         assertEquals(doorbells, bar.doorbells, "nothing rang the doorbell");
-        assertEquals(posted, driver.opsPosted());
+        assertEquals(posted, driver.cqp().opsPosted());
         assertEquals(1, resetRequests.size(), "still one request: rf->reset was already set");
 
         // the stats timer keeps running; its Gather Stats is refused and counted, nothing escapes the scheduler
@@ -161,20 +161,20 @@ class CqpTimeoutIntegrationTest {
         };
         long before = s.now();
         bar.withholdNextDoorbell();
-        driver.post("NOP", nop(), callback);
-        assertEquals(1, driver.cqpRequestsPending());
+        driver.cqp().post("NOP", nop(), callback);
+        assertEquals(1, driver.cqp().requestsPending());
         // no waiter: the driver's progress check over posted requests counts the same steps
         s.runUntil(before + THRESHOLD_NANOS - STEP);
-        assertFalse(driver.resetRequested(), "499 steps are not yet the threshold");
+        assertFalse(driver.resets().requested(), "499 steps are not yet the threshold");
         assertTrue(failed.isEmpty());
         s.runUntil(before + THRESHOLD_NANOS);
-        assertTrue(driver.resetRequested(), "the 500th step is");
+        assertTrue(driver.resets().requested(), "the 500th step is");
         s.runFor(1);
         assertEquals(1, failed.size(), "the callback was failed, from the interrupt handler");
         assertTrue(completions.isEmpty(), "and never completed");
         assertEquals(CqpException.Kind.TIMEOUT, failed.get(0).kind());
         assertEquals("NOP", failed.get(0).op());
-        assertEquals(0, driver.cqpRequestsPending());
+        assertEquals(0, driver.cqp().requestsPending());
         assertEquals(1, resetRequests.size());
         assertEquals(ResetCause.Reason.CQP_TIMEOUT, resetRequests.get(0).reason());
         assertEquals(failed.get(0).op(), resetRequests.get(0).op(), "the reset request names the same op");
@@ -184,12 +184,12 @@ class CqpTimeoutIntegrationTest {
     void aPassiveAddressHandleCreateThatNeverCompletesIsReportedRefused() {
         List<String> answers = new ArrayList<>();
         bar.withholdNextDoorbell();
-        int ah = driver.createAddressHandle(0x02_00_00_00_00_0dL, 0, 0, false, 0, 64, true, false,
+        int ah = driver.addressHandles().create(0x02_00_00_00_00_0dL, 0, 0, false, 0, 64, true, false,
                 new int[] {0xc000_0202}, new int[] {0xc000_0201}, (index, valid) -> answers.add(index + ":" + valid));
         s.runFor(THRESHOLD_NANOS + STEP);
         assertEquals(List.of(ah + ":false"), answers, "irdma_ilq_ah_cb sees an error completion");
-        assertFalse(driver.addressHandleValid(ah));
-        assertTrue(driver.resetRequested());
+        assertFalse(driver.addressHandles().valid(ah));
+        assertTrue(driver.resets().requested());
     }
 
     @Test
@@ -197,14 +197,14 @@ class CqpTimeoutIntegrationTest {
         int background = s.pendingBackgroundTimers();
         List<Boolean> completions = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            driver.post("NOP", nop(), (err, ma, mi, ret) -> completions.add(err));
+            driver.cqp().post("NOP", nop(), (err, ma, mi, ret) -> completions.add(err));
         }
         assertEquals(background + 1, s.pendingBackgroundTimers(), "the progress check runs while they are out");
         s.runFor(THRESHOLD_NANOS * 2);
         assertEquals(List.of(false, false, false), completions);
         assertEquals(background, s.pendingBackgroundTimers(), "and stops with the last completion");
-        assertFalse(driver.resetRequested());
-        assertEquals(0, driver.cqpTimeouts());
+        assertFalse(driver.resets().requested());
+        assertEquals(0, driver.cqp().timeouts());
         assertTrue(resetRequests.isEmpty());
     }
 
@@ -214,20 +214,20 @@ class CqpTimeoutIntegrationTest {
         // the device runs both WQEs, the posted one's callback completes and no reset is requested
         List<Boolean> completions = new ArrayList<>();
         bar.withholdNextDoorbell();
-        driver.post("NOP", nop(), (err, ma, mi, ret) -> completions.add(err));
+        driver.cqp().post("NOP", nop(), (err, ma, mi, ret) -> completions.add(err));
         s.runFor(4_000_000_000L);
         assertTrue(completions.isEmpty());
-        driver.nop();
+        driver.cqp().nop();
         s.runFor(THRESHOLD_NANOS * 2);
         assertEquals(List.of(false), completions);
-        assertFalse(driver.resetRequested());
-        assertEquals(0, driver.cqpRequestsPending());
+        assertFalse(driver.resets().requested());
+        assertEquals(0, driver.cqp().requestsPending());
     }
 
     @Test
     void aTeardownAfterTheResetRequestIssuesNoOpButStillDestroysTheCqp() {
         bar.withholdNextDoorbell();
-        assertThrows(CqpException.class, driver::nop);
+        assertThrows(CqpException.class, driver.cqp()::nop);
         sink.clear();
         driver.tearDown();
         assertEquals(0, sink.of(TraceKind.CQP_OP).size(), "hw.c: every destroy op is skipped when rf->reset is set");

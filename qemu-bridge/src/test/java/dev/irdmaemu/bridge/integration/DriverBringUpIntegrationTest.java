@@ -83,10 +83,10 @@ class DriverBringUpIntegrationTest {
             var qp1 = ops.get(12 + sdOps);
             assertEquals("2", qp1.get("qp_type"));
             assertEquals("2", qp1.get("next_state"));
-            assertEquals(15 + sdOps, n.driver.opsPosted());
+            assertEquals(15 + sdOps, n.driver.cqp().opsPosted());
             assertEquals(15 + sdOps, n.device.cqp().completedOps());
             // the leaf's add answered its qs_handle in op_ret_val; the driver keeps it as vsi->qos[0].qs_handle
-            assertEquals(String.valueOf(n.driver.qsHandle()), ops.get(10 + sdOps).get("ret"));
+            assertEquals(String.valueOf(n.driver.workScheduler().qsHandle()), ops.get(10 + sdOps).get("ret"));
             assertTrue(n.device.hmc().count(dev.irdmaemu.fw.hmc.HmcObjectType.QP) >= 3);
             // the interrupts are routed and armed: CEQ 0 and the AEQ exist
             assertTrue(n.device.ceq(0).live());
@@ -98,10 +98,10 @@ class DriverBringUpIntegrationTest {
         RecordingTraceSink sink = new RecordingTraceSink();
         try (ModelNode n = node(sink)) {
             // irdma_cfg_fpm_val's own arithmetic, the model's answer: 4096 QPs, 8192 CQs, in one round
-            var sizing = n.driver.fpmSizing();
+            var sizing = n.driver.hmc().fpmSizing();
             assertTrue(sizing.ok(), sizing.toString());
-            assertEquals(4096, n.driver.committedCount(HmcObjectType.QP));
-            assertEquals(8192, n.driver.committedCount(HmcObjectType.CQ));
+            assertEquals(4096, n.driver.hmc().committedCount(HmcObjectType.QP));
+            assertEquals(8192, n.driver.hmc().committedCount(HmcObjectType.CQ));
             assertEquals(4096, n.device.hmc().count(HmcObjectType.QP));
             assertEquals(1, sizing.loops());
             for (HmcObjectType t : HmcObjectType.values()) {
@@ -118,15 +118,15 @@ class DriverBringUpIntegrationTest {
                 long addr = Long.parseLong(e.get("addr").replace("0x", ""), 16);
                 assertEquals(0, addr % SegmentDescriptor.DIRECT_BP_SIZE, "SD " + e.get("sd") + " at " + e.get("addr"));
                 assertTrue(seen.add(e.get("sd")), "SD " + e.get("sd") + " programmed twice");
-                assertEquals(addr, n.driver.hmcSdAddress(Integer.parseInt(e.get("sd"))));
+                assertEquals(addr, n.driver.hmc().sdAddress(Integer.parseInt(e.get("sd"))).orElseThrow());
             }
             // the PBLE object's first chunk is backed (pble.c add_pble_prm) and resolves on the model's side
-            assertTrue(n.driver.pbleBackedCount() >= 512, "PBLEs backed: " + n.driver.pbleBackedCount());
-            long pbleFpm = n.device.hmc().base(HmcObjectType.PBLE) + 8 * (n.driver.pbleBackedCount() - 1);
-            assertEquals(n.driver.hmcAddress(pbleFpm),
-                    n.device.hmc().resolve(HmcObjectType.PBLE, n.driver.pbleBackedCount() - 1));
+            assertTrue(n.driver.hmc().pbleBackedCount() >= 512, "PBLEs backed: " + n.driver.hmc().pbleBackedCount());
+            long pbleFpm = n.device.hmc().base(HmcObjectType.PBLE) + 8 * (n.driver.hmc().pbleBackedCount() - 1);
+            assertEquals(n.driver.hmc().address(pbleFpm).orElseThrow(),
+                    n.device.hmc().resolve(HmcObjectType.PBLE, n.driver.hmc().pbleBackedCount() - 1));
             // the host memory a node's HMC takes: every SD of the objects, 2 MiB each, fits the node's RAM
-            long hmcBytes = n.driver.hmcBytesAllocated();
+            long hmcBytes = n.driver.hmc().bytesAllocated();
             assertTrue(hmcBytes >= sds.size() * SegmentDescriptor.DIRECT_BP_SIZE);
             assertTrue(hmcBytes <= ModelNode.RAM_SIZE / 2, "HMC takes " + (hmcBytes >> 20) + " MiB");
             System.out.println("HMC backing: " + sds.size() + " direct SDs, " + (hmcBytes >> 20) + " MiB; " + sizing);
@@ -139,21 +139,21 @@ class DriverBringUpIntegrationTest {
         // HW_VERSION_INFO and FTN_FLAGS with atomics clear
         RecordingTraceSink sink = new RecordingTraceSink();
         try (ModelNode n = node(sink)) {
-            assertEquals(3, n.driver.featureCount());
-            long fw = n.driver.featureInfo(RdmaFeatureBuffer.FEATURE_FW_INFO);
+            assertEquals(3, n.driver.features().count());
+            long fw = n.driver.features().info(RdmaFeatureBuffer.FEATURE_FW_INFO);
             assertEquals(3, Bits.getInt(fw, RdmaFeatureBuffer.FEATURE_CNT));
-            assertEquals(Bits.getInt(fw, RdmaFeatureBuffer.FW_VER_MAJOR), n.driver.fwMajorVersion());
-            assertEquals(Bits.getInt(fw, RdmaFeatureBuffer.FW_VER_MINOR), n.driver.fwMinorVersion());
-            assertEquals(1, n.driver.fwMajorVersion());
+            assertEquals(Bits.getInt(fw, RdmaFeatureBuffer.FW_VER_MAJOR), n.driver.features().fwMajorVersion());
+            assertEquals(Bits.getInt(fw, RdmaFeatureBuffer.FW_VER_MINOR), n.driver.features().fwMinorVersion());
+            assertEquals(1, n.driver.features().fwMajorVersion());
             assertEquals(RdmaFeatureBuffer.FTN_FLAGS,
-                    Bits.getInt(n.driver.featureInfo(RdmaFeatureBuffer.FTN_FLAGS), RdmaFeatureBuffer.FEATURE_TYPE));
-            assertEquals(0, n.driver.featureFlags() & (RdmaFeatureBuffer.FLAG_ATOMICS_ALLOWED
+                    Bits.getInt(n.driver.features().info(RdmaFeatureBuffer.FTN_FLAGS), RdmaFeatureBuffer.FEATURE_TYPE));
+            assertEquals(0, n.driver.features().flags() & (RdmaFeatureBuffer.FLAG_ATOMICS_ALLOWED
                     | RdmaFeatureBuffer.FLAG_MANAGE_RSRC_VER2));
-            assertFalse(n.driver.atomicsAllowed());
-            assertTrue(n.driver.featureInfo(RdmaFeatureBuffer.HW_VERSION_INFO) != 0, "HW version entry kept");
+            assertFalse(n.driver.features().atomicsAllowed());
+            assertTrue(n.driver.features().info(RdmaFeatureBuffer.HW_VERSION_INFO) != 0, "HW version entry kept");
             // asked again on demand, the same answer
-            n.driver.queryRdmaFeatures();
-            assertEquals(3, n.driver.featureCount());
+            n.driver.features().query();
+            assertEquals(3, n.driver.features().count());
         }
     }
 
@@ -177,8 +177,8 @@ class DriverBringUpIntegrationTest {
             assertTrue(ws.enabled(2), "modified to enabled after the add");
             assertEquals(1, ws.prioType(2), "IRDMA_PRIO_WEIGHTED_RR");
             int qs = ws.qsHandle(2);
-            assertEquals(qs, n.driver.qsHandle());
-            assertEquals(List.of(0, 1, 2), Arrays.stream(n.driver.wsNodes()).boxed().toList());
+            assertEquals(qs, n.driver.workScheduler().qsHandle());
+            assertEquals(List.of(0, 1, 2), Arrays.stream(n.driver.workScheduler().nodes()).boxed().toList());
             // puda.c irdma_puda_qp_setctx: QSHANDLE in the ILQ's and the IEQ's context
             var creates = sink.of(TraceKind.CQP_OP).stream().filter(e -> "CREATE_QP".equals(e.get("op"))).toList();
             assertEquals(2, creates.size());
@@ -190,11 +190,11 @@ class DriverBringUpIntegrationTest {
             }
             // the qhash WQEs carry it too (ctrl.c irdma_sc_manage_qhash_table_entry)
             sink.clear();
-            n.driver.manageQhash(true, true, new int[] {0xc000_0201}, 4791, null, 0, false, -1, MAC, 1);
+            n.driver.cqp().manageQhash(true, true, new int[] {0xc000_0201}, 4791, null, 0, false, -1, MAC, 1);
             assertEquals(String.valueOf(qs), sink.of(TraceKind.CQP_OP).get(0).get("qs_handle"));
             // ws.c irdma_remove_leaf: leaf, VSI node, root, bottom up
             sink.clear();
-            n.driver.wsRemove();
+            n.driver.workScheduler().remove();
             var deletes = sink.of(TraceKind.CQP_OP).stream().map(e -> e.get("node_op") + ":" + e.get("node"))
                     .toList();
             assertEquals(List.of("2:2", "2:1", "2:0"), deletes);
@@ -239,9 +239,9 @@ class DriverBringUpIntegrationTest {
             ops += (added + 10) / 11;
         }
         for (int sd = 0; sd < HmcLimits.MAX_PE_SDS; sd++) {
-            assertEquals(n.driver.hmcSdValid(sd), hmc.sdValid(sd), "driver and model agree on SD " + sd);
+            assertEquals(n.driver.hmc().sdValid(sd), hmc.sdValid(sd), "driver and model agree on SD " + sd);
             if (valid[sd]) {
-                assertTrue(hmc.sdValid(sd) && n.driver.hmcSdDirect(sd), "SD " + sd + " is a direct SD");
+                assertTrue(hmc.sdValid(sd) && n.driver.hmc().sdDirect(sd), "SD " + sd + " is a direct SD");
             }
         }
         return ops;
@@ -268,14 +268,14 @@ class DriverBringUpIntegrationTest {
         RecordingTraceSink sink = new RecordingTraceSink();
         try (ModelNode n = node(sink)) {
             sink.clear();
-            n.driver.manageApbvt(4791, true);
-            n.driver.nop();
+            n.driver.cqp().manageApbvt(4791, true);
+            n.driver.cqp().nop();
             var ops = sink.of(TraceKind.CQP_OP);
             assertEquals("MANAGE_APBVT", ops.get(0).get("op"));
             assertEquals("NOP", ops.get(1).get("op"));
             assertTrue(n.device.apbvt().contains(4791));
             // a qhash delete of an entry that does not exist: the model's NO_SUCH_OBJECT, through the CCQ
-            CqpException e = assertThrows(CqpException.class, () -> n.driver.manageQhash(false, true,
+            CqpException e = assertThrows(CqpException.class, () -> n.driver.cqp().manageQhash(false, true,
                     new int[] {0xc000_0201}, 4791, new int[] {0xc000_0202}, 50000, true, -1, MAC, 1));
             assertEquals(CqpException.Kind.OP_ERROR, e.kind());
             assertEquals("MANAGE_QUAD_HASH_TABLE_ENTRY", e.op());
@@ -285,7 +285,7 @@ class DriverBringUpIntegrationTest {
             assertEquals(Integer.parseInt(err.get(0).get("minor").replace("0x", ""), 16), e.minor());
             assertTrue(e.major() != 0);
             // the driver stays usable after an error completion
-            n.driver.nop();
+            n.driver.cqp().nop();
         }
     }
 }

@@ -73,7 +73,7 @@ class DriverTearDownIntegrationTest {
         try {
             long sdsBefore = n.device.hmc().validSds();
             assertTrue(sdsBefore > 11, "more SDs than one Update PE SDs carries: " + sdsBefore);
-            long hmcBytes = n.driver.hmcBytesAllocated();
+            long hmcBytes = n.driver.hmc().bytesAllocated();
             sink.clear();
             n.driver.tearDown();
             List<String> expected = new ArrayList<>(List.of(
@@ -104,9 +104,10 @@ class DriverTearDownIntegrationTest {
             assertTrue(cqp.get(0).timeNanos() >= ops.get(ops.size() - 1).timeNanos());
 
             assertEquals(NOTHING, holdings(n.device));
-            assertEquals(0, n.driver.hmcBytesAllocated(), "every SD page and the SD buffer freed (had " + hmcBytes
+            assertEquals(0, n.driver.hmc().bytesAllocated(), "every SD page and the SD buffer freed (had " + hmcBytes
                     + ")");
-            assertEquals(List.of(-1, -1, -1), java.util.Arrays.stream(n.driver.wsNodes()).boxed().toList());
+            assertEquals(List.of(-1, -1, -1),
+                    java.util.Arrays.stream(n.driver.workScheduler().nodes()).boxed().toList());
             assertFalse(n.driver.isUp());
             assertEquals(0, n.driver.scheduler().pendingBackgroundTimers(), "the stats timer is stopped");
             // a second teardown has nothing left to do
@@ -124,20 +125,20 @@ class DriverTearDownIntegrationTest {
         RecordingTraceSink sink = new RecordingTraceSink();
         ModelNode n = node(sink, IrdmaDriver::withVirtualAeq);
         try {
-            assertTrue(n.driver.aeqFirstPbleIndex() >= 0);
+            assertTrue(n.driver.aeq().firstPbleIndex().isPresent());
             // more PBLEs than the first chunk holds: pble.c add_pble_prm backs another SD
-            long backed = n.driver.pbleBackedCount();
+            long backed = n.driver.hmc().pbleBackedCount();
             long sds = n.device.hmc().validSds();
-            for (int i = 0; i < 4096 && n.driver.pbleBackedCount() == backed; i++) {
-                assertTrue(n.driver.pbles().allocate(512, false) != null, "allocation " + i);
+            for (int i = 0; i < 4096 && n.driver.hmc().pbleBackedCount() == backed; i++) {
+                assertTrue(n.driver.hmc().pbles().allocate(512, false) != null, "allocation " + i);
             }
-            assertTrue(n.driver.pbleBackedCount() > backed, "the pool grew");
+            assertTrue(n.driver.hmc().pbleBackedCount() > backed, "the pool grew");
             assertTrue(n.device.hmc().validSds() >= sds, "a chunk in a valid direct SD, or a new SD");
             sink.clear();
             n.driver.tearDown();
             assertEquals(0, sink.of(TraceKind.CQP_ERROR).size(), "no op failed: " + sink.of(TraceKind.CQP_ERROR));
             assertEquals(NOTHING, holdings(n.device));
-            assertEquals(0, n.driver.hmcBytesAllocated());
+            assertEquals(0, n.driver.hmc().bytesAllocated());
         } finally {
             n.close();
         }

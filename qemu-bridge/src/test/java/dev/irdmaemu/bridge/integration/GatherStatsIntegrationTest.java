@@ -104,16 +104,16 @@ class GatherStatsIntegrationTest {
         ModelNode n = nodes.a;
         assertTrue(n.driver.statistics().gather());
         long before = n.driver.statistics().value(Stat.IP4TXPKTS);
-        CqpException e = assertThrows(CqpException.class, () -> n.driver.op("GATHER_STATS",
+        CqpException e = assertThrows(CqpException.class, () -> n.driver.cqp().op("GATHER_STATS",
                 (o, valid) -> CqpWqeWriter.gatherStats(n.driver.store(), o, 0x10_0000L, 0, false, false, 0, valid)));
         assertEquals(CqpException.Kind.OP_ERROR, e.kind());
         // another function's counters, and a statistics instance, are refused too
-        assertThrows(CqpException.class, () -> n.driver.op("GATHER_STATS", (o, valid) -> CqpWqeWriter.gatherStats(
+        assertThrows(CqpException.class, () -> n.driver.cqp().op("GATHER_STATS", (o, valid) -> CqpWqeWriter.gatherStats(
                 n.driver.store(), o, n.driver.statistics().bufferAddress(), 5, true, false, 0, valid)));
-        assertThrows(CqpException.class, () -> n.driver.op("GATHER_STATS", (o, valid) -> CqpWqeWriter.gatherStats(
+        assertThrows(CqpException.class, () -> n.driver.cqp().op("GATHER_STATS", (o, valid) -> CqpWqeWriter.gatherStats(
                 n.driver.store(), o, n.driver.statistics().bufferAddress(), 0, false, true, 3, valid)));
         // the driver stays usable and its totals did not move backwards
-        n.driver.nop();
+        n.driver.cqp().nop();
         assertTrue(n.driver.statistics().gather());
         assertTrue(n.driver.statistics().value(Stat.IP4TXPKTS) >= before);
     }

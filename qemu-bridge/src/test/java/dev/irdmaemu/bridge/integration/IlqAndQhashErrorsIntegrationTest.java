@@ -62,8 +62,8 @@ class IlqAndQhashErrorsIntegrationTest {
             int local = (int) CmPair.A_V4.addressLo();
             int remote = (int) CmPair.B_V4.addressLo();
             // beyond the committed QP count: the CQP refuses the op (model CqpFault.INDEX_OUT_OF_RANGE)
-            int committed = (int) a.committedCount(HmcObjectType.QP);
-            CqpException e = assertThrows(CqpException.class, () -> a.manageQhash(true, true, new int[] {local},
+            int committed = (int) a.hmc().committedCount(HmcObjectType.QP);
+            CqpException e = assertThrows(CqpException.class, () -> a.cqp().manageQhash(true, true, new int[] {local},
                     PORT, new int[] {remote}, 40000, true, -1, CmPair.MAC_A, committed));
             assertEquals(CqpException.Kind.OP_ERROR, e.kind());
             assertEquals("MANAGE_QUAD_HASH_TABLE_ENTRY", e.op());
@@ -72,7 +72,7 @@ class IlqAndQhashErrorsIntegrationTest {
             assertEquals(0, pair.a.device.quadHash().establishedCount());
             // within the count but no such QP: the entry is accepted, and a matching segment raises AMP_BAD_QP
             int ghost = committed - 1;
-            a.manageQhash(true, true, new int[] {local}, PORT, new int[] {remote}, 40000, true, -1, CmPair.MAC_A,
+            a.cqp().manageQhash(true, true, new int[] {local}, PORT, new int[] {remote}, 40000, true, -1, CmPair.MAC_A,
                     ghost);
             assertEquals(1, pair.a.device.quadHash().establishedCount());
             TcpPacketBuilder b = new TcpPacketBuilder();

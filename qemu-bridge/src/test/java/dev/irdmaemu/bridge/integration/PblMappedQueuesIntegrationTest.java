@@ -95,14 +95,14 @@ class PblMappedQueuesIntegrationTest {
         int modelQpsA = pair.a.device.qps().liveCount();
         // A's AEQ: (2 x committed QPs + committed CQs) x 16 bytes (hw.c irdma_create_aeq), single pages through a
         // level-1 PBL, one PBLE per page
-        long aeqEntries = 2 * pair.a.driver.committedCount(HmcObjectType.QP)
-                + pair.a.driver.committedCount(HmcObjectType.CQ);
+        long aeqEntries = 2 * pair.a.driver.hmc().committedCount(HmcObjectType.QP)
+                + pair.a.driver.hmc().committedCount(HmcObjectType.CQ);
         int aeqPages = (int) ((aeqEntries * 16 + 4095) / 4096);
         RingPages aeq = pair.a.device.aeq().ringPages();
         assertTrue(aeq.paged());
         assertTrue(aeqPages > 1, "the AEQ spans pages");
         assertEquals(aeqPages, aeq.pageCount());
-        assertTrue(pair.a.driver.aeqFirstPbleIndex() >= 0);
+        assertTrue(pair.a.driver.aeq().firstPbleIndex().isPresent());
         assertEquals(aeqPages, pblesA, "the virtual AEQ's PBLEs");
         assertFalse(pair.b.device.aeq().ringPages().paged());
 

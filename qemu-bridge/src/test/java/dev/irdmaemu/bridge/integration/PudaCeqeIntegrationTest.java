@@ -62,12 +62,12 @@ class PudaCeqeIntegrationTest {
             n.runUntil(() -> false, 1_000_000_000L);
             for (ModelNode m : List.of(n.a, n.b)) {
                 long placed = m.device.puda().received();
-                long handled = m.driver.ilqReceived() + m.driver.ilqRefused() + m.driver.ieqReceived()
-                        + m.driver.ieqRefused();
+                long handled = m.driver.puda().ilqReceived() + m.driver.puda().ilqRefused()
+                        + m.driver.puda().ieqReceived() + m.driver.puda().ieqRefused();
                 assertTrue(placed > 0);
                 assertEquals(placed, handled, "PUDA receives the model completed vs those the driver handled");
                 long sent = m.device.puda().transmitted() - m.device.puda().sendCompletionsLost();
-                assertEquals(sent, m.driver.ilqSendsCompleted(), "PUDA sends completed vs handled");
+                assertEquals(sent, m.driver.puda().ilqSendsCompleted(), "PUDA sends completed vs handled");
             }
         }
     }

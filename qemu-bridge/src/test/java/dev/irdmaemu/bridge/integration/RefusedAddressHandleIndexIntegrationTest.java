@@ -35,29 +35,29 @@ class RefusedAddressHandleIndexIntegrationTest {
         try (ModelNode n = new ModelNode(s, new Link(s), new Trace(s).enableAll(sink), MAC,
                 List.of(LocalAddress.untagged("192.0.2.1")), FaultProfile.NONE, d -> { })) {
             // index 0 taken in the device behind the driver's back: the driver's create of index 0 is refused (EXISTS)
-            n.driver.op("CREATE_ADDR_HANDLE", (o, v) -> CqpWqeWriter.addressHandle(n.driver.store(), o,
+            n.driver.cqp().op("CREATE_ADDR_HANDLE", (o, v) -> CqpWqeWriter.addressHandle(n.driver.store(), o,
                     CqpOpcode.CREATE_ADDR_HANDLE, 0, MAC, 0, 0, 0, false, 0, 0, 64, true, false, DEST, SRC, v));
             List<String> answers = new ArrayList<>();
-            int ah = n.driver.createAddressHandle(MAC, 0, 0, false, 0, 64, true, false, DEST, SRC,
+            int ah = n.driver.addressHandles().create(MAC, 0, 0, false, 0, 64, true, false, DEST, SRC,
                     (index, valid) -> answers.add(index + ":" + valid));
             assertEquals(0, ah);
             assertTrue(s.runUntilIdle(s.now() + 1_000_000_000L));
             assertEquals(List.of("0:false"), answers);
-            assertFalse(n.driver.addressHandleValid(ah));
+            assertFalse(n.driver.addressHandles().valid(ah));
             sink.clear();
-            n.driver.destroyAddressHandle(ah);
+            n.driver.addressHandles().destroy(ah);
             assertTrue(s.runUntilIdle(s.now() + 1_000_000_000L));
             assertTrue(sink.of(TraceKind.CQP_OP).isEmpty(), "no Destroy AH for an AH that is not valid");
-            assertEquals(1, n.driver.addressHandlesInUse(), "the index stays in the bitmap");
-            assertEquals(1, n.driver.addressHandlesLeaked());
-            n.driver.destroyAddressHandle(ah);
-            assertEquals(1, n.driver.addressHandlesLeaked(), "a second free changes nothing");
+            assertEquals(1, n.driver.addressHandles().inUse(), "the index stays in the bitmap");
+            assertEquals(1, n.driver.addressHandles().leaked());
+            n.driver.addressHandles().destroy(ah);
+            assertEquals(1, n.driver.addressHandles().leaked(), "a second free changes nothing");
             // the next creates go on from rf->next_ah and never hand index 0 out again while it is taken
-            int next = n.driver.createAddressHandle(MAC, 0, 0, false, 0, 64, true, false, DEST, SRC);
+            int next = n.driver.addressHandles().create(MAC, 0, 0, false, 0, 64, true, false, DEST, SRC);
             assertEquals(1, next);
-            n.driver.destroyAddressHandle(next);
+            n.driver.addressHandles().destroy(next);
             assertTrue(s.runUntilIdle(s.now() + 1_000_000_000L));
-            assertEquals(1, n.driver.addressHandlesInUse());
+            assertEquals(1, n.driver.addressHandles().inUse());
             assertEquals(1, n.device.addressHandles().liveCount(), "only the AH made behind the driver's back");
         }
     }

@@ -47,13 +47,13 @@ class StatsTimerIntegrationTest {
             FunctionCounters hw = n.device.iwarp().counters();
             long start = hw.get(Stat.IP4TXPKTS);
             hw.add(Stat.IP4TXPKTS, WRAP_48 - 3 - start);
-            long callbacks = n.driver.cqpCallbacksRun();
+            long callbacks = n.driver.cqp().callbacksRun();
             s.runFor(DELAY);
             assertEquals(1, gathers(sink).size(), "the first gather at 60 s");
             assertEquals(1, stats.timerGathers());
             assertEquals(1, stats.gathers(), "its completion updated the totals");
-            assertEquals(callbacks + 1, n.driver.cqpCallbacksRun(), "through the request's callback");
-            assertEquals(0, n.driver.cqpRequestsPending());
+            assertEquals(callbacks + 1, n.driver.cqp().callbacksRun(), "through the request's callback");
+            assertEquals(0, n.driver.cqp().requestsPending());
             assertEquals(WRAP_48 - 3, stats.value(Stat.IP4TXPKTS));
 
             // past the wrap: the hardware's 48-bit value restarts at 4, the 64-bit total keeps counting

@@ -121,14 +121,14 @@ class VerbsControlPathIntegrationTest {
     @Test
     void aCqAboveTheDevicesMaximumIsRefusedBeforeTheCqp() {
         try (ModelNode n = node(new RecordingTraceSink())) {
-            long ops = n.driver.opsPosted();
+            long ops = n.driver.cqp().opsPosted();
             VerbsException e = assertThrows(VerbsException.class, () -> n.verbs.createCq(IrdmaVerbs.MAX_CQE + 1));
             assertEquals(VerbsException.Kind.INVALID_ARGUMENT, e.kind());
-            assertEquals(ops, n.driver.opsPosted(), "verbs.c irdma_create_cq checks max_cqe first");
+            assertEquals(ops, n.driver.cqp().opsPosted(), "verbs.c irdma_create_cq checks max_cqe first");
             // as big as host memory cannot hold: -ENOMEM, still before the CQP
             VerbsException big = assertThrows(VerbsException.class, () -> n.verbs.createCq(IrdmaVerbs.MAX_CQE));
             assertEquals(VerbsException.Kind.NO_MEMORY, big.kind());
-            assertEquals(ops, n.driver.opsPosted());
+            assertEquals(ops, n.driver.cqp().opsPosted());
             assertEquals(0, n.verbs.cqsInUse());
         }
     }
