@@ -1,6 +1,5 @@
 package dev.irdmaemu.bridge.boot;
 
-import dev.irdmaemu.bridge.run.BootRun;
 import dev.irdmaemu.bridge.kit.GuestBootException;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import dev.irdmaemu.bridge.kit.GuestLaunch;
@@ -14,7 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
 /**
- * Where a {@link BootRun}'s QEMU runs: {@link #LOCAL}, a {@link QemuProcess} on this machine (what
+ * Where a {@code run.BootRun}'s QEMU runs: {@link #LOCAL}, a {@link QemuProcess} on this machine (what
  * {@code irdma-emu boot} does), or anywhere else that shares this machine's files and UNIX sockets, such as a
  * container (the container tests run a boot's guest in one, with everything else of the boot unchanged).
  */
