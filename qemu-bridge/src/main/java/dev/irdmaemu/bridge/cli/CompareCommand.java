@@ -124,7 +124,7 @@ final class CompareCommand implements Callable<Integer> {
                     BootReport r = new BootRun(kit, o, null).run();
                     allOk &= r.ok();
                     StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "run %d %-7s %-17s %s",
-                            run, nic.word(), scenario, r.ok() ? "ok" : "FAILED (" + r.failure() + ")"));
+                            run, nic.word(), scenario, r.ok() ? "ok" : "FAILED (" + r.failureHeadline() + ")"));
                     for (Map.Entry<String, String[]> f : figures.entrySet()) {
                         if (!f.getValue()[0].equals(scenario) || !r.ok()) {
                             continue;

@@ -54,6 +54,11 @@ public record BootReport(BootScenario scenario, Siw siw, Status status, GuestRes
         services = List.copyOf(services);
     }
 
+    /** The failure's first line (what a one-line listing such as {@code compare}'s shows); "" when OK. */
+    public String failureHeadline() {
+        return failure.lines().findFirst().orElse("");
+    }
+
     public boolean ok() {
         return status == Status.OK;
     }
@@ -70,7 +75,8 @@ public record BootReport(BootScenario scenario, Siw siw, Status status, GuestRes
             case ABORTED -> "ABORTED";
             case ERROR -> "ERROR";
         };
-        l.add("status    " + verdict + (failure.isEmpty() ? "" : ": " + failure));
+        l.add("status    " + verdict + (failure.isEmpty() ? "" : ": " + failureHeadline()));
+        failure.lines().skip(1).map(String::strip).filter(x -> !x.isEmpty()).forEach(x -> l.add("          | " + x));
         if (guest != null) {
             StringBuilder g = new StringBuilder("guest     ").append(guest.status());
             guest.fields().forEach((k, v) -> g.append(' ').append(k).append('=').append(v));

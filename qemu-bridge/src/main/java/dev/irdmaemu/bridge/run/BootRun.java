@@ -175,7 +175,7 @@ public final class BootRun implements AutoCloseable {
                     + console + ")";
         } catch (GuestBootException | BootFailure | IOException | RuntimeException e) {
             status = aborted ? Status.ABORTED : Status.ERROR;
-            failure = aborted ? "interrupted" : String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+            failure = aborted ? "interrupted" : String.valueOf(e.getMessage()); // with the console's last lines
             if (!aborted) {
                 LOG.debug("boot failed", e);
             }
