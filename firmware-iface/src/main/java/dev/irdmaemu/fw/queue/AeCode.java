@@ -152,6 +152,22 @@ public enum AeCode {
         return "IRDMA_AE_" + name();
     }
 
+    /**
+     * Whether irdma treats this event as abnormal: irdma_process_aeq (hw.c) handles the connection lifecycle
+     * (established, FIN, close complete, bad close, reset sent, connection reset, terminate sent or received),
+     * a QP's suspend, an SRQ's limit and the CQP's deferred completions as part of normal work, and logs every other
+     * code at error level (a CQ operation error, an SRQ catastrophe, and the "abnormal ae_id" default that flushes
+     * the QP).
+     */
+    public boolean abnormal() {
+        return switch (this) {
+            case LLP_CONNECTION_ESTABLISHED, LLP_FIN_RECEIVED, RDMAP_ROE_BAD_LLP_CLOSE, LLP_CLOSE_COMPLETE, BAD_CLOSE,
+                    RESET_SENT, LLP_CONNECTION_RESET, QP_SUSPEND_COMPLETE, TERMINATE_SENT, LLP_TERMINATE_RECEIVED,
+                    SRQ_LIMIT, CQP_DEFERRED_COMPLETE -> false;
+            default -> true;
+        };
+    }
+
     public static AeCode of(int code) {
         return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
     }

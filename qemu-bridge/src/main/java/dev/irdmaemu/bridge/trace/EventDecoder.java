@@ -134,11 +134,19 @@ public final class EventDecoder {
         return "CQ".equals(AeSource.name((int) r.number("source", -1)));
     }
 
-    /** A CQP op completed with an error, an admin queue error or ring fault, an AE, a completion lost. */
+    /**
+     * A CQP op completed with an error, an admin queue error or ring fault, an AE irdma calls abnormal (an unknown
+     * code, or one the AEQ could not take), a completion lost. The AEs of a connection's ordinary life (established,
+     * FIN received, close complete, ...) are events, not errors ({@link AeCode#abnormal()}).
+     */
     public static boolean isError(TraceRecord r) {
         switch (r.event()) {
-            case "cqp_error", "aeqe", "completion_lost":
+            case "cqp_error", "completion_lost":
                 return true;
+            case "aeqe": {
+                AeCode c = AeCode.of((int) r.number("ae", -1));
+                return c == null || c.abnormal() || "false".equals(r.get("queued"));
+            }
             case "cqp_op":
                 return r.number("major", 0) != 0 || r.has("result") && !"NONE".equals(r.get("result"));
             case "cqp_create":

@@ -1,6 +1,7 @@
 package dev.irdmaemu.bridge.trace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,7 +58,7 @@ class TraceTimelineTest {
         s.runFor(1_000);
         cqp(t, "MODIFY_QP", 2, true).num("qp", 3).emit();                         // 9 µs: the error
         s.runFor(1_000);
-        t.start(TraceKind.AEQE).hex("ae", 0x502).num("id", 3).num("source", 5).num("iwstate", 2)
+        t.start(TraceKind.AEQE).hex("ae", 0x50a).num("id", 3).num("source", 5).num("iwstate", 2)
                 .num("tcpstate", 5).num("wqe", 0).num("q2", 0).hex("ctx", 0).flag("queued", true).emit(); // 10 µs
         s.runFor(1_000);
         aq(t, 0x0701, "nvm_read", "EINVAL").emit();                               // 11 µs
@@ -107,7 +108,7 @@ class TraceTimelineTest {
         assertEquals("  0.000008000 msix  pci   MSI-X vector 3", all.get(7));
         assertEquals("  0.000009000 cqp   rdma  MODIFY_QP wqe=2 qp=3 → ERROR QP_STATE_INVALID major=0xffff "
                 + "minor=0x8029 2.6 µs  <== error", all.get(10));
-        assertEquals("  0.000010000 ae    rdma  IRDMA_AE_LLP_CONNECTION_RESET (0x502) source=SQ qp=3 iwstate=2 "
+        assertEquals("  0.000010000 ae    rdma  IRDMA_AE_LLP_TOO_MANY_RETRIES (0x50a) source=SQ qp=3 iwstate=2 "
                 + "tcpstate=5 wqe=0 q2=0 ctx=0x0  <== error", all.get(11));
     }
 
@@ -147,7 +148,7 @@ class TraceTimelineTest {
         assertTrue(qp3.get(0).contains("CREATE_QP"));
         assertTrue(qp3.get(1).contains("W PFPE_WQEALLOC"));
         assertTrue(qp3.get(2).contains("MODIFY_QP"));
-        assertTrue(qp3.get(3).contains("IRDMA_AE_LLP_CONNECTION_RESET"));
+        assertTrue(qp3.get(3).contains("IRDMA_AE_LLP_TOO_MANY_RETRIES"));
         assertEquals(0, lines(new TraceQuery().qp(4)).size());
     }
 
@@ -222,5 +223,21 @@ class TraceTimelineTest {
         assertTrue(text.matches("(?s).*nvm_read \\(0x701\\)\\s+1  errors 1.*"), text);
         assertTrue(text.matches("(?s).*MODIFY_QP\\s+1  errors 1.*"), text);
         assertTrue(text.contains("first errors"), text);
+    }
+
+    @Test
+    void aConnectionsOrdinaryAesAreNotErrors() {
+        for (int ordinary : new int[] {0x50e, 0x503, 0x501, 0x502, 0x601, 0x900, 0x901}) {
+            TraceRecord r = TraceRecord.of(1, "aeqe", "ae", "0x" + Integer.toHexString(ordinary), "id", "3",
+                    "queued", "true");
+            assertFalse(EventDecoder.isError(r), Integer.toHexString(ordinary));
+        }
+        for (int abnormal : new int[] {0x50a, 0x505, 0x203, 0x704, 0x0fff}) {
+            TraceRecord r = TraceRecord.of(1, "aeqe", "ae", "0x" + Integer.toHexString(abnormal), "id", "3",
+                    "queued", "true");
+            assertTrue(EventDecoder.isError(r), Integer.toHexString(abnormal));
+        }
+        assertTrue(EventDecoder.isError(TraceRecord.of(1, "aeqe", "ae", "0x50e", "id", "3", "queued", "false")),
+                "an AE the AEQ could not take is lost: an error");
     }
 }
