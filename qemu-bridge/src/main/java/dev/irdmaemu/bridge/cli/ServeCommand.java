@@ -1,16 +1,20 @@
 package dev.irdmaemu.bridge.cli;
 
 import dev.irdmaemu.bridge.boot.BootOptions;
+import dev.irdmaemu.bridge.boot.GuestWire;
 import dev.irdmaemu.bridge.e810.E810Serve;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import dev.irdmaemu.bridge.kit.MissingGuestKitException;
 import dev.irdmaemu.bridge.kit.QemuCapabilities;
+import dev.irdmaemu.bridge.overlay.VxlanCable;
 import dev.irdmaemu.bridge.vfiouser.VfioUserServer;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -83,6 +87,22 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--no-trace", description = "Write no trace.jsonl (the session log still names every reset).")
     boolean noTrace;
 
+    @Option(names = "--vxlan", paramLabel = "ADDR:PORT",
+            description = "Carry the adapter's Ethernet cable over a VXLAN segment (RFC 7348) instead of the hosted "
+                    + "node: bind UDP ADDR:PORT (e.g. 0.0.0.0:4789) and exchange frames with the --vxlan-peer "
+                    + "endpoints (another serve, or a Linux vxlan device); datagrams from anyone else, of another "
+                    + "VNI or malformed are dropped and counted.")
+    String vxlan;
+
+    @Option(names = "--vxlan-peer", paramLabel = "ADDR:PORT",
+            description = "A VXLAN endpoint of the segment (repeatable, 1..16; unicast frames go to the endpoint "
+                    + "their MAC was learned from, the rest to all).")
+    List<String> vxlanPeers = new ArrayList<>();
+
+    @Option(names = "--vni", paramLabel = "N", defaultValue = "1",
+            description = "The VXLAN segment's network identifier (0..16777215, default: ${DEFAULT-VALUE}).")
+    int vni;
+
     @Override
     public Integer call() throws CliFailure {
         PrintWriter out = spec.commandLine().getOut();
@@ -93,11 +113,19 @@ final class ServeCommand implements Callable<Integer> {
         if (checkQemu != null) {
             checkQemu(checkQemu, err);
         }
+        if (vxlan == null && !vxlanPeers.isEmpty()) {
+            throw new CliFailure(ExitCodes.USAGE, "serve: --vxlan-peer needs --vxlan ADDR:PORT", null);
+        }
+        if (vxlan != null && (rpingServer || vxlanPeers.isEmpty())) {
+            throw new CliFailure(ExitCodes.USAGE, "serve: --vxlan takes the cable from the hosted node (no "
+                    + "--rping-server) and needs at least one --vxlan-peer", null);
+        }
+        boolean withNode = !noNode && vxlan == null;
         Path dir = this.out != null ? this.out : BootOptions.newRunDir(Path.of("target", "serve"));
         E810Serve.Settings settings;
         try {
             settings = new E810Serve.Settings(functions, socketDir != null ? socketDir : defaultSocketDir(), dir,
-                    memoryMiB, Duration.ofSeconds(messageTimeoutSeconds), !noTrace, !noNode, vhostUser, rpingServer);
+                    memoryMiB, Duration.ofSeconds(messageTimeoutSeconds), !noTrace, withNode, vhostUser, rpingServer);
         } catch (IllegalArgumentException e) {
             throw new CliFailure(ExitCodes.USAGE, "serve: " + e.getMessage(), e);
         }
@@ -114,9 +142,11 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new CliFailure(ExitCodes.IO_ERROR, "serve: " + e.getMessage(), e);
         }
+        VxlanCable overlay = vxlan == null ? null : joinVxlan(serve, err);
         Thread hook = new Thread(() -> {
             err.println("serve: stopping: closing the clients, removing the sockets");
             err.flush();
+            closeOverlay(overlay, err);
             serve.close();
         }, "irdma-emu serve teardown");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -130,12 +160,70 @@ final class ServeCommand implements Callable<Integer> {
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
+                closeOverlay(overlay, err);
                 serve.close();
             } catch (IllegalStateException shuttingDown) {
                 // a signal: the hook is tearing down
             }
         }
         return ExitCodes.OK;
+    }
+
+    /** The adapter's cable on the VXLAN segment {@code --vxlan}/{@code --vxlan-peer}/{@code --vni} name. */
+    private VxlanCable joinVxlan(E810Serve serve, PrintWriter err) throws CliFailure {
+        try {
+            InetSocketAddress local = socketAddress(vxlan);
+            List<InetSocketAddress> peers = new ArrayList<>();
+            for (String p : vxlanPeers) {
+                peers.add(socketAddress(p));
+            }
+            GuestWire cable = serve.freeCable().orElseThrow(() -> new IllegalStateException("the cable is taken"));
+            VxlanCable c = VxlanCable.open(cable, local, peers, vni);
+            err.println("serve: the adapter's cable is on VXLAN segment " + vni + " at " + c.localAddress()
+                    + ", peers " + peers);
+            err.flush();
+            return c;
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            serve.close();
+            throw new CliFailure(ExitCodes.USAGE, "serve: --vxlan: " + e.getMessage(), e);
+        } catch (IOException e) {
+            serve.close();
+            throw new CliFailure(ExitCodes.IO_ERROR, "serve: --vxlan " + vxlan + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void closeOverlay(VxlanCable overlay, PrintWriter err) {
+        if (overlay != null) {
+            overlay.close();
+            err.println("serve: VXLAN segment " + overlay.vni() + ": " + overlay.counters());
+            err.flush();
+        }
+    }
+
+    /** {@code HOST:PORT} or {@code [IPv6]:PORT}, resolved; a usage error otherwise. */
+    static InetSocketAddress socketAddress(String text) {
+        int colon = text.lastIndexOf(':');
+        if (colon <= 0 || colon == text.length() - 1) {
+            throw new IllegalArgumentException("'" + text + "' is not ADDR:PORT");
+        }
+        String host = text.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(text.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + text + "': the port is not a number");
+        }
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("'" + text + "': port " + port + " is not 0..65535");
+        }
+        InetSocketAddress a = new InetSocketAddress(host, port);
+        if (a.isUnresolved()) {
+            throw new IllegalArgumentException("'" + text + "': " + host + " does not resolve");
+        }
+        return a;
     }
 
     private static void printArguments(PrintWriter out, E810Serve serve) {

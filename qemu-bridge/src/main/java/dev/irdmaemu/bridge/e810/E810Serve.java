@@ -349,6 +349,14 @@ public final class E810Serve implements AutoCloseable {
         }
     }
 
+    /**
+     * The far end of the adapter's Ethernet cable when no hosted node holds it (settings without the node), for
+     * another carrier such as a VXLAN segment; empty when the node has it. Close whatever takes it before this.
+     */
+    public java.util.Optional<GuestWire> freeCable() {
+        return node == null ? java.util.Optional.of(adapter.wire()) : java.util.Optional.empty();
+    }
+
     /** The hosted node, or null when not asked for. Touch it on its loop only. */
     public HostedNode node() {
         return node;

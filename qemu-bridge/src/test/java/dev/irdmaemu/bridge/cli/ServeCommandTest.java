@@ -157,4 +157,52 @@ class ServeCommandTest {
         assertEquals(ExitCodes.OK, help.code());
         assertTrue(help.out().contains("--socket-dir") && help.out().contains("vfio-user"), help.out());
     }
+
+    @Test
+    void theCableCanRideAVxlanSegmentAndStrangersAreCounted() throws Exception {
+        try (java.nio.channels.DatagramChannel peer = java.nio.channels.DatagramChannel.open();
+             java.nio.channels.DatagramChannel stranger = java.nio.channels.DatagramChannel.open();
+             java.nio.channels.DatagramChannel probe = java.nio.channels.DatagramChannel.open()) {
+            java.net.InetAddress lo = java.net.InetAddress.getLoopbackAddress();
+            peer.bind(new java.net.InetSocketAddress(lo, 0));
+            stranger.bind(new java.net.InetSocketAddress(lo, 0));
+            probe.bind(new java.net.InetSocketAddress(lo, 0));
+            int port = ((java.net.InetSocketAddress) probe.getLocalAddress()).getPort();
+            probe.close(); // a free port for serve to bind
+            int peerPort = ((java.net.InetSocketAddress) peer.getLocalAddress()).getPort();
+            Background serve = new Background("serve", "--socket-dir", tmp.resolve("s").toString(), "--out",
+                    tmp.resolve("vx").toString(), "--vxlan", "127.0.0.1:" + port, "--vxlan-peer",
+                    "127.0.0.1:" + peerPort, "--vni", "4242");
+            try (serve) {
+                assertTrue(serve.awaitOutput("serving until Ctrl-C", Duration.ofSeconds(60)),
+                        () -> serve.out + "" + serve.err);
+                assertTrue(serve.err.toString().contains("the adapter's cable is on VXLAN segment 4242 at /127.0.0.1:"
+                        + port), serve.err::toString);
+                assertFalse(serve.err.toString().contains("hosted node on PF 0's cable"), "the node gives the cable up");
+                byte[] d = new byte[8 + 60];
+                dev.irdmaemu.fw.frame.VxlanHeader.write(net.openhft.chronicle.bytes.BytesStore.wrap(d), 0, 4242);
+                java.util.Arrays.fill(d, 8, 14, (byte) 0xff); // broadcast
+                d[14] = 0x02;
+                java.net.InetSocketAddress to = new java.net.InetSocketAddress(lo, port);
+                peer.send(java.nio.ByteBuffer.wrap(d), to);
+                stranger.send(java.nio.ByteBuffer.wrap(d), to);
+                Thread.sleep(500);
+            }
+            assertEquals(ExitCodes.OK, serve.code.get(), () -> serve.out + "" + serve.err);
+            String err = serve.err.toString();
+            assertTrue(err.contains("VXLAN segment 4242: received 1,") && err.contains("spoofed 1,"), err);
+        }
+        Run noPeer = run("serve", "--socket-dir", tmp.resolve("t").toString(), "--vxlan", "127.0.0.1:0");
+        assertEquals(ExitCodes.USAGE, noPeer.code(), noPeer::toString);
+        Run peerOnly = run("serve", "--socket-dir", tmp.resolve("t").toString(), "--vxlan-peer", "127.0.0.1:4789");
+        assertEquals(ExitCodes.USAGE, peerOnly.code(), peerOnly::toString);
+        Run badVni = run("serve", "--socket-dir", tmp.resolve("t").toString(), "--out", tmp.resolve("b").toString(),
+                "--vxlan", "127.0.0.1:0", "--vxlan-peer", "127.0.0.1:4789", "--vni", "16777216");
+        assertEquals(ExitCodes.USAGE, badVni.code(), badVni::toString);
+        assertTrue(badVni.err().contains("VNI 16777216 is not 24 bits"), badVni.err());
+        Run badPeer = run("serve", "--socket-dir", tmp.resolve("t").toString(), "--out", tmp.resolve("c").toString(),
+                "--vxlan", "127.0.0.1:0", "--vxlan-peer", "127.0.0.1:port");
+        assertEquals(ExitCodes.USAGE, badPeer.code(), badPeer::toString);
+        assertFalse(Files.exists(tmp.resolve("t").resolve("e810-0.sock")), "a refused serve leaves no socket");
+    }
 }
