@@ -129,6 +129,19 @@ public enum BootScenario {
         return description;
     }
 
+    /**
+     * The description for a run on the emulated E810 ({@code --nic e810}), where the guest's RDMA device at the
+     * node's end is the stock irdma's iWARP device, not siw (siw stays only where the scenario compares with a
+     * siw pair inside the guest).
+     */
+    public String descriptionOnE810() {
+        return description.replace("on stock siw", "on the E810's irdma (iWARP)")
+                .replace("(stock siw)", "(irdma on the E810)")
+                .replace("stock siw's", "irdma's")
+                .replace("the peer-to-peer siw's", "irdma's")
+                .replace("siw built with peer_to_peer true runs", "irdma runs");
+    }
+
     /** The guest's script in the jar (the same file the kit's initramfs was made with). */
     public String resource() {
         return resourceOf(word);

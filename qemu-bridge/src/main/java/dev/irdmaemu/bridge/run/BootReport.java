@@ -67,7 +67,8 @@ public record BootReport(BootScenario scenario, Siw siw, Status status, GuestRes
     public List<String> summary() {
         List<String> l = new ArrayList<>();
         l.add(String.format("scenario  %s (%s): %s", scenario.word(),
-                siw != null ? "siw " + siw.word() : "E810: ice.ko, irdma.ko", scenario.description()));
+                siw != null ? "siw " + siw.word() : "E810: ice.ko, irdma.ko",
+                siw != null ? scenario.description() : scenario.descriptionOnE810()));
         String verdict = switch (status) {
             case OK -> "ok";
             case FAILED -> "FAILED";

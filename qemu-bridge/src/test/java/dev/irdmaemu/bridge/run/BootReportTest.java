@@ -39,4 +39,17 @@ class BootReportTest {
         assertEquals("the model failed: boom", r.failureHeadline());
         assertEquals(1, r.summary().stream().filter(l -> l.startsWith("status") || l.startsWith("          |")).count());
     }
+
+    @Test
+    void theDefaultScenarioOnTheE810SaysIrdmaNotSiw() {
+        String line = failed("x").summary().get(0);
+        assertEquals("scenario  ping (E810: ice.ko, irdma.ko): " + BootScenario.PING.description(), line);
+        BootReport e810 = new BootReport(BootScenario.RPING_SERVER, null, Status.OK, null, "", null, null, null,
+                List.of(), Path.of("r"), Path.of("r/c"), Path.of("r/p"), Path.of("r/t"), null, null, Duration.ZERO, null);
+        String s = e810.summary().get(0);
+        assertTrue(s.startsWith("scenario  rping-server (E810: ice.ko, irdma.ko): the guest runs `rping -s -C 10 -V` "
+                + "on the E810's irdma (iWARP)"), s);
+        assertTrue(!s.contains("siw"), s);
+        assertTrue(BootScenario.RPING_SERVER.description().contains("stock siw"), "the siw run keeps its words");
+    }
 }
