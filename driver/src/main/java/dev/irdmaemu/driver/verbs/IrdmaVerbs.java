@@ -1,6 +1,7 @@
 package dev.irdmaemu.driver.verbs;
 
 import dev.irdmaemu.driver.AsyncEvent;
+import dev.irdmaemu.driver.CeqZeroCq;
 import dev.irdmaemu.driver.CqpException;
 import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.driver.PbleResource;
@@ -151,16 +152,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
             cqIds.free(id);
             throw new VerbsException(VerbsException.Kind.NO_MEMORY, "CQ ring of " + ringBytes + " bytes");
         }
-        cqf.clear();
-        cqf.cqId = id;
-        cqf.cqSize = ringEntries;
-        cqf.cqAddress = ring;
-        cqf.shadowAreaAddress = shadow;
-        cqf.ceqId = 0;
-        cqf.ceqIdValid = true;
-        cqf.ceqeMask = true;
-        cqf.checkOverflow = true;
-        cqf.shadowReadThreshold = Math.min(ringEntries / 2, MAX_CQ_READ_THRESH);
+        consumerCqFields(id, ringEntries, ring, shadow);
         try {
             driver.cqp().createCq(cqf);
         } catch (CqpException e) {
@@ -172,6 +164,18 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         CompletionQueue cq = new CompletionQueue(this, id, cqe, ringEntries, ring, ringBytes, shadow);
         cqs[id] = cq;
         return cq;
+    }
+
+    /**
+     * The Create CQ fields of a consumer's CQ (verbs.c irdma_create_cq: CEQE mask and overflow check set, the
+     * shadow area's read threshold half the ring, at most IRDMA_MAX_CQ_READ_THRESH); a user-space ring's
+     * {@code ring} is 0, its pages are {@link #cqRingFields}.
+     */
+    private void consumerCqFields(int id, int ringEntries, long ring, long shadow) {
+        CeqZeroCq.fields(cqf, id, ringEntries, ring, shadow);
+        cqf.ceqeMask = true;
+        cqf.checkOverflow = true;
+        cqf.shadowReadThreshold = Math.min(ringEntries / 2, MAX_CQ_READ_THRESH);
     }
 
     /**
@@ -201,15 +205,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
             cqIds.free(id);
             throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no PBLEs for a CQ of " + n + " pages");
         }
-        cqf.clear();
-        cqf.cqId = id;
-        cqf.cqSize = ringEntries;
-        cqf.shadowAreaAddress = shadow;
-        cqf.ceqId = 0;
-        cqf.ceqIdValid = true;
-        cqf.ceqeMask = true;
-        cqf.checkOverflow = true;
-        cqf.shadowReadThreshold = Math.min(ringEntries / 2, MAX_CQ_READ_THRESH);
+        consumerCqFields(id, ringEntries, 0, shadow);
         cqRingFields(pinned);
         try {
             driver.cqp().createCq(cqf);
