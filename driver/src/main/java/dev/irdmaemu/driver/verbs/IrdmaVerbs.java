@@ -152,7 +152,10 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
             cqIds.free(id);
             throw new VerbsException(VerbsException.Kind.NO_MEMORY, "CQ ring of " + ringBytes + " bytes");
         }
-        consumerCqFields(id, ringEntries, ring, shadow);
+        // verbs.c irdma_create_cq: CEQE mask and overflow check, the shadow area read at half the ring at most
+        CeqZeroCq.fields(cqf, id, ringEntries, ring, shadow).ceqeMask = true;
+        cqf.checkOverflow = true;
+        cqf.shadowReadThreshold = Math.min(ringEntries / 2, MAX_CQ_READ_THRESH);
         try {
             driver.cqp().createCq(cqf);
         } catch (CqpException e) {
@@ -164,18 +167,6 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
         CompletionQueue cq = new CompletionQueue(this, id, cqe, ringEntries, ring, ringBytes, shadow);
         cqs[id] = cq;
         return cq;
-    }
-
-    /**
-     * The Create CQ fields of a consumer's CQ (verbs.c irdma_create_cq: CEQE mask and overflow check set, the
-     * shadow area's read threshold half the ring, at most IRDMA_MAX_CQ_READ_THRESH); a user-space ring's
-     * {@code ring} is 0, its pages are {@link #cqRingFields}.
-     */
-    private void consumerCqFields(int id, int ringEntries, long ring, long shadow) {
-        CeqZeroCq.fields(cqf, id, ringEntries, ring, shadow);
-        cqf.ceqeMask = true;
-        cqf.checkOverflow = true;
-        cqf.shadowReadThreshold = Math.min(ringEntries / 2, MAX_CQ_READ_THRESH);
     }
 
     /**
@@ -205,7 +196,9 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
             cqIds.free(id);
             throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no PBLEs for a CQ of " + n + " pages");
         }
-        consumerCqFields(id, ringEntries, 0, shadow);
+        CeqZeroCq.fields(cqf, id, ringEntries, 0, shadow).ceqeMask = true;
+        cqf.checkOverflow = true;
+        cqf.shadowReadThreshold = Math.min(ringEntries / 2, MAX_CQ_READ_THRESH);
         cqRingFields(pinned);
         try {
             driver.cqp().createCq(cqf);
