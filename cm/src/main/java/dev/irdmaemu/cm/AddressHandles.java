@@ -24,14 +24,7 @@ final class AddressHandles {
 
     /** cm.c irdma_cm_create_ah(cm_node, true) for node {@code n}: valid on return; false when refused. */
     boolean create(CmNode n) {
-        AhResult r = port.createAh(info(n));
-        if (!(r instanceof AhResult.Created c)) {
-            LOG.debug("no AH for {}: {}", n, ((AhResult.Refused) r).reason());
-            return false;
-        }
-        n.ah = c.index();
-        n.ahValid = true;
-        return true;
+        return taken(n, port.createAh(info(n)), true, "no AH for {}: {}");
     }
 
     /**
@@ -39,13 +32,18 @@ final class AddressHandles {
      * {@link #created}; false when no AH could be posted.
      */
     boolean createNoWait(CmNode n) {
-        AhResult r = port.createAh(info(n), (index, valid) -> created(n, index, valid));
+        return taken(n, port.createAh(info(n), (index, valid) -> created(n, index, valid)), false,
+                "no AH posted for {}: {}");
+    }
+
+    /** The device's answer {@code r} for node {@code n}: its index and validity noted, or the refusal logged. */
+    private static boolean taken(CmNode n, AhResult r, boolean valid, String refusal) {
         if (!(r instanceof AhResult.Created c)) {
-            LOG.debug("no AH posted for {}: {}", n, ((AhResult.Refused) r).reason());
+            LOG.debug(refusal, n, ((AhResult.Refused) r).reason());
             return false;
         }
         n.ah = c.index();
-        n.ahValid = false;
+        n.ahValid = valid;
         return true;
     }
 

@@ -139,14 +139,7 @@ final class CqpChannel {
         ccqShadow = hw.allocate(64);
         ccqHead = 0;
         ccqPolarity = true;
-        cqf.clear();
-        cqf.cqId = CCQ_ID;
-        cqf.cqSize = CCQ_ENTRIES;
-        cqf.cqAddress = ccqRing;
-        cqf.shadowAreaAddress = ccqShadow;
-        cqf.ceqId = 0;
-        cqf.ceqIdValid = true;
-        cqf.checkOverflow = true;
+        CeqZeroCq.fields(cqf, CCQ_ID, CCQ_ENTRIES, ccqRing, ccqShadow).checkOverflow = true;
         cqf.shadowReadThreshold = 16;
         ccqLive = true;
         try {

@@ -115,14 +115,7 @@ public final class CqpCommands {
      */
     public long createCq(int id, int entries) {
         long ring = hw.allocate((long) entries * Cqe.SIZE + 64);
-        cqf.clear();
-        cqf.cqId = id;
-        cqf.cqSize = entries;
-        cqf.cqAddress = ring;
-        cqf.shadowAreaAddress = ring + (long) entries * Cqe.SIZE;
-        cqf.ceqId = 0;
-        cqf.ceqIdValid = true;
-        cqf.checkOverflow = false;
+        CeqZeroCq.fields(cqf, id, entries, ring, ring + (long) entries * Cqe.SIZE).checkOverflow = false;
         cqp.op("CREATE_CQ", (o, v) -> CqpWqeWriter.createCq(store, o, cqf, v));
         return ring;
     }

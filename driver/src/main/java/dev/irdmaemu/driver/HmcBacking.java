@@ -162,15 +162,33 @@ final class HmcBacking {
             if (!valid[sd]) {
                 continue;
             }
-            commands[n] = SegmentDescriptor.command(sd);
-            data[n] = SegmentDescriptor.setData(address[sd], direct[sd]);
-            n++;
-            if (n == MAX_SD_ENTRIES) {
-                update(n);
-                n = 0;
-            }
+            n = batch(n, SegmentDescriptor.command(sd), SegmentDescriptor.setData(address[sd], direct[sd]), false);
         }
-        if (n > 0) {
+        flush(n, false);
+    }
+
+    /**
+     * SD entry {@code n} of the batch; a full batch (IRDMA_MAX_SD_ENTRIES) goes out as one Update PE SDs at once.
+     * Answers how many entries wait for the next op.
+     */
+    private int batch(int n, long command, long datum, boolean teardown) {
+        commands[n] = command;
+        data[n] = datum;
+        if (n + 1 == MAX_SD_ENTRIES) {
+            flush(n + 1, teardown);
+            return 0;
+        }
+        return n + 1;
+    }
+
+    /** The {@code n} waiting entries, if any, as one Update PE SDs; a teardown's refusal is only logged. */
+    private void flush(int n, boolean teardown) {
+        if (n == 0) {
+            return;
+        }
+        if (teardown) {
+            updateQuietly(n);
+        } else {
             update(n);
         }
     }
@@ -414,18 +432,10 @@ final class HmcBacking {
             if (valid[sd]) {
                 continue;
             }
-            commands[n] = SegmentDescriptor.command(sd);
             // irdma_clr_sd_entry: type bit 0 for a paged entry, 1 otherwise (direct, or never used: SD_TYPE_INVALID)
-            data[n] = SegmentDescriptor.clearData(!pagedEntry[sd]);
-            n++;
-            if (n == MAX_SD_ENTRIES) {
-                updateQuietly(n);
-                n = 0;
-            }
+            n = batch(n, SegmentDescriptor.command(sd), SegmentDescriptor.clearData(!pagedEntry[sd]), true);
         }
-        if (n > 0) {
-            updateQuietly(n);
-        }
+        flush(n, true);
     }
 
     /** An Update PE SDs of the teardown: a refusal is logged and the teardown goes on (hmc.c ibdev_dbg). */

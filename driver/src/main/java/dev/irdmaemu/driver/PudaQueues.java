@@ -164,14 +164,7 @@ public final class PudaQueues {
 
     /** The CQ's fields for its create and destroy (on CEQ 0, overflow checked). */
     private void cqFields(PudaRsrc p) {
-        cqf.clear();
-        cqf.cqId = p.cqId;
-        cqf.cqSize = p.cqSize;
-        cqf.cqAddress = p.cqRing;
-        cqf.shadowAreaAddress = p.cqShadow;
-        cqf.ceqId = 0;
-        cqf.ceqIdValid = true;
-        cqf.checkOverflow = true;
+        CeqZeroCq.fields(cqf, p.cqId, p.cqSize, p.cqRing, p.cqShadow).checkOverflow = true;
     }
 
     /**

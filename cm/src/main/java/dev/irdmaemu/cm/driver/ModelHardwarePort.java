@@ -155,14 +155,7 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
 
     @Override
     public boolean addQhash(Qhash e) {
-        try {
-            qhashOp(CqpWqe.QHASH_MANAGE_ADD, e, IrdmaDriver.ILQ_QP);
-        } catch (CqpException x) {
-            cqpFailures++;
-            LOG.debug("qhash add {} refused: {}", e, x.getMessage());
-            return false;
-        }
-        return true;
+        return qhashOp(CqpWqe.QHASH_MANAGE_ADD, e, "qhash add {} refused: {}");
     }
 
     /**
@@ -184,8 +177,7 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
                         done.qhashDone(!error);
                     });
         } catch (CqpException x) {
-            cqpFailures++;
-            LOG.debug("qhash add {} not posted: {}", e, x.getMessage());
+            qhashRefused("qhash add {} not posted: {}", e, x);
             return false;
         }
         return true;
@@ -193,19 +185,28 @@ public final class ModelHardwarePort extends AbstractHardwarePort<ModelHardwareP
 
     @Override
     public void deleteQhash(Qhash e) {
-        try {
-            qhashOp(CqpWqe.QHASH_MANAGE_DELETE, e, IrdmaDriver.ILQ_QP);
-        } catch (CqpException x) {
-            cqpFailures++;
-            LOG.debug("qhash delete {} refused: {}", e, x.getMessage());
-        }
+        qhashOp(CqpWqe.QHASH_MANAGE_DELETE, e, "qhash delete {} refused: {}");
     }
 
-    private void qhashOp(int manage, Qhash e, int qpn) {
+    /** A qhash op the CQP refused or could not post: counted with the CQP failures, and logged. */
+    private void qhashRefused(String message, Qhash e, CqpException x) {
+        cqpFailures++;
+        LOG.debug(message, e, x.getMessage());
+    }
+
+    /** A waited Manage Qhash of {@code e} to the ILQ; false when the CQP refused it ({@link #qhashRefused}). */
+    private boolean qhashOp(int manage, Qhash e, String refusal) {
         words(e.ipv4(), e.localHi(), e.localLo(), localWords);
         words(e.ipv4(), e.remoteHi(), e.remoteLo(), remoteWords);
-        driver.cqp().manageQhash(manage, e.ipv4(), localWords, e.localPort(), remoteWords, e.remotePort(),
-                e.kind() == Qhash.Kind.CONNECTION, e.vlanValid() ? e.vlanId() : -1, macAddress(), qpn);
+        try {
+            driver.cqp().manageQhash(manage, e.ipv4(), localWords, e.localPort(), remoteWords, e.remotePort(),
+                    e.kind() == Qhash.Kind.CONNECTION, e.vlanValid() ? e.vlanId() : -1, macAddress(),
+                    IrdmaDriver.ILQ_QP);
+        } catch (CqpException x) {
+            qhashRefused(refusal, e, x);
+            return false;
+        }
+        return true;
     }
 
     /** irdma_add_apbvt: the driver use-counts the port; the device sees the first add and the last delete. */

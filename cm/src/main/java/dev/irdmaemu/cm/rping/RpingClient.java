@@ -1,6 +1,5 @@
 package dev.irdmaemu.cm.rping;
 
-import dev.irdmaemu.cm.CmEvent;
 import dev.irdmaemu.cm.CmEventType;
 import dev.irdmaemu.cm.CmNode;
 import dev.irdmaemu.cm.CmReason;
@@ -12,7 +11,6 @@ import dev.irdmaemu.driver.verbs.PostStatus;
 import dev.irdmaemu.driver.verbs.QpEventType;
 import dev.irdmaemu.driver.verbs.VerbsException;
 import dev.irdmaemu.driver.verbs.WcOpcode;
-import dev.irdmaemu.driver.verbs.WcStatus;
 import java.util.OptionalInt;
 import java.util.function.Consumer;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -33,33 +31,22 @@ import org.slf4j.LoggerFactory;
  * disconnects; when the connection has closed everything is freed and {@link #onDone} hears the
  * {@link RpingResult}.
  */
-public final class RpingClient implements RpingCompletions {
+public final class RpingClient extends RpingEnd {
     private static final Logger LOG = LoggerFactory.getLogger(RpingClient.class);
 
     private final RpingOptions options;
     private final ConnectionManager cm;
     private final IrdmaVerbs verbs;
-    private RpingVerbs qp;
     private RpingBuffers buffers;
     private RpingControlBlock cb;
     private CmNode node;
-    private RpingState state = RpingState.IDLE;
-    private int pings;
-    private int verified;
-    private long bytesRead;
-    private long bytesWritten;
-    private String failure = "";
     private boolean started;
-    private boolean connected;
     private boolean everConnected;
     private CmReason connectFailure;
-    private boolean disconnecting;
-    private boolean releasing;
-    private RpingResult result;
-    private Consumer<RpingResult> onDone = r -> { };
 
     /** A client on this CM and these verbs (the same device), with {@code options} (not a server's). */
     public RpingClient(ConnectionManager cm, IrdmaVerbs verbs, RpingOptions options) {
+        super(LOG, "rping client", RpingState.IDLE);
         if (options.server()) {
             throw new IllegalArgumentException("server options for a client");
         }
@@ -70,6 +57,7 @@ public final class RpingClient implements RpingCompletions {
 
     /** A client whose QP and CM are scripted: {@code start()} posts its receive, the test says when it is up. */
     RpingClient(RpingOptions options, RpingBuffers buffers, RpingVerbs scripted) {
+        super(LOG, "rping client", RpingState.IDLE);
         if (options.server() || !buffers.hasStartBuffer() || buffers.size != options.size()) {
             throw new IllegalArgumentException("client options and buffers of its size with a start buffer");
         }
@@ -127,16 +115,9 @@ public final class RpingClient implements RpingCompletions {
         }
     }
 
-    private void onCmEvent(CmEvent e) {
-        LOG.debug("rping client: {}", e);
-        cmEvent(e.type(), e.status(), e.reason());
-    }
-
     /** rping.c rping_cma_event_handler for the client's cm_id. */
-    void cmEvent(CmEventType type, CmStatus status, CmReason reason) {
-        if (releasing) {
-            return;
-        }
+    @Override
+    void connectionEvent(CmEventType type, CmStatus status, CmReason reason) {
         switch (type) {
             case CONNECT_REPLY -> {
                 if (status != CmStatus.OK) {
@@ -189,24 +170,12 @@ public final class RpingClient implements RpingCompletions {
         BytesStore<?, ?> store = buffers.store;
         RpingPattern.fill(store, buffers.startOffset, buffers.size, pings);
         RpingInfo.write(store, buffers.sendOffset, buffers.startAddress, buffers.startKey, buffers.size);
-        PostStatus s = qp.postSend();
-        if (s != PostStatus.OK) {
-            error("post send error " + s.errno());
-        }
+        postSend();
     }
 
     /** rping.c rping_cq_event_handler for a client. */
     @Override
-    public void completion(WcStatus status, WcOpcode opcode, long byteLen) {
-        if (releasing || state == RpingState.ERROR) {
-            return;
-        }
-        if (status != WcStatus.SUCCESS) {
-            if (status != WcStatus.WR_FLUSH_ERR) {
-                error("cq completion failed status " + status + " (" + opcode + ")");
-            }
-            return;
-        }
+    void completed(WcOpcode opcode, long byteLen) {
         switch (opcode) {
             case SEND -> {
             }
@@ -232,10 +201,7 @@ public final class RpingClient implements RpingCompletions {
             state = RpingState.RDMA_WRITE_ADV;
             bytesRead += buffers.size;
             RpingInfo.write(store, buffers.sendOffset, buffers.rdmaAddress, buffers.rdmaKey, buffers.size);
-            s = qp.postSend();
-            if (s != PostStatus.OK) {
-                error("post send error " + s.errno());
-            }
+            postSend();
         } else if (state == RpingState.RDMA_WRITE_ADV) {
             state = RpingState.RDMA_WRITE_COMPLETE;
             bytesWritten += buffers.size;
@@ -273,40 +239,6 @@ public final class RpingClient implements RpingCompletions {
         }
     }
 
-    /** A step failed: rping prints why and disconnects (rping_run_client's err4). */
-    private void error(String reason) {
-        fail(reason);
-        state = RpingState.ERROR;
-        disconnect(false);
-    }
-
-    private void fail(String reason) {
-        if (failure.isEmpty()) {
-            failure = reason;
-            LOG.warn("rping client: {}", reason);
-        }
-    }
-
-    /** As {@link #fail}, logged at INFO: a failure the caller may expect and handle. */
-    private void inform(String reason) {
-        if (failure.isEmpty()) {
-            failure = reason;
-            LOG.info("rping client: {}", reason);
-        }
-    }
-
-    private void disconnect(boolean abortive) {
-        if (disconnecting) {
-            return;
-        }
-        disconnecting = true;
-        if (connected) {
-            qp.disconnect(abortive);
-        } else {
-            release();
-        }
-    }
-
     /**
      * Ends the run now (the boot is over, or a test is done): an abortive disconnect (or the connect given up),
      * then everything is freed. A run that has not made its count fails with "stopped".
@@ -319,33 +251,15 @@ public final class RpingClient implements RpingCompletions {
             fail("stopped after " + pings + " of " + (options.count() == 0 ? "unlimited" : options.count())
                     + " pings");
         }
-        if (!disconnecting) {
-            // connected: an abortive close; still connecting: the CM resets the half-open connection
-            disconnecting = true;
-            qp.disconnect(true);
-        }
-        release();
+        // connected: an abortive close; still connecting: the CM resets the half-open connection
+        resetAndRelease(true);
     }
 
-    private void release() {
-        if (releasing) {
-            return;
-        }
-        releasing = true;
-        if (qp == null) {
-            finish();
-        } else {
-            qp.release(this::finish);
-        }
-    }
-
-    private void finish() {
-        state = RpingState.CLOSED;
+    @Override
+    void finish() {
         releasing = true;
         boolean ok = failure.isEmpty() && (options.count() == 0 || pings == options.count());
-        result = new RpingResult(false, ok, pings, verified, bytesRead, bytesWritten, failure);
-        LOG.info("{}", result);
-        onDone.accept(result);
+        done(new RpingResult(false, ok, pings, verified, bytesRead, bytesWritten, failure));
     }
 
     /** The first byte at which the two buffers differ, if any (rping's memcmp of start_buf and rdma_buf). */
@@ -376,10 +290,6 @@ public final class RpingClient implements RpingCompletions {
         return b.toString();
     }
 
-    public RpingState state() {
-        return state;
-    }
-
     /** The connection came up (CONNECT_REPLY with status OK). */
     public boolean wasConnected() {
         return everConnected;
@@ -388,20 +298,6 @@ public final class RpingClient implements RpingCompletions {
     /** Why the connect failed (the failed CONNECT_REPLY's reason), or null when it did not fail so. */
     public CmReason connectFailure() {
         return connectFailure;
-    }
-
-    /** Pings completed so far. */
-    public int pings() {
-        return pings;
-    }
-
-    /** The result, once the run is over; null before. */
-    public RpingResult result() {
-        return result;
-    }
-
-    public boolean isDone() {
-        return result != null;
     }
 
     /** The client's QP, CQ and buffers on the verbs (null before {@link #start()} or when scripted). */

@@ -1,13 +1,11 @@
 package dev.irdmaemu.cm.rping;
 
-import dev.irdmaemu.cm.CmEvent;
 import dev.irdmaemu.cm.CmEventType;
 import dev.irdmaemu.cm.CmReason;
 import dev.irdmaemu.cm.CmStatus;
 import dev.irdmaemu.driver.verbs.PostStatus;
 import dev.irdmaemu.driver.verbs.QpEventType;
 import dev.irdmaemu.driver.verbs.WcOpcode;
-import dev.irdmaemu.driver.verbs.WcStatus;
 import java.util.OptionalInt;
 import java.util.function.Consumer;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -29,31 +27,20 @@ import org.slf4j.LoggerFactory;
  * would post it and fail on its own region), and with {@code -V} the data read is checked against rping's ping data
  * for the ping's number (rping's server ignores {@code -V}).
  */
-public final class RpingServerConnection implements RpingCompletions {
+public final class RpingServerConnection extends RpingEnd {
     private static final Logger LOG = LoggerFactory.getLogger(RpingServerConnection.class);
 
     private final RpingOptions options;
     private final RpingBuffers buffers;
-    private final RpingVerbs qp;
-    private RpingState state = RpingState.CONNECT_REQUEST;
     private long remoteAddress;
     private int remoteRkey;
     private long remoteLength;
     private int readLength;
     private int writeLength;
-    private int pings;
-    private int verified;
-    private long bytesRead;
-    private long bytesWritten;
-    private String failure = "";
-    private boolean connected;
-    private boolean disconnecting;
-    private boolean releasing;
-    private RpingResult result;
-    private Consumer<RpingResult> onDone = r -> { };
 
     /** The connection's protocol on these buffers and this QP (a server's: no start buffer needed). */
     public RpingServerConnection(RpingOptions options, RpingBuffers buffers, RpingVerbs qp) {
+        super(LOG, "rping server", RpingState.CONNECT_REQUEST);
         if (!options.server() || buffers.size != options.size()) {
             throw new IllegalArgumentException("server options and buffers of its size");
         }
@@ -90,16 +77,9 @@ public final class RpingServerConnection implements RpingCompletions {
         release();
     }
 
-    void onCmEvent(CmEvent e) {
-        LOG.debug("rping server: {}", e);
-        cmEvent(e.type(), e.status(), e.reason());
-    }
-
     /** rping.c rping_cma_event_handler for the child cm_id. */
-    void cmEvent(CmEventType type, CmStatus status, CmReason reason) {
-        if (releasing) {
-            return;
-        }
+    @Override
+    void connectionEvent(CmEventType type, CmStatus status, CmReason reason) {
         switch (type) {
             case ESTABLISHED -> {
                 if (status != CmStatus.OK) {
@@ -136,16 +116,7 @@ public final class RpingServerConnection implements RpingCompletions {
 
     /** rping.c rping_cq_event_handler for the server, with what rping_test_server does at each step. */
     @Override
-    public void completion(WcStatus status, WcOpcode opcode, long byteLen) {
-        if (releasing || state == RpingState.ERROR) {
-            return;
-        }
-        if (status != WcStatus.SUCCESS) {
-            if (status != WcStatus.WR_FLUSH_ERR) {
-                error("cq completion failed status " + status + " (" + opcode + ")");
-            }
-            return;
-        }
+    void completed(WcOpcode opcode, long byteLen) {
         switch (opcode) {
             case SEND -> {
             }
@@ -217,7 +188,7 @@ public final class RpingServerConnection implements RpingCompletions {
         if (options.verbose()) {
             LOG.info("server ping data: {}", RpingClient.text(store, buffers.rdmaOffset, readLength));
         }
-        goAhead();
+        postSend(); // "Tell client to continue"
     }
 
     private void writeDone() {
@@ -228,15 +199,7 @@ public final class RpingServerConnection implements RpingCompletions {
         state = RpingState.RDMA_WRITE_COMPLETE;
         bytesWritten += writeLength;
         pings++;
-        goAhead();
-    }
-
-    /** "Tell client to continue" / "Tell client to begin again". */
-    private void goAhead() {
-        PostStatus s = qp.postSend();
-        if (s != PostStatus.OK) {
-            error("post send error " + s.errno());
-        }
+        postSend(); // "Tell client to begin again"
     }
 
     /** strlen(rdma_buf) + 1, within rdma_buf (rping would run past it when there is no NUL). */
@@ -257,27 +220,6 @@ public final class RpingServerConnection implements RpingCompletions {
         }
     }
 
-    private void error(String reason) {
-        fail(reason);
-        state = RpingState.ERROR;
-        // rping_run_server's err3: rping_disconnect
-        if (!disconnecting) {
-            disconnecting = true;
-            if (connected) {
-                qp.disconnect(false);
-            } else {
-                release();
-            }
-        }
-    }
-
-    private void fail(String reason) {
-        if (failure.isEmpty()) {
-            failure = reason;
-            LOG.warn("rping server: {}", reason);
-        }
-    }
-
     /** Ends the connection now: an abortive disconnect, then everything is freed. */
     public void stop() {
         if (releasing) {
@@ -286,41 +228,11 @@ public final class RpingServerConnection implements RpingCompletions {
         if (state != RpingState.DISCONNECTED) {
             fail("stopped after " + pings + " pings");
         }
-        if (connected && !disconnecting) {
-            disconnecting = true;
-            qp.disconnect(true);
-        }
-        release();
+        resetAndRelease(connected);
     }
 
-    private void release() {
-        if (releasing) {
-            return;
-        }
-        releasing = true;
-        qp.release(this::finish);
-    }
-
-    private void finish() {
-        state = RpingState.CLOSED;
-        result = new RpingResult(true, failure.isEmpty(), pings, verified, bytesRead, bytesWritten, failure);
-        LOG.info("{}", result);
-        onDone.accept(result);
-    }
-
-    public RpingState state() {
-        return state;
-    }
-
-    public int pings() {
-        return pings;
-    }
-
-    public RpingResult result() {
-        return result;
-    }
-
-    public boolean isDone() {
-        return result != null;
+    @Override
+    void finish() {
+        done(new RpingResult(true, failure.isEmpty(), pings, verified, bytesRead, bytesWritten, failure));
     }
 }

@@ -32,20 +32,13 @@ public final class UcmatoseClient extends UcmatoseRun {
     private CmReason connectFailure;
 
     public UcmatoseClient(ConnectionManager cm, IrdmaVerbs verbs, UcmatoseOptions options) {
-        super(cm, verbs, options);
-        if (options.server()) {
-            throw new IllegalArgumentException("server options for a client");
-        }
+        super(cm, verbs, options, false);
     }
 
     /** run_client: every connection set up and connected, one after the other, without waiting in between. */
     @Override
     public UcmatoseClient start() {
-        if (started) {
-            throw new IllegalStateException("started already");
-        }
-        started = true;
-        startedAt = cm.scheduler().now();
+        begin();
         firstConnectAt = startedAt;
         LOG.info("ucmatose client: {} connections to {}, {} messages of {} bytes each way", options.connections(),
                 options.address(), options.messages(), options.size());
@@ -63,11 +56,7 @@ public final class UcmatoseClient extends UcmatoseRun {
             connections.add(c);
             PostStatus s = c.postReceives();
             if (s != PostStatus.OK) {
-                connectsLeft--;
-                c.closed = true;
-                release(c);
-                fail("failed to post receives: " + s.errno());
-                abort();
+                abandon(c, "failed to post receives: " + s.errno());
                 break;
             }
             ConnectParams params = ConnectParams.of(new byte[0], UcmatoseOptions.IRD, UcmatoseOptions.ORD)
@@ -76,16 +65,21 @@ public final class UcmatoseClient extends UcmatoseRun {
                 c.node = cm.connect(source.withPort(source.port() + i), options.address(), params,
                         e -> connectEvent(c, e));
             } catch (IllegalStateException | IllegalArgumentException e) {
-                connectsLeft--;
-                c.closed = true;
-                release(c);
-                fail("failure connecting: " + e.getMessage());
-                abort();
+                abandon(c, "failure connecting: " + e.getMessage());
                 break;
             }
         }
         checkDone();
         return this;
+    }
+
+    /** A connection that could not be brought up: freed, and the run fails and ends. */
+    private void abandon(UcmatoseConnection c, String why) {
+        connectsLeft--;
+        c.closed = true;
+        release(c);
+        fail(why);
+        abort();
     }
 
     private void connectEvent(UcmatoseConnection c, CmEvent e) {

@@ -49,12 +49,16 @@ public abstract sealed class UcmatoseRun permits UcmatoseServer, UcmatoseClient 
     String failure = "";
     private UcmatoseResult result;
 
-    UcmatoseRun(ConnectionManager cm, IrdmaVerbs verbs, UcmatoseOptions options) {
+    /** A run of the {@code server} side or the client's; {@code options} must be that side's. */
+    UcmatoseRun(ConnectionManager cm, IrdmaVerbs verbs, UcmatoseOptions options, boolean server) {
         this.cm = cm;
         this.verbs = verbs;
         this.options = options;
         this.connectsLeft = options.connections();
         this.reaper = cm.scheduler().newTimer("ucmatose-release", this::releaseClosed);
+        if (options.server() != server) {
+            throw new IllegalArgumentException(server ? "client options for a server" : "server options for a client");
+        }
     }
 
     /** Who hears the result, once, when the run is over and everything is freed. */
@@ -65,6 +69,15 @@ public abstract sealed class UcmatoseRun permits UcmatoseServer, UcmatoseClient 
 
     /** Starts the run: the server listens, the client connects. */
     public abstract UcmatoseRun start();
+
+    /** The start, once: the run's clock starts now. */
+    final void begin() {
+        if (started) {
+            throw new IllegalStateException("started already");
+        }
+        started = true;
+        startedAt = cm.scheduler().now();
+    }
 
     /** A completion was counted on {@code c}. */
     abstract void progress(UcmatoseConnection c);

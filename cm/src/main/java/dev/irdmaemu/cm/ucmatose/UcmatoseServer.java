@@ -27,10 +27,7 @@ public final class UcmatoseServer extends UcmatoseRun {
     private boolean exchanging;
 
     public UcmatoseServer(ConnectionManager cm, IrdmaVerbs verbs, UcmatoseOptions options) {
-        super(cm, verbs, options);
-        if (!options.server()) {
-            throw new IllegalArgumentException("client options for a server");
-        }
+        super(cm, verbs, options, true);
     }
 
     /**
@@ -40,11 +37,7 @@ public final class UcmatoseServer extends UcmatoseRun {
      */
     @Override
     public UcmatoseServer start() {
-        if (started) {
-            throw new IllegalStateException("started already");
-        }
-        started = true;
-        startedAt = cm.scheduler().now();
+        begin();
         listener = cm.listen(options.address(), UcmatoseOptions.BACKLOG, this::listenerEvent);
         LOG.info("ucmatose server: listening on {} for {} connections, {} messages of {} bytes each way",
                 options.address(), options.connections(), options.messages(), options.size());

@@ -61,9 +61,8 @@ final class CqOps {
     }
 
     void modifyCq(CqpWqe w, CqpResult r) {
-        CompletionQueue cq = cqs.get(w.cqId());
+        CompletionQueue cq = existing(w.cqId(), r);
         if (cq == null) {
-            r.fail(CqpFault.NO_SUCH_OBJECT, "no such CQ");
             return;
         }
         if (w.cqResize()) {
@@ -83,12 +82,19 @@ final class CqOps {
     }
 
     void destroyCq(CqpWqe w, CqpResult r) {
-        CompletionQueue cq = cqs.get(w.cqId());
-        if (cq == null) {
-            r.fail(CqpFault.NO_SUCH_OBJECT, "no such CQ");
-        } else {
+        CompletionQueue cq = existing(w.cqId(), r);
+        if (cq != null) {
             cqs.destroy(cq);
         }
+    }
+
+    /** The live CQ {@code id}, or null when there is none: then the op fails (no such object). */
+    private CompletionQueue existing(int id, CqpResult r) {
+        CompletionQueue cq = cqs.get(id);
+        if (cq == null) {
+            r.fail(CqpFault.NO_SUCH_OBJECT, "no such CQ");
+        }
+        return cq;
     }
 
 }

@@ -157,9 +157,8 @@ final class QpOps {
     }
 
     void modifyQp(CqpWqe w, CqpResult r) {
-        QueuePair qp = qps.get(w.qpId());
+        QueuePair qp = existing(w.qpId(), r);
         if (qp == null) {
-            r.fail(CqpFault.NO_SUCH_OBJECT, "no such QP");
             return;
         }
         QpState next = QpState.of(w.qpNextIwarpState());
@@ -196,6 +195,15 @@ final class QpOps {
         dataPath.stateChanged(qp, was, next, withTcp ? qpContext : null, w.qpTermActions(), w.qpResetConnection());
     }
 
+    /** The live QP {@code id}, or null when there is none: then the op fails (no such object). */
+    private QueuePair existing(int id, CqpResult r) {
+        QueuePair qp = qps.get(id);
+        if (qp == null) {
+            r.fail(CqpFault.NO_SUCH_OBJECT, "no such QP");
+        }
+        return qp;
+    }
+
     /** Whether the loaded context cannot go to RTS ({@link IwarpDataPath#refuseRts}); if so the op fails. */
     private boolean refusesRts(CqpResult r) {
         String why = IwarpDataPath.refuseRts(qpContext);
@@ -207,9 +215,8 @@ final class QpOps {
     }
 
     void destroyQp(CqpWqe w, CqpResult r) {
-        QueuePair qp = qps.get(w.qpId());
+        QueuePair qp = existing(w.qpId(), r);
         if (qp == null) {
-            r.fail(CqpFault.NO_SUCH_OBJECT, "no such QP");
             return;
         }
         if (w.qpRemoveHashEntry()) {
@@ -227,9 +234,8 @@ final class QpOps {
      */
     void flushWqes(CqpWqe w, CqpResult r) {
         flushFields.readFrom(w);
-        QueuePair qp = qps.get(flushFields.qpId);
+        QueuePair qp = existing(flushFields.qpId, r);
         if (qp == null) {
-            r.fail(CqpFault.NO_SUCH_OBJECT, "no such QP");
             return;
         }
         if (qp.role() != QueuePair.Role.IWARP) {

@@ -10,6 +10,7 @@ import dev.irdmaemu.fw.hmc.SegmentDescriptor;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
+import java.util.stream.IntStream;
 
 /**
  * The Host Memory Cache of the PF's RDMA function: object counts and bases from Commit FPM Values, the segment
@@ -301,13 +302,7 @@ public final class HmcFunction {
 
     /** Segment descriptors irdma has made valid (UPDATE_PE_SDS) and not cleared again. */
     public int validSds() {
-        int n = 0;
-        for (boolean v : sdValid) {
-            if (v) {
-                n++;
-            }
-        }
-        return n;
+        return (int) IntStream.range(0, sdValid.length).filter(i -> sdValid[i]).count();
     }
 
     public long pdInvalidations() {

@@ -107,16 +107,7 @@ final class FastRegistration {
         e.key[idx] = wqe.stagKey();
         e.rights[idx] = r;
         e.remoteAtomics[idx] = wqe.remoteAtomics();
-        e.vaBased[idx] = based;
-        e.allMemory[idx] = false;
-        e.va[idx] = based ? q0 : 0;
-        e.fbo[idx] = offsetInPage;
-        e.length[idx] = len;
-        e.chunk[idx] = (byte) chunkCode;
-        e.pageShift[idx] = (byte) shift;
-        e.firstPble[idx] = chunkCode == CHUNK_NONE ? 0 : first;
-        e.firstFrame[idx] = chunkCode == CHUNK_NONE ? pbl : 0;
-        e.state[idx] = VALID;
+        e.validate(idx, based, false, q0, offsetInPage, len, chunkCode, shift, first, pbl);
         counters.fastRegistrations++;
         e.trace("fast_register", idx);
         return MemoryRegions.OK;

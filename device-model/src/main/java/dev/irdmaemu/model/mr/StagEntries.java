@@ -1,5 +1,7 @@
 package dev.irdmaemu.model.mr;
 
+import static dev.irdmaemu.fw.hmc.PbleLayout.CHUNK_NONE;
+
 import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.model.hmc.HmcFunction;
 import dev.irdmaemu.model.trace.Trace;
@@ -117,6 +119,26 @@ final class StagEntries {
         pageShift[i] = (byte) PAGE_SHIFT[0];
         firstPble[i] = 0;
         firstFrame[i] = 0;
+    }
+
+    /**
+     * Entry {@code i} becomes valid over its pages (ctrl.c irdma_sc_mr_reg_non_shared and irdma_sc_mr_fast_register
+     * write the same fields): a VA-based region's tagged offsets start at {@code q0}, a zero-based one's at 0;
+     * {@code offsetInPage} is its first byte's place in its first page; with chunk code 0 its pages are contiguous
+     * from {@code frame0}, otherwise the page list starts at PBLE {@code pble0}.
+     */
+    void validate(int i, boolean based, boolean all, long q0, long offsetInPage, long len, int chunkCode, int shift,
+                  long pble0, long frame0) {
+        vaBased[i] = based;
+        allMemory[i] = all;
+        va[i] = based ? q0 : 0;
+        fbo[i] = offsetInPage;
+        length[i] = len;
+        chunk[i] = (byte) chunkCode;
+        pageShift[i] = (byte) shift;
+        firstPble[i] = chunkCode == CHUNK_NONE ? 0 : pble0;
+        firstFrame[i] = chunkCode == CHUNK_NONE ? frame0 : 0;
+        state[i] = VALID;
     }
 
     /** Traces entry {@code i} as it now is, after {@code action}. */

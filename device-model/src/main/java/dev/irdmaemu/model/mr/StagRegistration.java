@@ -10,7 +10,6 @@ import static dev.irdmaemu.model.mr.StagEntries.FREE;
 import static dev.irdmaemu.model.mr.StagEntries.INVALID;
 import static dev.irdmaemu.model.mr.StagEntries.PAGE_SHIFT;
 import static dev.irdmaemu.model.mr.StagEntries.REMOTE_RIGHTS;
-import static dev.irdmaemu.model.mr.StagEntries.VALID;
 
 import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.cqp.CqpWqe;
@@ -154,16 +153,7 @@ final class StagRegistration {
         e.rights[idx] = w.stagAccessRights();
         e.remoteEnabled[idx] = w.stagRemoteAccess();
         e.remoteAtomics[idx] = w.stagUsePfRid();
-        e.vaBased[idx] = based;
-        e.allMemory[idx] = all;
-        e.va[idx] = based ? q0 : 0;
-        e.fbo[idx] = offsetInPage;
-        e.length[idx] = len;
-        e.chunk[idx] = (byte) chunkCode;
-        e.pageShift[idx] = (byte) shift;
-        e.firstPble[idx] = chunkCode == CHUNK_NONE ? 0 : first;
-        e.firstFrame[idx] = chunkCode == CHUNK_NONE ? frame0 : 0;
-        e.state[idx] = VALID;
+        e.validate(idx, based, all, q0, offsetInPage, len, chunkCode, shift, first, frame0);
         e.live++;
         counters.registrations++;
         e.trace("register", idx);

@@ -1,5 +1,7 @@
 package dev.irdmaemu.model.port;
 
+import java.util.stream.IntStream;
+
 /**
  * The device's ARP cache (Manage ARP Entry, ctrl.c irdma_sc_add_arp_cache_entry / irdma_sc_del_arp_cache_entry):
  * index -> MAC, referenced by a QP context's ARP index for the next-hop MAC of offloaded transmit. The size is the
@@ -54,13 +56,7 @@ public final class ArpTable {
 
     /** Entries irdma has added (MANAGE_ARP_CACHE add) and not deleted. */
     public int validCount() {
-        int n = 0;
-        for (boolean v : valid) {
-            if (v) {
-                n++;
-            }
-        }
-        return n;
+        return (int) IntStream.range(0, valid.length).filter(i -> valid[i]).count();
     }
 
     public boolean valid(int index) {

@@ -29,6 +29,7 @@ import dev.irdmaemu.model.qp.QueuePair;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
+import java.util.Arrays;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -450,11 +451,7 @@ public final class PudaQueues implements SegmentReceiver {
     }
 
     public long totalDrops() {
-        long s = 0;
-        for (long d : drops) {
-            s += d;
-        }
-        return s;
+        return Arrays.stream(drops).sum();
     }
 
     public Drop lastDrop() {

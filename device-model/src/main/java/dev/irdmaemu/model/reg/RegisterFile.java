@@ -159,15 +159,20 @@ public final class RegisterFile {
         int e = s & 0xffff;
         int stored = storage[b][e];
         int v = readers[b] == null ? stored : readers[b].read(e, stored);
-        TraceEvent t = trace.start(TraceKind.REG_READ);
+        traceAccess(TraceKind.REG_READ, b, e, offset, v, readerNames[b]);
+        return v;
+    }
+
+    /** A read or write of entry {@code e} of block {@code b}, traced with the handler that served it (if any). */
+    private void traceAccess(TraceKind kind, int b, int e, long offset, int v, String handler) {
+        TraceEvent t = trace.start(kind);
         if (t != null) {
             t.text("reg", names[b]).num("idx", e).hex("off", offset).hex("val", v & 0xffff_ffffL);
-            if (readerNames[b] != null) {
-                t.text("handler", readerNames[b]);
+            if (handler != null) {
+                t.text("handler", handler);
             }
             t.emit();
         }
-        return v;
     }
 
     public void write32(long offset, int value) {
@@ -179,14 +184,7 @@ public final class RegisterFile {
         }
         int b = s >>> 16;
         int e = s & 0xffff;
-        TraceEvent t = trace.start(TraceKind.REG_WRITE);
-        if (t != null) {
-            t.text("reg", names[b]).num("idx", e).hex("off", offset).hex("val", value & 0xffff_ffffL);
-            if (writerNames[b] != null) {
-                t.text("handler", writerNames[b]);
-            }
-            t.emit();
-        }
+        traceAccess(TraceKind.REG_WRITE, b, e, offset, value, writerNames[b]);
         if (readOnly[b]) {
             if (readOnlyWrites[b]++ == 0) {
                 readOnlyWrite(b, e, offset, value);

@@ -35,26 +35,24 @@ public final class FunctionCounters {
 
     /** A TCP packet (validated) the RDMA block took from the wire. */
     public void received(TcpPacket p) {
-        if (p.isIpv6()) {
-            value[Stat.IP6RXPKTS.ordinal()]++;
-            value[Stat.IP6RXOCTS.ordinal()] += 40 + p.ipv6().payloadLength();
-        } else {
-            value[Stat.IP4RXPKTS.ordinal()]++;
-            value[Stat.IP4RXOCTS.ordinal()] += p.ipv4().totalLength();
-        }
-        value[Stat.TCPRXSEGS.ordinal()]++;
+        count(p, Stat.IP6RXPKTS, Stat.IP6RXOCTS, Stat.IP4RXPKTS, Stat.IP4RXOCTS, Stat.TCPRXSEGS);
     }
 
     /** A TCP packet (structurally validated) the RDMA block put on the wire. */
     public void transmitted(TcpPacket p) {
+        count(p, Stat.IP6TXPKTS, Stat.IP6TXOCTS, Stat.IP4TXPKTS, Stat.IP4TXOCTS, Stat.TCPTXSEG);
+    }
+
+    /** One packet and its IP octets (an IPv6 header's 40 bytes and its payload, an IPv4 total length), one segment. */
+    private void count(TcpPacket p, Stat ip6Packets, Stat ip6Octets, Stat ip4Packets, Stat ip4Octets, Stat segments) {
         if (p.isIpv6()) {
-            value[Stat.IP6TXPKTS.ordinal()]++;
-            value[Stat.IP6TXOCTS.ordinal()] += 40 + p.ipv6().payloadLength();
+            value[ip6Packets.ordinal()]++;
+            value[ip6Octets.ordinal()] += 40 + p.ipv6().payloadLength();
         } else {
-            value[Stat.IP4TXPKTS.ordinal()]++;
-            value[Stat.IP4TXOCTS.ordinal()] += p.ipv4().totalLength();
+            value[ip4Packets.ordinal()]++;
+            value[ip4Octets.ordinal()] += p.ipv4().totalLength();
         }
-        value[Stat.TCPTXSEG.ordinal()]++;
+        value[segments.ordinal()]++;
     }
 
     /**

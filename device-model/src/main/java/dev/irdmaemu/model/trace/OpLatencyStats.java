@@ -1,5 +1,7 @@
 package dev.irdmaemu.model.trace;
 
+import java.util.Arrays;
+
 /**
  * Per-op counts and latency statistics in simulated nanoseconds (doorbell or fetch to completion written), with a
  * power-of-two histogram per op: bucket b counts latencies in [2^b, 2^(b+1)) ns (bucket 0 also holds 0). Fixed
@@ -70,11 +72,7 @@ public final class OpLatencyStats {
     }
 
     public long totalCount() {
-        long s = 0;
-        for (long c : count) {
-            s += c;
-        }
-        return s;
+        return Arrays.stream(count).sum();
     }
 
     /** A table of the ops seen: name, count, errors, min / mean / max latency in ns. */

@@ -1,6 +1,7 @@
 package dev.irdmaemu.driver.verbs;
 
 import dev.irdmaemu.driver.AsyncEvent;
+import dev.irdmaemu.driver.CeqZeroCq;
 import dev.irdmaemu.driver.CqpException;
 import dev.irdmaemu.driver.IrdmaDriver;
 import dev.irdmaemu.driver.PbleResource;
@@ -151,14 +152,8 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
             cqIds.free(id);
             throw new VerbsException(VerbsException.Kind.NO_MEMORY, "CQ ring of " + ringBytes + " bytes");
         }
-        cqf.clear();
-        cqf.cqId = id;
-        cqf.cqSize = ringEntries;
-        cqf.cqAddress = ring;
-        cqf.shadowAreaAddress = shadow;
-        cqf.ceqId = 0;
-        cqf.ceqIdValid = true;
-        cqf.ceqeMask = true;
+        // verbs.c irdma_create_cq: CEQE mask and overflow check, the shadow area read at half the ring at most
+        CeqZeroCq.fields(cqf, id, ringEntries, ring, shadow).ceqeMask = true;
         cqf.checkOverflow = true;
         cqf.shadowReadThreshold = Math.min(ringEntries / 2, MAX_CQ_READ_THRESH);
         try {
@@ -201,13 +196,7 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
             cqIds.free(id);
             throw new VerbsException(VerbsException.Kind.NO_MEMORY, "no PBLEs for a CQ of " + n + " pages");
         }
-        cqf.clear();
-        cqf.cqId = id;
-        cqf.cqSize = ringEntries;
-        cqf.shadowAreaAddress = shadow;
-        cqf.ceqId = 0;
-        cqf.ceqIdValid = true;
-        cqf.ceqeMask = true;
+        CeqZeroCq.fields(cqf, id, ringEntries, 0, shadow).ceqeMask = true;
         cqf.checkOverflow = true;
         cqf.shadowReadThreshold = Math.min(ringEntries / 2, MAX_CQ_READ_THRESH);
         cqRingFields(pinned);
