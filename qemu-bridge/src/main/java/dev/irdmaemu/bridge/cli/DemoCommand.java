@@ -12,12 +12,8 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code irdma-emu demo}: two in-process nodes, each running the Java connection manager, connect over the
@@ -34,13 +30,7 @@ import picocli.CommandLine.Spec;
                 + "wire to a pcap (read it with `irdma-emu decode FILE`).",
             "By default each node is the E810 device model brought up by the driver layer (--model); --stand-in "
                 + "uses the in-memory hardware stand-in. --trace FILE writes the models' register / CQP trace."})
-final class DemoCommand implements Callable<Integer> {
-    @Mixin
-    Verbosity verbosity;
-
-    @Spec
-    CommandSpec spec;
-
+final class DemoCommand extends VerboseCommand {
     @Option(names = "--pcap", paramLabel = "FILE", defaultValue = "demo.pcap",
             description = "Where to write the capture (default: ${DEFAULT-VALUE}).")
     Path pcap;
@@ -74,7 +64,7 @@ final class DemoCommand implements Callable<Integer> {
         if (ird < 0 || ird > 0x3fff || ord < 0 || ord > 0x3fff) {
             throw new CliFailure(ExitCodes.USAGE, "demo: IRD and ORD are 14-bit values (0..16383)", null);
         }
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         TwoNodeDemo.Result r;
         String latency = null;
         try (PcapWriter writer = PcapWriter.open(pcap, TimestampResolution.NANOSECONDS)) {
