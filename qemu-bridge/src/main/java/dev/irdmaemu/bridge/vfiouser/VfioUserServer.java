@@ -265,14 +265,6 @@ public final class VfioUserServer implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(AFUNIXSocket socket) {
-        try {
-            socket.close();
-        } catch (IOException e) {
-            LOG.debug("vfio-user: close: {}", e.toString());
-        }
-    }
-
     private static void join(Thread t) {
         try {
             t.join(5_000);
