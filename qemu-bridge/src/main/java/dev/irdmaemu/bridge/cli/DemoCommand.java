@@ -2,7 +2,6 @@ package dev.irdmaemu.bridge.cli;
 
 import dev.irdmaemu.bridge.model.ModelPair;
 import dev.irdmaemu.cm.demo.TwoNodeDemo;
-import dev.irdmaemu.model.trace.JsonLinesTraceSink;
 import java.io.BufferedWriter;
 import java.nio.file.Files;
 import dev.irdmaemu.fw.pcap.PcapWriter;
@@ -111,9 +110,7 @@ final class DemoCommand extends VerboseCommand {
                 throw new CliFailure(ExitCodes.IO_ERROR, "demo: " + trace + ": cannot write: " + e.getMessage(), e);
             }
         }
-        try (ModelPair pair = new ModelPair(writer, traceOut == null ? null
-                : new JsonLinesTraceSink(traceOut, "\"node\":\"A\""), traceOut == null ? null
-                : new JsonLinesTraceSink(traceOut, "\"node\":\"B\""))) {
+        try (ModelPair pair = ModelPair.tracingTo(writer, traceOut)) {
             TwoNodeDemo.Result r = TwoNodeDemo.run(pair.a.cm, pair.b.cm, pair.scheduler, pair.link::framesCarried,
                     ird, ord);
             summary[0] = "CQP op latency, node A (simulated ns):\n" + pair.a.device.cqp().stats().summary()

@@ -10,7 +10,6 @@ import dev.irdmaemu.cm.rping.RpingServer;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.pcap.PcapWriter;
 import dev.irdmaemu.fw.pcap.TimestampResolution;
-import dev.irdmaemu.model.trace.JsonLinesTraceSink;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -118,9 +117,7 @@ final class RpingCommand extends VerboseCommand {
         RpingResult serverResult;
         long simulated;
         long frames;
-        try (ModelPair pair = new ModelPair(tap,
-                traceOut == null ? null : new JsonLinesTraceSink(traceOut, "\"node\":\"A\""),
-                traceOut == null ? null : new JsonLinesTraceSink(traceOut, "\"node\":\"B\""))) {
+        try (ModelPair pair = ModelPair.tracingTo(tap, traceOut)) {
             RpingServer s = new RpingServer(pair.b.cm, pair.b.verbs, serverOptions).onConnectionDone(results::add)
                     .start();
             RpingClient c = new RpingClient(pair.a.cm, pair.a.verbs, clientOptions).onDone(results::add);
