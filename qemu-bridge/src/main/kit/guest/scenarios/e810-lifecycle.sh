@@ -81,6 +81,17 @@ link_up() { # BDF: ice's netdev up (ice opens its LAN rings: add_txqs, QRX_CTRL)
 
 rdma_links() { rdma link show 2>/dev/null | grep -c '^link '; }
 
+await_listening() { # WHEN LATE: rping -s ($RPING, its output in /tmp/rping.log) listening within 20 s; WHEN and
+    # LATE finish the failure's words for a server that ended ("rping -s endedWHEN: ...") or does not listen yet
+    tries=0
+    until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
+        tries=$((tries + 1))
+        kill -0 "$RPING" 2>/dev/null || fail "rping -s ended$1: $(cat /tmp/rping.log)"
+        [ "$tries" -le 40 ] || fail "rping -s is not listening $2"
+        sleep 0.5
+    done
+}
+
 # ib_device's index: ib_core allocates it cyclically (device.c assign_name), so a device registered again gets a
 # new one even when its name (irdma0) is the same
 rdma_index() { rdma dev show 2>/dev/null | sed -n 's/^\([0-9][0-9]*\): irdma.*/\1/p' | head -n 1; }
@@ -158,13 +169,7 @@ dev="$(netdev_of "$BDF")"
 run ip addr add 10.9.9.1/24 dev "$dev"
 rping -s -a 10.9.9.1 -p 7174 >/tmp/rping.log 2>&1 &
 RPING=$!
-tries=0
-until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
-    tries=$((tries + 1))
-    kill -0 "$RPING" 2>/dev/null || fail "rping -s ended: $(cat /tmp/rping.log)"
-    [ "$tries" -le 40 ] || fail "rping -s is not listening after 20 s"
-    sleep 0.5
-done
+await_listening "" "after 20 s"
 rdma resource show cm_id
 checkpoint listening
 kill "$RPING"
@@ -290,13 +295,7 @@ field rdma_index "$before-$now"
 # and it works: the same listener now gets its quad-hash entry and APBVT port
 rping -s -a 10.9.9.1 -p 7175 >/tmp/rping.log 2>&1 &
 RPING=$!
-tries=0
-until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
-    tries=$((tries + 1))
-    kill -0 "$RPING" 2>/dev/null || fail "rping -s ended after the PF reset: $(cat /tmp/rping.log)"
-    [ "$tries" -le 40 ] || fail "rping -s is not listening 20 s after the PF reset"
-    sleep 0.5
-done
+await_listening " after the PF reset" "20 s after the PF reset"
 kill "$RPING"
 wait "$RPING" 2>/dev/null
 run ip addr del 10.9.9.1/24 dev "$dev"

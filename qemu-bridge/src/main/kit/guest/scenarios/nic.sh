@@ -5,6 +5,8 @@
 #                         netdev, and the stock irdma.ko in iWARP mode on it; the node is on the E810's wire
 # nic_up ADDRESS4/LEN [ADDRESS6/LEN]  brings the NIC up with the addresses; sets NIC (the netdev's name)
 # rdma_up                             the iWARP device on NIC; sets RDMA_DEV (siw0 or the irdma device)
+# local_siw ADDRESS4/LEN              a second siw device, siw1, on a dummy netdev inside the guest (virtio-net's
+#                                     kernel only: the in-guest figures that the model's are compared with)
 # Fields: nic (virtio or e810), nic_name, nic_up_ms (guest uptime when the NIC had carrier), and for e810 e810_bdf,
 # ice_ms, irdma_ms, rdma_dev, transport.
 IP=/sbin/ip
@@ -88,4 +90,14 @@ rdma_up() {
         field transport "$(ibv_devinfo -d "$RDMA_DEV" 2>&1 | sed -n 's/^[[:space:]]*transport:[[:space:]]*\([A-Za-z]*\).*/\1/p' | head -n 1)"
     fi
     field rdma_dev "$RDMA_DEV"
+}
+
+local_siw() { # ADDRESS4/LEN
+    step local-netdev
+    # the dummy module makes dummy0 itself (its numdummies parameter defaults to 1)
+    $IP link show dummy0 >/dev/null 2>&1 || run $IP link add dummy0 type dummy
+    run $IP link set dummy0 address 02:00:00:00:00:01
+    run $IP addr add "$1" dev dummy0
+    run $IP link set dummy0 up
+    run rdma link add siw1 type siw netdev dummy0
 }

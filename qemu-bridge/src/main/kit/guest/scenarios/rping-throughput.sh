@@ -50,13 +50,7 @@ if [ "$NIC_KIND" = e810 ]; then
     finish ok
 fi
 
-step local-netdev
-# the dummy module makes dummy0 itself (its numdummies parameter defaults to 1)
-$IP link show dummy0 >/dev/null 2>&1 || run $IP link add dummy0 type dummy
-run $IP link set dummy0 address 02:00:00:00:00:01
-run $IP addr add "$LOCAL4/24" dev dummy0
-run $IP link set dummy0 up
-run rdma link add siw1 type siw netdev dummy0
+local_siw "$LOCAL4/24"
 
 # local_rping PREFIX: the in-guest rping between a server and a client on siw1, timed; fields PREFIX_rping_exit,
 # PREFIX_rping_attempts and, when it ended, PREFIX_rping_ms and PREFIX_rping_mb_per_s; LOCAL_RATE set then.

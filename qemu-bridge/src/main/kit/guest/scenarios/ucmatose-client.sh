@@ -76,13 +76,7 @@ if [ "$NIC_KIND" = e810 ]; then
     finish ok
 fi
 
-step local-netdev
-# the dummy module makes dummy0 itself (its numdummies parameter defaults to 1)
-$IP link show dummy0 >/dev/null 2>&1 || run $IP link add dummy0 type dummy
-run $IP link set dummy0 address 02:00:00:00:00:01
-run $IP addr add "$LOCAL4/24" dev dummy0
-run $IP link set dummy0 up
-run rdma link add siw1 type siw netdev dummy0
+local_siw "$LOCAL4/24"
 
 # listening_on FIRST-PORT: how many of the ports FIRST-PORT .. FIRST-PORT + PROCESSES - 1 have a listening cm_id on
 # LOCAL4 (by port, not by a count taken before: a server may listen before that count is read, or an earlier round's

@@ -1,12 +1,8 @@
 package dev.irdmaemu.bench;
 
-import dev.irdmaemu.cm.CmEventType;
 import dev.irdmaemu.cm.CmNode;
 import dev.irdmaemu.cm.CmState;
-import dev.irdmaemu.cm.ConnectParams;
 import dev.irdmaemu.cm.demo.CmPair;
-import dev.irdmaemu.fw.frame.EthernetFrame;
-import dev.irdmaemu.fw.frame.TcpPacket;
 import java.util.concurrent.TimeUnit;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -35,33 +31,13 @@ public class CmReceiveBench {
 
     @Setup(Level.Trial)
     public void setUp() {
-        TcpPacket view = new TcpPacket();
-        EthernetFrame eth = new EthernetFrame();
-        pair = new CmPair(CmPair.Config.perfect().withTap((time, store, offset, len) -> {
-            // keep the latest pure ACK that B sends to A
-            if (!eth.wrap(store, offset, len).validate().accepted() || eth.source() != CmPair.MAC_B) {
-                return;
-            }
-            if (view.wrap(store, offset, len).validate().accepted() && view.tcp().flags() == 0x10
-                    && view.tcpPayloadLength() == 0) {
-                frame.write(0, store, offset, len);
-                length = len;
-            }
-        }));
+        UnansweredMpaRequest request = new UnansweredMpaRequest(frame);
+        pair = new CmPair(CmPair.Config.perfect().withTap(request));
         pair.deviceA.quiet();
         pair.deviceB.quiet();
-        pair.b.listen(CmPair.B_V4.withPort(4791), 4, e -> { }); // never accepts: A stays in MPAREQ_SENT
-        client = pair.a.connect(CmPair.A_V4.withPort(1000), CmPair.B_V4.withPort(4791),
-                ConnectParams.of(new byte[8], 4, 4), e -> {
-                    if (e.type() == CmEventType.CONNECT_REPLY) {
-                        throw new IllegalStateException("the server was not meant to answer");
-                    }
-                });
+        client = UnansweredMpaRequest.connect(pair.a, pair.b);
         pair.runFor(1_000_000);
-        if (client.state() != CmState.MPAREQ_SENT || length == 0) {
-            throw new IllegalStateException("set-up did not reach MPAREQ_SENT with a captured ACK: "
-                    + client.state() + ", " + length);
-        }
+        length = request.ackLength(client);
     }
 
     @TearDown(Level.Trial)

@@ -1,12 +1,7 @@
 package dev.irdmaemu.bench;
 
-import dev.irdmaemu.cm.CmEventType;
 import dev.irdmaemu.cm.CmNode;
 import dev.irdmaemu.cm.CmState;
-import dev.irdmaemu.cm.ConnectParams;
-import dev.irdmaemu.cm.demo.CmPair;
-import dev.irdmaemu.fw.frame.EthernetFrame;
-import dev.irdmaemu.fw.frame.TcpPacket;
 import java.util.concurrent.TimeUnit;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -43,30 +38,11 @@ public class IlqReceiveBench {
      */
     @Setup(Level.Iteration)
     public void setUp() {
-        TcpPacket view = new TcpPacket();
-        EthernetFrame eth = new EthernetFrame();
-        pair = new ModelBenchPair((time, store, offset, len) -> {
-            if (!eth.wrap(store, offset, len).validate().accepted() || eth.source() != CmPair.MAC_B) {
-                return;
-            }
-            if (view.wrap(store, offset, len).validate().accepted() && view.tcp().flags() == 0x10
-                    && view.tcpPayloadLength() == 0) {
-                frame.write(0, store, offset, len);
-                length = len;
-            }
-        });
-        pair.b.cm.listen(CmPair.B_V4.withPort(4791), 4, e -> { }); // never accepts: A stays in MPAREQ_SENT
-        client = pair.a.cm.connect(CmPair.A_V4.withPort(1000), CmPair.B_V4.withPort(4791),
-                ConnectParams.of(new byte[8], 4, 4), e -> {
-                    if (e.type() == CmEventType.CONNECT_REPLY) {
-                        throw new IllegalStateException("the server was not meant to answer");
-                    }
-                });
+        UnansweredMpaRequest request = new UnansweredMpaRequest(frame);
+        pair = new ModelBenchPair(request);
+        client = UnansweredMpaRequest.connect(pair.a.cm, pair.b.cm);
         pair.scheduler.runFor(1_000_000);
-        if (client.state() != CmState.MPAREQ_SENT || length == 0) {
-            throw new IllegalStateException("set-up did not reach MPAREQ_SENT with a captured ACK: "
-                    + client.state() + ", " + length);
-        }
+        length = request.ackLength(client);
         before = pair.a.port.framesToCm();
         invocations = 0;
     }

@@ -78,19 +78,9 @@ public class LanQueuesBench {
         lan.txContexts((q, out) -> q == 0 && out.set(ring, QLEN) != null);
         lan.write32(QINT_TQCTL, 2 | QINT_CAUSE_ENA_M);
         rxRing = ram.allocate((long) QLEN * RxFlexDescriptor.SIZE);
-        rxBufs = new long[QLEN];
-        for (int i = 0; i < QLEN; i++) {
-            rxBufs[i] = ram.allocate(2048);
-        }
+        rxBufs = rxBuffers();
         BytesStore<?, ?> ctx = BytesStore.nativeStoreWithFixedCapacity(RxQueueContext.SIZE);
-        ctx.zeroOut(0, RxQueueContext.SIZE);
-        new RxQueueContext().wrap(ctx, 0).ringBase(rxRing).queueLength(QLEN).dataBufferBytes(2048)
-                .descriptor32(true).crcStrip(true).rxMax(9000);
-        for (int i = 0; i < QRX_CONTEXT_DWORDS; i++) {
-            lan.write32(QRX_CONTEXT + (long) i * QRX_CONTEXT_DWORD_STRIDE, ctx.readInt(i * 4L));
-        }
-        lan.write32(QINT_RQCTL, 1 | QINT_CAUSE_ENA_M);
-        lan.write32(QRX_CTRL, QRX_CTRL_QENA_REQ_M);
+        enableRx(lan, ctx, rxRing);
 
         BytesStore<?, ?> scratch = BytesStore.nativeStoreWithFixedCapacity(70_000);
         int n = EthernetFrame.write(scratch, 0, 0xFFFF_FFFF_FFFFL, 2, EthernetFrame.ETHERTYPE_ARP);
@@ -131,18 +121,33 @@ public class LanQueuesBench {
             }
         });
         rssRing = ram.allocate((long) QLEN * RxFlexDescriptor.SIZE);
-        rssBufs = new long[QLEN];
+        rssBufs = rxBuffers();
+        enableRx(rssLan, ctx, rssRing);
+    }
+
+    /** A 2048-byte receive buffer for each of the ring's descriptors. */
+    private long[] rxBuffers() {
+        long[] bufs = new long[QLEN];
         for (int i = 0; i < QLEN; i++) {
-            rssBufs[i] = ram.allocate(2048);
+            bufs[i] = ram.allocate(2048);
         }
+        return bufs;
+    }
+
+    /**
+     * Queue 0 of {@code queues} receiving into {@code ring}, as ice's ice_setup_rx_ctx and ice_vsi_cfg_rxq set it
+     * up: the context (32-byte flex descriptors, 2048-byte buffers, CRC stripped) built in {@code ctx} and written
+     * through QRX_CONTEXT, the queue's interrupt cause enabled, the queue enabled.
+     */
+    private static void enableRx(LanQueues queues, BytesStore<?, ?> ctx, long ring) {
         ctx.zeroOut(0, RxQueueContext.SIZE);
-        new RxQueueContext().wrap(ctx, 0).ringBase(rssRing).queueLength(QLEN).dataBufferBytes(2048)
+        new RxQueueContext().wrap(ctx, 0).ringBase(ring).queueLength(QLEN).dataBufferBytes(2048)
                 .descriptor32(true).crcStrip(true).rxMax(9000);
         for (int i = 0; i < QRX_CONTEXT_DWORDS; i++) {
-            rssLan.write32(QRX_CONTEXT + (long) i * QRX_CONTEXT_DWORD_STRIDE, ctx.readInt(i * 4L));
+            queues.write32(QRX_CONTEXT + (long) i * QRX_CONTEXT_DWORD_STRIDE, ctx.readInt(i * 4L));
         }
-        rssLan.write32(QINT_RQCTL, 1 | QINT_CAUSE_ENA_M);
-        rssLan.write32(QRX_CTRL, QRX_CTRL_QENA_REQ_M);
+        queues.write32(QINT_RQCTL, 1 | QINT_CAUSE_ENA_M);
+        queues.write32(QRX_CTRL, QRX_CTRL_QENA_REQ_M);
     }
 
     private int tcp6(BytesStore<?, ?> out, int payload) {

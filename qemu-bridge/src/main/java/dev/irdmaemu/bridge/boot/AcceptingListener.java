@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,15 +18,13 @@ import org.slf4j.LoggerFactory;
  * Whatever the CM refuses before indicating a request (irdma refuses an MPA v2 request without the peer-to-peer
  * bit) never reaches it; the node's counters and trace show those.
  */
-public final class AcceptingListener implements HostedService {
+public final class AcceptingListener extends ReportingService {
     private static final Logger LOG = LoggerFactory.getLogger(AcceptingListener.class);
     /** Connection requests waiting for accept, as irdma's default backlog would allow. */
     static final int BACKLOG = 64;
 
-    private final String name;
     private final int port;
     private final List<CmListener> listeners = new ArrayList<>();
-    private final CompletableFuture<ServiceOutcome> outcome = new CompletableFuture<>();
     private int requests;
     private int accepted;
     private int established;
@@ -35,16 +32,11 @@ public final class AcceptingListener implements HostedService {
     private int closes;
 
     public AcceptingListener(String name, int port) {
+        super(name);
         if (port < 1 || port > 0xffff) {
             throw new IllegalArgumentException("port " + port);
         }
-        this.name = name;
         this.port = port;
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     @Override
@@ -52,11 +44,11 @@ public final class AcceptingListener implements HostedService {
         for (IpEndpoint address : List.of(HostedNode.V4, HostedNode.V6)) {
             listeners.add(node.cm.listen(address.withPort(port), BACKLOG, e -> event(node, e)));
         }
-        LOG.info("{}: listening on port {}", name, port);
+        LOG.info("{}: listening on port {}", name(), port);
     }
 
     private void event(HostedNode node, CmEvent e) {
-        LOG.info("{}: {}", name, e);
+        LOG.info("{}: {}", name(), e);
         switch (e.type()) {
             case CONNECT_REQUEST -> {
                 requests++;
@@ -70,11 +62,6 @@ public final class AcceptingListener implements HostedService {
             default -> {
             }
         }
-    }
-
-    @Override
-    public CompletableFuture<ServiceOutcome> outcome() {
-        return outcome;
     }
 
     /** It reports when stopped. */
@@ -96,6 +83,6 @@ public final class AcceptingListener implements HostedService {
         f.put("established", Integer.toString(established));
         f.put("disconnects", Integer.toString(disconnects));
         f.put("closed", Integer.toString(closes));
-        outcome.complete(new ServiceOutcome(name, true, f));
+        report(true, f);
     }
 }

@@ -6,7 +6,6 @@ import dev.irdmaemu.cm.rping.RpingResult;
 import dev.irdmaemu.cm.rping.RpingServer;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,25 +16,18 @@ import org.slf4j.LoggerFactory;
  * Its outcome is that connection's result when the guest's client disconnects; a stop before then (the guest never
  * connected, or is still at it) is a failure.
  */
-public final class RpingServerService implements HostedService {
+public final class RpingServerService extends ReportingService {
     private static final Logger LOG = LoggerFactory.getLogger(RpingServerService.class);
 
-    private final String name;
     private final IpEndpoint address;
     private final int size;
-    private final CompletableFuture<ServiceOutcome> outcome = new CompletableFuture<>();
     private RpingServer server;
 
     /** rping's server on {@code address}, its buffer {@code size} bytes ({@code -S}: the most a client may ping). */
     public RpingServerService(String name, IpEndpoint address, int size) {
-        this.name = name;
+        super(name);
         this.address = address;
         this.size = size;
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     @Override
@@ -43,7 +35,7 @@ public final class RpingServerService implements HostedService {
         RpingOptions options = new RpingOptions(true, address, null, 0, size, true, false, false);
         server = new RpingServer(node.cm, node.port.verbs(), options).onConnectionDone(this::connectionDone);
         server.start();
-        LOG.info("{}: rping -s -a {} -p {} -S {} -V", name, address, address.port(), size);
+        LOG.info("{}: rping -s -a {} -p {} -S {} -V", name(), address, address.port(), size);
     }
 
     private void connectionDone(RpingResult r) {
@@ -51,7 +43,7 @@ public final class RpingServerService implements HostedService {
     }
 
     private void finish(boolean ok, RpingResult r) {
-        if (outcome.isDone()) {
+        if (reported()) {
             return;
         }
         Map<String, String> f = new LinkedHashMap<>();
@@ -61,20 +53,11 @@ public final class RpingServerService implements HostedService {
         f.put("pings", Integer.toString(r == null ? 0 : r.pings()));
         f.put("verified", Integer.toString(r == null ? 0 : r.verified()));
         if (r != null) {
-            f.put("bytes_read", Long.toString(r.bytesRead()));
-            f.put("bytes_written", Long.toString(r.bytesWritten()));
-            if (!r.failure().isEmpty()) {
-                f.put("failure", r.failure().replace(' ', '_'));
-            }
+            RpingSummaryFields.put(f, r);
         } else {
             f.put("failure", "no_connection_ended");
         }
-        outcome.complete(new ServiceOutcome(name, ok, f));
-    }
-
-    @Override
-    public CompletableFuture<ServiceOutcome> outcome() {
-        return outcome;
+        report(ok, f);
     }
 
     @Override
@@ -82,7 +65,7 @@ public final class RpingServerService implements HostedService {
         if (server != null) {
             server.stop();
         }
-        if (!outcome.isDone()) {
+        if (!reported()) {
             // a connection still up is ended by the stop: its result (failed) arrives after its teardown
             finish(false, server == null || server.results().isEmpty() ? null : server.results().get(0));
         }

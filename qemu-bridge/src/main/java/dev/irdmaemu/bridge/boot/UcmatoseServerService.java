@@ -3,7 +3,6 @@ package dev.irdmaemu.bridge.boot;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,31 +14,24 @@ import org.slf4j.LoggerFactory;
  * them and frees everything. The outcome comes when every server has ended (ok when all did their part), or at the
  * stop, which fails the servers still waiting.
  */
-public final class UcmatoseServerService implements HostedService {
+public final class UcmatoseServerService extends ReportingService {
     private static final Logger LOG = LoggerFactory.getLogger(UcmatoseServerService.class);
 
-    private final String name;
     private final List<UcmatoseRound> rounds;
-    private final CompletableFuture<ServiceOutcome> outcome = new CompletableFuture<>();
 
     UcmatoseServerService(String name, List<UcmatoseRound> rounds) {
+        super(name);
         if (rounds.isEmpty() || rounds.stream().anyMatch(r -> r.options.stream().anyMatch(o -> !o.server()))) {
             throw new IllegalArgumentException("server rounds expected");
         }
-        this.name = name;
         this.rounds = List.copyOf(rounds);
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     @Override
     public void start(HostedNode node) {
         for (UcmatoseRound r : rounds) {
             r.start(node, this::runEnded, 0);
-            LOG.info("{}: round {}: {}", name, r.name, r.options.get(0).commandLine());
+            LOG.info("{}: round {}: {}", name(), r.name, r.options.get(0).commandLine());
         }
     }
 
@@ -50,24 +42,19 @@ public final class UcmatoseServerService implements HostedService {
     }
 
     private void finish() {
-        if (outcome.isDone()) {
+        if (reported()) {
             return;
         }
         Map<String, String> f = new LinkedHashMap<>();
         for (UcmatoseRound r : rounds) {
             r.fields(f);
         }
-        outcome.complete(new ServiceOutcome(name, rounds.stream().allMatch(UcmatoseRound::ok), f));
-    }
-
-    @Override
-    public CompletableFuture<ServiceOutcome> outcome() {
-        return outcome;
+        report(rounds.stream().allMatch(UcmatoseRound::ok), f);
     }
 
     @Override
     public void stop(HostedNode node) {
-        if (outcome.isDone()) {
+        if (reported()) {
             return;
         }
         // the runs' own results come after their teardown, on later events: report what is known now

@@ -13,12 +13,8 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code irdma-emu boot}: the model's port served to a real Linux guest. Starts the hosted node (the E810 model
@@ -40,13 +36,7 @@ import picocli.CommandLine.Spec;
                 + "otherwise.",
             "Scenarios: smoke, ping, rping-server (default), rping-client-refused, rping-client, rping-throughput, "
                 + "ucmatose-server, ucmatose-client (docs/boot.md)."})
-final class BootCommand implements Callable<Integer> {
-    @Mixin
-    Verbosity verbosity;
-
-    @Spec
-    CommandSpec spec;
-
+final class BootCommand extends VerboseCommand {
     @Option(names = "--scenario", paramLabel = "S", defaultValue = "rping-server",
             description = "The scenario (default: ${DEFAULT-VALUE}).")
     String scenario;
@@ -89,13 +79,10 @@ final class BootCommand implements Callable<Integer> {
     @Override
     public Integer call() throws CliFailure, InterruptedException {
         BootOptions options = options();
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = out();
+        PrintWriter err = err();
         GuestKit kit = kit(err);
-        BootRun run = new BootRun(kit, options, line -> {
-            err.println("boot: " + line);
-            err.flush();
-        });
+        BootRun run = new BootRun(kit, options, progress(err));
         Thread hook = new Thread(() -> {
             if (!run.aborted()) {
                 err.println("boot: interrupted: tearing down");

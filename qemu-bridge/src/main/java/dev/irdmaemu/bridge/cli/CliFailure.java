@@ -11,6 +11,15 @@ final class CliFailure extends Exception {
         this.exitCode = exitCode;
     }
 
+    /**
+     * A wait the command was in was interrupted (a signal's teardown, a test's interrupt): the thread's interrupt
+     * flag set again for whoever runs next, and the failure "COMMAND: interrupted".
+     */
+    static CliFailure interrupted(String command, InterruptedException cause) {
+        Thread.currentThread().interrupt();
+        return new CliFailure(ExitCodes.FAILED, command + ": interrupted", cause);
+    }
+
     int exitCode() {
         return exitCode;
     }

@@ -14,12 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code irdma-emu compare}: the benchmark command of the E810 path. The same scenarios against the hosted node,
@@ -33,13 +29,7 @@ import picocli.CommandLine.Spec;
         description = {"Benchmark: rping throughput (100 pings of 65535 bytes), ucmatose connection rates, boot to "
                 + "the first connection and ping round-trip times, with the guest's irdma on the emulated E810 "
                 + "against the guest's siw on virtio-net, interleaved in one run; prints each run and the medians."})
-final class CompareCommand implements Callable<Integer> {
-    @Mixin
-    Verbosity verbosity;
-
-    @Spec
-    CommandSpec spec;
-
+final class CompareCommand extends VerboseCommand {
     @Option(names = "--runs", paramLabel = "N", defaultValue = "3",
             description = "Runs of each scenario on each NIC (default: ${DEFAULT-VALUE}).")
     int runs;
@@ -110,8 +100,8 @@ final class CompareCommand implements Callable<Integer> {
             throw new CliFailure(ExitCodes.USAGE, "compare: --only " + only + " selects no figure of "
                     + FIGURES.keySet(), null);
         }
-        PrintWriter pw = spec.commandLine().getOut();
-        GuestKit kit = BootCommand.kit(spec.commandLine().getErr());
+        PrintWriter pw = out();
+        GuestKit kit = BootCommand.kit(err());
         Path base = out != null ? out : BootOptions.newRunDir(Path.of("target", "compare"));
         Map<String, List<Double>> values = new LinkedHashMap<>();
         boolean allOk = true;

@@ -2,7 +2,6 @@ package dev.irdmaemu.bridge.cli;
 
 import dev.irdmaemu.bridge.model.ModelPair;
 import dev.irdmaemu.cm.demo.TwoNodeDemo;
-import dev.irdmaemu.model.trace.JsonLinesTraceSink;
 import java.io.BufferedWriter;
 import java.nio.file.Files;
 import dev.irdmaemu.fw.pcap.PcapWriter;
@@ -12,12 +11,8 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code irdma-emu demo}: two in-process nodes, each running the Java connection manager, connect over the
@@ -34,13 +29,7 @@ import picocli.CommandLine.Spec;
                 + "wire to a pcap (read it with `irdma-emu decode FILE`).",
             "By default each node is the E810 device model brought up by the driver layer (--model); --stand-in "
                 + "uses the in-memory hardware stand-in. --trace FILE writes the models' register / CQP trace."})
-final class DemoCommand implements Callable<Integer> {
-    @Mixin
-    Verbosity verbosity;
-
-    @Spec
-    CommandSpec spec;
-
+final class DemoCommand extends VerboseCommand {
     @Option(names = "--pcap", paramLabel = "FILE", defaultValue = "demo.pcap",
             description = "Where to write the capture (default: ${DEFAULT-VALUE}).")
     Path pcap;
@@ -74,7 +63,7 @@ final class DemoCommand implements Callable<Integer> {
         if (ird < 0 || ird > 0x3fff || ord < 0 || ord > 0x3fff) {
             throw new CliFailure(ExitCodes.USAGE, "demo: IRD and ORD are 14-bit values (0..16383)", null);
         }
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         TwoNodeDemo.Result r;
         String latency = null;
         try (PcapWriter writer = PcapWriter.open(pcap, TimestampResolution.NANOSECONDS)) {
@@ -121,9 +110,7 @@ final class DemoCommand implements Callable<Integer> {
                 throw new CliFailure(ExitCodes.IO_ERROR, "demo: " + trace + ": cannot write: " + e.getMessage(), e);
             }
         }
-        try (ModelPair pair = new ModelPair(writer, traceOut == null ? null
-                : new JsonLinesTraceSink(traceOut, "\"node\":\"A\""), traceOut == null ? null
-                : new JsonLinesTraceSink(traceOut, "\"node\":\"B\""))) {
+        try (ModelPair pair = ModelPair.tracingTo(writer, traceOut)) {
             TwoNodeDemo.Result r = TwoNodeDemo.run(pair.a.cm, pair.b.cm, pair.scheduler, pair.link::framesCarried,
                     ird, ord);
             summary[0] = "CQP op latency, node A (simulated ns):\n" + pair.a.device.cqp().stats().summary()

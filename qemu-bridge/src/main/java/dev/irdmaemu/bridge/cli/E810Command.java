@@ -11,13 +11,9 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code irdma-emu e810}: boots Linux 7.3 (the kit's e810 flavour) with the emulated E810 as a PCI function over
@@ -32,13 +28,7 @@ import picocli.CommandLine.Spec;
                 + "two on one cable, rping between them.",
             "Writes the guest's console and the model's trace (every register access, admin queue command, CQP "
                 + "op and interrupt, as JSON lines) to the run folder."})
-final class E810Command implements Callable<Integer> {
-    @Mixin
-    Verbosity verbosity;
-
-    @Spec
-    CommandSpec spec;
-
+final class E810Command extends VerboseCommand {
     @Option(names = "--rdma", paramLabel = "MODE", defaultValue = "iwarp",
             description = "iwarp (devlink enable_iwarp, then irdma), roce, or none (ice only) (default: ${DEFAULT-VALUE}).")
     String rdma;
@@ -78,7 +68,7 @@ final class E810Command implements Callable<Integer> {
         if (timeoutSeconds < 10) {
             throw new CliFailure(ExitCodes.USAGE, "e810: --timeout is at least 10 seconds", null);
         }
-        PrintWriter pw = spec.commandLine().getOut();
+        PrintWriter pw = out();
         GuestKit kit;
         try {
             kit = GuestKit.locate().e810();
@@ -91,10 +81,8 @@ final class E810Command implements Callable<Integer> {
         }
         E810ProbeRun.Outcome o;
         try {
-            o = E810ProbeRun.run(kit, dir, rdma, functions, Duration.ofSeconds(timeoutSeconds), s -> {
-                pw.println("e810: " + s);
-                pw.flush();
-            }, linkUp ? new String[] {"irdma_emu.link=up"} : new String[0]);
+            o = E810ProbeRun.run(kit, dir, rdma, functions, Duration.ofSeconds(timeoutSeconds), progress(pw),
+                    linkUp ? new String[] {"irdma_emu.link=up"} : new String[0]);
         } catch (IOException e) {
             throw new CliFailure(ExitCodes.IO_ERROR, "e810: " + e.getMessage(), e);
         } catch (TimeoutException e) {
@@ -103,8 +91,7 @@ final class E810Command implements Callable<Integer> {
             throw new CliFailure(ExitCodes.FAILED, "e810: " + e.getMessage() + "; console in "
                     + dir.resolve("console.log"), e);
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CliFailure(ExitCodes.FAILED, "e810: interrupted", e);
+            throw CliFailure.interrupted("e810", e);
         }
         GuestResult r = o.result();
         pw.printf("guest: %s after %.1f s (Linux %s)%n", r.ok() ? "ok" : "FAILED at step " + r.field("step")
@@ -128,10 +115,7 @@ final class E810Command implements Callable<Integer> {
         }
         E810PairRun.Outcome o;
         try {
-            o = E810PairRun.run(kit, dir, pairPings, Duration.ofSeconds(timeoutSeconds), s -> {
-                pw.println("e810: " + s);
-                pw.flush();
-            });
+            o = E810PairRun.run(kit, dir, pairPings, Duration.ofSeconds(timeoutSeconds), progress(pw));
         } catch (IOException e) {
             throw new CliFailure(ExitCodes.IO_ERROR, "e810: " + e.getMessage(), e);
         } catch (TimeoutException e) {
@@ -140,8 +124,7 @@ final class E810Command implements Callable<Integer> {
         } catch (GuestBootException e) {
             throw new CliFailure(ExitCodes.FAILED, "e810: " + e.getMessage() + "; consoles in " + dir, e);
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CliFailure(ExitCodes.FAILED, "e810: interrupted", e);
+            throw CliFailure.interrupted("e810", e);
         }
         for (GuestResult r : new GuestResult[] {o.server(), o.client()}) {
             pw.printf("%s: %s after %.1f s; rping exit %s, %s%n", r.field("pair"), r.ok() ? "ok"

@@ -1,12 +1,8 @@
 package dev.irdmaemu.bridge.cli;
 
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /** The top command: {@code irdma-emu [-v] COMMAND}. */
 @Command(name = "irdma-emu",
@@ -17,13 +13,7 @@ import picocli.CommandLine.Spec;
         subcommands = {BootCommand.class, E810Command.class, ServeCommand.class, CompareCommand.class, DemoCommand.class, RpingCommand.class, DecodeCommand.class, TraceCommand.class, SampleCommand.class, VersionCommand.class, HelpCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         commandListHeading = "%nCommands:%n")
-final class IrdmaEmuCommand implements Callable<Integer> {
-    @Mixin
-    Verbosity verbosity;
-
-    @Spec
-    CommandSpec spec;
-
+final class IrdmaEmuCommand extends VerboseCommand {
     @Override
     public Integer call() {
         throw new ParameterException(spec.commandLine(), "a command is required");

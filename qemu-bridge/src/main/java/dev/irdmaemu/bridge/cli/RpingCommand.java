@@ -10,7 +10,6 @@ import dev.irdmaemu.cm.rping.RpingServer;
 import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.pcap.PcapWriter;
 import dev.irdmaemu.fw.pcap.TimestampResolution;
-import dev.irdmaemu.model.trace.JsonLinesTraceSink;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -21,12 +20,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code irdma-emu rping}: the Java rping server (node B, 192.0.2.2) and client (node A, 192.0.2.1) on two
@@ -37,15 +32,9 @@ import picocli.CommandLine.Spec;
         description = {"rping between two in-process model nodes: the Java rping client (192.0.2.1) against the "
                 + "Java rping server (192.0.2.2, port 7174), as rdma-core's rping runs them.",
             "Prints both sides' results (pings, verified, bytes read and written); exit code 0 when both are ok."})
-final class RpingCommand implements Callable<Integer> {
+final class RpingCommand extends VerboseCommand {
     /** Simulated time a run may take before it is given up. */
     static final long LIMIT_NANOS = 3_600_000_000_000L;
-
-    @Mixin
-    Verbosity verbosity;
-
-    @Spec
-    CommandSpec spec;
 
     @Option(names = "-C", paramLabel = "COUNT", defaultValue = "10",
             description = "Pings the client makes (rping -C; default: ${DEFAULT-VALUE}).")
@@ -107,30 +96,28 @@ final class RpingCommand implements Callable<Integer> {
                 try {
                     traceOut.close();
                 } catch (IOException e) {
-                    spec.commandLine().getErr().println("rping: " + trace + ": " + e.getMessage());
+                    err().println("rping: " + trace + ": " + e.getMessage());
                 }
             }
             if (writer != null) {
                 try {
                     writer.close();
                 } catch (IOException e) {
-                    spec.commandLine().getErr().println("rping: " + pcap + ": " + e.getMessage());
+                    err().println("rping: " + pcap + ": " + e.getMessage());
                 }
             }
         }
     }
 
     private int run(RpingOptions serverOptions, RpingOptions clientOptions, FrameTap tap, Writer traceOut) {
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         List<RpingResult> results = new ArrayList<>();
         long wall0 = System.nanoTime();
         RpingResult clientResult;
         RpingResult serverResult;
         long simulated;
         long frames;
-        try (ModelPair pair = new ModelPair(tap,
-                traceOut == null ? null : new JsonLinesTraceSink(traceOut, "\"node\":\"A\""),
-                traceOut == null ? null : new JsonLinesTraceSink(traceOut, "\"node\":\"B\""))) {
+        try (ModelPair pair = ModelPair.tracingTo(tap, traceOut)) {
             RpingServer s = new RpingServer(pair.b.cm, pair.b.verbs, serverOptions).onConnectionDone(results::add)
                     .start();
             RpingClient c = new RpingClient(pair.a.cm, pair.a.verbs, clientOptions).onDone(results::add);

@@ -4,12 +4,8 @@ import dev.irdmaemu.bridge.decode.SampleTrace;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code irdma-emu sample [FILE]}: (re)generates the project's sample trace. */
 @Command(name = "sample", mixinStandardHelpOptions = true,
@@ -17,13 +13,7 @@ import picocli.CommandLine.Spec;
                 + "Write, Read Request/Response, Send with Invalidate, a bad FPDU CRC, Terminate, FIN) as a "
                 + "nanosecond pcap file.",
             "The committed samples/handshake.pcap is this command's output; a test keeps them equal."})
-final class SampleCommand implements Callable<Integer> {
-    @Mixin
-    Verbosity verbosity;
-
-    @Spec
-    CommandSpec spec;
-
+final class SampleCommand extends VerboseCommand {
     @Parameters(paramLabel = "FILE", arity = "0..1", defaultValue = SampleTrace.DEFAULT_FILE,
             description = "Where to write it (default: ${DEFAULT-VALUE}).")
     Path file;
@@ -37,8 +27,8 @@ final class SampleCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new CliFailure(ExitCodes.IO_ERROR, "sample: " + file + ": cannot write: " + e.getMessage(), e);
         }
-        spec.commandLine().getOut().println("wrote " + file + " (" + SampleTrace.FRAMES + " frames)");
-        spec.commandLine().getOut().flush();
+        out().println("wrote " + file + " (" + SampleTrace.FRAMES + " frames)");
+        out().flush();
         return ExitCodes.OK;
     }
 }

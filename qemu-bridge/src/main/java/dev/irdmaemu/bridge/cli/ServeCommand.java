@@ -16,12 +16,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code irdma-emu serve}: the emulated E810 for a QEMU, kernel and launcher of the user's own. Starts the
@@ -35,13 +31,7 @@ import picocli.CommandLine.Spec;
             "QEMU processes may come one after another: each finds the functions at power-on. A second QEMU on a "
                 + "busy socket is refused. Writes sessions.log (every connect, disconnect, reset, FLR), trace.jsonl "
                 + "and qemu-args.txt to the run folder."})
-final class ServeCommand implements Callable<Integer> {
-    @Mixin
-    Verbosity verbosity;
-
-    @Spec
-    CommandSpec spec;
-
+final class ServeCommand extends VerboseCommand {
     @Option(names = "--functions", paramLabel = "N", defaultValue = "1",
             description = "E810 physical functions to serve (1..8, default: ${DEFAULT-VALUE}): one adapter in one PCIe "
                     + "slot (functions 0.0..0.N-1, one serial number), each function on its own socket with its own "
@@ -105,8 +95,8 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws CliFailure {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = out();
+        PrintWriter err = err();
         if (messageTimeoutSeconds < 1 || messageTimeoutSeconds > 600) {
             throw new CliFailure(ExitCodes.USAGE, "serve: --message-timeout is 1..600 seconds", null);
         }
@@ -131,10 +121,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         E810Serve serve;
         try {
-            serve = E810Serve.start(settings, line -> {
-                err.println("serve: " + line);
-                err.flush();
-            });
+            serve = E810Serve.start(settings, progress(err));
         } catch (VfioUserServer.SocketInUseException e) {
             throw new CliFailure(ExitCodes.FAILED, "serve: " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {
@@ -277,8 +264,7 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new CliFailure(ExitCodes.FAILED, "serve: --check-qemu: " + e.getMessage(), e);
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CliFailure(ExitCodes.FAILED, "serve: interrupted", e);
+            throw CliFailure.interrupted("serve", e);
         }
         if (!caps.vfioUserPci()) {
             throw new CliFailure(ExitCodes.FAILED, "serve: QEMU " + caps.version() + " (" + qemu + ") has no "

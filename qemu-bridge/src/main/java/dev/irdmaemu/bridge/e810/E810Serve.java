@@ -367,21 +367,13 @@ public final class E810Serve implements AutoCloseable {
             vhostBackend.close();
         }
         if (vhostNode != null) {
-            try {
-                vhostNode.close();
-            } catch (RuntimeException e) {
-                LOG.warn("closing the vhost-user NIC's node: {}", e.toString());
-            }
+            closeHosted(vhostNode, "the vhost-user NIC's node");
         }
         if (vhostPcap != null) {
             closeQuietly(vhostPcap);
         }
         if (node != null) {
-            try {
-                node.close();
-            } catch (RuntimeException e) {
-                LOG.warn("closing the hosted node: {}", e.toString());
-            }
+            closeHosted(node, "the hosted node");
         }
         if (pcap != null) {
             closeQuietly(pcap);
@@ -702,6 +694,15 @@ public final class E810Serve implements AutoCloseable {
         }
         if (switchPcap != null) {
             closeQuietly(switchPcap);
+        }
+    }
+
+    /** Closes a hosted node; a failure is logged, and the rest of the teardown goes on. */
+    private static void closeHosted(HostedNode n, String which) {
+        try {
+            n.close();
+        } catch (RuntimeException e) {
+            LOG.warn("closing {}: {}", which, e.toString());
         }
     }
 

@@ -84,10 +84,7 @@ public final class GuestLaunch {
 
     /** The scenario the guest's init runs (/scenarios/NAME.sh in the initramfs): lower case, digits, - and _. */
     public GuestLaunch scenario(String name) {
-        if (name == null || !SCENARIO.matcher(name).matches()) {
-            throw new IllegalArgumentException("scenario names are [a-z0-9][a-z0-9_-]{0,63}: " + name);
-        }
-        this.scenario = name;
+        this.scenario = CommandLineWord.require(SCENARIO, name, "scenario names are [a-z0-9][a-z0-9_-]{0,63}");
         return this;
     }
 

@@ -139,10 +139,7 @@ public final class VfioUserDevice {
 
         /** QEMU's id of the device: a letter, then letters, digits, '.', '-', '_' (at most 32). */
         public Builder id(String name) {
-            if (name == null || !ID.matcher(name).matches()) {
-                throw new IllegalArgumentException("a device id is [A-Za-z][A-Za-z0-9._-]{0,31}: " + name);
-            }
-            this.id = name;
+            this.id = CommandLineWord.require(ID, name, "a device id is [A-Za-z][A-Za-z0-9._-]{0,31}");
             return this;
         }
 

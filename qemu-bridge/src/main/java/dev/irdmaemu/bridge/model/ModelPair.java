@@ -8,8 +8,10 @@ import dev.irdmaemu.fw.pcap.FrameTap;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.wire.FaultProfile;
 import dev.irdmaemu.fw.wire.Link;
+import dev.irdmaemu.model.trace.JsonLinesTraceSink;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceSink;
+import java.io.Writer;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -47,6 +49,15 @@ public final class ModelPair implements AutoCloseable {
 
     public ModelPair() {
         this(FrameTap.NONE, null, null);
+    }
+
+    /**
+     * Both nodes' traces as JSON lines into one writer, each line tagged {@code "node":"A"} or {@code "node":"B"};
+     * no tracing when {@code traceOut} is null.
+     */
+    public static ModelPair tracingTo(FrameTap tap, Writer traceOut) {
+        return new ModelPair(tap, traceOut == null ? null : new JsonLinesTraceSink(traceOut, "\"node\":\"A\""),
+                traceOut == null ? null : new JsonLinesTraceSink(traceOut, "\"node\":\"B\""));
     }
 
     public boolean runUntilIdle(long limitNanos) {

@@ -1,5 +1,6 @@
 package dev.irdmaemu.bridge.vfiouser;
 
+import dev.irdmaemu.bridge.sock.SessionTally;
 import dev.irdmaemu.bridge.sock.UnixAcceptLoop;
 import java.io.File;
 import java.io.IOException;
@@ -9,7 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.newsclub.net.unix.AFUNIXSocket;
 import org.newsclub.net.unix.AFUNIXSocketAddress;
 import org.slf4j.Logger;
@@ -47,8 +47,7 @@ public final class VfioUserServer implements AutoCloseable {
     private final long[] regionSizes = new long[VfioUserConnection.NUM_REGIONS];
     /** The receive buffer, reused by each client in turn (one at a time). */
     private final byte[] message = new byte[VfioUserConnection.MAX_MESSAGE];
-    private final AtomicInteger accepted = new AtomicInteger();
-    private int finished;
+    private final SessionTally clients = new SessionTally();
     private volatile VfioUserConnection current;
     private volatile Thread currentThread;
     private volatile boolean closed;
@@ -153,7 +152,7 @@ public final class VfioUserServer implements AutoCloseable {
 
     /** Clients accepted so far (refused ones not counted). */
     public int clientsAccepted() {
-        return accepted.get();
+        return clients.begun();
     }
 
     /** MSI-X vectors holding an eventfd now. */
@@ -174,16 +173,8 @@ public final class VfioUserServer implements AutoCloseable {
      * Waits until {@code count} clients have left and everything they held was released (windows unmapped,
      * eventfds closed); false on timeout.
      */
-    public synchronized boolean awaitClientsEnded(int count, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (finished < count) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            wait(Math.max(1, left / 1_000_000L));
-        }
-        return true;
+    public boolean awaitClientsEnded(int count, Duration timeout) throws InterruptedException {
+        return clients.awaitEnded(count, timeout.toNanos());
     }
 
     /** A client the accept loop took: refused while another is served (after a short grace), else served. */
@@ -194,14 +185,14 @@ public final class VfioUserServer implements AutoCloseable {
         }
         if (current != null && !awaitIdle()) {
             counters.clientRefused();
-            String reason = "a second client connected while client #" + accepted.get() + " is served: closed"
+            String reason = "a second client connected while client #" + clients.begun() + " is served: closed"
                     + " at once (one client per socket; the first is unharmed)";
             LOG.warn("vfio-user {}: {}", path.getFileName(), reason);
             tell(() -> listener.clientRefused(reason));
             UnixAcceptLoop.closeQuietly(socket);
             return;
         }
-        int n = accepted.incrementAndGet();
+        int n = clients.begin();
         String name = path.getFileName() + "#" + n;
         DeviceCalls calls = new DeviceCalls(device, owner, OWNER_TIMEOUT.toNanos());
         VfioUserConnection c = new VfioUserConnection(socket, name, device, calls, irqs, dma, counters,
@@ -219,21 +210,14 @@ public final class VfioUserServer implements AutoCloseable {
      * again at once connects while the server is still releasing the old one (and resetting the device for the
      * new), and must not be refused for that. True when the server is idle.
      */
-    private synchronized boolean awaitIdle() {
-        long deadline = System.nanoTime() + BUSY_GRACE.toNanos();
-        while (current != null) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            try {
-                wait(Math.max(1, left / 1_000_000L));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
+    private boolean awaitIdle() {
+        try {
+            // the client served is the last one begun: idle once it has ended
+            return clients.awaitEnded(clients.begun(), BUSY_GRACE.toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
-        return true;
     }
 
     private void serve(VfioUserConnection c, int n) {
@@ -245,10 +229,7 @@ public final class VfioUserServer implements AutoCloseable {
             tell(() -> listener.clientLeft(n, c.closeReason(), c.negotiated()));
             current = null;
             currentThread = null;
-            synchronized (this) {
-                finished++;
-                notifyAll();
-            }
+            clients.end();
         }
     }
 
@@ -281,14 +262,6 @@ public final class VfioUserServer implements AutoCloseable {
             call.run();
         } catch (RuntimeException e) {
             LOG.warn("vfio-user {}: the session listener failed: {}", path.getFileName(), e.toString());
-        }
-    }
-
-    private static void closeQuietly(AFUNIXSocket socket) {
-        try {
-            socket.close();
-        } catch (IOException e) {
-            LOG.debug("vfio-user: close: {}", e.toString());
         }
     }
 

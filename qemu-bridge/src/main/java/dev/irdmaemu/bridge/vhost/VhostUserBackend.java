@@ -1,9 +1,9 @@
 package dev.irdmaemu.bridge.vhost;
 
+import dev.irdmaemu.bridge.sock.SessionTally;
 import dev.irdmaemu.bridge.sock.UnixAcceptLoop;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.newsclub.net.unix.AFUNIXSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,8 +20,7 @@ public final class VhostUserBackend implements AutoCloseable {
     private final Path path;
     private final VhostNetPort port;
     private final UnixAcceptLoop listener;
-    private final AtomicInteger accepted = new AtomicInteger();
-    private int finished;
+    private final SessionTally connections = new SessionTally();
     private volatile VhostUserConnection current;
 
     private VhostUserBackend(Path path, VhostNetPort port) throws IOException {
@@ -48,28 +47,20 @@ public final class VhostUserBackend implements AutoCloseable {
 
     /** Front-end connections accepted so far. */
     public int connectionsAccepted() {
-        return accepted.get();
+        return connections.begun();
     }
 
     /**
      * Waits until {@code count} connections have ended and released everything they held (rings stopped,
      * descriptors closed, memory unmapped); false on timeout.
      */
-    public synchronized boolean awaitConnectionsEnded(int count, long timeoutMillis) throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
-        while (finished < count) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            wait(Math.max(1, left / 1_000_000L));
-        }
-        return true;
+    public boolean awaitConnectionsEnded(int count, long timeoutMillis) throws InterruptedException {
+        return connections.awaitEnded(count, timeoutMillis * 1_000_000L);
     }
 
     /** Serves one front-end on the accept thread; the next waits in the listen backlog meanwhile. */
     private void serve(AFUNIXSocket socket) {
-        int n = accepted.incrementAndGet();
+        int n = connections.begin();
         VhostUserConnection connection = new VhostUserConnection(socket, port, path.getFileName() + "#" + n);
         current = connection;
         port.attach(connection);
@@ -81,10 +72,7 @@ public final class VhostUserBackend implements AutoCloseable {
         } finally {
             port.detach(connection);
             current = null;
-            synchronized (this) {
-                finished++;
-                notifyAll();
-            }
+            connections.end();
         }
     }
 
