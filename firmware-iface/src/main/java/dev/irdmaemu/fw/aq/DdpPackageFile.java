@@ -47,11 +47,6 @@ public final class DdpPackageFile extends LeView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }

@@ -29,11 +29,6 @@ public final class DisableTxqItem extends LeView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }

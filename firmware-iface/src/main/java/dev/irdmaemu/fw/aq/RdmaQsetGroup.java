@@ -26,11 +26,6 @@ public final class RdmaQsetGroup extends LeView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }

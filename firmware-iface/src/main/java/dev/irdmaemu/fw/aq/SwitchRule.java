@@ -62,11 +62,6 @@ public final class SwitchRule extends LeView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }

@@ -36,11 +36,6 @@ public final class TxQueueGroup extends LeView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }

@@ -47,11 +47,6 @@ public final class ArpPacket extends WireView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return description;
         }

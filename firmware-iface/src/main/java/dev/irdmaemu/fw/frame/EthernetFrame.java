@@ -54,11 +54,6 @@ public final class EthernetFrame extends WireView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return description;
         }

@@ -74,11 +74,6 @@ public final class IcmpMessage extends WireView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return description;
         }

@@ -59,11 +59,6 @@ public final class Ipv4Header extends WireView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return description;
         }

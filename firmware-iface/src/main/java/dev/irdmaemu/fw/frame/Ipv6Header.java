@@ -42,11 +42,6 @@ public final class Ipv6Header extends WireView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return description;
         }
