@@ -31,14 +31,7 @@ public final class Aeqe extends QuadView {
     }
 
     public CqeCheck validate(boolean polarity) {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
-            return fail(CqeCheck.TRUNCATED, length);
-        }
-        if (valid() != polarity) {
-            return fail(CqeCheck.NOT_POSTED, OFF_INFO + 7);
-        }
-        return CqeCheck.ACCEPTED;
+        return checkPolled(SIZE, OFF_INFO, BIT_VALID, polarity);
     }
 
     public long completionContext() {

@@ -21,14 +21,7 @@ public final class Ceqe extends QuadView {
     }
 
     public CqeCheck validate(boolean polarity) {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
-            return fail(CqeCheck.TRUNCATED, length);
-        }
-        if (valid() != polarity) {
-            return fail(CqeCheck.NOT_POSTED, 7);
-        }
-        return CqeCheck.ACCEPTED;
+        return checkPolled(SIZE, 0, BIT_VALID, polarity);
     }
 
     /** IRDMA_CEQE_CQCTX [62:0]. */

@@ -68,14 +68,7 @@ public final class Cqe extends QuadView {
      * (irdma_uk_cq_poll_cmpl: a different valid bit means "no new completion", not an error).
      */
     public CqeCheck validate(boolean polarity) {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
-            return fail(CqeCheck.TRUNCATED, length);
-        }
-        if (valid() != polarity) {
-            return fail(CqeCheck.NOT_POSTED, OFF_QW3 + 7);
-        }
-        return CqeCheck.ACCEPTED;
+        return checkPolled(SIZE, OFF_QW3, BIT_VALID, polarity);
     }
 
     // ---- reader (the driver's view) ----

@@ -31,14 +31,7 @@ public final class CqeExtension extends QuadView {
     }
 
     public CqeCheck validate(boolean expectedValidBit) {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
-            return fail(CqeCheck.TRUNCATED, length);
-        }
-        if (valid() != expectedValidBit) {
-            return fail(CqeCheck.NOT_POSTED, OFF_FLAGS + 7);
-        }
-        return CqeCheck.ACCEPTED;
+        return checkPolled(SIZE, OFF_FLAGS, BIT_VALID, expectedValidBit);
     }
 
     public long immediateData() {
