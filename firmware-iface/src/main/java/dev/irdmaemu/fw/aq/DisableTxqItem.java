@@ -1,7 +1,7 @@
 package dev.irdmaemu.fw.aq;
 
 import dev.irdmaemu.fw.Check;
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * One item of disable Tx LAN queues (0x0C31; ice_adminq_cmd.h struct ice_aqc_dis_txq_item, __packed):
@@ -10,7 +10,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * (ICE_AQC_Q_DIS_BUF_ELEM_TYPE_RDMA_QSET) names an RDMA qset by its qs_handle (ice_dis_vsi_rdma_qset), otherwise
  * it is the LAN queue's PF queue number. The descriptor's num_entries (u8 at params 1) counts the items.
  */
-public final class DisableTxqItem extends LeView {
+public final class DisableTxqItem extends LeView implements Flyweight<DisableTxqItem> {
     public static final int HEADER = 6;
     public static final int RDMA_QSET = 1 << 15;
     public static final int PARAM_CMD_TYPE = 0;
@@ -32,11 +32,6 @@ public final class DisableTxqItem extends LeView {
         public String describe() {
             return text;
         }
-    }
-
-    public DisableTxqItem wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     public Status validate() {

@@ -1,7 +1,7 @@
 package dev.irdmaemu.fw.aq;
 
 import dev.irdmaemu.fw.Check;
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * One group of add Tx RDMA qsets (0x0C33; ice_adminq_cmd.h struct ice_aqc_add_rdma_qset_data): parent_teid le32,
@@ -9,7 +9,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * tx_qset_id le16 (irdma's qs_handle), 2 reserved, qset_teid le32 (reply), struct ice_aqc_txsched_elem info (16).
  * The descriptor's num_qset_grps (u8 at params 0) counts the groups; ice_common.c ice_ena_vsi_rdma_qset sends one.
  */
-public final class RdmaQsetGroup extends LeView {
+public final class RdmaQsetGroup extends LeView implements Flyweight<RdmaQsetGroup> {
     public static final int HEADER = 8;
     public static final int ENTRY_SIZE = 24;
 
@@ -29,11 +29,6 @@ public final class RdmaQsetGroup extends LeView {
         public String describe() {
             return text;
         }
-    }
-
-    public RdmaQsetGroup wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     public Status validate() {

@@ -1,7 +1,7 @@
 package dev.irdmaemu.fw.aq;
 
 import dev.irdmaemu.fw.Check;
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * A scheduler element group (ice_adminq_cmd.h struct ice_aqc_txsched_topo_grp_info_hdr, 8 bytes: parent_teid
@@ -10,7 +10,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * for {@link #MAX_LEVELS} elements), or le32 TEIDs for delete sched elems (0x040F, struct ice_aqc_delete_elem).
  * {@link #validate(int)} checks that the count the header claims fits the bytes the driver sent.
  */
-public final class SchedGroup extends LeView {
+public final class SchedGroup extends LeView implements Flyweight<SchedGroup> {
     public static final int HEADER = 8;
     /** ICE_AQC_TOPO_MAX_LEVEL_NUM. */
     public static final int MAX_LEVELS = 9;
@@ -39,11 +39,6 @@ public final class SchedGroup extends LeView {
         public String describe() {
             return text;
         }
-    }
-
-    public SchedGroup wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     /** Checks the header and that {@code numElems} entries of {@code entrySize} bytes are there. */

@@ -1,7 +1,7 @@
 package dev.irdmaemu.fw.aq;
 
 import dev.irdmaemu.fw.Check;
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * One queue group of add Tx LAN queues (0x0C30; ice_adminq_cmd.h struct ice_aqc_add_tx_qgrp): parent_teid le32,
@@ -13,7 +13,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * ice_common.c ice_aq_add_lan_txq sends groups back to back and requires the buffer to be exactly their sum; the
  * descriptor's num_qgrps (u8 at params 0) counts them. {@link #size()} is this group's length.
  */
-public final class TxQueueGroup extends LeView {
+public final class TxQueueGroup extends LeView implements Flyweight<TxQueueGroup> {
     public static final int HEADER = 8;
     public static final int ENTRY_SIZE = 48;
     public static final int ENTRY_TXQ_ID = 0;
@@ -39,11 +39,6 @@ public final class TxQueueGroup extends LeView {
         public String describe() {
             return text;
         }
-    }
-
-    public TxQueueGroup wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     public Status validate() {

@@ -1,6 +1,6 @@
 package dev.irdmaemu.fw.queue;
 
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * Flyweight over one receive queue WQE (irdma_uk_post_receive, gen2; defs.h IRDMAQPRQ_* aliases of the SQ
@@ -12,7 +12,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * STag; its valid bit is not the ring polarity bookkeeping of uk.c but the inverse of "the old header was
  * non-zero" ({@link #pudaValidBit(long)}), which equals the ring polarity when buffers are reposted in ring order.
  */
-public final class RqWqe extends QuadView {
+public final class RqWqe extends QuadView implements Flyweight<RqWqe> {
     public static final int MIN_SIZE = 32;
     public static final int MAX_SIZE = 256;
     public static final int OFF_HEADER = 24;
@@ -21,11 +21,6 @@ public final class RqWqe extends QuadView {
     public static final long MAX_MESSAGE = 2147483647L;
 
     private static final long ALLOWED_HEADER = mask(41, 38) | 1L << BIT_VALID;
-
-    public RqWqe wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     public long header() {
         return qword(OFF_HEADER);

@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.queue;
 
+import dev.irdmaemu.fw.Flyweight;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -27,7 +28,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * (irdma_sc_send_lsmm, irdma_sc_send_rtt) are written at SQ index 0 by {@link #writeLsmm} and
  * {@link #writeRtr}.
  */
-public final class SqWqe extends QuadView {
+public final class SqWqe extends QuadView implements Flyweight<SqWqe> {
     public static final int QUANTUM = 32;
     /**
      * uk.c irdma_setup_connection_wqes with IRDMA_FEATURE_RTS_AE (gen2): SQ indexes 0 to 2 hold the connection WQEs
@@ -67,11 +68,6 @@ public final class SqWqe extends QuadView {
     public static final int REPORT_RTT = 8;
     /** Immediate data present (the immData argument is used). */
     public static final int IMMEDIATE = 16;
-
-    public SqWqe wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     // ---------------------------------------------------------------- reader (the model)
 
