@@ -1,7 +1,7 @@
 package dev.irdmaemu.fw.aq;
 
 import dev.irdmaemu.fw.Check;
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * A whole DDP package file (ice_ddp.h), as the driver reads {@code intel/ice/ddp/ice.pkg}: struct ice_pkg_hdr
@@ -18,7 +18,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * every segment inside the file) and checks that each ice or signing segment's buffer table lies inside its
  * segment. Used by tests and the Java driver to send a package the way ice_ddp.c ice_download_pkg does.
  */
-public final class DdpPackageFile extends LeView {
+public final class DdpPackageFile extends LeView implements Flyweight<DdpPackageFile> {
     public static final int SEG_HEADER = 44;
     public static final int SEG_ID_SIZE = 32;
     public static final long SEGMENT_TYPE_METADATA = 0x1;
@@ -47,19 +47,9 @@ public final class DdpPackageFile extends LeView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }
-    }
-
-    public DdpPackageFile wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     public Status validate() {

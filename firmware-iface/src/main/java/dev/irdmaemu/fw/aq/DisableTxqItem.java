@@ -1,7 +1,7 @@
 package dev.irdmaemu.fw.aq;
 
 import dev.irdmaemu.fw.Check;
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * One item of disable Tx LAN queues (0x0C31; ice_adminq_cmd.h struct ice_aqc_dis_txq_item, __packed):
@@ -10,7 +10,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * (ICE_AQC_Q_DIS_BUF_ELEM_TYPE_RDMA_QSET) names an RDMA qset by its qs_handle (ice_dis_vsi_rdma_qset), otherwise
  * it is the LAN queue's PF queue number. The descriptor's num_entries (u8 at params 1) counts the items.
  */
-public final class DisableTxqItem extends LeView {
+public final class DisableTxqItem extends ParentTeidGroup implements Flyweight<DisableTxqItem> {
     public static final int HEADER = 6;
     public static final int RDMA_QSET = 1 << 15;
     public static final int PARAM_CMD_TYPE = 0;
@@ -29,41 +29,18 @@ public final class DisableTxqItem extends LeView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }
     }
 
-    public DisableTxqItem wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
     public Status validate() {
-        failedAt = -1;
-        if (length < HEADER) {
-            return fail(Status.TRUNCATED, 0);
-        }
-        if (numQueues() == 0) {
-            return fail(Status.NO_QUEUES, 4);
-        }
-        if (HEADER + 2L * numQueues() > length) {
-            return fail(Status.IDS_BEYOND_BUFFER, 4);
-        }
-        return Status.ACCEPTED;
-    }
-
-    public long parentTeid() {
-        return u32(0);
+        return checkGroup(HEADER, numQueues(), HEADER + 2L * numQueues(),
+                Status.ACCEPTED, Status.TRUNCATED, Status.NO_QUEUES, Status.IDS_BEYOND_BUFFER);
     }
 
     public int numQueues() {
-        return u8(4);
+        return u8(OFF_COUNT);
     }
 
     public int queueId(int i) {
@@ -77,8 +54,8 @@ public final class DisableTxqItem extends LeView {
     }
 
     public DisableTxqItem write(long parentTeid, int... queueIds) {
-        put32(0, parentTeid);
-        put8(4, queueIds.length);
+        put32(OFF_PARENT_TEID, parentTeid);
+        put8(OFF_COUNT, queueIds.length);
         put8(5, 0);
         for (int i = 0; i < queueIds.length; i++) {
             put16(HEADER + 2L * i, queueIds[i]);

@@ -1,6 +1,6 @@
 package dev.irdmaemu.fw.aq;
 
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * The get_pkg_info_list (0x0C43) reply (ice_adminq_cmd.h struct ice_aqc_get_pkg_info_resp): count le32, then
@@ -10,15 +10,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  * format); ice_get_pkg_info copies the is_active entry's version and name, which ice_get_ddp_pkg_state compares with
  * the file's metadata section.
  */
-public final class PkgInfoList extends LeView {
+public final class PkgInfoList extends LeView implements Flyweight<PkgInfoList> {
     public static final int HEADER = 4;
     public static final int ENTRY_SIZE = 40;
     public static final int NAME_SIZE = 28;
-
-    public PkgInfoList wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     /** Bytes a reply of {@code entries} entries takes. */
     public static int sizeFor(int entries) {

@@ -71,11 +71,6 @@ public final class ProfileTableSection extends LeView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }
@@ -137,14 +132,18 @@ public final class ProfileTableSection extends LeView {
         if (block < 0) {
             return fail(Status.NOT_A_PROFILE_TABLE, 0);
         }
-        int header = kind == KIND_TCAM ? 2 : 4;
-        if (length < header) {
+        if (length < headerLength()) {
             return fail(Status.TOO_SHORT, 0);
         }
-        if (header + count() * entrySize() > length) {
+        if (headerLength() + count() * entrySize() > length) {
             return fail(Status.ENTRIES_BEYOND_SECTION, 0);
         }
         return Status.ACCEPTED;
+    }
+
+    /** The section's header: count and first (le16 each), or the count alone before TCAM entries. */
+    private int headerLength() {
+        return kind == KIND_TCAM ? 2 : 4;
     }
 
     private long entrySize() {
@@ -168,20 +167,13 @@ public final class ProfileTableSection extends LeView {
 
     /** An update_pkg section: its layout and every index it writes inside the block's tables. */
     public Status validate() {
-        failedAt = -1;
-        if (block < 0) {
-            return fail(Status.NOT_A_PROFILE_TABLE, 0);
-        }
-        int header = kind == KIND_TCAM ? 2 : 4;
-        if (length < header) {
-            return fail(Status.TOO_SHORT, 0);
+        Status layout = validateLayout();
+        if (layout != Status.ACCEPTED) {
+            return layout;
         }
         int n = count();
-        if (n == 0) {
+        if (n == 0) { // checked after the layout: with no entries, none can reach past the section
             return fail(Status.EMPTY, 0);
-        }
-        if (header + n * entrySize() > length) {
-            return fail(Status.ENTRIES_BEYOND_SECTION, 0);
         }
         if (kind == KIND_TCAM) {
             for (int i = 0; i < n; i++) {

@@ -1,7 +1,7 @@
 package dev.irdmaemu.fw.aq;
 
 import dev.irdmaemu.fw.Check;
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * One group of add Tx RDMA qsets (0x0C33; ice_adminq_cmd.h struct ice_aqc_add_rdma_qset_data): parent_teid le32,
@@ -9,7 +9,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * tx_qset_id le16 (irdma's qs_handle), 2 reserved, qset_teid le32 (reply), struct ice_aqc_txsched_elem info (16).
  * The descriptor's num_qset_grps (u8 at params 0) counts the groups; ice_common.c ice_ena_vsi_rdma_qset sends one.
  */
-public final class RdmaQsetGroup extends LeView {
+public final class RdmaQsetGroup extends ParentTeidGroup implements Flyweight<RdmaQsetGroup> {
     public static final int HEADER = 8;
     public static final int ENTRY_SIZE = 24;
 
@@ -26,41 +26,18 @@ public final class RdmaQsetGroup extends LeView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }
     }
 
-    public RdmaQsetGroup wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
     public Status validate() {
-        failedAt = -1;
-        if (length < HEADER) {
-            return fail(Status.TRUNCATED, 0);
-        }
-        if (numQsets() == 0) {
-            return fail(Status.NO_QSETS, 4);
-        }
-        if (size() > length) {
-            return fail(Status.ENTRIES_BEYOND_BUFFER, 4);
-        }
-        return Status.ACCEPTED;
-    }
-
-    public long parentTeid() {
-        return u32(0);
+        return checkGroup(HEADER, numQsets(), size(),
+                Status.ACCEPTED, Status.TRUNCATED, Status.NO_QSETS, Status.ENTRIES_BEYOND_BUFFER);
     }
 
     public int numQsets() {
-        return u16(4);
+        return u16(OFF_COUNT);
     }
 
     public long size() {
@@ -68,8 +45,8 @@ public final class RdmaQsetGroup extends LeView {
     }
 
     public RdmaQsetGroup header(long parentTeid, int numQsets) {
-        put32(0, parentTeid);
-        put16(4, numQsets);
+        put32(OFF_PARENT_TEID, parentTeid);
+        put16(OFF_COUNT, numQsets);
         put16(6, 0);
         return this;
     }

@@ -1,7 +1,7 @@
 package dev.irdmaemu.fw.aq;
 
 import dev.irdmaemu.fw.Check;
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * A scheduler element group (ice_adminq_cmd.h struct ice_aqc_txsched_topo_grp_info_hdr, 8 bytes: parent_teid
@@ -10,7 +10,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * for {@link #MAX_LEVELS} elements), or le32 TEIDs for delete sched elems (0x040F, struct ice_aqc_delete_elem).
  * {@link #validate(int)} checks that the count the header claims fits the bytes the driver sent.
  */
-public final class SchedGroup extends LeView {
+public final class SchedGroup extends ParentTeidGroup implements Flyweight<SchedGroup> {
     public static final int HEADER = 8;
     /** ICE_AQC_TOPO_MAX_LEVEL_NUM. */
     public static final int MAX_LEVELS = 9;
@@ -36,47 +36,24 @@ public final class SchedGroup extends LeView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }
     }
 
-    public SchedGroup wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
     /** Checks the header and that {@code numElems} entries of {@code entrySize} bytes are there. */
     public Status validate(int entrySize) {
-        failedAt = -1;
-        if (length < HEADER) {
-            return fail(Status.TRUNCATED, 0);
-        }
-        if (numElems() == 0) {
-            return fail(Status.NO_ELEMENTS, 4);
-        }
-        if (HEADER + (long) numElems() * entrySize > length) {
-            return fail(Status.ENTRIES_BEYOND_BUFFER, 4);
-        }
-        return Status.ACCEPTED;
-    }
-
-    public long parentTeid() {
-        return u32(0);
+        return checkGroup(HEADER, numElems(), HEADER + (long) numElems() * entrySize,
+                Status.ACCEPTED, Status.TRUNCATED, Status.NO_ELEMENTS, Status.ENTRIES_BEYOND_BUFFER);
     }
 
     public int numElems() {
-        return u16(4);
+        return u16(OFF_COUNT);
     }
 
     public SchedGroup header(long parentTeid, int numElems) {
-        put32(0, parentTeid);
-        put16(4, numElems);
+        put32(OFF_PARENT_TEID, parentTeid);
+        put16(OFF_COUNT, numElems);
         put16(6, 0);
         return this;
     }

@@ -1,23 +1,18 @@
 package dev.irdmaemu.fw.aq;
 
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * The buffer of move sched elems (0x0408), struct ice_aqc_move_elem (ice_adminq_cmd.h): a header (struct
  * ice_aqc_txsched_move_grp_info_hdr: src_parent_teid le32 at 0, dest_parent_teid le32 at 4, num_elems le16 at 8,
  * mode u8 at 10, a reserved byte) and then {@code num_elems} le32 TEIDs.
  */
-public final class SchedMoveElements extends LeView {
+public final class SchedMoveElements extends LeView implements Flyweight<SchedMoveElements> {
     public static final int HEADER = 12;
     private static final int SRC_PARENT = 0;
     private static final int DEST_PARENT = 4;
     private static final int NUM_ELEMS = 8;
     private static final int MODE = 10;
-
-    public SchedMoveElements wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     /** Whether the header and every TEID it announces lie inside the buffer. */
     public boolean complete() {

@@ -1,6 +1,6 @@
 package dev.irdmaemu.fw.aq;
 
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * The query_sched_res (0x0412) reply (ice_adminq_cmd.h struct ice_aqc_query_txsched_res_resp): 32 bytes of
@@ -13,15 +13,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  * sizes zero, and the stock ice.ko of Linux 7.3 then dereferences a NULL children array in ice_sched_add_node (found
  * by booting it on the model).
  */
-public final class SchedResources extends LeView {
+public final class SchedResources extends LeView implements Flyweight<SchedResources> {
     public static final int GENERIC_SIZE = 32;
     public static final int LAYER_SIZE = 32;
     public static final int SIZE = GENERIC_SIZE + SchedGroup.MAX_LEVELS * LAYER_SIZE;
-
-    public SchedResources wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     public boolean complete() {
         return has(0, SIZE);

@@ -1,7 +1,7 @@
 package dev.irdmaemu.fw.aq;
 
 import dev.irdmaemu.fw.Check;
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * One switch rule of add/update/remove sw rules (0x02A0/0x02A1/0x02A2), rules packed one after the other in the
@@ -16,7 +16,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * </ul>
  * The reply is the same buffer with the index (and status) filled in per rule.
  */
-public final class SwitchRule extends LeView {
+public final class SwitchRule extends LeView implements Flyweight<SwitchRule> {
     public static final int T_LKUP_RX = 0;
     public static final int T_LKUP_TX = 1;
     public static final int T_LG_ACT = 2;
@@ -62,19 +62,9 @@ public final class SwitchRule extends LeView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }
-    }
-
-    public SwitchRule wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     public Status validate() {

@@ -1,16 +1,12 @@
 package dev.irdmaemu.fw.aq;
 
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * A buffer that is a plain array of le32 TEIDs: suspend and resume sched elems (0x0409 / 0x040A, ice_sched.c
  * ice_sched_suspend_resume_elems), and query sched elems' request.
  */
-public final class TeidList extends LeView {
-    public TeidList wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
+public final class TeidList extends LeView implements Flyweight<TeidList> {
 
     /** Whether {@code count} TEIDs fit in the buffer. */
     public boolean holds(int count) {

@@ -1,7 +1,7 @@
 package dev.irdmaemu.fw.aq;
 
 import dev.irdmaemu.fw.Check;
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * One queue group of add Tx LAN queues (0x0C30; ice_adminq_cmd.h struct ice_aqc_add_tx_qgrp): parent_teid le32,
@@ -13,7 +13,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * ice_common.c ice_aq_add_lan_txq sends groups back to back and requires the buffer to be exactly their sum; the
  * descriptor's num_qgrps (u8 at params 0) counts them. {@link #size()} is this group's length.
  */
-public final class TxQueueGroup extends LeView {
+public final class TxQueueGroup extends ParentTeidGroup implements Flyweight<TxQueueGroup> {
     public static final int HEADER = 8;
     public static final int ENTRY_SIZE = 48;
     public static final int ENTRY_TXQ_ID = 0;
@@ -36,41 +36,18 @@ public final class TxQueueGroup extends LeView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }
     }
 
-    public TxQueueGroup wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
     public Status validate() {
-        failedAt = -1;
-        if (length < HEADER) {
-            return fail(Status.TRUNCATED, 0);
-        }
-        if (numTxqs() == 0) {
-            return fail(Status.NO_QUEUES, 4);
-        }
-        if (size() > length) {
-            return fail(Status.ENTRIES_BEYOND_BUFFER, 4);
-        }
-        return Status.ACCEPTED;
-    }
-
-    public long parentTeid() {
-        return u32(0);
+        return checkGroup(HEADER, numTxqs(), size(),
+                Status.ACCEPTED, Status.TRUNCATED, Status.NO_QUEUES, Status.ENTRIES_BEYOND_BUFFER);
     }
 
     public int numTxqs() {
-        return u8(4);
+        return u8(OFF_COUNT);
     }
 
     public long size() {
@@ -78,8 +55,8 @@ public final class TxQueueGroup extends LeView {
     }
 
     public TxQueueGroup header(long parentTeid, int numTxqs) {
-        put32(0, parentTeid);
-        put8(4, numTxqs);
+        put32(OFF_PARENT_TEID, parentTeid);
+        put8(OFF_COUNT, numTxqs);
         return this;
     }
 

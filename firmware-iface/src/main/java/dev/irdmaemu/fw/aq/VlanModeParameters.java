@@ -1,6 +1,6 @@
 package dev.irdmaemu.fw.aq;
 
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * The 100-byte buffers of set and get VLAN mode parameters (0x020C / 0x020D, ice_adminq_cmd.h struct
@@ -8,7 +8,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * l2tag_prio_tagging (the RDMA packet classification, 66) and the management VLAN protocol (69); the get buffer's
  * vlan_mode (0: single, 1: double).
  */
-public final class VlanModeParameters extends LeView {
+public final class VlanModeParameters extends LeView implements Flyweight<VlanModeParameters> {
     public static final int SIZE = 100;
     private static final int VLAN_MODE = 0;
     private static final int PRIO_TAGGING = 1;
@@ -20,11 +20,6 @@ public final class VlanModeParameters extends LeView {
     public static final int DVM_RDMA_PACKET = 0x1A;
     public static final int MNG_PROT_OUTER = 0x10;
     public static final int MNG_PROT_INNER = 0x11;
-
-    public VlanModeParameters wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     public boolean complete() {
         return length >= SIZE;

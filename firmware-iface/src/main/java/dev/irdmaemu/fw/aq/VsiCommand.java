@@ -1,7 +1,7 @@
 package dev.irdmaemu.fw.aq;
 
+import dev.irdmaemu.fw.Flyweight;
 import java.util.List;
-import net.openhft.chronicle.bytes.BytesStore;
 
 /**
  * Add/update/get/free VSI (0x0210/0x0211/0x0212/0x0213). The descriptor params (ice_adminq_cmd.h struct
@@ -10,7 +10,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * (struct ice_aqc_add_update_free_vsi_resp): vsi_num at 0, ext_status at 2, vsi_used at 4, vsi_free at 6. The
  * buffer is the 128-byte VSI context, struct ice_aqc_vsi_props; this flyweight reads the few fields the model uses.
  */
-public final class VsiCommand extends LeView {
+public final class VsiCommand extends LeView implements Flyweight<VsiCommand> {
     public static final int PROPS_SIZE = 128;
     public static final int PARAM_VSI_NUM = 0;
     public static final int PARAM_CMD_FLAGS = 2;
@@ -86,11 +86,6 @@ public final class VsiCommand extends LeView {
     /** A little-endian u16 of a kept 128-byte context. */
     public static int propsU16(byte[] props, int offset) {
         return props[offset] & 0xFF | (props[offset + 1] & 0xFF) << 8;
-    }
-
-    public VsiCommand wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     public boolean complete() {

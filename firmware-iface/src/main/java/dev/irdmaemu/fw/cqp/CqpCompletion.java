@@ -3,6 +3,7 @@ package dev.irdmaemu.fw.cqp;
 import static dev.irdmaemu.fw.reg.Bits.bit;
 import static dev.irdmaemu.fw.reg.Bits.genmask;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.reg.Bits;
 import dev.irdmaemu.fw.reg.QuadwordView;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -22,7 +23,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * code not from the CQE but from the header of the SQ WQE at WQEIDX ({@link CqpWqe#opcode()}). The valid bit is
  * the CQ's polarity: irdma_sc_ccq_init starts it at 1 and the driver flips it each time its head wraps to 0.
  */
-public final class CqpCompletion extends QuadwordView {
+public final class CqpCompletion extends QuadwordView implements Flyweight<CqpCompletion> {
     public static final int SIZE = 32;
     public static final int EXTENDED_SIZE = 64;
 
@@ -34,11 +35,6 @@ public final class CqpCompletion extends QuadwordView {
     public static final long OOO_CMPL = bit(54);
     public static final long ERROR = bit(55);
     public static final long VALID = bit(63);
-
-    public CqpCompletion wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     public CqpCompletion wrap(BytesStore<?, ?> store, long offset) {
         return wrap(store, offset, SIZE);

@@ -3,6 +3,7 @@ package dev.irdmaemu.fw.cqp;
 import static dev.irdmaemu.fw.reg.Bits.bit;
 import static dev.irdmaemu.fw.reg.Bits.genmask;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.reg.Bits;
 import dev.irdmaemu.fw.reg.QuadwordView;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -26,7 +27,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * holds {@code 2^(SQSIZE+1)} WQEs ({@link #sqEntries()}). hw.c irdma_create_cqp sends 2048 WQEs, HW_MAJVER_GEN_2,
  * rf->rsrc_profile and rf->protocol_used; struct_ver is left 0.
  */
-public final class CqpHostContext extends QuadwordView {
+public final class CqpHostContext extends QuadwordView implements Flyweight<CqpHostContext> {
     public static final int SIZE = 64;
 
     public static final long DISABLE_PFPDUS = bit(1);
@@ -65,11 +66,6 @@ public final class CqpHostContext extends QuadwordView {
         DCQCN_T | HAI_FACTOR | RAI_FACTOR,
         DCQCN_B | DCQCN_F | CC_CFG_VALID | RREDUCE_MPERIOD,
     };
-
-    public CqpHostContext wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     public CqpHostContext wrap(BytesStore<?, ?> store, long offset) {
         return wrap(store, offset, SIZE);

@@ -20,11 +20,6 @@ public enum CqpHostContextCheck implements Check {
     }
 
     @Override
-    public boolean accepted() {
-        return this == ACCEPTED;
-    }
-
-    @Override
     public String describe() {
         return text;
     }

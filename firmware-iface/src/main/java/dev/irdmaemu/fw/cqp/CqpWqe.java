@@ -3,6 +3,7 @@ package dev.irdmaemu.fw.cqp;
 import static dev.irdmaemu.fw.reg.Bits.bit;
 import static dev.irdmaemu.fw.reg.Bits.genmask;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.reg.Bits;
 import dev.irdmaemu.fw.reg.Gen2HwMask;
 import dev.irdmaemu.fw.reg.QuadwordView;
@@ -21,7 +22,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * layout the named ctrl.c writer produces and is meaningful only for that op. {@link #validate()} checks the
  * opcode, that no bit outside the op's fields is set, and the fields' ranges. Gen2 field widths (icrdma_masks[]).
  */
-public final class CqpWqe extends QuadwordView {
+public final class CqpWqe extends QuadwordView implements Flyweight<CqpWqe> {
     public static final int SIZE = 64;
     public static final int QWORDS = 8;
     public static final int OFF_HEADER = 24;
@@ -243,11 +244,6 @@ public final class CqpWqe extends QuadwordView {
     /** The bits the ctrl.c writer of {@code op} can set in quadword {@code qword}; 0 for ops not decoded. */
     public static long usedBits(CqpOpcode op, int qword) {
         return CqpWqeRules.usedBits(op, qword);
-    }
-
-    public CqpWqe wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     /** Wraps the 64-byte WQE at {@code offset}. */

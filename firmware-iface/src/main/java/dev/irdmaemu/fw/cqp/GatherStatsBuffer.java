@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.cqp;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.reg.QuadwordView;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -13,7 +14,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * <p>The driver's buffer is twice the size (irdma_vsi_stats_init: the gather area and the last gather); the device
  * writes the first {@link #SIZE} bytes only.
  */
-public final class GatherStatsBuffer extends QuadwordView {
+public final class GatherStatsBuffer extends QuadwordView implements Flyweight<GatherStatsBuffer> {
     /** IRDMA_GATHER_STATS_BUF_SIZE. */
     public static final int SIZE = 1024;
     /** irdma_vsi_stats_init: stats_buff_mem.size = 2 x IRDMA_GATHER_STATS_BUF_SIZE. */
@@ -109,11 +110,6 @@ public final class GatherStatsBuffer extends QuadwordView {
     }
 
     private static final Stat[] STATS = Stat.values();
-
-    public GatherStatsBuffer wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     public GatherStatsBuffer wrap(BytesStore<?, ?> store, long offset) {
         return wrap(store, offset, SIZE);

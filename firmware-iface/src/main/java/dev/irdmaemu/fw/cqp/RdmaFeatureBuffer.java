@@ -2,6 +2,7 @@ package dev.irdmaemu.fw.cqp;
 
 import static dev.irdmaemu.fw.reg.Bits.genmask;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.reg.Bits;
 import dev.irdmaemu.fw.reg.QuadwordView;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -13,7 +14,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * retries with a larger buffer when more than IRDMA_MAX_FEATURES (34), skips types of 34 and above, and keeps
  * each entry whole in feature_info[type]. Its buffer is ALIGN(8 * IRDMA_MAX_FEATURES, 16) = 272 bytes.
  */
-public final class RdmaFeatureBuffer extends QuadwordView {
+public final class RdmaFeatureBuffer extends QuadwordView implements Flyweight<RdmaFeatureBuffer> {
     public static final long FEATURE_TYPE = genmask(63, 48);
     public static final long FEATURE_INFO = genmask(47, 0);
     public static final long FEATURE_CNT = genmask(47, 32);
@@ -32,11 +33,6 @@ public final class RdmaFeatureBuffer extends QuadwordView {
      */
     public static final long FLAG_ATOMICS_ALLOWED = 1L;
     public static final long FLAG_MANAGE_RSRC_VER2 = 1L << 2;
-
-    public RdmaFeatureBuffer wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     /** Entries announced by the first quadword's FEATURE_CNT. */
     public int count() {

@@ -1,6 +1,7 @@
 package dev.irdmaemu.fw.frame;
 
 import dev.irdmaemu.fw.Check;
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -16,7 +17,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * Parse: {@link #wrap}, then {@link #validate()} ({@link #failedAt()}: the offset of the first field that broke
  * the rule); accessors read 0 outside the wrapped bytes. Build: {@link #write}. No allocation.
  */
-public final class ArpPacket extends WireView {
+public final class ArpPacket extends WireView implements Flyweight<ArpPacket> {
     public static final int LENGTH = 28;
     /** RFC 826 ar$hrd for Ethernet, ar$op values (IANA "Address Resolution Protocol (ARP) Parameters"). */
     public static final int HARDWARE_ETHERNET = 1;
@@ -47,19 +48,9 @@ public final class ArpPacket extends WireView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return description;
         }
-    }
-
-    public ArpPacket wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     public Status validate() {

@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.frame;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -20,7 +21,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * bytes outside the wrapped range, so a caller that skips validation reads garbage but never crashes.
  * Build: the static {@code write*} methods. No allocation on either side.
  */
-public final class EthernetFrame extends WireView {
+public final class EthernetFrame extends WireView implements Flyweight<EthernetFrame> {
     /** EtherType of IPv4 (IEEE Registration Authority EtherType list). */
     public static final int ETHERTYPE_IPV4 = 0x0800;
     /** EtherType of ARP. */
@@ -54,20 +55,9 @@ public final class EthernetFrame extends WireView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return description;
         }
-    }
-
-    /** Wrap {@code length} bytes at {@code offset}; a range reaching outside the store is cut at its end. */
-    public EthernetFrame wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     public Status validate() {

@@ -1,6 +1,7 @@
 package dev.irdmaemu.fw.frame;
 
 import dev.irdmaemu.fw.Check;
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -19,7 +20,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * failed field's offset in the message, -1 for a rule on the IP header ({@link Status#ND_HOP_LIMIT}). Accessors
  * read 0 outside the wrapped bytes. Build: the static {@code write*} methods. No allocation.
  */
-public final class IcmpMessage extends WireView {
+public final class IcmpMessage extends WireView implements Flyweight<IcmpMessage> {
     /** IANA protocol numbers of ICMP and ICMPv6. */
     public static final int PROTOCOL_ICMP = 1;
     public static final int PROTOCOL_ICMPV6 = 58;
@@ -74,19 +75,9 @@ public final class IcmpMessage extends WireView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return description;
         }
-    }
-
-    public IcmpMessage wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     /** RFC 792: at least the 8-byte header, and the checksum over the whole message verifies. */

@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.frame;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -21,7 +22,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * alone (for a reader of captures, where a sending host's checksum offload leaves checksums unfilled). Offsets are
  * relative to the wrapped start; accessors read 0 outside the wrapped range.
  */
-public final class Ipv4Header extends WireView {
+public final class Ipv4Header extends WireView implements Flyweight<Ipv4Header> {
     public static final int MIN_HEADER_LENGTH = 20;
 
     private static final int VER_IHL = 0;
@@ -59,19 +60,9 @@ public final class Ipv4Header extends WireView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return description;
         }
-    }
-
-    public Ipv4Header wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     public Status validate() {

@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.frame;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -18,7 +19,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * {@link Status#EXTENSION_HEADER}. Addresses are read as two longs each, the most significant (first on the
  * wire) half in {@code ...Hi}. Offsets are relative to the wrapped start; accessors read 0 outside it.
  */
-public final class Ipv6Header extends WireView {
+public final class Ipv6Header extends WireView implements Flyweight<Ipv6Header> {
     public static final int HEADER_LENGTH = 40;
 
     private static final int VER_TC_FLOW = 0;
@@ -42,19 +43,9 @@ public final class Ipv6Header extends WireView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return description;
         }
-    }
-
-    public Ipv6Header wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     public Status validate() {

@@ -81,11 +81,6 @@ public final class TcpHeader extends WireView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return description;
         }
@@ -545,36 +540,17 @@ public final class TcpHeader extends WireView {
                 return headerLength;
             }
             if (mss >= 0) {
-                NetworkOrder.put8(store, at, OPTION_MSS);
-                NetworkOrder.put8(store, at + 1, 4);
-                NetworkOrder.put16(store, at + 2, mss);
-                at += 4;
+                at = TcpOptionEncoding.mss(store, at, mss);
             }
             if (timestamps) {
-                if (sackPermitted) {
-                    NetworkOrder.put8(store, at, OPTION_SACK_PERMITTED);
-                    NetworkOrder.put8(store, at + 1, 2);
-                } else {
-                    NetworkOrder.put8(store, at, OPTION_NOP);
-                    NetworkOrder.put8(store, at + 1, OPTION_NOP);
-                }
-                NetworkOrder.put8(store, at + 2, OPTION_TIMESTAMPS);
-                NetworkOrder.put8(store, at + 3, 10);
-                NetworkOrder.put32(store, at + 4, (int) tsVal);
-                NetworkOrder.put32(store, at + 8, (int) tsEcr);
-                at += 12;
+                at = sackPermitted ? TcpOptionEncoding.sackPermitted(store, at) : TcpOptionEncoding.nops(store, at);
+                at = TcpOptionEncoding.timestamps(store, at, tsVal, tsEcr);
             } else if (sackPermitted) {
-                NetworkOrder.put8(store, at, OPTION_NOP);
-                NetworkOrder.put8(store, at + 1, OPTION_NOP);
-                NetworkOrder.put8(store, at + 2, OPTION_SACK_PERMITTED);
-                NetworkOrder.put8(store, at + 3, 2);
-                at += 4;
+                at = TcpOptionEncoding.sackPermitted(store, TcpOptionEncoding.nops(store, at));
             }
             if (windowScale >= 0) {
                 NetworkOrder.put8(store, at, OPTION_NOP);
-                NetworkOrder.put8(store, at + 1, OPTION_WINDOW_SCALE);
-                NetworkOrder.put8(store, at + 2, 3);
-                NetworkOrder.put8(store, at + 3, windowScale);
+                TcpOptionEncoding.windowScale(store, at + 1, windowScale);
             }
             return headerLength;
         }
@@ -584,28 +560,16 @@ public final class TcpHeader extends WireView {
                 return;
             }
             if (mss >= 0) {
-                NetworkOrder.put8(store, at, OPTION_MSS);
-                NetworkOrder.put8(store, at + 1, 4);
-                NetworkOrder.put16(store, at + 2, mss);
-                at += 4;
+                at = TcpOptionEncoding.mss(store, at, mss);
             }
             if (sackPermitted) {
-                NetworkOrder.put8(store, at, OPTION_SACK_PERMITTED);
-                NetworkOrder.put8(store, at + 1, 2);
-                at += 2;
+                at = TcpOptionEncoding.sackPermitted(store, at);
             }
             if (timestamps) {
-                NetworkOrder.put8(store, at, OPTION_TIMESTAMPS);
-                NetworkOrder.put8(store, at + 1, 10);
-                NetworkOrder.put32(store, at + 2, (int) tsVal);
-                NetworkOrder.put32(store, at + 6, (int) tsEcr);
-                at += 10;
+                at = TcpOptionEncoding.timestamps(store, at, tsVal, tsEcr);
             }
             if (windowScale >= 0) {
-                NetworkOrder.put8(store, at, OPTION_WINDOW_SCALE);
-                NetworkOrder.put8(store, at + 1, 3);
-                NetworkOrder.put8(store, at + 2, windowScale);
-                at += 3;
+                at = TcpOptionEncoding.windowScale(store, at, windowScale);
             }
             while (at < end) { // EOL (kind 0) and the zero padding after it are the same byte
                 NetworkOrder.put8(store, at++, OPTION_EOL);

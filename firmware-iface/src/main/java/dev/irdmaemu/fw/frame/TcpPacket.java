@@ -56,11 +56,6 @@ public final class TcpPacket extends ByteWindow {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return description;
         }

@@ -2,6 +2,7 @@ package dev.irdmaemu.fw.hmc;
 
 import static dev.irdmaemu.fw.reg.Bits.genmask;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.reg.Bits;
 import dev.irdmaemu.fw.reg.Gen2HwMask;
 import dev.irdmaemu.fw.reg.QuadwordView;
@@ -19,7 +20,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * </pre>
  * The driver then sizes the SD table from the object with the highest base: ceil((base + count * size) / 2 MiB).
  */
-public final class FpmCommitBuffer extends QuadwordView {
+public final class FpmCommitBuffer extends QuadwordView implements Flyweight<FpmCommitBuffer> {
     /** IRDMA_COMMIT_FPM_BUF_SIZE (user.h). */
     public static final int SIZE = 208;
     public static final int BASE_SHIFT = 32;
@@ -31,11 +32,6 @@ public final class FpmCommitBuffer extends QuadwordView {
     public static final int OFF_SCRATCH_BUF1 = 200;
     /** IRDMA_HMC_DIRECT_BP_SIZE: the span of one SD. */
     public static final long SD_SPAN = 0x20_0000L;
-
-    public FpmCommitBuffer wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     public FpmCommitBuffer wrap(BytesStore<?, ?> store, long offset) {
         return wrap(store, offset, SIZE);

@@ -2,6 +2,7 @@ package dev.irdmaemu.fw.hmc;
 
 import static dev.irdmaemu.fw.reg.Bits.genmask;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.reg.Bits;
 import dev.irdmaemu.fw.reg.QuadwordView;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -18,7 +19,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * </pre>
  * The PF driver uses max_pe_sds as is (the unprivileged-function decrement does not apply).
  */
-public final class FpmQueryBuffer extends QuadwordView {
+public final class FpmQueryBuffer extends QuadwordView implements Flyweight<FpmQueryBuffer> {
     /** IRDMA_QUERY_FPM_BUF_SIZE (user.h). */
     public static final int SIZE = 200;
     public static final int OFF_MISC = 120;
@@ -37,11 +38,6 @@ public final class FpmQueryBuffer extends QuadwordView {
     public static final int APBVT_OBJECT_SIZE = 8192;
 
     private static final HmcObjectType[] TYPES = HmcObjectType.values();
-
-    public FpmQueryBuffer wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     public FpmQueryBuffer wrap(BytesStore<?, ?> store, long offset) {
         return wrap(store, offset, SIZE);

@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.iwarp;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.WireView;
 
@@ -17,8 +18,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * </pre>
  * Queue numbers are reported, not judged: compare {@link #queueNumber()} with
  * {@link RdmapOpcode#expectedQueueFor(int)}.
+ * <p>{@link #wrap} takes the DDP segment (header and payload).
  */
-public final class DdpHeader extends WireView {
+public final class DdpHeader extends WireView implements Flyweight<DdpHeader> {
     public static final int TAGGED_LENGTH = 14;
     public static final int UNTAGGED_LENGTH = 18;
     /** The smaller of the two header sizes: the least a ULPDU can carry. */
@@ -43,12 +45,6 @@ public final class DdpHeader extends WireView {
     public static final int OFF_QN = 6;
     public static final int OFF_MSN = 10;
     public static final int OFF_MO = 14;
-
-    /** Wraps {@code length} bytes at {@code offset}: the DDP segment (header and payload). */
-    public DdpHeader wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     public DdpCheck validate() {
         failedAt = -1;

@@ -18,11 +18,6 @@ public enum FpduCheck implements Check {
     }
 
     @Override
-    public boolean accepted() {
-        return this == ACCEPTED;
-    }
-
-    @Override
     public String describe() {
         return text;
     }

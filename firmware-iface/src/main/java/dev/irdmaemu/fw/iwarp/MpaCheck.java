@@ -20,11 +20,6 @@ public enum MpaCheck implements Check {
     }
 
     @Override
-    public boolean accepted() {
-        return this == ACCEPTED;
-    }
-
-    @Override
     public String describe() {
         return text;
     }

@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.iwarp;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.WireView;
 
@@ -20,8 +21,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * Note: irdma_parse_mpa reads the RTR message whenever the revision is 2, without looking at the H bit; RFC 6581
  * ties it to H. {@link #hasRtr()} follows the RFC; {@link #ctrlIrd()}/{@link #ctrlOrd()} read bytes 20..23
  * whenever they are present, so a CM mimicking irdma can use them directly for any revision-2 frame.
+ * <p>{@link #wrap} takes the bytes received (as irdma_parse_mpa gets its buffer).
  */
-public final class MpaFrame extends WireView {
+public final class MpaFrame extends WireView implements Flyweight<MpaFrame> {
     public static final String KEY_REQUEST = "MPA ID Req Frame";
     public static final String KEY_REPLY = "MPA ID Rep Frame";
     public static final int KEY_SIZE = 16;
@@ -84,12 +86,6 @@ public final class MpaFrame extends WireView {
             w = w << 8 | u8(rel + i);
         }
         return w;
-    }
-
-    /** Wraps the {@code length} bytes received at {@code offset} (as irdma_parse_mpa gets its buffer). */
-    public MpaFrame wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     public MpaCheck validate() {

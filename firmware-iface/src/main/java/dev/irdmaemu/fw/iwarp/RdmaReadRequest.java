@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.iwarp;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.WireView;
 
@@ -12,20 +13,15 @@ import net.openhft.chronicle.bytes.BytesStore;
  *   0 Data Sink STag (32)   4 Data Sink Tagged Offset (64)   12 RDMA Read Message Size (32)
  *  16 Data Source STag (32) 20 Data Source Tagged Offset (64)  = 28 bytes
  * </pre>
+ * <p>{@link #wrap} takes the RDMAP payload (the DDP payload).
  */
-public final class RdmaReadRequest extends WireView {
+public final class RdmaReadRequest extends WireView implements Flyweight<RdmaReadRequest> {
     public static final int LENGTH = 28;
     public static final int OFF_SINK_STAG = 0;
     public static final int OFF_SINK_TO = 4;
     public static final int OFF_READ_SIZE = 12;
     public static final int OFF_SOURCE_STAG = 16;
     public static final int OFF_SOURCE_TO = 20;
-
-    /** Wraps the RDMAP payload (DDP payload) at {@code offset}. */
-    public RdmaReadRequest wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     public RdmaReadRequestCheck validate() {
         failedAt = -1;

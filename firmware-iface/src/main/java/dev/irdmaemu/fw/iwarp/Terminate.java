@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.iwarp;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.NetworkOrder;
 import dev.irdmaemu.fw.WireView;
 
@@ -17,8 +18,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  *    R: the RDMA Read Request header (28 bytes, RFC 5040 §4.4), copied
  * </pre>
  * irdma and siw always set M with D; a D-without-M message is parsed with the DDP header at offset 4.
+ * <p>{@link #wrap} takes the Terminate message (the DDP payload).
  */
-public final class Terminate extends WireView {
+public final class Terminate extends WireView implements Flyweight<Terminate> {
     public static final int CONTROL_LENGTH = 4;
     public static final int DDP_SEGMENT_LENGTH_SIZE = 2;
     public static final int FLAG_M = 0x80;
@@ -107,12 +109,6 @@ public final class Terminate extends WireView {
     /** The first byte of the Terminate Control: Layer in the high nibble, Error Type in the low (RFC 5040 §4.8). */
     public static int layerEtype(int layer, int errorType) {
         return (layer & 0x0f) << 4 | errorType & 0x0f;
-    }
-
-    /** Wraps the Terminate message (the DDP payload) at {@code offset}. */
-    public Terminate wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
     }
 
     public TerminateCheck validate() {

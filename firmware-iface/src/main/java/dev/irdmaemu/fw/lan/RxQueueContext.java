@@ -39,11 +39,6 @@ public final class RxQueueContext extends PackedContext {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }

@@ -51,11 +51,6 @@ public final class TxDescriptor extends QuadwordView {
         }
 
         @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
-
-        @Override
         public String describe() {
             return text;
         }

@@ -23,11 +23,6 @@ public enum PcapCheck implements Check {
     }
 
     @Override
-    public boolean accepted() {
-        return this == ACCEPTED;
-    }
-
-    @Override
     public String describe() {
         return description;
     }

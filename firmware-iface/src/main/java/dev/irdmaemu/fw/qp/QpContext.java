@@ -1,7 +1,7 @@
 package dev.irdmaemu.fw.qp;
 
+import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.queue.QuadView;
-import net.openhft.chronicle.bytes.BytesStore;
 
 /**
  * Flyweight over the 256-byte iWARP QP host context (user.h IRDMA_QP_CTX_SIZE) exactly as irdma_sc_qp_setctx
@@ -35,7 +35,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * <p>{@link #write} is the driver side; the getters, {@link #validate(boolean)} and the {@code read*} record
  * builders (which allocate; use them at Modify QP time, not per frame) are the model side.
  */
-public final class QpContext extends QuadView {
+public final class QpContext extends QuadView implements Flyweight<QpContext> {
     public static final int SIZE = 256;
 
     public static final int OFF_QW0 = 0;
@@ -67,11 +67,6 @@ public final class QpContext extends QuadView {
 
     /** defs.h ECN_CODE_PT_VAL: the ECT codepoint irdma_sc_qp_setctx puts in TOS when ECN or DCTCP is on. */
     public static final int ECN_CODE_PT_VAL = 2;
-
-    public QpContext wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
 
     // ---------------------------------------------------------------- checks
 

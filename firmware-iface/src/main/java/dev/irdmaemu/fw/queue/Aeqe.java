@@ -1,6 +1,6 @@
 package dev.irdmaemu.fw.queue;
 
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * Flyweight over one 16-byte asynchronous event queue entry (user.h IRDMA_AEQE_SIZE = 2 quadwords) in the gen2
@@ -15,7 +15,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * The QP/CQ id is 19 bits: the low 18 in QPCQID_LOW, bit 18 in QPCQID_HI. The model writes qword0 first, then
  * qword1 with the valid bit in a single store.
  */
-public final class Aeqe extends QuadView {
+public final class Aeqe extends QuadView implements Flyweight<Aeqe> {
     public static final int SIZE = 16;
     public static final int OFF_CONTEXT = 0;
     public static final int OFF_INFO = 8;
@@ -25,20 +25,8 @@ public final class Aeqe extends QuadView {
     /** 19 bits of QP/CQ id (QPCQID_LOW plus QPCQID_HI). */
     public static final int MAX_QP_CQ_ID = (1 << 19) - 1;
 
-    public Aeqe wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
     public CqeCheck validate(boolean polarity) {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
-            return fail(CqeCheck.TRUNCATED, length);
-        }
-        if (valid() != polarity) {
-            return fail(CqeCheck.NOT_POSTED, OFF_INFO + 7);
-        }
-        return CqeCheck.ACCEPTED;
+        return checkPolled(SIZE, OFF_INFO, BIT_VALID, polarity);
     }
 
     public long completionContext() {

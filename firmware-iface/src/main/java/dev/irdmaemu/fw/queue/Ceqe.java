@@ -1,6 +1,6 @@
 package dev.irdmaemu.fw.queue;
 
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * Flyweight over one 8-byte completion event queue entry (user.h IRDMA_CEQE_SIZE = 1 quadword):
@@ -9,26 +9,14 @@ import net.openhft.chronicle.bytes.BytesStore;
  * whose index is not below the committed CQ count (or is IRDMA_INVALID_CQ_IDX, written by
  * irdma_sc_cleanup_ceqes for a destroyed CQ).
  */
-public final class Ceqe extends QuadView {
+public final class Ceqe extends QuadView implements Flyweight<Ceqe> {
     public static final int SIZE = 8;
     public static final int BIT_VALID = 63;
     /** irdma.h IRDMA_INVALID_CQ_IDX. */
     public static final long INVALID_CQ_IDX = 0xffff_ffffL;
 
-    public Ceqe wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
     public CqeCheck validate(boolean polarity) {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
-            return fail(CqeCheck.TRUNCATED, length);
-        }
-        if (valid() != polarity) {
-            return fail(CqeCheck.NOT_POSTED, 7);
-        }
-        return CqeCheck.ACCEPTED;
+        return checkPolled(SIZE, 0, BIT_VALID, polarity);
     }
 
     /** IRDMA_CEQE_CQCTX [62:0]. */

@@ -1,6 +1,6 @@
 package dev.irdmaemu.fw.queue;
 
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * Flyweight over one 32-byte completion queue entry (user.h struct irdma_cqe, IRDMA_CQE_SIZE = 4 quadwords) as
@@ -25,7 +25,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * pass's, which the driver does not take), every setter leaves it alone, and {@link #valid(boolean)} writes the
  * quadword with the new one in a release store after everything else. No allocation on either path.
  */
-public final class Cqe extends QuadView {
+public final class Cqe extends QuadView implements Flyweight<Cqe> {
     public static final int SIZE = 32;
 
     public static final int OFF_QW0 = 0;
@@ -58,24 +58,12 @@ public final class Cqe extends QuadView {
     public static final int OP_RECEIVE = 0x3e;
     public static final int OP_RECEIVE_IMM = 0x3f;
 
-    public Cqe wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
     /**
      * ACCEPTED when a whole entry is in the window and its valid bit equals the consumer's current polarity
      * (irdma_uk_cq_poll_cmpl: a different valid bit means "no new completion", not an error).
      */
     public CqeCheck validate(boolean polarity) {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
-            return fail(CqeCheck.TRUNCATED, length);
-        }
-        if (valid() != polarity) {
-            return fail(CqeCheck.NOT_POSTED, OFF_QW3 + 7);
-        }
-        return CqeCheck.ACCEPTED;
+        return checkPolled(SIZE, OFF_QW3, BIT_VALID, polarity);
     }
 
     // ---- reader (the driver's view) ----

@@ -1,6 +1,6 @@
 package dev.irdmaemu.fw.queue;
 
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * Flyweight over the second 32 bytes of an extended CQE (user.h struct irdma_extended_cqe, quadwords 4..7),
@@ -15,7 +15,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * IRDMA_CQ_UDVLANVALID / IRDMA_CQ_UDVLAN and the source MAC); the 16-bit VLAN field is the whole TCI as the
  * driver keeps it. Its valid bit follows {@link Cqe#extensionValidBit(boolean, long)}.
  */
-public final class CqeExtension extends QuadView {
+public final class CqeExtension extends QuadView implements Flyweight<CqeExtension> {
     public static final int SIZE = 32;
     public static final int OFF_IMM = 0;
     public static final int OFF_UD = 16;
@@ -25,20 +25,8 @@ public final class CqeExtension extends QuadView {
     public static final int BIT_IMM_VALID = 62;
     public static final int BIT_VALID = 63;
 
-    public CqeExtension wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
     public CqeCheck validate(boolean expectedValidBit) {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
-            return fail(CqeCheck.TRUNCATED, length);
-        }
-        if (valid() != expectedValidBit) {
-            return fail(CqeCheck.NOT_POSTED, OFF_FLAGS + 7);
-        }
-        return CqeCheck.ACCEPTED;
+        return checkPolled(SIZE, OFF_FLAGS, BIT_VALID, expectedValidBit);
     }
 
     public long immediateData() {

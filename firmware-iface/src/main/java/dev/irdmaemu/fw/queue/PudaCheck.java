@@ -15,11 +15,6 @@ public enum PudaCheck implements Check {
     }
 
     @Override
-    public boolean accepted() {
-        return this == ACCEPTED;
-    }
-
-    @Override
     public String describe() {
         return text;
     }

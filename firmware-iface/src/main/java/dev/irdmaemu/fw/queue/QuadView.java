@@ -55,6 +55,23 @@ public abstract class QuadView extends QuadwordView {
         putQ(rel, set(qword(rel), bit, bit, value ? 1 : 0));
     }
 
+    /**
+     * The check of an entry the consumer polls (a CQE and its extension, a CEQE, an AEQE): all {@code size} bytes
+     * in the window, and the valid bit ({@code validBit} of the quadword at {@code validQword}) at the consumer's
+     * current polarity. A different bit means "nothing new here", not an error (irdma_uk_cq_poll_cmpl in uk.c,
+     * irdma_sc_process_ceq and irdma_sc_get_next_aeqe in ctrl.c); NOT_POSTED names the byte holding that bit.
+     */
+    protected final CqeCheck checkPolled(int size, long validQword, int validBit, boolean polarity) {
+        failedAt = -1;
+        if (!has(0, size)) {
+            return fail(CqeCheck.TRUNCATED, length);
+        }
+        if (bit(qword(validQword), validBit) != polarity) {
+            return fail(CqeCheck.NOT_POSTED, validQword + validBit / 8);
+        }
+        return CqeCheck.ACCEPTED;
+    }
+
     protected final void requireRoom(long needed, String what) {
         if (length < needed) {
             throw new IllegalArgumentException(what + " needs " + needed + " bytes, window has " + length);

@@ -1,6 +1,6 @@
 package dev.irdmaemu.fw.queue;
 
-import net.openhft.chronicle.bytes.BytesStore;
+import dev.irdmaemu.fw.Flyweight;
 
 /**
  * Flyweight over one receive queue WQE (irdma_uk_post_receive, gen2; defs.h IRDMAQPRQ_* aliases of the SQ
@@ -12,52 +12,13 @@ import net.openhft.chronicle.bytes.BytesStore;
  * STag; its valid bit is not the ring polarity bookkeeping of uk.c but the inverse of "the old header was
  * non-zero" ({@link #pudaValidBit(long)}), which equals the ring polarity when buffers are reposted in ring order.
  */
-public final class RqWqe extends QuadView {
+public final class RqWqe extends FragmentedWqe implements Flyweight<RqWqe> {
     public static final int MIN_SIZE = 32;
     public static final int MAX_SIZE = 256;
-    public static final int OFF_HEADER = 24;
-    public static final int BIT_VALID = 63;
     /** user.h IRDMA_MAX_INBOUND_MSG_SIZE. */
     public static final long MAX_MESSAGE = 2147483647L;
 
     private static final long ALLOWED_HEADER = mask(41, 38) | 1L << BIT_VALID;
-
-    public RqWqe wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
-    public long header() {
-        return qword(OFF_HEADER);
-    }
-
-    public boolean valid() {
-        return bit(header(), BIT_VALID);
-    }
-
-    public int additionalFragmentCount() {
-        return (int) get(header(), 41, 38);
-    }
-
-    public int fragmentSlots() {
-        return additionalFragmentCount() + 1;
-    }
-
-    public long fragmentAddress(int slot) {
-        return slot < 0 || slot > 15 ? 0 : qword(SqWqe.slotOffset(slot));
-    }
-
-    public long fragmentLength(int slot) {
-        return slot < 0 || slot > 15 ? 0 : get(qword(SqWqe.slotOffset(slot) + 8L), 62, 32);
-    }
-
-    public int fragmentStag(int slot) {
-        return slot < 0 || slot > 15 ? 0 : (int) get(qword(SqWqe.slotOffset(slot) + 8L), 31, 0);
-    }
-
-    public boolean fragmentValid(int slot) {
-        return slot >= 0 && slot <= 15 && bit(qword(SqWqe.slotOffset(slot) + 8L), 63);
-    }
 
     public long totalLength() {
         long t = 0;
@@ -104,7 +65,7 @@ public final class RqWqe extends QuadView {
         }
         for (int s = 0; s < slots; s++) {
             if (fragmentValid(s) != polarity) {
-                return fail(WqeCheck.FRAGMENT_POLARITY, SqWqe.slotOffset(s) + 15L);
+                return fail(WqeCheck.FRAGMENT_POLARITY, slotOffset(s) + 15L);
             }
         }
         if (totalLength() > MAX_MESSAGE) {
@@ -125,17 +86,6 @@ public final class RqWqe extends QuadView {
             return 64;
         }
         return maxFragments <= 7 ? 128 : 256;
-    }
-
-    private void fragment(int off, SgeList sges, int i, boolean polarity) {
-        if (sges == null || i >= sges.count()) {
-            putQ(off, 0L);
-            putQ(off + 8, flag(polarity, 63));
-        } else {
-            putQ(off, sges.address(i));
-            putQ(off + 8, flag(polarity, 63) | prep(Integer.toUnsignedLong(sges.length(i)), 62, 32)
-                | prep(Integer.toUnsignedLong(sges.stag(i)), 31, 0));
-        }
     }
 
     /** irdma_uk_post_receive (gen2); answers the bytes the slots span. */

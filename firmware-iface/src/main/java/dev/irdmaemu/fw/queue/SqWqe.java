@@ -1,5 +1,6 @@
 package dev.irdmaemu.fw.queue;
 
+import dev.irdmaemu.fw.Flyweight;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -27,7 +28,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * (irdma_sc_send_lsmm, irdma_sc_send_rtt) are written at SQ index 0 by {@link #writeLsmm} and
  * {@link #writeRtr}.
  */
-public final class SqWqe extends QuadView {
+public final class SqWqe extends FragmentedWqe implements Flyweight<SqWqe> {
     public static final int QUANTUM = 32;
     /**
      * uk.c irdma_setup_connection_wqes with IRDMA_FEATURE_RTS_AE (gen2): SQ indexes 0 to 2 hold the connection WQEs
@@ -36,7 +37,6 @@ public final class SqWqe extends QuadView {
      */
     public static final int CONNECTION_WQES = 3;
     public static final int MAX_QUANTA = 8;
-    public static final int OFF_HEADER = 24;
     public static final int OFF_REMOTE_TO = 16;
 
     public static final int BIT_REPORTRTT = 46;
@@ -48,7 +48,6 @@ public final class SqWqe extends QuadView {
     public static final int BIT_READFENCE = 60;
     public static final int BIT_LOCALFENCE = 61;
     public static final int BIT_SIGCOMPL = 62;
-    public static final int BIT_VALID = 63;
 
     /** user.h IRDMA_MAX_WQ_FRAGMENT_COUNT / IRDMA_MAX_SGE_RD. */
     public static final int MAX_FRAGMENTS = 13;
@@ -68,20 +67,7 @@ public final class SqWqe extends QuadView {
     /** Immediate data present (the immData argument is used). */
     public static final int IMMEDIATE = 16;
 
-    public SqWqe wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
     // ---------------------------------------------------------------- reader (the model)
-
-    public long header() {
-        return qword(OFF_HEADER);
-    }
-
-    public boolean valid() {
-        return bit(header(), BIT_VALID);
-    }
 
     public int opcode() {
         return (int) get(header(), 37, 32);
@@ -89,15 +75,6 @@ public final class SqWqe extends QuadView {
 
     public SqOpcode sqOpcode() {
         return SqOpcode.of(opcode());
-    }
-
-    public int additionalFragmentCount() {
-        return (int) get(header(), 41, 38);
-    }
-
-    /** Fragment slots described by the header (ADDFRAGCNT + 1), the immediate and the gen2 pad included. */
-    public int fragmentSlots() {
-        return additionalFragmentCount() + 1;
     }
 
     /** The first slot that is an SGE: 1 with immediate data, else 0. */
@@ -169,27 +146,6 @@ public final class SqWqe extends QuadView {
     /** Quadword 0 when {@link #immediate()}. */
     public long immediateData() {
         return qword(0);
-    }
-
-    /** Byte offset of fragment slot {@code slot} in the WQE. */
-    public static int slotOffset(int slot) {
-        return slot == 0 ? 0 : 32 + 16 * (slot - 1);
-    }
-
-    public long fragmentAddress(int slot) {
-        return slot < 0 || slot > 15 ? 0 : qword(slotOffset(slot));
-    }
-
-    public long fragmentLength(int slot) {
-        return slot < 0 || slot > 15 ? 0 : get(qword(slotOffset(slot) + 8L), 62, 32);
-    }
-
-    public int fragmentStag(int slot) {
-        return slot < 0 || slot > 15 ? 0 : (int) get(qword(slotOffset(slot) + 8L), 31, 0);
-    }
-
-    public boolean fragmentValid(int slot) {
-        return slot >= 0 && slot <= 15 && bit(qword(slotOffset(slot) + 8L), 63);
     }
 
     /** Sum of the SGE slot lengths (pad slots are zero-length). */
@@ -417,17 +373,6 @@ public final class SqWqe extends QuadView {
     }
 
     // ---------------------------------------------------------------- writers (the driver)
-
-    private void fragment(int off, SgeList sges, int i, boolean polarity) {
-        if (sges == null || i >= sges.count()) {
-            putQ(off, 0L);
-            putQ(off + 8, flag(polarity, 63));
-        } else {
-            putQ(off, sges.address(i));
-            putQ(off + 8, flag(polarity, 63) | prep(Integer.toUnsignedLong(sges.length(i)), 62, 32)
-                | prep(Integer.toUnsignedLong(sges.stag(i)), 31, 0));
-        }
-    }
 
     /** Fragments as uk.c lays them out; answers ADDFRAGCNT including the gen2 pad slot. */
     private int fragments(SgeList sges, boolean imm, long immData, boolean polarity) {

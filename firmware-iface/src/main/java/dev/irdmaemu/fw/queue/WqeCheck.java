@@ -33,11 +33,6 @@ public enum WqeCheck implements Check {
     }
 
     @Override
-    public boolean accepted() {
-        return this == ACCEPTED;
-    }
-
-    @Override
     public String describe() {
         return text;
     }
