@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class RoceFrameEventTest {
     @Test
-    void roceFramesReadAsDecodePrintsThem() {
+    void roceFramesReadAsDecodePrintsThem() throws Exception {
         SimScheduler s = new SimScheduler(1);
         StringBuilder json = new StringBuilder();
         Trace t = new Trace(s).enableAll(new JsonLinesTraceSink(json));
