@@ -227,7 +227,8 @@ public final class RoceFrame extends ByteWindow {
         switch (bth.opcode().orElseThrow().position()) {
             case FIRST:
             case MIDDLE:
-                return payloadLength == limit ? RoceCheck.ACCEPTED : fail(RoceCheck.PAYLOAD_NOT_FULL_MTU, payloadOffset);
+                return payloadLength == limit ? RoceCheck.ACCEPTED
+                        : fail(RoceCheck.PAYLOAD_NOT_FULL_MTU, payloadOffset);
             case LAST:
                 return payloadLength > 0 ? RoceCheck.ACCEPTED : fail(RoceCheck.EMPTY_LAST_PACKET, payloadOffset);
             default:

@@ -51,6 +51,23 @@ class IcrcTest {
         assertTrue(frame.icrcVerifies());
     }
 
+    /**
+     * The builder's CNP, given the captured packet's addresses, DSCP/ECN byte, IPv4 id and UDP source port (0, no
+     * checksum), is the ConnectX-4 Lx's packet byte for byte: BTH (0x81, P_Key 0xffff, BECN, DestQP, PSN 0), the 16
+     * reserved bytes, the IPv4 checksum and the ICRC.
+     */
+    @Test
+    void builderReproducesTheConnectX4CnpByteForByte() {
+        BytesStore<?, byte[]> captured = hex(CONNECTX4_CNP);
+        RoceFrameBuilder b = new RoceFrameBuilder().ethernet(0xe41d2dab2bc2L, 0x7cfe90643b32L)
+                .ipv4(IpAddress.ipv4(10, 0, 17, 1), IpAddress.ipv4(10, 0, 18, 1)).tos(0xc2).identification(0x718c)
+                .udp(0, false).cnp(0x118);
+        BytesStore<?, byte[]> out = BytesStore.wrap(new byte[(int) captured.capacity()]);
+        assertEquals(captured.capacity(), b.build(out, 0));
+        assertEquals(java.util.HexFormat.of().formatHex(captured.underlyingObject()),
+                java.util.HexFormat.of().formatHex(out.underlyingObject()));
+    }
+
     /** Scapy's roce.uts "RoCE layer" example: a UC SEND ONLY, MigReq, pad 2; ICRC bytes 78 f3 53 f3. */
     @Test
     void scapyUcSendExample() {

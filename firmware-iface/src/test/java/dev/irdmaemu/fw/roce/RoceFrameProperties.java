@@ -120,7 +120,8 @@ class RoceFrameProperties {
     }
 
     @Property(tries = 500)
-    void randomBytesNeverThrow(@ForAll @Size(max = 200) byte[] bytes, @ForAll @IntRange(min = -4, max = 300) int length) {
+    void randomBytesNeverThrow(@ForAll @Size(max = 200) byte[] bytes,
+                               @ForAll @IntRange(min = -4, max = 300) int length) {
         BytesStore<?, byte[]> s = BytesStore.wrap(bytes);
         exercise(s, 0, length);
         // a RoCEv2-looking prefix makes the walk reach the transport

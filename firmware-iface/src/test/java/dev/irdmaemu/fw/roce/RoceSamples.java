@@ -72,7 +72,8 @@ final class RoceSamples {
                 .flags(false, false, false), 256);
         add(out, "UD SEND ONLY IMM v4", base(b).bth(BthOpcode.UD_SEND_ONLY_WITH_IMMEDIATE, 0x33, 8)
                 .deth(0x1111, 0x44).immediate(99), 21);
-        add(out, "UD SEND ONLY v6", base(b).ipv6(V6_HI, 1, V6_HI, 2).flowLabel(0x12345).bth(BthOpcode.UD_SEND_ONLY, 1, 9)
+        add(out, "UD SEND ONLY v6", base(b).ipv6(V6_HI, 1, V6_HI, 2).flowLabel(0x12345)
+                .bth(BthOpcode.UD_SEND_ONLY, 1, 9)
                 .deth(Deth.GSI_Q_KEY, 1), 256);
         add(out, "RC SEND ONLY v6", base(b).ipv6(V6_HI, 1, V6_HI, 2).tos(0x68).bth(BthOpcode.RC_SEND_ONLY, 0x55, 10)
                 .flags(false, false, true), 19);

@@ -33,7 +33,8 @@ class RoceDecodeTsharkTest {
         "ipv6.dst",
     };
     private static final Pattern LINE = Pattern.compile(
-            "^ *(\\d+) \\S+ (\\S+) → (\\S+)(?: \\[vlan \\d+])? (\\S+) (\\d+) (\\d+) → (\\d+) \\| (.+?) QP 0x([0-9a-f]{6}) "
+            "^ *(\\d+) \\S+ (\\S+) → (\\S+)(?: \\[vlan \\d+])? (\\S+) (\\d+) (\\d+) → (\\d+) \\| (.+?) "
+            + "QP 0x([0-9a-f]{6}) "
             + "PSN (\\d+)(.*)$");
     private static final Pattern RETH = Pattern.compile(" RETH VA 0x([0-9a-f]+) R_Key (0x[0-9a-f]{8}) len (\\d+)");
     private static final Pattern AETH = Pattern.compile(
@@ -42,7 +43,8 @@ class RoceDecodeTsharkTest {
     private static final Pattern IMM = Pattern.compile(" ImmDt 0x([0-9a-f]{8})");
     private static final Pattern IETH = Pattern.compile(" IETH R_Key 0x([0-9a-f]{8})");
     private static final Pattern PAD = Pattern.compile(" pad (\\d)");
-    private static final Pattern BAD = Pattern.compile(" ICRC BAD \\(received 0x([0-9a-f]{8}), computed 0x[0-9a-f]{8}\\)");
+    private static final Pattern BAD =
+            Pattern.compile(" ICRC BAD \\(received 0x([0-9a-f]{8}), computed 0x[0-9a-f]{8}\\)");
     private static final List<String> NAKS = List.of("psn sequence error", "invalid request", "remote access error",
             "remote operational error");
 
@@ -122,7 +124,8 @@ class RoceDecodeTsharkTest {
     private static void extensionHeaders(String line, String rest, Map<String, String> t) {
         Matcher reth = RETH.matcher(rest);
         if (reth.find()) {
-            assertEquals(t.get("infiniband.reth.va"), String.format("0x%016x", Long.parseLong(reth.group(1), 16)), line);
+            assertEquals(t.get("infiniband.reth.va"), String.format("0x%016x", Long.parseLong(reth.group(1), 16)),
+                    line);
             assertEquals(t.get("infiniband.reth.r_key"), reth.group(2), line);
             assertEquals(t.get("infiniband.reth.dmalen"), reth.group(3), line);
         } else {
