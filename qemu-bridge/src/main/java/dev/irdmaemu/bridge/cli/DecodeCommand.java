@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "decode", mixinStandardHelpOptions = true,
         description = {"Print one line per frame of a classic pcap file, like tshark's summary: number, seconds "
                 + "since the first frame, source → destination, protocol, length, then TCP (relative Seq/Ack), "
-                + "MPA Request/Reply, FPDU (CRC ok/BAD/off), DDP and RDMAP.",
+                + "MPA Request/Reply, FPDU (CRC ok/BAD/off), DDP and RDMAP; RoCEv2 (UDP 4791): opcode, DestQP, PSN, "
+                + "BTH flags, extension headers, payload length, ICRC ok/BAD.",
             "Without FILE, decodes the built-in sample trace (what `irdma-emu sample` writes).",
             "A frame cut by the capture's snaplen ends with [captured N of M]."})
 final class DecodeCommand implements Callable<Integer> {

@@ -18,6 +18,7 @@ import dev.irdmaemu.fw.iwarp.RdmaReadRequestCheck;
 import dev.irdmaemu.fw.iwarp.RdmapOpcode;
 import dev.irdmaemu.fw.iwarp.Terminate;
 import dev.irdmaemu.fw.iwarp.TerminateCheck;
+import dev.irdmaemu.fw.roce.RoceFrame;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -30,7 +31,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  *      DDP untagged QN 0 MSN 1 MO 0 L RDMAP Send 16 bytes
  * </pre>
  * Source → destination (IP addresses, or MACs for frames without a valid IP header), {@code [vlan N]} when
- * 802.1Q-tagged, the protocol, the frame length, then the layers: TCP ports, flags, sequence and acknowledgment
+ * 802.1Q-tagged, the protocol, the frame length, then the layers (RoCEv2 frames as {@code RoceSummarizer} shows
+ * them): TCP ports, flags, sequence and acknowledgment
  * numbers <em>relative</em> to each direction's SYN (or first segment seen) as tshark shows them, the window (scaled
  * once both SYNs announced a window scale, RFC 7323 §2.2), the payload length and the SYN options; after a
  * {@code |}, what the payload carries.
@@ -54,6 +56,8 @@ public final class FrameSummarizer {
     public static final int ETHERNET_HEADER_LENGTH = 14;
     /** After the TCP fields of a segment whose TCP checksum (RFC 9293 §3.1) does not verify. */
     public static final String TCP_CHECKSUM_MARK = "[TCP CHECKSUM INCORRECT]";
+    /** After a RoCEv2 packet whose UDP checksum (RFC 768) is present and does not verify. */
+    public static final String UDP_CHECKSUM_MARK = "[UDP CHECKSUM INCORRECT]";
     /** After the fields of a packet whose IPv4 header checksum (RFC 791 §3.1) does not verify. */
     public static final String IPV4_CHECKSUM_MARK = "[IPv4 CHECKSUM INCORRECT]";
     /** FPDUs of one segment summarized in full; the rest are counted. */
@@ -74,6 +78,7 @@ public final class FrameSummarizer {
     private final RdmaReadRequest readRequest = new RdmaReadRequest();
     private final Terminate terminate = new Terminate();
     private final DdpHeader copiedDdp = new DdpHeader();
+    private final RoceSummarizer roce = new RoceSummarizer();
     private final StreamState.Table streams = new StreamState.Table();
     private final StringBuilder info = new StringBuilder(512);
     private final StringBuilder discard = new StringBuilder(256);
@@ -192,7 +197,10 @@ public final class FrameSummarizer {
         vlan(out);
     }
 
-    /** An IP packet that is not TCP: UDP with its ports, ICMP, or the protocol number. */
+    /**
+     * An IP packet that is not TCP: RoCEv2 to UDP port 4791 ({@code RoceSummarizer}), other UDP with its ports,
+     * ICMP, or the protocol number.
+     */
     private void notTcp(BytesStore<?, ?> frame, long offset, int length, boolean v6, StringBuilder out) {
         int protocol;
         long payloadAt;
@@ -211,7 +219,9 @@ public final class FrameSummarizer {
             payloadAt = offset + packet.ipOffset() + h.payloadOffset();
             payloadLength = h.payloadLength();
         }
-        if (protocol == PROTOCOL_UDP) {
+        if (protocol == PROTOCOL_UDP && payloadLength >= 8 && u16(frame, payloadAt + 2) == RoceFrame.UDP_PORT) {
+            roce.summarize(frame, offset, length, out);
+        } else if (protocol == PROTOCOL_UDP) {
             out.append(" UDP ").append(length);
             // RFC 768: source port, destination port, length, checksum; the IP layer bounded the payload
             if (payloadLength >= 8) {

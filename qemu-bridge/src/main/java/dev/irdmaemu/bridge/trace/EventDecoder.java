@@ -401,7 +401,8 @@ public final class EventDecoder {
                 java.util.Arrays.fill(frameBytes, n, (int) len, (byte) 0);
                 int at = out.length();
                 frames.summarize(frameStore, 0, (int) len, out);
-                String summary = out.substring(at).replace(" " + FrameSummarizer.TCP_CHECKSUM_MARK, "");
+                String summary = out.substring(at).replace(" " + FrameSummarizer.TCP_CHECKSUM_MARK, "")
+                        .replace(" " + FrameSummarizer.UDP_CHECKSUM_MARK, "");
                 out.setLength(at);
                 out.append(UNTRACED_CRC.matcher(summary).replaceAll("CRC not traced"));
                 out.append(" [captured ").append(n).append(" of ").append(len).append(']');
