@@ -31,10 +31,6 @@ public enum MpaRejection implements Check {
         this.errno = errno;
     }
 
-    @Override
-    public boolean accepted() {
-        return this == ACCEPTED;
-    }
 
     @Override
     public String describe() {

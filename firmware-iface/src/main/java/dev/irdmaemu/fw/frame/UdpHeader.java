@@ -41,10 +41,6 @@ public final class UdpHeader extends WireView {
             this.description = description;
         }
 
-        @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
 
         @Override
         public String describe() {

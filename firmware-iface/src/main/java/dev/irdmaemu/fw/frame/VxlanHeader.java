@@ -43,10 +43,6 @@ public final class VxlanHeader extends WireView {
             this.description = description;
         }
 
-        @Override
-        public boolean accepted() {
-            return this == ACCEPTED;
-        }
 
         @Override
         public String describe() {

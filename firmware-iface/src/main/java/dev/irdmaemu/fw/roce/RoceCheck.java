@@ -56,10 +56,6 @@ public enum RoceCheck implements Check {
         this.text = text;
     }
 
-    @Override
-    public boolean accepted() {
-        return this == ACCEPTED;
-    }
 
     @Override
     public String describe() {

@@ -43,10 +43,6 @@ public enum VhostUserFailure implements Check {
         this.description = description;
     }
 
-    @Override
-    public boolean accepted() {
-        return this == ACCEPTED;
-    }
 
     @Override
     public String describe() {
