@@ -14,6 +14,7 @@ import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.List;
+import java.util.OptionalInt;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +48,8 @@ public final class VxlanCable implements AutoCloseable {
     private final GuestWire adapter;
     private final int vni;
     private final InetSocketAddress[] peers;
+    /** Each endpoint's index, made once so that naming a datagram's sender allocates nothing. */
+    private final OptionalInt[] peerIds;
     private final DatagramChannel channel;
     private final Selector selector;
     private final VxlanCounters counters = new VxlanCounters();
@@ -66,6 +69,10 @@ public final class VxlanCable implements AutoCloseable {
         this.channel = channel;
         this.vni = vni;
         this.peers = peers.toArray(new InetSocketAddress[0]);
+        this.peerIds = new OptionalInt[this.peers.length];
+        for (int i = 0; i < peerIds.length; i++) {
+            peerIds[i] = OptionalInt.of(i);
+        }
         this.learned = new VtepTable(this.peers.length);
         this.selector = Selector.open();
         channel.configureBlocking(false);
@@ -152,11 +159,12 @@ public final class VxlanCable implements AutoCloseable {
     }
 
     private void receive(SocketAddress from, int length) {
-        int peer = peerIndex(from);
-        if (peer < 0) {
+        OptionalInt known = peerIndex(from);
+        if (known.isEmpty()) {
             counters.spoofed.increment();
             return;
         }
+        int peer = known.getAsInt();
         if (length > VxlanHeader.LENGTH + FrameMailbox.MAX_FRAME) {
             counters.oversized.increment();
             return;
@@ -179,14 +187,14 @@ public final class VxlanCable implements AutoCloseable {
         }
     }
 
-    /** The configured endpoint {@code from} is, or -1 for a stranger. */
-    private int peerIndex(SocketAddress from) {
+    /** The index of the configured endpoint {@code from} is, or empty for a stranger (no allocation). */
+    private OptionalInt peerIndex(SocketAddress from) {
         for (int i = 0; i < peers.length; i++) {
             if (peers[i].equals(from)) {
-                return i;
+                return peerIds[i];
             }
         }
-        return -1;
+        return OptionalInt.empty();
     }
 
     /** One frame the adapter transmitted: encapsulated once, sent to its endpoint or to all. */
