@@ -36,7 +36,6 @@ public final class IceRegisterMap {
         one("PRTRPB_RDPC", 0x000AC260);
         one("GLGEN_STAT", 0x000B612C);
         one("PFPM_APM", 0x000B8080);
-        one("GLGEN_RTRIG", 0x000B8190);
         one("GLGEN_MAC_LINK_TOPO", 0x000B81DC);
         one("GLGEN_SWITCH_MODE_CONFIG", 0x000B81E0);
         one("GLINT_CTL", 0x0016CC54);
