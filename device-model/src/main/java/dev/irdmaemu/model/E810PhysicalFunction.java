@@ -33,7 +33,8 @@ import dev.irdmaemu.model.trace.Trace;
  *   <li>a finished DDP download marks the global configuration lock "done", which the next probe of the same
  *       function (a reload of ice) takes as "package already loaded" (ice_ddp.c ice_acquire_global_cfg_lock);</li>
  *   <li>a core, global or EMP reset ({@link dev.irdmaemu.model.ice.AdapterResets}, GLGEN_RTRIG) does what a PF
- *       reset does and also forgets the downloaded DDP package (ice_rebuild downloads it again);</li>
+ *       reset does and also forgets the downloaded DDP package (ice_rebuild downloads it again); clear_pf_cfg
+ *       clears the PF's switch and scheduler, the package kept;</li>
  *   <li>FLR and the transport's device reset return everything to power-on ({@link E810PciFunction#reset()}).</li>
  * </ul>
  * Like the rest of the model it has no threads: every call comes on the scheduler's owner thread.
@@ -69,6 +70,7 @@ public final class E810PhysicalFunction {
         switchAndScheduler.install(this::register);
         ice.onPfReset(this::pfSoftwareReset);
         ice.onAdapterReset(kind -> switchAndScheduler.powerOn());
+        ice.onClearPfConfig(switchAndScheduler::clearPfConfig);
         ice.useScheduler(scheduler);
         // ice's LAN rings: registers behind the ice block, Tx contexts from add_txqs, frames to and from the port
         this.lan = new LanQueues(pfId, memory, trace);

@@ -68,6 +68,7 @@ public final class IceFirmware implements Mmio {
     private int oicr;
     private Runnable pfResetHook = () -> { };
     private Consumer<AdapterResets.Kind> adapterResetHook = k -> { };
+    private Runnable pfConfigClearHook = () -> { };
     private AdapterResets adapterResets = new AdapterResets();
     private LanRegisters lan;
     private long pfResets;
@@ -127,6 +128,7 @@ public final class IceFirmware implements Mmio {
                 PF_MBX_ARQBAL, PF_MBX_ARQBAH, PF_MBX_ARQLEN, PF_MBX_ARQH, PF_MBX_ARQT);
 
         adapterResets.join(this);
+        basic.onClearPfConfig(this::clearPfConfig);
         basic.registerWith(adminQueue::register);
         locks.registerWith(adminQueue::register);
         new NvmCommands(nvm).registerWith(adminQueue::register);
@@ -300,6 +302,12 @@ public final class IceFirmware implements Mmio {
         }
     }
 
+    /** clear_pf_cfg (0x02A4, ice_clear_pf_cfg): the PF's resource ids, then its switch and scheduler (the hook). */
+    private void clearPfConfig() {
+        resources.clear();
+        pfConfigClearHook.run();
+    }
+
     /**
      * The simulated clock of the model (the timing engine): an adapter reset's warning window runs on it. Without
      * one, a reset completes as it is triggered.
@@ -323,6 +331,11 @@ public final class IceFirmware implements Mmio {
     /** Connects an adapter reset to the rest of the function (the DDP package and profile tables it clears). */
     public void onAdapterReset(Consumer<AdapterResets.Kind> hook) {
         this.adapterResetHook = hook == null ? k -> { } : hook;
+    }
+
+    /** Connects clear_pf_cfg to the switch and scheduler commands registered from outside. */
+    public void onClearPfConfig(Runnable hook) {
+        this.pfConfigClearHook = hook == null ? () -> { } : hook;
     }
 
     /**
