@@ -35,7 +35,8 @@ import dev.irdmaemu.model.trace.Trace;
  *   <li>a core, global or EMP reset ({@link dev.irdmaemu.model.ice.AdapterResets}, GLGEN_RTRIG) does what a PF
  *       reset does and also forgets the downloaded DDP package (ice_rebuild downloads it again); clear_pf_cfg
  *       clears the PF's switch and scheduler, the package kept;</li>
- *   <li>FLR and the transport's device reset return everything to power-on ({@link E810PciFunction#reset()}).</li>
+ *   <li>the transport's device reset returns everything to power-on ({@link E810PciFunction#reset()}); an FLR does
+ *       too, except the adapter-wide DDP package and global config lock, which stay.</li>
  * </ul>
  * Like the rest of the model it has no threads: every call comes on the scheduler's owner thread.
  */
@@ -191,6 +192,18 @@ public final class E810PhysicalFunction {
                 ice.onPfReset(E810PhysicalFunction.this::pfSoftwareReset);
             }
             switchAndScheduler.powerOn();
+        }
+
+        /** As {@link #reset()}, but the DDP package and the global config lock's state stay (adapter-wide). */
+        @Override
+        public void functionLevelReset() {
+            ice.onPfReset(null);
+            try {
+                ice.functionLevelReset();
+            } finally {
+                ice.onPfReset(E810PhysicalFunction.this::pfSoftwareReset);
+            }
+            switchAndScheduler.resetPf();
         }
     }
 }

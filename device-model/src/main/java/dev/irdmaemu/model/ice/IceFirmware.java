@@ -259,6 +259,19 @@ public final class IceFirmware implements Mmio {
         pfReset();
     }
 
+    /**
+     * A function-level reset (PCIe FLR): the PF's state back to power-on, as {@link #reset()}, but what belongs to
+     * the whole adapter stays: the global config lock's "done" after a package download (ice_ddp.c: a reloaded
+     * driver's ice_acquire_global_cfg_lock then answers -EALREADY and ice takes the package as loaded), like the
+     * package itself, which the function's switch block keeps.
+     */
+    public void functionLevelReset() {
+        clearFunctionRegisters();
+        locks.releaseAll();
+        port.powerOn();
+        pfReset();
+    }
+
     private void clearFunctionRegisters() {
         regs.store(pfgenCtrl, 0, 0);
         regs.store(pwrModeCtl, 0, 0);

@@ -110,4 +110,17 @@ class PfConfigAndMacCommandsTest {
         assertTrue(drv.send(IceLikeDriver.command(AqOpcode.CLEAR_PF_CFG)).ok());
         assertEquals(0, pf.switchAndScheduler().vsis().allocated());
     }
+
+    // ---- FLR
+
+    @Test
+    void anFlrForgetsThePfsStateButKeepsTheAdaptersGlobalLockState() {
+        addVsi();
+        pf.ice().locks().globalConfigDone(); // a package download finished earlier
+        pci.functionLevelReset();
+        reinitAdminQueue();
+        assertEquals(0, pf.switchAndScheduler().vsis().allocated(), "per-PF state is forgotten");
+        assertEquals(ReqRes.GLBL_DONE, AdapterResetsTest.requestGlobalLock(drv), "ICE_DDP_PKG_ALREADY_LOADED");
+        assertTrue(pf.ice().locks().globalConfigIsDone());
+    }
 }
