@@ -322,11 +322,12 @@ public final class IceFirmware implements Mmio {
     }
 
     /**
-     * The simulated clock of the model (the timing engine): an adapter reset's warning window runs on it. Without
-     * one, a reset completes as it is triggered.
+     * The simulated clock of the model (the timing engine): resource lock timeouts run on it, and an adapter
+     * reset's warning window. Without one, locks never expire and a reset completes as it is triggered.
      */
     public void useScheduler(SimScheduler scheduler) {
         adapterResets.useScheduler(scheduler);
+        locks.clock(scheduler == null ? null : scheduler::now);
     }
 
     /** Makes this PF one of the adapter whose resets {@code first} takes part in (the PFs of one E810). */

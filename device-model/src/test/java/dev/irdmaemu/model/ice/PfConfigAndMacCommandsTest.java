@@ -123,4 +123,67 @@ class PfConfigAndMacCommandsTest {
         assertEquals(ReqRes.GLBL_DONE, AdapterResetsTest.requestGlobalLock(drv), "ICE_DDP_PKG_ALREADY_LOADED");
         assertTrue(pf.ice().locks().globalConfigIsDone());
     }
+
+    // ---- lock timeouts
+
+    private IceLikeDriver.Reply requestNvm(int access) {
+        AqDescriptor d = IceLikeDriver.command(AqOpcode.REQ_RES);
+        d.paramU16(ReqRes.RES_ID, ReqRes.RES_ID_NVM).paramU16(ReqRes.ACCESS_TYPE, access);
+        return drv.send(d);
+    }
+
+    @Test
+    void aLockNotReleasedExpiresAfterItsTimeoutOnTheSimulatedClock() {
+        IceLikeDriver.Reply first = requestNvm(ReqRes.ACCESS_READ);
+        assertEquals(AqError.OK, first.retval());
+        assertEquals(ReqRes.NVM_READ_DFLT_TIMEOUT_MS, first.desc().paramU32(ReqRes.TIMEOUT));
+        scheduler.runFor(1_000_000_000L);
+        IceLikeDriver.Reply busy = requestNvm(ReqRes.ACCESS_READ);
+        assertEquals(AqError.EBUSY, busy.retval());
+        assertEquals(ReqRes.NVM_READ_DFLT_TIMEOUT_MS - 1000, busy.desc().paramU32(ReqRes.TIMEOUT),
+                "the holder's time left, which ice_acquire_res waits out");
+        scheduler.runFor((ReqRes.NVM_READ_DFLT_TIMEOUT_MS - 1000) * 1_000_000L);
+        assertFalse(pf.ice().locks().held(ReqRes.RES_ID_NVM));
+        assertEquals(AqError.OK, requestNvm(ReqRes.ACCESS_WRITE).retval(), "granted after the timeout");
+        assertEquals(1, pf.ice().locks().expiredGrants());
+    }
+
+    @Test
+    void theGlobalConfigLockExpiresToo() {
+        assertEquals(ReqRes.GLBL_SUCCESS, AdapterResetsTest.requestGlobalLock(drv));
+        assertEquals(ReqRes.GLBL_IN_PROG, AdapterResetsTest.requestGlobalLock(drv));
+        scheduler.runFor(ReqRes.GLBL_LOCK_DFLT_TIMEOUT_MS * 1_000_000L);
+        assertEquals(ReqRes.GLBL_SUCCESS, AdapterResetsTest.requestGlobalLock(drv));
+    }
+
+    @Test
+    void withoutAClockALockNeverExpires() {
+        ResourceLocks locks = new ResourceLocks();
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+        AqBenchLocks bench = new AqBenchLocks(locks);
+        assertEquals(AqError.OK, bench.request(ReqRes.RES_ID_CHNG_LOCK));
+        assertEquals(AqError.EBUSY, bench.request(ReqRes.RES_ID_CHNG_LOCK));
+        locks.clock(now::get);
+        assertEquals(AqError.OK, bench.request(ReqRes.RES_ID_NVM));
+        now.addAndGet(ReqRes.NVM_READ_DFLT_TIMEOUT_MS * 1_000_000L - 1);
+        assertEquals(AqError.EBUSY, bench.request(ReqRes.RES_ID_NVM));
+        now.incrementAndGet();
+        assertEquals(AqError.OK, bench.request(ReqRes.RES_ID_NVM), "expires exactly at its timeout");
+    }
+
+    /** Sends req_res straight to the handlers, on a clock the test moves. */
+    private static final class AqBenchLocks {
+        private final java.util.Map<Integer, AqCommandHandler> handlers = new java.util.HashMap<>();
+        private final AqDescriptor desc = IceLikeDriver.command(AqOpcode.REQ_RES);
+
+        AqBenchLocks(ResourceLocks locks) {
+            locks.registerWith(handlers::put);
+        }
+
+        int request(int id) {
+            desc.clear().opcode(AqOpcode.REQ_RES).paramU16(ReqRes.RES_ID, id)
+                    .paramU16(ReqRes.ACCESS_TYPE, ReqRes.ACCESS_READ);
+            return handlers.get(AqOpcode.REQ_RES).handle(desc, null);
+        }
+    }
 }
