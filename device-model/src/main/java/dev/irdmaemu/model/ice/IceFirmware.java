@@ -300,7 +300,9 @@ public final class IceFirmware implements Mmio {
         boolean grstUnread = (oicr & PFINT_OICR_GRST_M) != 0;
         clearFunctionRegisters();
         locks.powerOn();
-        if (kind != AdapterResets.Kind.CORER) {
+        if (kind == AdapterResets.Kind.CORER) {
+            port.coreReset();
+        } else {
             port.powerOn();
         }
         pfReset();

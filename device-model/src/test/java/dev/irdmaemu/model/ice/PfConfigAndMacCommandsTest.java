@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irdmaemu.fw.aq.AqDescriptor;
 import dev.irdmaemu.fw.aq.AqError;
+import dev.irdmaemu.fw.aq.AqLayout.ManageMacRead;
+import dev.irdmaemu.fw.aq.AqLayout.ManageMacWrite;
 import dev.irdmaemu.fw.aq.AqLayout.ReqRes;
 import dev.irdmaemu.fw.aq.AqOpcode;
 import dev.irdmaemu.fw.aq.VsiCommand;
@@ -185,5 +187,83 @@ class PfConfigAndMacCommandsTest {
                     .paramU16(ReqRes.ACCESS_TYPE, ReqRes.ACCESS_READ);
             return handlers.get(AqOpcode.REQ_RES).handle(desc, null);
         }
+    }
+
+    // ---- manage_mac_write
+
+    private IceLikeDriver.Reply writeMac(long mac, int flags) {
+        AqDescriptor d = IceLikeDriver.command(AqOpcode.MANAGE_MAC_WRITE);
+        d.paramU8(ManageMacWrite.FLAGS, flags);
+        for (int i = 0; i < 6; i++) {
+            d.paramU8(ManageMacWrite.MAC + i, (int) (mac >>> 8 * (5 - i)) & 0xff);
+        }
+        return drv.send(d);
+    }
+
+    /** manage_mac_read's LAN address, as ice_aq_manage_mac_read takes it from the response buffer. */
+    private long readMac() {
+        AqDescriptor d = IceLikeDriver.command(AqOpcode.MANAGE_MAC_READ);
+        IceLikeDriver.Reply r = drv.send(d, null, 2 * ManageMacRead.RESP_SIZE);
+        assertTrue(r.ok(), "retval " + r.retval());
+        long mac = 0;
+        for (int i = 0; i < 6; i++) {
+            mac = mac << 8 | r.buf().readUnsignedByte(ManageMacRead.RESP_MAC + i);
+        }
+        return mac;
+    }
+
+    @Test
+    void manageMacWriteSetsTheAddressManageMacReadReports() {
+        assertEquals(MAC, readMac());
+        // ice_set_mac_address: flags = ICE_AQC_MAN_MAC_UPDATE_LAA_WOL
+        assertTrue(writeMac(LAA, ManageMacWrite.UPDATE_LAA_WOL).ok());
+        assertEquals(LAA, readMac());
+        assertEquals(LAA, pf.ice().port().lanMac());
+        assertEquals(MAC, pf.ice().port().permanentMac(), "the permanent address is the NVM's");
+        // a reloaded ice resets the PF first: the LAA was not written to survive it
+        pci.barWrite(0, PFGEN_CTRL, 4, PFGEN_CTRL_PFSWR_M);
+        reinitAdminQueue();
+        assertEquals(MAC, readMac());
+    }
+
+    @Test
+    void anLaaWrittenToSurviveAPfResetDoesAndACoreResetClearsIt() {
+        // ice_setup_mc_magic_wake on unload with WoL on
+        assertTrue(writeMac(LAA, ManageMacWrite.WR_MC_MAG_EN | ManageMacWrite.UPDATE_LAA_WOL
+                | ManageMacWrite.WR_WOL_LAA_PFR_KEEP).ok());
+        pci.barWrite(0, PFGEN_CTRL, 4, PFGEN_CTRL_PFSWR_M);
+        reinitAdminQueue();
+        assertEquals(LAA, readMac());
+        pci.barWrite(0, GLGEN_RTRIG, 4, GLGEN_RTRIG_CORER_M);
+        scheduler.runFor(AdapterResets.WINDOW_NANOS);
+        reinitAdminQueue();
+        assertEquals(MAC, readMac());
+    }
+
+    @Test
+    void aResetInTheMiddleOfAMacChangeLeavesThePermanentAddress() {
+        pci.barWrite(0, GLGEN_RTRIG, 4, GLGEN_RTRIG_CORER_M);
+        assertTrue(writeMac(LAA, ManageMacWrite.UPDATE_LAA_WOL).ok(), "the queue still runs in the warning window");
+        scheduler.runFor(AdapterResets.WINDOW_NANOS);
+        reinitAdminQueue();
+        assertEquals(MAC, readMac(), "the reset that followed cleared it");
+    }
+
+    @Test
+    void badMacWritesAreAnsweredEinvalAndChangeNothing() {
+        AqDescriptor withBuffer = IceLikeDriver.command(AqOpcode.MANAGE_MAC_WRITE);
+        withBuffer.paramU8(ManageMacWrite.FLAGS, ManageMacWrite.UPDATE_LAA_WOL);
+        for (int i = 0; i < 6; i++) {
+            withBuffer.paramU8(ManageMacWrite.MAC + i, (int) (LAA >>> 8 * (5 - i)) & 0xff);
+        }
+        withBuffer.flags(withBuffer.flags() | AqDescriptor.RD);
+        assertEquals(AqError.EINVAL, drv.send(withBuffer, new byte[8], 8).retval(), "a buffer");
+        assertEquals(AqError.EINVAL, writeMac(LAA, ManageMacWrite.UPDATE_LAA_WOL | 1 << 2).retval(), "bit 2");
+        assertEquals(AqError.EINVAL, writeMac(LAA, 2 << ManageMacWrite.WR_S).retval(), "update type 2");
+        assertEquals(AqError.EINVAL, writeMac(0x01_00_5E_00_00_01L, ManageMacWrite.UPDATE_LAA).retval(),
+                "multicast");
+        assertEquals(AqError.EINVAL, writeMac(0, ManageMacWrite.UPDATE_LAA).retval(), "zero");
+        assertEquals(MAC, readMac());
+        assertEquals(0, pf.ice().port().macWrites());
     }
 }
