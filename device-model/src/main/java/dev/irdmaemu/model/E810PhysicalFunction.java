@@ -72,7 +72,8 @@ public final class E810PhysicalFunction {
         ice.onPfReset(this::pfSoftwareReset);
         ice.onAdapterReset(kind -> switchAndScheduler.powerOn());
         ice.onClearPfConfig(switchAndScheduler::clearPfConfig);
-        ice.useScheduler(scheduler);
+        ice.adapterResets().useScheduler(scheduler);
+        ice.locks().clock(scheduler::now);
         // ice's LAN rings: registers behind the ice block, Tx contexts from add_txqs, frames to and from the port
         this.lan = new LanQueues(pfId, memory, trace);
         lan.interrupts(rdma.throttledVectorCauses());
@@ -104,7 +105,7 @@ public final class E810PhysicalFunction {
      * one E810 share them). Call before the guest drives either.
      */
     public void sameAdapterAs(E810PhysicalFunction first) {
-        ice.shareAdapterResetsWith(first.ice);
+        first.ice.adapterResets().adopt(ice);
     }
 
     /** Installs {@code handler}; the package download also completes the global configuration lock. */

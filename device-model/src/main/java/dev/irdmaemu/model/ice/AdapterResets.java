@@ -62,12 +62,18 @@ public final class AdapterResets {
         }
     }
 
-    void leave(IceFirmware f) {
-        functions.remove(f);
+    /** Makes {@code f} one of this adapter's PFs, leaving the adapter it was part of (the PFs of one E810). */
+    public void adopt(IceFirmware f) {
+        f.adapterResets.functions.remove(f);
+        f.adapterResets = this;
+        join(f);
     }
 
-    /** Runs the warning window on {@code scheduler}'s simulated time from now on. */
-    void useScheduler(SimScheduler scheduler) {
+    /**
+     * Runs the warning window on {@code scheduler}'s simulated time (the model's timing engine) from now on;
+     * without one, a reset completes as it is triggered.
+     */
+    public void useScheduler(SimScheduler scheduler) {
         if (window == null && scheduler != null) {
             window = scheduler.newTimer("adapter-reset", this::complete);
         }
@@ -97,7 +103,7 @@ public final class AdapterResets {
         underWay = true;
         resets++;
         for (IceFirmware f : List.copyOf(functions)) {
-            f.resetWarning();
+            f.raiseOicr(PFINT_OICR_GRST_M); // ice_misc_intr reads GLGEN_RSTAT RESET_TYPE on it
         }
         if (window == null) {
             complete();

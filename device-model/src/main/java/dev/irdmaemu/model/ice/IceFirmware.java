@@ -69,7 +69,8 @@ public final class IceFirmware implements Mmio {
     private Runnable pfResetHook = () -> { };
     private Consumer<AdapterResets.Kind> adapterResetHook = k -> { };
     private Runnable pfConfigClearHook = () -> { };
-    private AdapterResets adapterResets = new AdapterResets();
+    /** The adapter's resets this PF takes part in: its own until {@link AdapterResets#adopt} moves it. */
+    AdapterResets adapterResets = new AdapterResets();
     private LanRegisters lan;
     private long pfResets;
     private long droppedVectors;
@@ -128,7 +129,11 @@ public final class IceFirmware implements Mmio {
                 PF_MBX_ARQBAL, PF_MBX_ARQBAH, PF_MBX_ARQLEN, PF_MBX_ARQH, PF_MBX_ARQT);
 
         adapterResets.join(this);
-        basic.onClearPfConfig(this::clearPfConfig);
+        // clear_pf_cfg (ice_clear_pf_cfg): the PF's resource ids, then its switch and scheduler (the hook)
+        basic.onClearPfConfig(() -> {
+            resources.clear();
+            pfConfigClearHook.run();
+        });
         basic.registerWith(adminQueue::register);
         locks.registerWith(adminQueue::register);
         new NvmCommands(nvm).registerWith(adminQueue::register);
@@ -280,14 +285,6 @@ public final class IceFirmware implements Mmio {
     }
 
     /**
-     * This PF's part of a core, global or EMP reset's warning ({@link AdapterResets}): PFINT_OICR GRST, raised on
-     * the misc vector when ice enabled it (ice_main.c ice_misc_intr then reads GLGEN_RSTAT RESET_TYPE).
-     */
-    void resetWarning() {
-        raiseOicr(PFINT_OICR_GRST_M);
-    }
-
-    /**
      * This PF's part of a core, global or EMP reset once it is done: everything a PF reset clears (both control
      * queues, interrupt causes, the PF's locks and resource ids, the LAN queues, the switch, scheduler and RDMA
      * block through the hooks), and what only an adapter reset clears: the downloaded DDP package and the global
@@ -315,28 +312,6 @@ public final class IceFirmware implements Mmio {
             t.text("block", "ice").text("cause", kind.name().toLowerCase(java.util.Locale.ROOT)).num("pf", pfId)
                     .emit();
         }
-    }
-
-    /** clear_pf_cfg (0x02A4, ice_clear_pf_cfg): the PF's resource ids, then its switch and scheduler (the hook). */
-    private void clearPfConfig() {
-        resources.clear();
-        pfConfigClearHook.run();
-    }
-
-    /**
-     * The simulated clock of the model (the timing engine): resource lock timeouts run on it, and an adapter
-     * reset's warning window. Without one, locks never expire and a reset completes as it is triggered.
-     */
-    public void useScheduler(SimScheduler scheduler) {
-        adapterResets.useScheduler(scheduler);
-        locks.clock(scheduler == null ? null : scheduler::now);
-    }
-
-    /** Makes this PF one of the adapter whose resets {@code first} takes part in (the PFs of one E810). */
-    public void shareAdapterResetsWith(IceFirmware first) {
-        adapterResets.leave(this);
-        adapterResets = first.adapterResets;
-        adapterResets.join(this);
     }
 
     /** The core, global and EMP resets this PF takes part in. */
