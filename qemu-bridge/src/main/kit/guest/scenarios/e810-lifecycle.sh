@@ -5,7 +5,7 @@
 # ice and both loaded again (ice probes the function a second time), `devlink dev reload` (driver_reinit, with
 # irdma unloaded across it), a function reset through sysfs (ice's reset_prepare/reset_done around the PCI FLR:
 # irdma unplugged, a PF reset, irdma plugged again), a PF reset that irdma asks for after a CQP op timed out (the
-# host withholds one completion), then `reboot -f`. Boot 2 (the same machine reset by QEMU, the
+# host withholds one completion), a MAC change with `ip link set DEV address` and back, then `reboot -f`. Boot 2 (the same machine reset by QEMU, the
 # same model): ice and irdma once more. Each step must leave irdma0 registered (transport iWARP, on ice's netdev) and
 # the step's kernel messages free of ice failures and irdma errors.
 #
@@ -306,6 +306,26 @@ PROBE_NOTES="$PROBE_NOTES|Manage APBV Table Entry Cmd Error.*status=-110"
 step_messages cqp-timeout-reset
 PROBE_NOTES="$notes"
 checkpoint pf-reset
+
+step mac-change
+STARTED=$(uptime_ms)
+# ip link set DEV address: ice_main.c ice_set_mac_address swaps the VSI's MAC filter and writes the address to the
+# firmware (manage_mac_write with ICE_AQC_MAN_MAC_UPDATE_LAA_WOL; a refusal is logged "can't set MAC ... write to
+# firmware failed", which step_messages catches). Then the permanent address back the same way; irdma stays.
+dev="$(netdev_of "$BDF")"
+perm="$(cat "/sys/class/net/$dev/address")"
+laa=02:00:00:e8:10:2a
+run ip link set "$dev" address "$laa"
+now="$(cat "/sys/class/net/$dev/address")"
+[ "$now" = "$laa" ] || fail "mac-change: $dev has $now, not $laa"
+run ip link set "$dev" address "$perm"
+now="$(cat "/sys/class/net/$dev/address")"
+[ "$now" = "$perm" ] || fail "mac-change: $dev has $now, not its permanent $perm again"
+rdma_up "MAC change"
+field mac_change "$laa"
+timed mac_change
+step_messages mac-change
+checkpoint mac-changed
 
 step reboot
 checkpoint before-reboot

@@ -32,7 +32,11 @@ import dev.irdmaemu.model.trace.Trace;
  *       ice_reset / ice_check_reset wait for GLNVM_ULD with PE_DONE afterwards);</li>
  *   <li>a finished DDP download marks the global configuration lock "done", which the next probe of the same
  *       function (a reload of ice) takes as "package already loaded" (ice_ddp.c ice_acquire_global_cfg_lock);</li>
- *   <li>FLR and the transport's device reset return everything to power-on ({@link E810PciFunction#reset()}).</li>
+ *   <li>a core, global or EMP reset ({@link dev.irdmaemu.model.ice.AdapterResets}, GLGEN_RTRIG) does what a PF
+ *       reset does and also forgets the downloaded DDP package (ice_rebuild downloads it again); clear_pf_cfg
+ *       clears the PF's switch and scheduler, the package kept;</li>
+ *   <li>the transport's device reset returns everything to power-on ({@link E810PciFunction#reset()}); an FLR does
+ *       too, except the adapter-wide DDP package and global config lock, which stay.</li>
  * </ul>
  * Like the rest of the model it has no threads: every call comes on the scheduler's owner thread.
  */
@@ -66,6 +70,10 @@ public final class E810PhysicalFunction {
         switchAndScheduler.refusals().traceTo(trace);
         switchAndScheduler.install(this::register);
         ice.onPfReset(this::pfSoftwareReset);
+        ice.onAdapterReset(kind -> switchAndScheduler.powerOn());
+        ice.onClearPfConfig(switchAndScheduler::clearPfConfig);
+        ice.adapterResets().useScheduler(scheduler);
+        ice.locks().clock(scheduler::now);
         // ice's LAN rings: registers behind the ice block, Tx contexts from add_txqs, frames to and from the port
         this.lan = new LanQueues(pfId, memory, trace);
         lan.interrupts(rdma.throttledVectorCauses());
@@ -90,6 +98,14 @@ public final class E810PhysicalFunction {
         rdma.port().setTransmitter(p.fromRdma());
         rdma.port().setLanTransmitter(p.fromLan());
         return p;
+    }
+
+    /**
+     * Makes this function one of the adapter {@code first} belongs to for core, global and EMP resets (the PFs of
+     * one E810 share them). Call before the guest drives either.
+     */
+    public void sameAdapterAs(E810PhysicalFunction first) {
+        first.ice.adapterResets().adopt(ice);
     }
 
     /** Installs {@code handler}; the package download also completes the global configuration lock. */
@@ -177,6 +193,18 @@ public final class E810PhysicalFunction {
                 ice.onPfReset(E810PhysicalFunction.this::pfSoftwareReset);
             }
             switchAndScheduler.powerOn();
+        }
+
+        /** As {@link #reset()}, but the DDP package and the global config lock's state stay (adapter-wide). */
+        @Override
+        public void functionLevelReset() {
+            ice.onPfReset(null);
+            try {
+                ice.functionLevelReset();
+            } finally {
+                ice.onPfReset(E810PhysicalFunction.this::pfSoftwareReset);
+            }
+            switchAndScheduler.resetPf();
         }
     }
 }

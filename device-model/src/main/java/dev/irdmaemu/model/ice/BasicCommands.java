@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The firmware's own commands of ice's probe: get_ver (0x0001, ice_aq_get_fw_ver; checked by ice_aq_ver_check),
  * driver_ver (0x0002, ice_aq_send_driver_ver, FATAL if it fails), q_shutdown (0x0003), clear_pxe_mode (0x0110),
- * clear_pf_cfg (0x02A4) and the libie fw-log commands (0xFF30..0xFF33), which the model does not implement.
+ * clear_pf_cfg (0x02A4, which clears the PF's configuration) and the libie fw-log commands (0xFF30..0xFF33), which the model does not implement.
  *
  * <p>Versions: API 1.5.1 is what ice expects of an E810 (ice_controlq.h EXP_FW_API_VER_*_E810 = 1.5) and stays
  * below every ice_fw_supports_* threshold the model does not serve (link override 1.5.2, LLDP filter 1.7.1, report
@@ -34,6 +34,12 @@ public final class BasicCommands {
     private String driverVersion;
     private int driverVersionWord = -1;
     private long pfConfigClears;
+    private Runnable pfConfigClear = () -> { };
+
+    /** What clear_pf_cfg clears (the firmware wires the PF's resources, switch and scheduler here). */
+    void onClearPfConfig(Runnable clear) {
+        this.pfConfigClear = clear == null ? () -> { } : clear;
+    }
 
     public void registerWith(BiConsumer<Integer, AqCommandHandler> r) {
         r.accept(AqOpcode.GET_VER, this::getVer);
@@ -82,9 +88,18 @@ public final class BasicCommands {
         return AqError.OK;
     }
 
+    /**
+     * clear_pf_cfg (ice_common.c ice_clear_pf_cfg, direct): firmware drops what it holds for the PF (VSIs, switch
+     * rules and resource ids, the scheduler tree back to its default, Tx queues and qsets); the DDP package and the
+     * profile tables stay, since ice_rebuild loads the package before it sends this.
+     */
     private int clearPfCfg(AqDescriptor d, Bytes<?> b) {
+        if (b != null) {
+            return AqError.EINVAL;
+        }
         pfConfigClears++;
-        return b == null ? AqError.OK : AqError.EINVAL;
+        pfConfigClear.run();
+        return AqError.OK;
     }
 
     void pfReset() {

@@ -6,10 +6,12 @@ import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.bus.InterruptSink;
 import dev.irdmaemu.fw.bus.Mmio;
 import dev.irdmaemu.fw.reg.IceRegisterMap;
+import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.model.reg.RegisterFile;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
+import java.util.function.Consumer;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The register block and firmware of one E810 PF as ice.ko sees them (Linux 7.3 drivers/net/ethernet/intel/ice):
  * the registers ice reads before its admin queue works (ice_probe, ice_init_hw, ice_check_reset, ice_pf_reset,
- * ice_init_nvm), the admin queue and mailbox rings ({@link AdminQueue}), the misc/OICR interrupt causes, and the
+ * ice_init_nvm), the admin queue and mailbox rings ({@link AdminQueue}), the misc/OICR interrupt causes, the
+ * adapter's core, global and EMP resets ({@link AdapterResets}, this PF's share of them here), and the
  * admin queue commands of probe step A, each a class of its own ({@link BasicCommands}, {@link ResourceLocks},
  * {@link NvmCommands}, {@link Capabilities}, {@link PortLink}, {@link ResourcePool}). Other commands (scheduler, VSI,
  * switch, DDP, queues) are registered from outside through {@link #register}.
@@ -64,6 +67,10 @@ public final class IceFirmware implements Mmio {
     private final int fdEna;
     private int oicr;
     private Runnable pfResetHook = () -> { };
+    private Consumer<AdapterResets.Kind> adapterResetHook = k -> { };
+    private Runnable pfConfigClearHook = () -> { };
+    /** The adapter's resets this PF takes part in: its own until {@link AdapterResets#adopt} moves it. */
+    AdapterResets adapterResets = new AdapterResets();
     private LanRegisters lan;
     private long pfResets;
     private long droppedVectors;
@@ -91,8 +98,10 @@ public final class IceFirmware implements Mmio {
 
         regs.defineReadOnly("GL_MNG_FWSM", GL_MNG_FWSM, 1, 0, null, null);
         regs.defineReadOnly("PF_FUNC_RID", PF_FUNC_RID, 1, 0, "pf_number", (e, s) -> this.pfId);
-        regs.defineReadOnly("GLGEN_RSTAT", GLGEN_RSTAT, 1, 0, null, null);
-        regs.defineReadOnly("GLNVM_ULD", GLNVM_ULD, 1, 0, "all_resets_done", (e, s) -> ULD_ALL_DONE);
+        regs.defineReadOnly("GLGEN_RSTAT", GLGEN_RSTAT, 1, 0, "reset_status", (e, s) -> adapterResets.status());
+        regs.defineReadOnly("GLNVM_ULD", GLNVM_ULD, 1, 0, "resets_done", (e, s) -> adapterResets.resetsDone());
+        regs.define("GLGEN_RTRIG", GLGEN_RTRIG, 1, 0, "reset_under_way", (e, s) -> adapterResets.triggerBits(),
+                "reset_trigger", (e, v) -> adapterResets.triggerWritten(v));
         pfgenCtrl = regs.define("PFGEN_CTRL", PFGEN_CTRL, 1, 0, null, null, "pf_software_reset",
                 (e, v) -> pfgenCtrlWrite(v));
         regs.defineReadOnly("GLGEN_RSTCTL", GLGEN_RSTCTL, 1, 0, "grstdel", (e, s) -> GRSTDEL);
@@ -119,6 +128,12 @@ public final class IceFirmware implements Mmio {
         defineQueue("PF_MBX", mailbox, PF_MBX_ATQBAL, PF_MBX_ATQBAH, PF_MBX_ATQLEN, PF_MBX_ATQH, PF_MBX_ATQT,
                 PF_MBX_ARQBAL, PF_MBX_ARQBAH, PF_MBX_ARQLEN, PF_MBX_ARQH, PF_MBX_ARQT);
 
+        adapterResets.join(this);
+        // clear_pf_cfg (ice_clear_pf_cfg): the PF's resource ids, then its switch and scheduler (the hook)
+        basic.onClearPfConfig(() -> {
+            resources.clear();
+            pfConfigClearHook.run();
+        });
         basic.registerWith(adminQueue::register);
         locks.registerWith(adminQueue::register);
         new NvmCommands(nvm).registerWith(adminQueue::register);
@@ -243,13 +258,75 @@ public final class IceFirmware implements Mmio {
 
     /** Power-on state: a PF reset plus the device-wide state (global config lock, register storage). */
     public void reset() {
+        clearFunctionRegisters();
+        locks.powerOn();
+        port.powerOn();
+        pfReset();
+    }
+
+    /**
+     * A function-level reset (PCIe FLR): the PF's state back to power-on, as {@link #reset()}, but what belongs to
+     * the whole adapter stays: the global config lock's "done" after a package download (ice_ddp.c: a reloaded
+     * driver's ice_acquire_global_cfg_lock then answers -EALREADY and ice takes the package as loaded), like the
+     * package itself, which the function's switch block keeps.
+     */
+    public void functionLevelReset() {
+        clearFunctionRegisters();
+        locks.releaseAll();
+        port.powerOn();
+        pfReset();
+    }
+
+    private void clearFunctionRegisters() {
         regs.store(pfgenCtrl, 0, 0);
         regs.store(pwrModeCtl, 0, 0);
         regs.store(pfpmWus, 0, 0);
         other.clear();
+    }
+
+    /**
+     * This PF's part of a core, global or EMP reset once it is done: everything a PF reset clears (both control
+     * queues, interrupt causes, the PF's locks and resource ids, the LAN queues, the switch, scheduler and RDMA
+     * block through the hooks), and what only an adapter reset clears: the downloaded DDP package and the global
+     * config lock's "done" (ice_rebuild loads the package again after CORER and GLOBR), the registers kept as
+     * storage, and PFGEN_CTRL. A global or EMP reset also takes the MAC and PHY back to their defaults; an EMP
+     * reset reloads the firmware, which forgets the driver version (as every reset here does). A GRST cause ice has
+     * not read yet stays pending: its interrupt handler reads it after the reset.
+     */
+    void adapterReset(AdapterResets.Kind kind) {
+        boolean grstUnread = (oicr & PFINT_OICR_GRST_M) != 0;
+        clearFunctionRegisters();
         locks.powerOn();
-        port.powerOn();
+        if (kind == AdapterResets.Kind.CORER) {
+            port.coreReset();
+        } else {
+            port.powerOn();
+        }
         pfReset();
+        adapterResetHook.accept(kind);
+        if (grstUnread) {
+            oicr |= PFINT_OICR_GRST_M;
+        }
+        TraceEvent t = trace.start(TraceKind.FUNCTION_RESET);
+        if (t != null) {
+            t.text("block", "ice").text("cause", kind.name().toLowerCase(java.util.Locale.ROOT)).num("pf", pfId)
+                    .emit();
+        }
+    }
+
+    /** The core, global and EMP resets this PF takes part in. */
+    public AdapterResets adapterResets() {
+        return adapterResets;
+    }
+
+    /** Connects an adapter reset to the rest of the function (the DDP package and profile tables it clears). */
+    public void onAdapterReset(Consumer<AdapterResets.Kind> hook) {
+        this.adapterResetHook = hook == null ? k -> { } : hook;
+    }
+
+    /** Connects clear_pf_cfg to the switch and scheduler commands registered from outside. */
+    public void onClearPfConfig(Runnable hook) {
+        this.pfConfigClearHook = hook == null ? () -> { } : hook;
     }
 
     /**

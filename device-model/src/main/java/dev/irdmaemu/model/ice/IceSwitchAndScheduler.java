@@ -63,7 +63,18 @@ public final class IceSwitchAndScheduler {
         ddp.reset();
     }
 
-    /** Power-on (and FLR of the whole device): a PF reset, and the NVM's DDP package again. */
+    /**
+     * clear_pf_cfg: the PF's VSIs, switch rules, Tx queues and qsets, and the scheduler tree back to its default;
+     * unlike a PF reset, a package download under way goes on (ice_rebuild loads the package first).
+     */
+    public void clearPfConfig() {
+        vsis.reset();
+        switchRules.reset();
+        txQueues.reset();
+        scheduler.reset();
+    }
+
+    /** Power-on (and the adapter's core, global and EMP resets): a PF reset, and the NVM's DDP package again. */
     public void powerOn() {
         resetPf();
         ddp.powerOn();

@@ -6,6 +6,7 @@ import dev.irdmaemu.fw.aq.AqLayout.GetLinkStatus;
 import dev.irdmaemu.fw.aq.AqLayout.GetPhyCaps;
 import dev.irdmaemu.fw.aq.AqLayout.GetPortOptions;
 import dev.irdmaemu.fw.aq.AqLayout.ManageMacRead;
+import dev.irdmaemu.fw.aq.AqLayout.ManageMacWrite;
 import dev.irdmaemu.fw.aq.AqLayout.RestartAn;
 import dev.irdmaemu.fw.aq.AqLayout.SetEventMask;
 import dev.irdmaemu.fw.aq.AqLayout.SetMacCfg;
@@ -18,13 +19,19 @@ import net.openhft.chronicle.bytes.BytesStore;
 /**
  * The port as the firmware reports it: a single 100GBASE-CR4 QSFP28 port (the E810-C, device 0x1592) with its
  * permanent MAC, PHY capabilities and configuration, the link state and link status events. Commands (structs of
- * ice_adminq_cmd.h): manage_mac_read 0x0107, set_mac_cfg 0x0603, get_phy_caps 0x0600, set_phy_cfg 0x0601,
+ * ice_adminq_cmd.h): manage_mac_read 0x0107, manage_mac_write 0x0108, set_mac_cfg 0x0603, get_phy_caps 0x0600, set_phy_cfg 0x0601,
  * restart_an 0x0605, get_link_status 0x0607 (ice_aq_get_link_info; LSE enable/disable in cmd_flags, the reply's
  * LSE_IS_ENABLED), set_event_mask 0x0613 and get_port_options 0x06EA (ice_get_phy_lane_number).
  *
  * <p>The link is up when the carrier is ({@link #setLink}) and the PHY is enabled (set_phy_cfg ICE_AQ_PHY_ENA_LINK).
  * A change posts a get_link_status event on the ARQ carrying the 32-byte link data (ice_handle_link_event reads
  * link_info and link_speed from it) when ice enabled LSE and did not mask ICE_AQ_LINK_EVENT_UPDOWN.
+ *
+ * <p>manage_mac_write (ice_main.c ice_set_mac_address after {@code ip link set DEV address}, with UPDATE_LAA_WOL;
+ * ice_setup_mc_magic_wake on unload with MC_MAG_EN and WOL_LAA_PFR_KEEP too) sets a locally administered address
+ * that manage_mac_read then reports as the LAN address. A PF reset forgets it unless it was written with
+ * WOL_LAA_PFR_KEEP; any other reset and power-on do. A direct command with a buffer, reserved flag bits, an update
+ * type other than LAA or LAA+WoL, or a multicast or all-zero address is answered EINVAL.
  */
 public final class PortLink {
     public static final long PHY_TYPE_LOW = GetPhyCaps.PHY_TYPE_LOW_100GBASE_CR4;
@@ -33,6 +40,11 @@ public final class PortLink {
 
     private final int pfId;
     private final long mac;
+    /** The locally administered address manage_mac_write set, valid while {@code laaSet}. */
+    private long laa;
+    private boolean laaSet;
+    private boolean laaKeptOverPfr;
+    private long macWrites;
     private final AdminQueue arq;
     private final BytesStore<?, Void> eventData = BytesStore.nativeStoreWithFixedCapacity(GetLinkStatus.DATA_SIZE_V1);
     private final BytesStore<?, Void> eventParams = BytesStore.nativeStoreWithFixedCapacity(AqDescriptor.PARAMS_SIZE);
@@ -55,6 +67,7 @@ public final class PortLink {
 
     public void registerWith(BiConsumer<Integer, AqCommandHandler> r) {
         r.accept(AqOpcode.MANAGE_MAC_READ, this::manageMacRead);
+        r.accept(AqOpcode.MANAGE_MAC_WRITE, this::manageMacWrite);
         r.accept(AqOpcode.SET_MAC_CFG, this::setMacCfg);
         r.accept(AqOpcode.GET_PHY_CAPS, this::getPhyCaps);
         r.accept(AqOpcode.SET_PHY_CFG, this::setPhyCfg);
@@ -66,11 +79,22 @@ public final class PortLink {
 
     void powerOn() {
         carrier = true;
+        laaSet = false;
+        pfReset();
+    }
+
+    /** A core reset: the port's link stays, the LAA goes (only a PF reset can keep it). */
+    void coreReset() {
+        laaSet = false;
         pfReset();
     }
 
     /** A PF reset: events off, the PHY back to its default (enabled, 100G), frame size default. */
     void pfReset() {
+        if (!laaKeptOverPfr) {
+            laaSet = false;
+        }
+        laaKeptOverPfr = false;
         phyEnabled = true;
         lse = false;
         eventMask = 0;
@@ -115,11 +139,34 @@ public final class PortLink {
         b.zeroOut(0, ManageMacRead.RESP_SIZE);
         b.writeByte(ManageMacRead.RESP_LPORT_NUM, (byte) 0);
         b.writeByte(ManageMacRead.RESP_ADDR_TYPE, (byte) ManageMacRead.ADDR_TYPE_LAN);
+        long lan = lanMac();
         for (int i = 0; i < 6; i++) {
-            b.writeByte(ManageMacRead.RESP_MAC + i, (byte) (mac >>> 8 * (5 - i)));
+            b.writeByte(ManageMacRead.RESP_MAC + i, (byte) (lan >>> 8 * (5 - i)));
         }
         d.paramU16(ManageMacRead.FLAGS, ManageMacRead.LAN_ADDR_VALID).paramU8(ManageMacRead.NUM_ADDR, 1)
                 .datalen(ManageMacRead.RESP_SIZE);
+        return AqError.OK;
+    }
+
+    private int manageMacWrite(AqDescriptor d, Bytes<?> b) {
+        int flags = d.paramU8(ManageMacWrite.FLAGS);
+        int update = flags & ManageMacWrite.WR_M;
+        int known = ManageMacWrite.WR_MC_MAG_EN | ManageMacWrite.WR_WOL_LAA_PFR_KEEP | ManageMacWrite.WR_M;
+        if (b != null || (flags & ~known) != 0
+                || update != ManageMacWrite.UPDATE_LAA && update != ManageMacWrite.UPDATE_LAA_WOL) {
+            return AqError.EINVAL;
+        }
+        long a = 0;
+        for (int i = 0; i < 6; i++) {
+            a = a << 8 | d.paramU8(ManageMacWrite.MAC + i);
+        }
+        if (a == 0 || (a & 1L << 40) != 0) {
+            return AqError.EINVAL;
+        }
+        laa = a;
+        laaSet = true;
+        laaKeptOverPfr = (flags & ManageMacWrite.WR_WOL_LAA_PFR_KEEP) != 0;
+        macWrites++;
         return AqError.OK;
     }
 
@@ -258,5 +305,15 @@ public final class PortLink {
 
     public long permanentMac() {
         return mac;
+    }
+
+    /** The port's LAN address as manage_mac_read reports it: the LAA when one was written, else the permanent MAC. */
+    public long lanMac() {
+        return laaSet ? laa : mac;
+    }
+
+    /** manage_mac_write commands accepted. */
+    public long macWrites() {
+        return macWrites;
     }
 }

@@ -5,6 +5,7 @@ import dev.irdmaemu.fw.aq.AqError;
 import dev.irdmaemu.fw.aq.AqLayout.ReqRes;
 import dev.irdmaemu.fw.aq.AqOpcode;
 import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
 import net.openhft.chronicle.bytes.Bytes;
 
 /**
@@ -20,6 +21,9 @@ import net.openhft.chronicle.bytes.Bytes;
  *       SUCCESS when granted, IN_PROG while held, DONE once a package download completed
  *       ({@link #globalConfigDone()}), which ice takes as "already loaded" (-EALREADY).</li>
  *   <li>Releasing a resource that is not held succeeds: ice_release_res retries any failure for 10 s.</li>
+ *   <li>A grant lasts its timeout: a resource its holder did not release by then is free again, and the next
+ *       request is granted (ice_acquire_res waits out a holder's timeout for this). The time is the model's
+ *       simulated clock ({@link #clock}); a held resource answers the time it has left.</li>
  * </ul>
  * Only one PF's driver talks to this firmware instance, so "held" means held by that driver; a PF reset releases
  * everything ({@link #releaseAll()}).
@@ -29,9 +33,14 @@ public final class ResourceLocks {
     private final boolean[] held = new boolean[RESOURCES];
     private final int[] access = new int[RESOURCES];
     private final long[] timeout = new long[RESOURCES];
+    /** When each grant runs out, in the clock's nanoseconds. */
+    private final long[] expires = new long[RESOURCES];
+    private LongSupplier clock = () -> 0L;
+    private boolean clocked;
     private boolean globalDone;
     private long grants;
     private long busy;
+    private long expired;
 
     public void registerWith(BiConsumer<Integer, AqCommandHandler> r) {
         r.accept(AqOpcode.REQ_RES, this::request);
@@ -45,12 +54,13 @@ public final class ResourceLocks {
                 || acc != ReqRes.ACCESS_READ && acc != ReqRes.ACCESS_WRITE) {
             return AqError.EINVAL;
         }
+        expire(id);
         if (id == ReqRes.RES_ID_GLBL_LOCK) {
             if (globalDone) {
                 d.paramU16(ReqRes.STATUS, ReqRes.GLBL_DONE).paramU32(ReqRes.TIMEOUT, 0);
             } else if (held[id]) {
                 busy++;
-                d.paramU16(ReqRes.STATUS, ReqRes.GLBL_IN_PROG).paramU32(ReqRes.TIMEOUT, timeout[id]);
+                d.paramU16(ReqRes.STATUS, ReqRes.GLBL_IN_PROG).paramU32(ReqRes.TIMEOUT, remainingMs(id));
             } else {
                 grant(id, acc, ReqRes.GLBL_LOCK_DFLT_TIMEOUT_MS);
                 d.paramU16(ReqRes.STATUS, ReqRes.GLBL_SUCCESS).paramU32(ReqRes.TIMEOUT, timeout[id]);
@@ -59,7 +69,7 @@ public final class ResourceLocks {
         }
         if (held[id]) {
             busy++;
-            d.paramU32(ReqRes.TIMEOUT, timeout[id]);
+            d.paramU32(ReqRes.TIMEOUT, remainingMs(id));
             return AqError.EBUSY;
         }
         long t = switch (id) {
@@ -77,7 +87,34 @@ public final class ResourceLocks {
         held[id] = true;
         access[id] = acc;
         timeout[id] = t;
+        expires[id] = clock.getAsLong() + t * 1_000_000L;
         grants++;
+    }
+
+    /** Frees {@code id} when its grant ran out on a clocked firmware. */
+    private void expire(int id) {
+        if (clocked && held[id] && clock.getAsLong() >= expires[id]) {
+            held[id] = false;
+            expired++;
+        }
+    }
+
+    /** What is left of the holder's timeout, in whole milliseconds (the full timeout without a clock). */
+    private long remainingMs(int id) {
+        if (!clocked) {
+            return timeout[id];
+        }
+        long left = expires[id] - clock.getAsLong();
+        return Math.max(1, (left + 999_999) / 1_000_000);
+    }
+
+    /**
+     * The simulated clock grants run on ({@code SimScheduler::now}, nanoseconds); null: grants never run out (a
+     * firmware without the model's timing engine, as in unit tests of single commands).
+     */
+    public void clock(LongSupplier nanos) {
+        this.clocked = nanos != null;
+        this.clock = nanos == null ? () -> 0L : nanos;
     }
 
     private int release(AqDescriptor d, Bytes<?> b) {
@@ -100,7 +137,11 @@ public final class ResourceLocks {
     }
 
     public boolean held(int resourceId) {
-        return resourceId > 0 && resourceId < RESOURCES && held[resourceId];
+        if (resourceId <= 0 || resourceId >= RESOURCES) {
+            return false;
+        }
+        expire(resourceId);
+        return held[resourceId];
     }
 
     /** The access type of a held resource (ReqRes.ACCESS_*), 0 when free. */
@@ -123,5 +164,10 @@ public final class ResourceLocks {
 
     public long busyAnswers() {
         return busy;
+    }
+
+    /** Grants that ran out without a release. */
+    public long expiredGrants() {
+        return expired;
     }
 }

@@ -438,7 +438,11 @@ public final class E810PciFunction {
     private void resetFunction(String cause, boolean flr) {
         int configBytes = config.reset(flr);
         bar3.reset();
-        ice.reset();
+        if (flr) {
+            ice.functionLevelReset();
+        } else {
+            ice.reset();
+        }
         rdma.reset();
         TraceEvent t = trace.start(TraceKind.FUNCTION_RESET);
         if (t != null) {

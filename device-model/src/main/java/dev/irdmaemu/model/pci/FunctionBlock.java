@@ -9,8 +9,16 @@ import dev.irdmaemu.fw.bus.Mmio;
  * its causes through the RDMA block's interrupt controller).
  */
 public interface FunctionBlock extends Mmio {
-    /** Back to power-on state: the PCI function's FLR and the transport's device reset call it. */
+    /** Back to power-on state: the transport's device reset calls it. */
     void reset();
+
+    /**
+     * The PCI function's FLR: the function's own state back to power-on; a block that keeps adapter-wide state
+     * (the ice block: the downloaded DDP package, the global config lock) keeps it. By default a {@link #reset()}.
+     */
+    default void functionLevelReset() {
+        reset();
+    }
 
     /**
      * Whether the block backs BAR0 offset {@code offset}. The dispatcher answers offsets nobody backs itself (reads

@@ -142,8 +142,16 @@ class E810PhysicalFunctionTest {
         drv = new IceLikeDriver(ram, pci.bar0());
         assertTrue(drv.initAdminQueue());
         assertEquals(ReqRes.GLBL_DONE, requestGlobalLock());
-        // a function-level reset returns the firmware to power-on: the lock can be taken again
+        // a function-level reset keeps what is adapter-wide: the package stays loaded (issue 29)
         pci.functionLevelReset();
+        pci.configWrite(PciRegs.COMMAND, 2, PciRegs.COMMAND_MEMORY | PciRegs.COMMAND_MASTER);
+        drv = new IceLikeDriver(ram, pci.bar0());
+        assertTrue(drv.initAdminQueue());
+        assertEquals(ReqRes.GLBL_DONE, requestGlobalLock());
+        assertTrue(pf.switchAndScheduler().ddp().packageDownloaded());
+        // the transport's device reset (a machine reset) returns the firmware to power-on: the lock can be taken
+        pci.reset();
+        pci.configWrite(PciRegs.COMMAND, 2, PciRegs.COMMAND_MEMORY | PciRegs.COMMAND_MASTER);
         drv = new IceLikeDriver(ram, pci.bar0());
         assertTrue(drv.initAdminQueue());
         assertEquals(ReqRes.GLBL_SUCCESS, requestGlobalLock());

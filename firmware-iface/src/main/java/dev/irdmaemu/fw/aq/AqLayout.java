@@ -178,6 +178,25 @@ public final class AqLayout {
         }
     }
 
+    /** struct ice_aqc_manage_mac_write (direct 0x0108): flags, then the address in network order. */
+    public static final class ManageMacWrite {
+        public static final int FLAGS = 1;
+        public static final int MAC = 2;
+        /** ICE_AQC_MAN_MAC_WR_MC_MAG_EN: multicast magic packet wake. */
+        public static final int WR_MC_MAG_EN = 1;
+        /** ICE_AQC_MAN_MAC_WR_WOL_LAA_PFR_KEEP: the address survives a PF reset. */
+        public static final int WR_WOL_LAA_PFR_KEEP = 1 << 1;
+        /** ICE_AQC_MAN_MAC_WR_M: what to update, bits 7:6. */
+        public static final int WR_S = 6;
+        public static final int WR_M = 0x3 << WR_S;
+        /** ICE_AQC_MAN_MAC_UPDATE_LAA and ICE_AQC_MAN_MAC_UPDATE_LAA_WOL. */
+        public static final int UPDATE_LAA = 0;
+        public static final int UPDATE_LAA_WOL = 1 << WR_S;
+
+        private ManageMacWrite() {
+        }
+    }
+
     /** struct ice_aqc_set_mac_cfg (direct 0x0603). */
     public static final class SetMacCfg {
         public static final int MAX_FRAME_SIZE = 0;

@@ -19,7 +19,13 @@ public final class RxQueueContext extends PackedContext {
     public static final int DTYPE_NO_SPLIT = 0;
     /** ICE_MAX_CHAINED_RX_BUFS: rxmax must not exceed 5 buffers. */
     public static final int MAX_CHAINED_BUFFERS = 5;
-    /** A ring of fewer descriptors than this cannot hold the prefetch the context asks for (ICE_MIN_NUM_DESC). */
+    /**
+     * The fewest descriptors the model accepts in a ring: its own floor, looser than any bound in the sources, which
+     * give no hardware minimum. The context's qlen field is 13 bits (ice_common.c ice_rlan_ctx_fields); ice itself
+     * never programs a ring shorter than ICE_MIN_NUM_DESC (64) or not a multiple of ICE_REQ_DESC_MULTIPLE (32)
+     * (ice.h; ice_ethtool.c ice_set_ringparam, and virt/queues.c ice_vc_isvalid_ring_len for the rings of its VFs),
+     * a driver policy the model leaves to the driver. Below 8 descriptors the model refuses the context.
+     */
     public static final int MIN_QLEN = 8;
 
     /** The rules the model applies before it enables a queue (QENA_REQ). */

@@ -130,8 +130,8 @@ public final class PciRegs {
     public static final int EXP_LNKSTA2 = 0x32;
     /**
      * Bytes a version-2 PCI Express capability spans: through Slot Status 2 at 0x3a (the spec's v2 layout; QEMU's
-     * PCI_EXP_VER2_SIZEOF). pci_regs.h's PCI_CAP_EXP_ENDPOINT_SIZEOF_V2 (0x32) is where an endpoint's defined
-     * registers end; the rest reads 0.
+     * PCI_EXP_VER2_SIZEOF). pci_regs.h's PCI_CAP_EXP_ENDPOINT_SIZEOF_V2 (0x34, decimal 52 "v2 endpoints with link
+     * end here": just past Link Status 2 at 0x32) is where an endpoint's defined registers end; the rest reads 0.
      */
     public static final int EXP_CAP_SIZEOF_V2 = 0x3c;
 

@@ -65,6 +65,11 @@ public final class IceRegister {
     public static final int GLGEN_RSTCTL_GRSTDEL_M = 0x3F;
     public static final int GLGEN_RSTAT = 0x000B_8188;
     public static final int GLGEN_RSTAT_DEVSTATE_M = 0x3;
+    public static final int GLGEN_RSTAT_RESET_TYPE_S = 2;
+    public static final int GLGEN_RSTAT_RESET_TYPE_M = 0x3 << 2;
+    public static final int GLGEN_RTRIG = 0x000B_8190;
+    public static final int GLGEN_RTRIG_CORER_M = 1;
+    public static final int GLGEN_RTRIG_GLOBR_M = 1 << 1;
     public static final int GL_PWR_MODE_CTL = 0x000B_820C;
     public static final int GLGEN_CLKSTAT_SRC = 0x000B_826C;
     public static final int GLPCI_CNF2 = 0x000B_E004;

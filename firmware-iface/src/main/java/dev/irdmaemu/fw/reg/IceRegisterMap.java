@@ -36,7 +36,6 @@ public final class IceRegisterMap {
         one("PRTRPB_RDPC", 0x000AC260);
         one("GLGEN_STAT", 0x000B612C);
         one("PFPM_APM", 0x000B8080);
-        one("GLGEN_RTRIG", 0x000B8190);
         one("GLGEN_MAC_LINK_TOPO", 0x000B81DC);
         one("GLGEN_SWITCH_MODE_CONFIG", 0x000B81E0);
         one("GLINT_CTL", 0x0016CC54);
@@ -101,8 +100,9 @@ public final class IceRegisterMap {
         array("GLFLXP_RXDID_FLX_WRD_3", 0x0045CB00, 4, 8);
         one("GLQF_FD_CNT", 0x00460018);
         one("PFQF_FD_SIZE", 0x00460100);
-        // Two-dimensional arrays: NAME(_i, _j) = base + _i * stride + _j * stride2.
-        array2("GLINT_ITR", 0x00154000, 4, 2048, 8192, 3);
+        // Two-dimensional arrays: NAME(_i, _j) = base + _i * stride + _j * stride2, in the macro's argument order.
+        // GLINT_ITR(_i, _INT): _i the ITR index (0..2, stride 8192), _INT the vector (stride 4).
+        array2("GLINT_ITR", 0x00154000, 8192, 3, 4, 2048);
         array2("GLFLXP_RXDID_FLAGS", 0x0045D000, 4, 64, 256, 4);
         array2("GLPRT_PXONRXC", 0x00380300, 8, 8, 64, 8);
         array2("GLPRT_PXOFFRXC", 0x00380500, 8, 8, 64, 8);
@@ -204,30 +204,46 @@ public final class IceRegisterMap {
      * offset is not an element of it.
      */
     public static int index(int entry, long offset) {
-        long rel = offset - BASES[entry];
-        if (rel < 0) {
-            return -1;
-        }
-        int s2 = STRIDES2[entry];
-        long j = s2 == 0 ? 0 : rel / s2;
-        if (j >= COUNTS2[entry]) {
-            return -1;
-        }
-        rel -= j * s2;
-        int s = STRIDES[entry];
-        if (s == 0) {
-            return rel == 0 ? 0 : -1;
-        }
-        if (rel % s != 0 || rel / s >= COUNTS[entry]) {
-            return -1;
-        }
-        return (int) (rel / s);
+        return element(entry, offset, false);
     }
 
     /** The second index ({@code _j}) of {@code offset} in a two-dimensional {@code entry}; 0 otherwise. */
     public static int index2(int entry, long offset) {
-        int s2 = STRIDES2[entry];
-        return s2 == 0 ? 0 : (int) ((offset - BASES[entry]) / s2);
+        return Math.max(0, element(entry, offset, true));
+    }
+
+    /**
+     * One index of {@code offset} in {@code entry}, or -1 when the offset is no element of it. The dimension of the
+     * larger stride is taken off first, whichever argument of the macro it is (GLINT_ITR's first, GLPRT_PXONRXC's
+     * second).
+     */
+    private static int element(int entry, long offset, boolean second) {
+        long rel = offset - BASES[entry];
+        if (rel < 0) {
+            return -1;
+        }
+        boolean firstOuter = STRIDES[entry] >= STRIDES2[entry];
+        int outerStride = firstOuter ? STRIDES[entry] : STRIDES2[entry];
+        int outerCount = firstOuter ? COUNTS[entry] : COUNTS2[entry];
+        int innerStride = firstOuter ? STRIDES2[entry] : STRIDES[entry];
+        int innerCount = firstOuter ? COUNTS2[entry] : COUNTS[entry];
+        long outer = outerStride == 0 ? 0 : rel / outerStride;
+        if (outer >= outerCount) {
+            return -1;
+        }
+        rel -= outer * outerStride;
+        long inner;
+        if (innerStride == 0) {
+            if (rel != 0) {
+                return -1;
+            }
+            inner = 0;
+        } else if (rel % innerStride != 0 || rel / innerStride >= innerCount) {
+            return -1;
+        } else {
+            inner = rel / innerStride;
+        }
+        return (int) (second == firstOuter ? inner : outer);
     }
 
     /** Whether {@code entry} is two-dimensional. */

@@ -34,8 +34,14 @@ class IceRegisterMapTest {
         int e = IceRegisterMap.find(0x00154000 + 8192 + 5 * 4);
         assertEquals("GLINT_ITR", IceRegisterMap.name(e));
         assertTrue(IceRegisterMap.twoDimensional(e));
-        assertEquals(5, IceRegisterMap.index(e, 0x00154000 + 8192 + 5 * 4));
-        assertEquals(1, IceRegisterMap.index2(e, 0x00154000 + 8192 + 5 * 4));
+        assertEquals(1, IceRegisterMap.index(e, 0x00154000 + 8192 + 5 * 4), "_i, the ITR index");
+        assertEquals(5, IceRegisterMap.index2(e, 0x00154000 + 8192 + 5 * 4), "_INT, the vector");
+        assertEquals(-1, IceRegisterMap.index(e, 0x00154000 + 3 * 8192), "no ITR index 3");
+        // GLPRT_PXONRXC(_i, _j) = 0x00380300 + _i * 8 + _j * 64: the larger stride is the second argument
+        int p = IceRegisterMap.find(0x00380300 + 2 * 8 + 3 * 64);
+        assertEquals("GLPRT_PXONRXC", IceRegisterMap.name(p));
+        assertEquals(2, IceRegisterMap.index(p, 0x00380300 + 2 * 8 + 3 * 64));
+        assertEquals(3, IceRegisterMap.index2(p, 0x00380300 + 2 * 8 + 3 * 64));
     }
 
     @Test

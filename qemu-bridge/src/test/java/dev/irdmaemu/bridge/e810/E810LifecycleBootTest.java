@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * The stock ice.ko and irdma.ko of Linux 7.3 through their lifecycle on one emulated E810, in one QEMU run that
  * boots twice (scenario {@code e810-lifecycle}): an RDMA CM listener that comes and goes, rmmod/modprobe irdma, enable_iwarp off and on, rmmod/modprobe ice,
  * devlink reload, a function reset through sysfs, a PF reset irdma asks for after the host withheld one CQP completion,
- * a guest reboot. At each checkpoint the host counts what the model
+ * a MAC change there and back (manage_mac_write), a guest reboot. At each checkpoint the host counts what the model
  * holds: a driver that is gone has left nothing behind, and a driver that is back holds exactly what the first
  * probe held ({@link E810LifecycleExpectations}, which {@code E810LifecycleContainerTest} checks through a guest
  * container alike).
