@@ -90,6 +90,9 @@ public final class E810Host implements AutoCloseable {
                 return f.pci();
             }));
             built.get().attachTo(fabric);
+            if (i > 0) {
+                built.get().sameAdapterAs(functions.get(0).pf()); // core, global and EMP resets hit every PF
+            }
             spaces.add(dma);
             functions.add(new Function(built.get(), trace, null));
         }
