@@ -53,6 +53,7 @@ public final class IceFirmware implements Mmio {
     private final PortLink port;
     private final ResourcePool resources = new ResourcePool();
     private final BasicCommands basic;
+    private final FirmwareLog fwLog = new FirmwareLog();
     private final int pfgenCtrl;
     private final int oicrEna;
     private final int oicrCtl;
@@ -120,6 +121,7 @@ public final class IceFirmware implements Mmio {
                 PF_MBX_ARQBAL, PF_MBX_ARQBAH, PF_MBX_ARQLEN, PF_MBX_ARQH, PF_MBX_ARQT);
 
         basic.registerWith(adminQueue::register);
+        fwLog.registerWith(adminQueue::register);
         locks.registerWith(adminQueue::register);
         new NvmCommands(nvm).registerWith(adminQueue::register);
         new Capabilities(pfId, msixVectors, firstVector).registerWith(adminQueue::register);
@@ -224,6 +226,7 @@ public final class IceFirmware implements Mmio {
         resources.clear();
         port.pfReset();
         basic.pfReset();
+        fwLog.pfReset();
         regs.store(oicrEna, 0, 0);
         regs.store(oicrCtl, 0, 0);
         regs.store(fwCtl, 0, 0);

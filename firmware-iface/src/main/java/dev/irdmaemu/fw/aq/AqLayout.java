@@ -344,4 +344,34 @@ public final class AqLayout {
         private GetPortOptions() {
         }
     }
+
+    /**
+     * struct libie_aqc_fw_log (0xFF30 config, 0xFF31 register, 0xFF32 query; libie adminq.h, used by libie/fwlog.c):
+     * the params; the buffer of 0xFF30 and of the 0xFF32 reply is {@link FwLogModules}.
+     */
+    public static final class FwLog {
+        public static final int CMD_FLAGS = 0;
+        public static final int RSP_FLAG = 1;
+        public static final int LOG_RESOLUTION = 4;
+        public static final int MDL_CNT = 6;
+        /** cmd_flags of config and query: LIBIE_AQC_FW_LOG_CONF_UART_EN, _CONF_AQ_EN, _QUERY_REGISTERED. */
+        public static final int CONF_UART_EN = 1;
+        public static final int CONF_AQ_EN = 1 << 1;
+        public static final int QUERY_REGISTERED = 1 << 2;
+        /** cmd_flags of config: LIBIE_AQC_FW_LOG_CONF_SET_VALID. */
+        public static final int CONF_SET_VALID = 1 << 3;
+        /** cmd_flags of register (LIBIE_AQC_FW_LOG_AQ_REGISTER) and of query (LIBIE_AQC_FW_LOG_AQ_QUERY). */
+        public static final int AQ_REGISTER = 1;
+        public static final int AQ_QUERY = 1 << 2;
+        /** LIBIE_AQC_FW_LOG_MIN_RESOLUTION / _MAX_RESOLUTION: log lines per ARQ event. */
+        public static final int MIN_RESOLUTION = 1;
+        public static final int MAX_RESOLUTION = 128;
+        /** LIBIE_AQC_FW_LOG_ID_MAX: the firmware modules that log. */
+        public static final int MODULES = 32;
+        /** enum libie_fwlog_level: NONE 0 .. VERBOSE 4; 5 and above are invalid. */
+        public static final int LEVEL_INVALID = 5;
+
+        private FwLog() {
+        }
+    }
 }
