@@ -14,8 +14,9 @@ import net.openhft.chronicle.bytes.Bytes;
  * ice_parse_func_caps read them. The minimal set of the fact sheet (e810-probe-facts §1.5): VALID_FUNCTIONS (one
  * bit, this PF: ice computes its VSI share as 768 / popcount, and more than 4 functions turn RDMA off), VSI,
  * RXQS / TXQS / MSIX (number and first id), MAX_MTU 9728 and RDMA = 1 (ice_init_dev sets ICE_FLAG_RDMA_ENA from
- * it) and FD (below). 1588, DCB, SR-IOV, LAG, NVM_MGMT, Tx topology and sensor caps are left out on purpose: each
- * would pull in a feature the model does not serve (fact sheet §1.5).
+ * it), FD (below) and TX_SCHED_TOPO_COMP_MODE = 1 (the NVM can report its Tx topology: ice_ddp.c ice_cfg_tx_topo
+ * then asks get_tx_topo, {@link TxTopology}, instead of logging that it cannot apply one). SR-IOV, LAG, NVM_MGMT
+ * and sensor caps are left out on purpose: each would pull in a feature the model does not serve (fact sheet §1.5).
  *
  * <p>FD is listed although the model serves no flow director: every E810 lists it, and ice depends on it beyond
  * the feature. ice_main.c ice_set_pf_caps sets {@code pf->ctrl_vsi_idx = ICE_NO_VSI} only when the function has FD
@@ -81,7 +82,7 @@ public final class Capabilities {
         if (b == null) {
             return AqError.EINVAL;
         }
-        int n = device ? 7 : reportRss ? 9 : 8;
+        int n = device ? 8 : reportRss ? 10 : 9;
         if (b.readRemaining() < (long) n * ELEM_SIZE) {
             d.paramU32(COUNT, n).datalen(0);
             return AqError.ENOMEM;
@@ -103,6 +104,8 @@ public final class Capabilities {
         at = elem(b, at, CAP_MAX_MTU, MAX_MTU, 0, 0);
         at = elem(b, at, CAP_RDMA, 1, 0, 0);
         at = elem(b, at, CAP_FD, device ? FD_GUARANTEED + FD_BEST_EFFORT : 0, 0, 0);
+        // ice_cfg_tx_topo: with number 1 ice asks get_tx_topo (TxTopology) and keeps the default 9 layers silently
+        at = elem(b, at, CAP_TX_SCHED_TOPO_COMP_MODE, 1, 0, 0);
         d.paramU32(COUNT, at / ELEM_SIZE).datalen(at);
         return AqError.OK;
     }

@@ -166,11 +166,12 @@ class IceProbeStepATest {
         // FD listed, so that ice_set_pf_caps starts ctrl_vsi_idx at ICE_NO_VSI (see Capabilities): sizes from GLQF_FD_SIZE
         assertEquals(Capabilities.FD_GUARANTEED + Capabilities.FD_BEST_EFFORT, dev.get(ListCaps.CAP_FD)[0]);
         assertTrue(func.containsKey(ListCaps.CAP_FD));
+        assertEquals(1, func.get(ListCaps.CAP_TX_SCHED_TOPO_COMP_MODE)[0], "ice_cfg_tx_topo asks get_tx_topo");
         int fdSize = fw.read32(GLQF_FD_SIZE);
         assertEquals(Capabilities.FD_GUARANTEED, fdSize & GLQF_FD_SIZE_FD_GSIZE_M);
         assertEquals(Capabilities.FD_BEST_EFFORT, (fdSize & GLQF_FD_SIZE_FD_BSIZE_M) >>> GLQF_FD_SIZE_FD_BSIZE_S);
         for (int omitted : new int[] {ListCaps.CAP_1588, ListCaps.CAP_DCB, ListCaps.CAP_SRIOV,
-                ListCaps.CAP_VF, ListCaps.CAP_NVM_MGMT, ListCaps.CAP_TX_SCHED_TOPO_COMP_MODE,
+                ListCaps.CAP_VF, ListCaps.CAP_NVM_MGMT,
                 ListCaps.CAP_FW_LAG_SUPPORT, ListCaps.CAP_NAC_TOPOLOGY, ListCaps.CAP_SENSOR_READING}) {
             assertFalse(dev.containsKey(omitted) || func.containsKey(omitted), "cap 0x" + Integer.toHexString(omitted));
         }

@@ -374,4 +374,20 @@ public final class AqLayout {
         private FwLog() {
         }
     }
+
+    /** struct ice_aqc_get_set_tx_topo (indirect 0x0418 get, 0x0417 set; ice_ddp.c ice_get_set_tx_topo). */
+    public static final class TxTopo {
+        public static final int SET_FLAGS = 0;
+        public static final int GET_FLAGS = 1;
+        /** set_flags: ICE_AQC_TX_TOPO_FLAGS_CORRER, _SRC_RAM, _LOAD_NEW (the 5-layer topology), _ISSUED. */
+        public static final int FLAGS_CORER = 1;
+        public static final int FLAGS_SRC_RAM = 1 << 1;
+        public static final int FLAGS_LOAD_NEW = 1 << 4;
+        public static final int FLAGS_ISSUED = 1 << 5;
+        /** get_flags: ICE_AQC_TX_TOPO_GET_RAM, the topology in effect. */
+        public static final int GET_RAM = 2;
+
+        private TxTopo() {
+        }
+    }
 }
