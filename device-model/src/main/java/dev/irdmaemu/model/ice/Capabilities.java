@@ -15,7 +15,9 @@ import net.openhft.chronicle.bytes.Bytes;
  * bit, this PF: ice computes its VSI share as 768 / popcount, and more than 4 functions turn RDMA off), VSI,
  * RXQS / TXQS / MSIX (number and first id), MAX_MTU 9728 and RDMA = 1 (ice_init_dev sets ICE_FLAG_RDMA_ENA from
  * it), FD (below) and TX_SCHED_TOPO_COMP_MODE = 1 (the NVM can report its Tx topology: ice_ddp.c ice_cfg_tx_topo
- * then asks get_tx_topo, {@link TxTopology}, instead of logging that it cannot apply one). SR-IOV, LAG, NVM_MGMT
+ * then asks get_tx_topo, {@link TxTopology}, instead of logging that it cannot apply one) and DCB = 1 with TC 0
+ * active of 8 ({@link LldpAgent}: ice prints "DCB is enabled in the hardware, max number of TCs supported on this
+ * port are 8" and runs DCB in software, as on a card whose FW LLDP agent is off). SR-IOV, LAG, NVM_MGMT
  * and sensor caps are left out on purpose: each would pull in a feature the model does not serve (fact sheet §1.5).
  *
  * <p>FD is listed although the model serves no flow director: every E810 lists it, and ice depends on it beyond
@@ -45,6 +47,9 @@ public final class Capabilities {
     /** Flow director filters: guaranteed (FD_GSIZE) and best effort (FD_BSIZE); 16 K in all. */
     public static final int FD_GUARANTEED = 512;
     public static final int FD_BEST_EFFORT = 16384 - FD_GUARANTEED;
+    /** DCB: the active TC bitmap (TC 0) and the TCs the port supports. */
+    public static final int DCB_ACTIVE_TCS = 1;
+    public static final int DCB_MAX_TCS = 8;
 
     private final int pfId;
     private final int msixVectors;
@@ -82,7 +87,7 @@ public final class Capabilities {
         if (b == null) {
             return AqError.EINVAL;
         }
-        int n = device ? 8 : reportRss ? 10 : 9;
+        int n = device ? 9 : reportRss ? 11 : 10;
         if (b.readRemaining() < (long) n * ELEM_SIZE) {
             d.paramU32(COUNT, n).datalen(0);
             return AqError.ENOMEM;
@@ -106,6 +111,8 @@ public final class Capabilities {
         at = elem(b, at, CAP_FD, device ? FD_GUARANTEED + FD_BEST_EFFORT : 0, 0, 0);
         // ice_cfg_tx_topo: with number 1 ice asks get_tx_topo (TxTopology) and keeps the default 9 layers silently
         at = elem(b, at, CAP_TX_SCHED_TOPO_COMP_MODE, 1, 0, 0);
+        // ice_parse_common_caps: dcb, active_tc_bitmap (TC 0) and maxtc (the "8" of ice's DCB line)
+        at = elem(b, at, CAP_DCB, 1, DCB_ACTIVE_TCS, DCB_MAX_TCS);
         d.paramU32(COUNT, at / ELEM_SIZE).datalen(at);
         return AqError.OK;
     }

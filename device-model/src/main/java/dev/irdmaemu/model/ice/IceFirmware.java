@@ -54,6 +54,7 @@ public final class IceFirmware implements Mmio {
     private final ResourcePool resources = new ResourcePool();
     private final BasicCommands basic;
     private final FirmwareLog fwLog = new FirmwareLog();
+    private final LldpAgent lldp = new LldpAgent();
     private final int pfgenCtrl;
     private final int oicrEna;
     private final int oicrCtl;
@@ -104,6 +105,7 @@ public final class IceFirmware implements Mmio {
         regs.defineReadOnly("GLGEN_CLKSTAT_SRC", GLGEN_CLKSTAT_SRC, 1, 0, null, null);
         regs.defineReadOnly("GLPCI_CNF2", GLPCI_CNF2, 1, 0, null, null);
         fdEna = regs.define("PFQF_FD_ENA", PFQF_FD_ENA);
+        regs.defineReadOnly("PRTDCB_GENS", PRTDCB_GENS, 1, 0, "dcbx_status", (e, s) -> lldp.dcbxStatus());
         regs.defineReadOnly("GLQF_FD_SIZE", GLQF_FD_SIZE, 1, 0, "fd_sizes", (e, s) -> Capabilities.FD_GUARANTEED
                 | Capabilities.FD_BEST_EFFORT << GLQF_FD_SIZE_FD_BSIZE_S);
         pfpmWus = regs.define("PFPM_WUS", PFPM_WUS, 1, 0, null, null, "write_one_to_clear",
@@ -122,6 +124,7 @@ public final class IceFirmware implements Mmio {
 
         basic.registerWith(adminQueue::register);
         fwLog.registerWith(adminQueue::register);
+        lldp.registerWith(adminQueue::register);
         locks.registerWith(adminQueue::register);
         new NvmCommands(nvm).registerWith(adminQueue::register);
         new Capabilities(pfId, msixVectors, firstVector).registerWith(adminQueue::register);

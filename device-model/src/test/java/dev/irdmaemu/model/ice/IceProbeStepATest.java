@@ -1,6 +1,7 @@
 package dev.irdmaemu.model.ice;
 
 import static dev.irdmaemu.fw.reg.IceRegister.*;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -167,10 +168,13 @@ class IceProbeStepATest {
         assertEquals(Capabilities.FD_GUARANTEED + Capabilities.FD_BEST_EFFORT, dev.get(ListCaps.CAP_FD)[0]);
         assertTrue(func.containsKey(ListCaps.CAP_FD));
         assertEquals(1, func.get(ListCaps.CAP_TX_SCHED_TOPO_COMP_MODE)[0], "ice_cfg_tx_topo asks get_tx_topo");
+        for (Map<Integer, long[]> caps : List.of(dev, func)) {
+            assertArrayEquals(new long[] {1, 1, 8}, caps.get(ListCaps.CAP_DCB), "dcb, active_tc_bitmap, maxtc");
+        }
         int fdSize = fw.read32(GLQF_FD_SIZE);
         assertEquals(Capabilities.FD_GUARANTEED, fdSize & GLQF_FD_SIZE_FD_GSIZE_M);
         assertEquals(Capabilities.FD_BEST_EFFORT, (fdSize & GLQF_FD_SIZE_FD_BSIZE_M) >>> GLQF_FD_SIZE_FD_BSIZE_S);
-        for (int omitted : new int[] {ListCaps.CAP_1588, ListCaps.CAP_DCB, ListCaps.CAP_SRIOV,
+        for (int omitted : new int[] {ListCaps.CAP_1588, ListCaps.CAP_SRIOV,
                 ListCaps.CAP_VF, ListCaps.CAP_NVM_MGMT,
                 ListCaps.CAP_FW_LAG_SUPPORT, ListCaps.CAP_NAC_TOPOLOGY, ListCaps.CAP_SENSOR_READING}) {
             assertFalse(dev.containsKey(omitted) || func.containsKey(omitted), "cap 0x" + Integer.toHexString(omitted));

@@ -390,4 +390,36 @@ public final class AqLayout {
         private TxTopo() {
         }
     }
+
+    /** struct ice_aqc_set_query_pfc_mode (direct 0x0303 set, 0x0302 query; ice_dcb.c ice_aq_set_pfc_mode). */
+    public static final class PfcMode {
+        public static final int PFC_MODE = 0;
+        /** ICE_AQC_PFC_VLAN_BASED_PFC, ICE_AQC_PFC_DSCP_BASED_PFC. */
+        public static final int VLAN_BASED = 1;
+        public static final int DSCP_BASED = 2;
+
+        private PfcMode() {
+        }
+    }
+
+    /** struct ice_aqc_lldp_set_local_mib (indirect 0x0A08; ice_common.c ice_aq_set_lldp_mib). */
+    public static final class LldpSetLocalMib {
+        public static final int TYPE = 0;
+        public static final int LENGTH = 2;
+        /** SET_LOCAL_MIB_TYPE_DCBX_M and SET_LOCAL_MIB_TYPE_CEE_M: the only type bits. */
+        public static final int TYPE_M = 0x3;
+        /** ICE_LLDPDU_SIZE: the largest MIB ice builds. */
+        public static final int MAX_LENGTH = 1500;
+
+        private LldpSetLocalMib() {
+        }
+    }
+
+    /** struct ice_aqc_query_port_ets (indirect 0x040E; ice_dcb.c ice_aq_query_port_ets); the buffer is PortEts. */
+    public static final class QueryPortEts {
+        public static final int PORT_TEID = 0;
+
+        private QueryPortEts() {
+        }
+    }
 }

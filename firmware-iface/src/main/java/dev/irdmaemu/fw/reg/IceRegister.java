@@ -110,4 +110,10 @@ public final class IceRegister {
     public static final int PFINT_OICR_PE_CRITERR_M = 1 << 28;
     public static final int PFINT_OICR_VFLR_M = 1 << 29;
     public static final int PFINT_OICR_SWINT_M = 1 << 31;
+
+    // DCB (ice_dcb.c ice_get_dcbx_status)
+    public static final int PRTDCB_GENS = 0x0008_3020;
+    /** PRTDCB_GENS_DCBX_STATUS_M: ICE_DCBX_STATUS_NOT_STARTED 0, IN_PROGRESS 1, DONE 2, DIS 7 (FW agent off). */
+    public static final int PRTDCB_GENS_DCBX_STATUS_M = 0x7;
+    public static final int DCBX_STATUS_DIS = 7;
 }
