@@ -17,7 +17,9 @@ import net.openhft.chronicle.bytes.Bytes;
  * it), FD (below) and TX_SCHED_TOPO_COMP_MODE = 1 (the NVM can report its Tx topology: ice_ddp.c ice_cfg_tx_topo
  * then asks get_tx_topo, {@link TxTopology}, instead of logging that it cannot apply one) and DCB = 1 with TC 0
  * active of 8 ({@link LldpAgent}: ice prints "DCB is enabled in the hardware, max number of TCs supported on this
- * port are 8" and runs DCB in software, as on a card whose FW LLDP agent is off). SR-IOV, LAG, NVM_MGMT
+ * port are 8" and runs DCB in software, as on a card whose FW LLDP agent is off) and 1588: the device's timer 0,
+ * owned by PF 0, whose function cap makes it the clock's owner ({@link PtpTimer}, {@link PhySideband}; ice's "PTP
+ * init successful"); the other functions of a multi-function adapter list no 1588 function cap. SR-IOV, LAG, NVM_MGMT
  * and sensor caps are left out on purpose: each would pull in a feature the model does not serve (fact sheet §1.5).
  *
  * <p>FD is listed although the model serves no flow director: every E810 lists it, and ice depends on it beyond
@@ -50,6 +52,10 @@ public final class Capabilities {
     /** DCB: the active TC bitmap (TC 0) and the TCs the port supports. */
     public static final int DCB_ACTIVE_TCS = 1;
     public static final int DCB_MAX_TCS = 8;
+    /** 1588 function cap of the timer's owner: ICE_TS_FUNC_ENA, ICE_TS_SRC_TMR_OWND, ICE_TS_TMR_ENA; timer 0. */
+    public static final int PTP_FUNC_OWNER = 0x7;
+    /** 1588 device cap: ICE_TS_DEV_ENA, ICE_TS_TMR0_ENA, ICE_TS_TMR0_OWND with PF 0 the owner; no low-latency bits. */
+    public static final int PTP_DEV_TIMER0 = 1 << 24 | 1 << 25 | 1 << 3;
 
     private final int pfId;
     private final int msixVectors;
@@ -87,7 +93,7 @@ public final class Capabilities {
         if (b == null) {
             return AqError.EINVAL;
         }
-        int n = device ? 9 : reportRss ? 11 : 10;
+        int n = (device ? 9 : reportRss ? 11 : 10) + (device || pfId == 0 ? 1 : 0);
         if (b.readRemaining() < (long) n * ELEM_SIZE) {
             d.paramU32(COUNT, n).datalen(0);
             return AqError.ENOMEM;
@@ -113,6 +119,12 @@ public final class Capabilities {
         at = elem(b, at, CAP_TX_SCHED_TOPO_COMP_MODE, 1, 0, 0);
         // ice_parse_common_caps: dcb, active_tc_bitmap (TC 0) and maxtc (the "8" of ice's DCB line)
         at = elem(b, at, CAP_DCB, 1, DCB_ACTIVE_TCS, DCB_MAX_TCS);
+        // 1588 (ice_parse_1588_dev_caps / _func_caps): timer 0, owned and run by PF 0 (PtpTimer, PhySideband)
+        if (device) {
+            at = elem(b, at, CAP_1588, PTP_DEV_TIMER0, 1, 1);
+        } else if (pfId == 0) {
+            at = elem(b, at, CAP_1588, PTP_FUNC_OWNER, 0, 0);
+        }
         d.paramU32(COUNT, at / ELEM_SIZE).datalen(at);
         return AqError.OK;
     }

@@ -174,7 +174,9 @@ class IceProbeStepATest {
         int fdSize = fw.read32(GLQF_FD_SIZE);
         assertEquals(Capabilities.FD_GUARANTEED, fdSize & GLQF_FD_SIZE_FD_GSIZE_M);
         assertEquals(Capabilities.FD_BEST_EFFORT, (fdSize & GLQF_FD_SIZE_FD_BSIZE_M) >>> GLQF_FD_SIZE_FD_BSIZE_S);
-        for (int omitted : new int[] {ListCaps.CAP_1588, ListCaps.CAP_SRIOV,
+        assertArrayEquals(new long[] {0x7, 0, 0}, func.get(ListCaps.CAP_1588), "PF 0 owns and runs timer 0");
+        assertEquals(1L << 24 | 1L << 25 | 1L << 3, dev.get(ListCaps.CAP_1588)[0], "DEV_ENA, TMR0_ENA, TMR0_OWND by PF 0");
+        for (int omitted : new int[] {ListCaps.CAP_SRIOV,
                 ListCaps.CAP_VF, ListCaps.CAP_NVM_MGMT,
                 ListCaps.CAP_FW_LAG_SUPPORT, ListCaps.CAP_NAC_TOPOLOGY, ListCaps.CAP_SENSOR_READING}) {
             assertFalse(dev.containsKey(omitted) || func.containsKey(omitted), "cap 0x" + Integer.toHexString(omitted));
