@@ -6,7 +6,8 @@
 # runs, with nothing to bind), so the kit's modules, firmware path and tools are proven either way.
 #
 # Markers for the host: each block is framed by "IRDMA-EMU-BEGIN NAME" and "IRDMA-EMU-END NAME" lines (pci,
-# dmesg-ice, ip-link, devlink, devlink-info, dmesg-irdma, rdma-link, ibv_devinfo), and one line gives the verdict:
+# dmesg-ice, ip-link, devlink, devlink-info, dmesg-irdma, rdma-link, ibv_devinfo, dmesg-warn), and one line gives
+# the verdict:
 # "IRDMA-EMU-E810 none" or "IRDMA-EMU-E810 present BDF...". Kernel command line words:
 #   irdma_emu.e810=required   no E810 function is a failure (default: reported as e810=none)
 #   irdma_emu.rdma=iwarp|roce|none   iwarp (default): devlink switch to iWARP, then irdma; roce: irdma as ice
@@ -172,3 +173,12 @@ if [ -n "$E810" ] && [ "$RDMA_MODE" != none ]; then
     field transport "$(echo "$info" | sed -n 's/^[[:space:]]*transport:[[:space:]]*\([A-Za-z]*\).*/\1/p' | head -n 1)"
 fi
 field ibv_devices "$(echo "$info" | grep -c '^hca_id:')"
+# the PTP hardware clocks ice registered (ice_ptp_create_clock): their names, e.g. ice-0000:01:00.0-clk
+field ptp_clocks "$(cat /sys/class/ptp/ptp*/clock_name 2>/dev/null | tr '\n' ',' | sed 's/,$//')"
+# every ice and irdma kernel message of warning level or above (raw dmesg keeps the <level> prefix: 0 emerg .. 4
+# warning), for the host's check against the lines a real E810 prints too (docs/e810.md)
+begin dmesg-warn
+dmesg -r | grep -E '^<[0-4]>(\[[^]]*\] ?)?(ice|irdma)( |:)'
+end dmesg-warn
+# how many raw lines carried a level prefix: proves the filter above read the format it expects
+field dmesg_levels "$(dmesg -r | grep -c '^<[0-7]>')"

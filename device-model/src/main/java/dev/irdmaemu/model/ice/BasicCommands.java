@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The firmware's own commands of ice's probe: get_ver (0x0001, ice_aq_get_fw_ver; checked by ice_aq_ver_check),
  * driver_ver (0x0002, ice_aq_send_driver_ver, FATAL if it fails), q_shutdown (0x0003), clear_pxe_mode (0x0110),
- * clear_pf_cfg (0x02A4, which clears the PF's configuration) and the libie fw-log commands (0xFF30..0xFF33), which the model does not implement.
+ * clear_pf_cfg (0x02A4, which clears the PF's configuration), and the fw-log event opcode 0xFF33 refused as a command (the fw-log commands themselves are
+ * {@link FirmwareLog}'s).
  *
  * <p>Versions: API 1.5.1 is what ice expects of an E810 (ice_controlq.h EXP_FW_API_VER_*_E810 = 1.5) and stays
  * below every ice_fw_supports_* threshold the model does not serve (link override 1.5.2, LLDP filter 1.7.1, report
@@ -47,12 +48,8 @@ public final class BasicCommands {
         r.accept(AqOpcode.Q_SHUTDOWN, (d, b) -> AqError.OK);
         r.accept(AqOpcode.CLEAR_PXE_MODE, (d, b) -> AqError.OK);
         r.accept(AqOpcode.CLEAR_PF_CFG, this::clearPfCfg);
-        // libie fwlog: ice logs a warning and goes on without firmware logging
-        AqCommandHandler noFwLog = (d, b) -> AqError.ENOSYS;
-        r.accept(AqOpcode.FW_LOGS_CONFIG, noFwLog);
-        r.accept(AqOpcode.FW_LOGS_REGISTER, noFwLog);
-        r.accept(AqOpcode.FW_LOGS_QUERY, noFwLog);
-        r.accept(AqOpcode.FW_LOGS_EVENT, noFwLog);
+        // 0xFF33 is the firmware's ARQ event; as a command it is unknown
+        r.accept(AqOpcode.FW_LOGS_EVENT, (d, b) -> AqError.ENOSYS);
     }
 
     private int getVer(AqDescriptor d, Bytes<?> b) {

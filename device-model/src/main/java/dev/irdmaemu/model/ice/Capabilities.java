@@ -14,8 +14,13 @@ import net.openhft.chronicle.bytes.Bytes;
  * ice_parse_func_caps read them. The minimal set of the fact sheet (e810-probe-facts §1.5): VALID_FUNCTIONS (one
  * bit, this PF: ice computes its VSI share as 768 / popcount, and more than 4 functions turn RDMA off), VSI,
  * RXQS / TXQS / MSIX (number and first id), MAX_MTU 9728 and RDMA = 1 (ice_init_dev sets ICE_FLAG_RDMA_ENA from
- * it) and FD (below). 1588, DCB, SR-IOV, LAG, NVM_MGMT, Tx topology and sensor caps are left out on purpose: each
- * would pull in a feature the model does not serve (fact sheet §1.5).
+ * it), FD (below) and TX_SCHED_TOPO_COMP_MODE = 1 (the NVM can report its Tx topology: ice_ddp.c ice_cfg_tx_topo
+ * then asks get_tx_topo, {@link TxTopology}, instead of logging that it cannot apply one) and DCB = 1 with TC 0
+ * active of 8 ({@link LldpAgent}: ice prints "DCB is enabled in the hardware, max number of TCs supported on this
+ * port are 8" and runs DCB in software, as on a card whose FW LLDP agent is off) and 1588: the device's timer 0,
+ * owned by PF 0, whose function cap makes it the clock's owner ({@link PtpTimer}, {@link PhySideband}; ice's "PTP
+ * init successful"); the other functions of a multi-function adapter list no 1588 function cap. SR-IOV, LAG, NVM_MGMT
+ * and sensor caps are left out on purpose: each would pull in a feature the model does not serve (fact sheet §1.5).
  *
  * <p>FD is listed although the model serves no flow director: every E810 lists it, and ice depends on it beyond
  * the feature. ice_main.c ice_set_pf_caps sets {@code pf->ctrl_vsi_idx = ICE_NO_VSI} only when the function has FD
@@ -44,6 +49,13 @@ public final class Capabilities {
     /** Flow director filters: guaranteed (FD_GSIZE) and best effort (FD_BSIZE); 16 K in all. */
     public static final int FD_GUARANTEED = 512;
     public static final int FD_BEST_EFFORT = 16384 - FD_GUARANTEED;
+    /** DCB: the active TC bitmap (TC 0) and the TCs the port supports. */
+    public static final int DCB_ACTIVE_TCS = 1;
+    public static final int DCB_MAX_TCS = 8;
+    /** 1588 function cap of the timer's owner: ICE_TS_FUNC_ENA, ICE_TS_SRC_TMR_OWND, ICE_TS_TMR_ENA; timer 0. */
+    public static final int PTP_FUNC_OWNER = 0x7;
+    /** 1588 device cap: ICE_TS_DEV_ENA, ICE_TS_TMR0_ENA, ICE_TS_TMR0_OWND with PF 0 the owner; no low-latency bits. */
+    public static final int PTP_DEV_TIMER0 = 1 << 24 | 1 << 25 | 1 << 3;
 
     private final int pfId;
     private final int msixVectors;
@@ -81,7 +93,7 @@ public final class Capabilities {
         if (b == null) {
             return AqError.EINVAL;
         }
-        int n = device ? 7 : reportRss ? 9 : 8;
+        int n = (device ? 9 : reportRss ? 11 : 10) + (device || pfId == 0 ? 1 : 0);
         if (b.readRemaining() < (long) n * ELEM_SIZE) {
             d.paramU32(COUNT, n).datalen(0);
             return AqError.ENOMEM;
@@ -103,6 +115,16 @@ public final class Capabilities {
         at = elem(b, at, CAP_MAX_MTU, MAX_MTU, 0, 0);
         at = elem(b, at, CAP_RDMA, 1, 0, 0);
         at = elem(b, at, CAP_FD, device ? FD_GUARANTEED + FD_BEST_EFFORT : 0, 0, 0);
+        // ice_cfg_tx_topo: with number 1 ice asks get_tx_topo (TxTopology) and keeps the default 9 layers silently
+        at = elem(b, at, CAP_TX_SCHED_TOPO_COMP_MODE, 1, 0, 0);
+        // ice_parse_common_caps: dcb, active_tc_bitmap (TC 0) and maxtc (the "8" of ice's DCB line)
+        at = elem(b, at, CAP_DCB, 1, DCB_ACTIVE_TCS, DCB_MAX_TCS);
+        // 1588 (ice_parse_1588_dev_caps / _func_caps): timer 0, owned and run by PF 0 (PtpTimer, PhySideband)
+        if (device) {
+            at = elem(b, at, CAP_1588, PTP_DEV_TIMER0, 1, 1);
+        } else if (pfId == 0) {
+            at = elem(b, at, CAP_1588, PTP_FUNC_OWNER, 0, 0);
+        }
         d.paramU32(COUNT, at / ELEM_SIZE).datalen(at);
         return AqError.OK;
     }

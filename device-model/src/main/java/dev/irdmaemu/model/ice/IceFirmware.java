@@ -56,6 +56,9 @@ public final class IceFirmware implements Mmio {
     private final PortLink port;
     private final ResourcePool resources = new ResourcePool();
     private final BasicCommands basic;
+    private final FirmwareLog fwLog = new FirmwareLog();
+    private final LldpAgent lldp = new LldpAgent();
+    private final PtpTimer ptp;
     private final int pfgenCtrl;
     private final int oicrEna;
     private final int oicrCtl;
@@ -94,6 +97,7 @@ public final class IceFirmware implements Mmio {
         this.mailbox = new AdminQueue("mbx", memory, trace, this::raiseMbxCause);
         this.port = new PortLink(pfId, permanentMac, adminQueue);
         this.basic = new BasicCommands();
+        this.ptp = new PtpTimer(pfId, System::nanoTime);
         this.regs = new RegisterFile(trace);
 
         regs.defineReadOnly("GL_MNG_FWSM", GL_MNG_FWSM, 1, 0, null, null);
@@ -112,6 +116,8 @@ public final class IceFirmware implements Mmio {
         regs.defineReadOnly("GLGEN_CLKSTAT_SRC", GLGEN_CLKSTAT_SRC, 1, 0, null, null);
         regs.defineReadOnly("GLPCI_CNF2", GLPCI_CNF2, 1, 0, null, null);
         fdEna = regs.define("PFQF_FD_ENA", PFQF_FD_ENA);
+        regs.defineReadOnly("PRTDCB_GENS", PRTDCB_GENS, 1, 0, "dcbx_status", (e, s) -> lldp.dcbxStatus());
+        ptp.defineRegisters(regs);
         regs.defineReadOnly("GLQF_FD_SIZE", GLQF_FD_SIZE, 1, 0, "fd_sizes", (e, s) -> Capabilities.FD_GUARANTEED
                 | Capabilities.FD_BEST_EFFORT << GLQF_FD_SIZE_FD_BSIZE_S);
         pfpmWus = regs.define("PFPM_WUS", PFPM_WUS, 1, 0, null, null, "write_one_to_clear",
@@ -135,6 +141,9 @@ public final class IceFirmware implements Mmio {
             pfConfigClearHook.run();
         });
         basic.registerWith(adminQueue::register);
+        fwLog.registerWith(adminQueue::register);
+        lldp.registerWith(adminQueue::register);
+        new PhySideband().registerWith(adminQueue::register);
         locks.registerWith(adminQueue::register);
         new NvmCommands(nvm).registerWith(adminQueue::register);
         new Capabilities(pfId, msixVectors, firstVector).registerWith(adminQueue::register);
@@ -239,6 +248,8 @@ public final class IceFirmware implements Mmio {
         resources.clear();
         port.pfReset();
         basic.pfReset();
+        fwLog.pfReset();
+        ptp.pfReset();
         regs.store(oicrEna, 0, 0);
         regs.store(oicrCtl, 0, 0);
         regs.store(fwCtl, 0, 0);

@@ -5,9 +5,10 @@ import java.util.function.BiConsumer;
 /**
  * The E810 firmware's switch, Tx scheduler, VSI, DDP package, Tx queue and RDMA qset commands for one PF, as one
  * unit the AQ engine installs: {@link SwitchRules} (ice_switch.c, ice_vlan_mode.c), {@link VsiTable} (VSIs and RSS,
- * ice_lib.c), {@link TxScheduler} (ice_sched.c), {@link TxQueues} (ice_common.c Tx queues and RDMA qsets, ice_idc.c)
- * {@link DdpPackageLoader} (ice_ddp.c) and {@link PackageUpdates} with the {@link FlowProfiles} they write
- * (ice_flex_pipe.c). {@link #resetPf()} is what a PF software reset (PFGEN_CTRL.PFSWR) does
+ * ice_lib.c), {@link TxScheduler} (ice_sched.c) with the reports of {@link TxTopology} and {@link PortEtsQuery},
+ * {@link TxQueues}
+ * (ice_common.c Tx queues and RDMA qsets, ice_idc.c) {@link DdpPackageLoader} (ice_ddp.c) and {@link PackageUpdates}
+ * with the {@link FlowProfiles} they write (ice_flex_pipe.c). {@link #resetPf()} is what a PF software reset (PFGEN_CTRL.PFSWR) does
  * to them.
  */
 public final class IceSwitchAndScheduler {
@@ -46,6 +47,8 @@ public final class IceSwitchAndScheduler {
         switchRules.install(register);
         vsis.install(register);
         scheduler.install(register);
+        new TxTopology().registerWith(register);
+        new PortEtsQuery(scheduler).registerWith(register);
         txQueues.install(register);
         ddp.install(register);
         packageUpdates.install(register);

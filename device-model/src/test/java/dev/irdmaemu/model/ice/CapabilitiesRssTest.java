@@ -40,11 +40,12 @@ class CapabilitiesRssTest {
         Map<Integer, long[]> on = funcCaps(true);
         assertArrayEquals(new long[] {2048, 8}, on.get(ListCaps.CAP_RSS), "rss_table_size, rss_table_entry_width");
         assertEquals(1, on.get(ListCaps.CAP_RDMA)[0], "the rest is unchanged");
-        // a buffer for 8 elements (the count without RSS, FD included) is now too small: ENOMEM with the count ice
-        // retries with
+        // a buffer for 11 elements (the count without RSS: FD, TX_SCHED_TOPO_COMP_MODE, DCB and 1588 included) is now
+        // too small:
+        // ENOMEM with the count ice retries with
         AqBench bench = new AqBench();
         new Capabilities(0, 64, 0, true).registerWith(bench.handlers::put);
-        assertEquals(AqError.ENOMEM, bench.send(AqOpcode.LIST_FUNC_CAPS, readable(8 * ListCaps.ELEM_SIZE)));
-        assertEquals(9, bench.desc.paramU32(ListCaps.COUNT));
+        assertEquals(AqError.ENOMEM, bench.send(AqOpcode.LIST_FUNC_CAPS, readable(11 * ListCaps.ELEM_SIZE)));
+        assertEquals(12, bench.desc.paramU32(ListCaps.COUNT));
     }
 }

@@ -1,6 +1,7 @@
 package dev.irdmaemu.model.ice;
 
 import static dev.irdmaemu.fw.reg.IceRegister.*;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -166,11 +167,17 @@ class IceProbeStepATest {
         // FD listed, so that ice_set_pf_caps starts ctrl_vsi_idx at ICE_NO_VSI (see Capabilities): sizes from GLQF_FD_SIZE
         assertEquals(Capabilities.FD_GUARANTEED + Capabilities.FD_BEST_EFFORT, dev.get(ListCaps.CAP_FD)[0]);
         assertTrue(func.containsKey(ListCaps.CAP_FD));
+        assertEquals(1, func.get(ListCaps.CAP_TX_SCHED_TOPO_COMP_MODE)[0], "ice_cfg_tx_topo asks get_tx_topo");
+        for (Map<Integer, long[]> caps : List.of(dev, func)) {
+            assertArrayEquals(new long[] {1, 1, 8}, caps.get(ListCaps.CAP_DCB), "dcb, active_tc_bitmap, maxtc");
+        }
         int fdSize = fw.read32(GLQF_FD_SIZE);
         assertEquals(Capabilities.FD_GUARANTEED, fdSize & GLQF_FD_SIZE_FD_GSIZE_M);
         assertEquals(Capabilities.FD_BEST_EFFORT, (fdSize & GLQF_FD_SIZE_FD_BSIZE_M) >>> GLQF_FD_SIZE_FD_BSIZE_S);
-        for (int omitted : new int[] {ListCaps.CAP_1588, ListCaps.CAP_DCB, ListCaps.CAP_SRIOV,
-                ListCaps.CAP_VF, ListCaps.CAP_NVM_MGMT, ListCaps.CAP_TX_SCHED_TOPO_COMP_MODE,
+        assertArrayEquals(new long[] {0x7, 0, 0}, func.get(ListCaps.CAP_1588), "PF 0 owns and runs timer 0");
+        assertEquals(1L << 24 | 1L << 25 | 1L << 3, dev.get(ListCaps.CAP_1588)[0], "DEV_ENA, TMR0_ENA, TMR0_OWND by PF 0");
+        for (int omitted : new int[] {ListCaps.CAP_SRIOV,
+                ListCaps.CAP_VF, ListCaps.CAP_NVM_MGMT,
                 ListCaps.CAP_FW_LAG_SUPPORT, ListCaps.CAP_NAC_TOPOLOGY, ListCaps.CAP_SENSOR_READING}) {
             assertFalse(dev.containsKey(omitted) || func.containsKey(omitted), "cap 0x" + Integer.toHexString(omitted));
         }
@@ -237,10 +244,14 @@ class IceProbeStepATest {
         assertTrue(drv.send(dv, uts, uts.length).ok());
         assertEquals("7.3.4-amd64", fw.driverVersion());
 
-        // fw log (libie, soft): an error, not a hang
-        IceLikeDriver.Reply log = drv.send(IceLikeDriver.command(AqOpcode.FW_LOGS_QUERY), null, 64);
-        assertEquals(IceLikeDriver.EIO, log.status());
-        assertEquals(AqError.ENOSYS, log.retval());
+        // fw log (libie __fwlog_init on PF 0): the 4 KiB query succeeds with 32 modules (FirmwareLog); a buffer
+        // too short for them is refused, not a hang
+        IceLikeDriver.Reply log = drv.send(IceLikeDriver.command(AqOpcode.FW_LOGS_QUERY), null, 4096);
+        assertTrue(log.ok());
+        assertEquals(32, log.desc().paramU16(6));
+        IceLikeDriver.Reply shortLog = drv.send(IceLikeDriver.command(AqOpcode.FW_LOGS_QUERY), null, 64);
+        assertEquals(IceLikeDriver.EIO, shortLog.status());
+        assertEquals(AqError.EINVAL, shortLog.retval());
 
         // every command was traced with its name and retval name
         assertTrue(sink.of(TraceKind.AQ).stream().anyMatch(e -> "get_ver".equals(e.get("op"))

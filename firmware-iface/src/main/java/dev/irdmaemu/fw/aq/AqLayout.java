@@ -363,4 +363,82 @@ public final class AqLayout {
         private GetPortOptions() {
         }
     }
+
+    /**
+     * struct libie_aqc_fw_log (0xFF30 config, 0xFF31 register, 0xFF32 query; libie adminq.h, used by libie/fwlog.c):
+     * the params; the buffer of 0xFF30 and of the 0xFF32 reply is {@link FwLogModules}.
+     */
+    public static final class FwLog {
+        public static final int CMD_FLAGS = 0;
+        public static final int RSP_FLAG = 1;
+        public static final int LOG_RESOLUTION = 4;
+        public static final int MDL_CNT = 6;
+        /** cmd_flags of config and query: LIBIE_AQC_FW_LOG_CONF_UART_EN, _CONF_AQ_EN, _QUERY_REGISTERED. */
+        public static final int CONF_UART_EN = 1;
+        public static final int CONF_AQ_EN = 1 << 1;
+        public static final int QUERY_REGISTERED = 1 << 2;
+        /** cmd_flags of config: LIBIE_AQC_FW_LOG_CONF_SET_VALID. */
+        public static final int CONF_SET_VALID = 1 << 3;
+        /** cmd_flags of register (LIBIE_AQC_FW_LOG_AQ_REGISTER) and of query (LIBIE_AQC_FW_LOG_AQ_QUERY). */
+        public static final int AQ_REGISTER = 1;
+        public static final int AQ_QUERY = 1 << 2;
+        /** LIBIE_AQC_FW_LOG_MIN_RESOLUTION / _MAX_RESOLUTION: log lines per ARQ event. */
+        public static final int MIN_RESOLUTION = 1;
+        public static final int MAX_RESOLUTION = 128;
+        /** LIBIE_AQC_FW_LOG_ID_MAX: the firmware modules that log. */
+        public static final int MODULES = 32;
+        /** enum libie_fwlog_level: NONE 0 .. VERBOSE 4; 5 and above are invalid. */
+        public static final int LEVEL_INVALID = 5;
+
+        private FwLog() {
+        }
+    }
+
+    /** struct ice_aqc_get_set_tx_topo (indirect 0x0418 get, 0x0417 set; ice_ddp.c ice_get_set_tx_topo). */
+    public static final class TxTopo {
+        public static final int SET_FLAGS = 0;
+        public static final int GET_FLAGS = 1;
+        /** set_flags: ICE_AQC_TX_TOPO_FLAGS_CORRER, _SRC_RAM, _LOAD_NEW (the 5-layer topology), _ISSUED. */
+        public static final int FLAGS_CORER = 1;
+        public static final int FLAGS_SRC_RAM = 1 << 1;
+        public static final int FLAGS_LOAD_NEW = 1 << 4;
+        public static final int FLAGS_ISSUED = 1 << 5;
+        /** get_flags: ICE_AQC_TX_TOPO_GET_RAM, the topology in effect. */
+        public static final int GET_RAM = 2;
+
+        private TxTopo() {
+        }
+    }
+
+    /** struct ice_aqc_set_query_pfc_mode (direct 0x0303 set, 0x0302 query; ice_dcb.c ice_aq_set_pfc_mode). */
+    public static final class PfcMode {
+        public static final int PFC_MODE = 0;
+        /** ICE_AQC_PFC_VLAN_BASED_PFC, ICE_AQC_PFC_DSCP_BASED_PFC. */
+        public static final int VLAN_BASED = 1;
+        public static final int DSCP_BASED = 2;
+
+        private PfcMode() {
+        }
+    }
+
+    /** struct ice_aqc_lldp_set_local_mib (indirect 0x0A08; ice_common.c ice_aq_set_lldp_mib). */
+    public static final class LldpSetLocalMib {
+        public static final int TYPE = 0;
+        public static final int LENGTH = 2;
+        /** SET_LOCAL_MIB_TYPE_DCBX_M and SET_LOCAL_MIB_TYPE_CEE_M: the only type bits. */
+        public static final int TYPE_M = 0x3;
+        /** ICE_LLDPDU_SIZE: the largest MIB ice builds. */
+        public static final int MAX_LENGTH = 1500;
+
+        private LldpSetLocalMib() {
+        }
+    }
+
+    /** struct ice_aqc_query_port_ets (indirect 0x040E; ice_dcb.c ice_aq_query_port_ets); the buffer is PortEts. */
+    public static final class QueryPortEts {
+        public static final int PORT_TEID = 0;
+
+        private QueryPortEts() {
+        }
+    }
 }

@@ -115,4 +115,36 @@ public final class IceRegister {
     public static final int PFINT_OICR_PE_CRITERR_M = 1 << 28;
     public static final int PFINT_OICR_VFLR_M = 1 << 29;
     public static final int PFINT_OICR_SWINT_M = 1 << 31;
+
+    // DCB (ice_dcb.c ice_get_dcbx_status)
+    public static final int PRTDCB_GENS = 0x0008_3020;
+    /** PRTDCB_GENS_DCBX_STATUS_M: ICE_DCBX_STATUS_NOT_STARTED 0, IN_PROGRESS 1, DONE 2, DIS 7 (FW agent off). */
+    public static final int PRTDCB_GENS_DCBX_STATUS_M = 0x7;
+    public static final int DCBX_STATUS_DIS = 7;
+
+    // 1588 source timer (ice_hw_autogen.h GLTSYN_*, PFTSYN_SEM; commands from ice_ptp_hw.h), timer index 0
+    public static final int GLTSYN_CMD = 0x0008_8810;
+    public static final int GLTSYN_CMD_SYNC = 0x0008_8814;
+    public static final int GLTSYN_ENA_0 = 0x0008_8808;
+    public static final int GLTSYN_SYNC_DLAY = 0x0008_8818;
+    public static final int GLTSYN_STAT_0 = 0x0008_88C0;
+    public static final int GLTSYN_TIME_0_0 = 0x0008_88C8;
+    public static final int GLTSYN_TIME_L_0 = 0x0008_88D0;
+    public static final int GLTSYN_TIME_H_0 = 0x0008_88D8;
+    public static final int GLTSYN_SHTIME_0_0 = 0x0008_88E0;
+    public static final int GLTSYN_SHTIME_L_0 = 0x0008_88E8;
+    public static final int GLTSYN_SHTIME_H_0 = 0x0008_88F0;
+    public static final int GLTSYN_SHADJ_L_0 = 0x0008_8908;
+    public static final int GLTSYN_SHADJ_H_0 = 0x0008_8910;
+    /** PFTSYN_SEM + 4 * pf: the PF's 1588 semaphore; BUSY in bit 0. */
+    public static final int PFTSYN_SEM = 0x0008_8880;
+    public static final int PFTSYN_SEM_BUSY_M = 1;
+    /** GLTSYN_CMD values: GLTSYN_CMD_INIT_TIME, _INIT_INCVAL, _ADJ_TIME, _ADJ_INIT_TIME (with bit 3), _READ_TIME. */
+    public static final int GLTSYN_CMD_INIT_TIME = 1;
+    public static final int GLTSYN_CMD_INIT_INCVAL = 1 << 1;
+    public static final int GLTSYN_CMD_ADJ_TIME = 1 << 2;
+    public static final int GLTSYN_CMD_ADJ_AT_TIME = 1 << 3;
+    public static final int GLTSYN_CMD_READ_TIME = 1 << 7;
+    /** SYNC_EXEC_CMD: the GLTSYN_CMD_SYNC value that executes the prepared commands. */
+    public static final int GLTSYN_SYNC_EXEC_CMD = 0x3;
 }

@@ -29,7 +29,6 @@ public final class IceRegisterMap {
     static {
         one("GL_MDCK_TX_TDPU", 0x00049348);
         one("PRTDCB_GENC", 0x00083000);
-        one("PRTDCB_GENS", 0x00083020);
         array("GLGEN_GPIO_CTL", 0x000880C8, 4, 8);
         array("GLGEN_VFLRSTAT", 0x00093A04, 4, 8);
         one("PFPM_WUFC", 0x0009DC00);

@@ -1,5 +1,6 @@
 package dev.irdmaemu.bridge.e810;
 
+import dev.irdmaemu.bridge.boot.ScenarioOverlay;
 import dev.irdmaemu.bridge.kit.GuestBootException;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import dev.irdmaemu.bridge.kit.GuestLaunch;
@@ -69,6 +70,7 @@ public final class E810ProbeRun {
         Path tracePath = runDir.resolve("trace.jsonl");
         // a short socket path: UNIX socket paths are limited to 107 bytes
         Path sockDir = Files.createTempDirectory("irdma-emu-e810");
+        Path initrd = sockDir.resolve("initrd.img");
         List<Path> sockets = new ArrayList<>();
         for (int i = 0; i < functions; i++) {
             sockets.add(sockDir.resolve(functions == 1 ? VFIO_SOCKET : "e810-" + i + ".sock"));
@@ -84,8 +86,10 @@ public final class E810ProbeRun {
                 devices.add(VfioUserDevice.socket(sockets.get(i)).id(functions == 1 ? "e810" : "e810-" + i)
                         .messageTimeout(Duration.ofSeconds(20)).build());
             }
+            // the e810-probe script of this build over the kit's (a changed scenario needs no new kit)
+            ScenarioOverlay.write(e810Kit.initramfs(), initrd, "e810-probe");
             GuestLaunch launch = e810Kit.launch().machine(GuestLaunch.Machine.Q35).scenario("e810-probe")
-                    .memoryMiB(512).kernelArgument("irdma_emu.rdma=" + rdma).vfioUserFunctions(devices);
+                    .memoryMiB(512).initramfs(initrd).kernelArgument("irdma_emu.rdma=" + rdma).vfioUserFunctions(devices);
             for (String a : kernelArguments) {
                 launch = launch.kernelArgument(a);
             }
@@ -107,6 +111,7 @@ public final class E810ProbeRun {
             for (Path socket : sockets) {
                 Files.deleteIfExists(socket);
             }
+            Files.deleteIfExists(initrd);
             Files.deleteIfExists(sockDir);
         }
     }

@@ -81,7 +81,8 @@ class IceProbeOnTheModelBootTest {
      * Then the stock irdma.ko on top, in iWARP mode (devlink enable_iwarp, as the guest recipe of the fact sheet
      * does): it probes the model's RDMA block through ice (MSI-X vectors, the RDMA qset through the admin queue),
      * brings it up with the gen2 CQP sequence and registers irdma0 with transport iWARP; at the guest's poweroff it
-     * tears everything down again, and the model holds no QP and no CQ afterwards.
+     * tears everything down again, and the model holds no QP and no CQ afterwards. Neither driver prints a line of
+     * warning level or above that a real E810 would not ({@link ProbeWarnings}).
      */
     @Test
     void irdmaRegistersAnIwarpDeviceOnTheEmulatedE810AndTearsDownAtPoweroff() throws Exception {
@@ -109,6 +110,20 @@ class IceProbeOnTheModelBootTest {
         }
         for (String op : List.of("DESTROY_QP", "DESTROY_CQ", "DESTROY_AEQ", "DESTROY_CEQ")) {
             assertTrue(run.trace().indexOf("\"op\":\"" + op + "\"", at) > 0, "teardown's " + op);
+        }
+        // a clean probe: no ice or irdma line of warning level or above that a real E810 would not print
+        // (ProbeWarnings, docs/e810.md), and the lines of the paths a real card takes
+        assertTrue(Integer.parseInt(result.field("dmesg_levels")) > 0, "dmesg -r gave lines with their level");
+        assertTrue(result.field("ptp_clocks").startsWith("ice-"), () -> "ice registered its PHC: " + result);
+        assertEquals(List.of(), ProbeWarnings.unexpected(run.log()), () -> "console in " + run.console());
+        for (String line : List.of("PTP init successful",
+                "DCB is enabled in the hardware, max number of TCs supported on this port are 8",
+                "FW LLDP is disabled, DCBx/LLDP in SW mode.", "Commit DCB Configuration to the hardware")) {
+            assertTrue(run.log().contains(line), () -> "ice printed '" + line + "'; console in " + run.console());
+        }
+        for (String line : List.of("FW logging is not supported", "Failed to apply Tx scheduling configuration",
+                "Error initializing DCB", "DCB init failed")) {
+            assertFalse(run.log().contains(line), () -> "ice printed '" + line + "'; console in " + run.console());
         }
         assertEquals(0, run.liveQps(), "no QP left on the model after irdma's teardown");
         assertEquals(0, run.liveCqs(), "no CQ left on the model after irdma's teardown");
