@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Two loops joined by a cable ({@link #keepBehind}) are one simulation on two threads: each loop's simulated
  * time stays behind the other's {@linkplain #horizon horizon}, the earliest wall instant whose consequences the
- * other may still put on the cable (its simulated time while a round is in progress, or a kick it has not yet
- * taken), and a frame the far end sends arrives at the far end's simulated time, not at the wall time its thread
+ * other may still put on the cable (its simulated time while a round is in progress, its next event while it is
+ * parked, or a kick it has not yet taken), and a frame the far end sends arrives at the far end's simulated time, not at the wall time its thread
  * got round to sending it. A far end whose thread the host has not run for a while (two cores, a TCG guest on one)
  * thus holds this one's timers back instead of letting them expire on replies it has not had the CPU to send: a
  * conservative time window as in parallel discrete-event simulation (Chandy and Misra), with no lookahead.
@@ -84,6 +84,12 @@ public final class ModelLoop implements AutoCloseable {
     private volatile ModelLoop farEnd;
     /** While {@link #inRound}: the wall instant of this loop's simulated time, below which it sends nothing more. */
     private volatile long floor;
+    /**
+     * Between rounds: the wall instant of the next simulated event (Long.MAX_VALUE, the scheduler's "none", when
+     * there is none), before which a parked loop sends nothing of its own accord; in the past when the thread has
+     * not run since, or the far end holds it back.
+     */
+    private volatile long nextDue = Long.MAX_VALUE;
     private volatile boolean inRound;
     /** The far end held this loop back at its last step: wake it when a round ends. */
     private volatile boolean held;
@@ -131,18 +137,15 @@ public final class ModelLoop implements AutoCloseable {
 
     /**
      * The earliest wall instant whose consequences this loop may still put on its cable, at wall time {@code now}:
-     * its simulated time while a round is in progress, or the arrival of the first kick it has not yet taken, else
-     * {@code now} (it is parked and has answered everything it was sent). A loop not running holds nothing back.
-     * Any thread.
+     * its simulated time while a round is in progress, else its next event (parked, it sends nothing before), or
+     * the arrival of the first kick it has not yet taken if earlier; else {@code now}. A loop not running holds
+     * nothing back. Any thread.
      */
     public long horizon(long now) {
         if (!running || pacer == null) {
             return now;
         }
-        long h = now;
-        if (inRound) {
-            h = Math.min(h, floor);
-        }
+        long h = Math.min(now, inRound ? floor : nextDue);
         long k = kickedAt.get();
         if (k != 0) {
             h = Math.min(h, k);
@@ -332,6 +335,8 @@ public final class ModelLoop implements AutoCloseable {
         if (polled != 0) {
             pollToRoundEnd.record(clock.nanos() - polled);
         }
+        long next = scheduler.nextDeadline();
+        nextDue = next == Long.MAX_VALUE ? Long.MAX_VALUE : pacer.wallAt(next);
         inRound = false;
         ModelLoop far = farEnd;
         if (far != null && far.held) {

@@ -68,8 +68,8 @@ class ModelLoopPacingTest {
         node.loop.pace();
         SimTimer rto = e810.scheduler.newTimer("tcp-rto", () -> e810.note("rto"));
         // the E810 sends a segment and arms its RTO; the node, kicked, answers with an ACK on its own thread
-        e810.loop.round();
         rto.scheduleIn(5 * MS);
+        e810.loop.round();
         node.inbox.add(() -> {
             node.note("data");
             e810.inbox.add(() -> {
@@ -91,5 +91,28 @@ class ModelLoopPacingTest {
         assertEquals(List.of("ack@0"), e810.log, "the ACK arrives at the node's simulated time, before the RTO");
         assertFalse(rto.isPending());
         assertEquals(10 * MS, e810.scheduler.now(), "and time catches up with the wall clock");
+    }
+
+    @Test
+    void twoLoopsHoldingEachOtherBackStillReachThePresent() {
+        End a = new End();
+        End b = new End();
+        a.loop.keepBehind(b.loop);
+        b.loop.keepBehind(a.loop);
+        a.loop.pace();
+        b.loop.pace();
+        a.scheduler.newTimer("a", () -> a.note("a")).scheduleIn(5 * MS);
+        b.scheduler.newTimer("b", () -> b.note("b")).scheduleIn(7 * MS);
+        a.loop.round();
+        b.loop.round();
+        wall[0] += 10 * MS;
+        for (int i = 0; i < 3; i++) {
+            a.loop.round();
+            b.loop.round();
+        }
+        assertEquals(List.of("a@5"), a.log);
+        assertEquals(List.of("b@7"), b.log);
+        assertEquals(10 * MS, a.scheduler.now());
+        assertEquals(10 * MS, b.scheduler.now());
     }
 }
