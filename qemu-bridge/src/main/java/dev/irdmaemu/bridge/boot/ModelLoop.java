@@ -359,10 +359,15 @@ public final class ModelLoop implements AutoCloseable {
         return wait;
     }
 
-    /** How far simulated time may go at wall time {@code now}: the present, or the far end's horizon if earlier. */
+    /**
+     * How far simulated time may go at wall time {@code now}: the present, or the far end's horizon if earlier, and
+     * never past a kick that came in during this round (its frames are taken first, in the next).
+     */
     private long limit(long now) {
         ModelLoop far = farEnd;
-        return far == null ? now : Math.min(now, far.horizon(now));
+        long limit = far == null ? now : Math.min(now, far.horizon(now));
+        long pending = kickedAt.get();
+        return pending == 0 ? limit : Math.min(limit, pending);
     }
 
     private void runTasks() {

@@ -115,4 +115,33 @@ class ModelLoopPacingTest {
         assertEquals(10 * MS, a.scheduler.now());
         assertEquals(10 * MS, b.scheduler.now());
     }
+
+    @Test
+    void anAckKickedWhileTheRoundRunsItsTasksStopsTheRoundBeforeTheTimer() {
+        End e810 = new End();
+        End node = new End();
+        e810.loop.keepBehind(node.loop);
+        node.loop.keepBehind(e810.loop);
+        e810.loop.pace();
+        node.loop.pace();
+        SimTimer rto = e810.scheduler.newTimer("tcp-rto", () -> e810.note("rto"));
+        rto.scheduleIn(15 * MS);
+        wall[0] += 10 * MS;
+        node.scheduler.runUntil(12 * MS);
+        e810.loop.execute(() -> {
+            // a guest access keeps the E810's round busy while the node, at 12 ms, acknowledges
+            wall[0] += 10 * MS;
+            e810.inbox.add(() -> {
+                e810.note("ack");
+                rto.cancel();
+            });
+            e810.loop.kickFromFarEnd(); // on the node's thread
+        });
+        e810.loop.round();
+        assertEquals(List.of(), e810.log, "the round stops at the ACK's arrival, before the RTO at 15 ms");
+        assertEquals(12 * MS, e810.scheduler.now());
+        e810.loop.round();
+        assertEquals(List.of("ack@12"), e810.log);
+        assertEquals(20 * MS, e810.scheduler.now());
+    }
 }
