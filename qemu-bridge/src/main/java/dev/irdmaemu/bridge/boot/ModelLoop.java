@@ -39,10 +39,11 @@ import org.slf4j.LoggerFactory;
  * <p>Two loops joined by a cable ({@link #keepBehind}) are one simulation on two threads: each loop's simulated
  * time stays behind the other's {@linkplain #horizon horizon}, the earliest wall instant whose consequences the
  * other may still put on the cable (its simulated time while a round is in progress, its next event while it is
- * parked, or a kick it has not yet taken), and a frame the far end sends arrives at the far end's simulated time, not at the wall time its thread
- * got round to sending it. A far end whose thread the host has not run for a while (two cores, a TCG guest on one)
- * thus holds this one's timers back instead of letting them expire on replies it has not had the CPU to send: a
- * conservative time window as in parallel discrete-event simulation (Chandy and Misra), with no lookahead.
+ * parked, or a kick it has not yet taken), and a frame the far end sends arrives at the far end's simulated time,
+ * not at the wall time its thread got round to sending it. A far end whose thread the host has not run for a while
+ * (two cores, a TCG guest on one) thus holds this one's timers back instead of letting them expire on replies it
+ * has not had the CPU to send: a conservative time window as in parallel discrete-event simulation (Chandy and
+ * Misra), with no lookahead. A round also never steps past a kick that came in while it ran.
  *
  * <p>A model event that throws is a bug: the loop logs it, records it ({@link #failure()}) and stops; the run
  * then reports it. A posted task that throws is logged and recorded, and the loop goes on.
