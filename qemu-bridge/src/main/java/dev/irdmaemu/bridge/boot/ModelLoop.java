@@ -353,9 +353,21 @@ public final class ModelLoop implements AutoCloseable {
         return held ? Math.max(sleep, HELD_SLEEP_NANOS) : sleep;
     }
 
-    /** Runs what is due up to wall instant {@code wall} and publishes the simulated time reached. */
+    /**
+     * Runs what is due up to wall instant {@code wall} and publishes the simulated time reached. With a far end the
+     * events run one at a time and the limit is taken again after each: an event that sends the far end a frame
+     * moves its horizon back to that frame (its reply may come at the same instant), and this loop stops there
+     * instead of running on to a limit computed before it sent.
+     */
     private long advance(long wall) {
-        long wait = pacer.stepUntil(wall);
+        long target = wall;
+        if (farEnd != null) {
+            for (long next; (next = scheduler.nextDeadline()) != Long.MAX_VALUE && pacer.wallAt(next) <= target; ) {
+                scheduler.runNext();
+                target = Math.min(target, limit(clock.nanos()));
+            }
+        }
+        long wait = pacer.stepUntil(target);
         floor = pacer.wallAt(scheduler.now());
         return wait;
     }

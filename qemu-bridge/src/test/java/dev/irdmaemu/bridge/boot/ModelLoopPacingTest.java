@@ -144,4 +144,38 @@ class ModelLoopPacingTest {
         assertEquals(List.of("ack@12"), e810.log);
         assertEquals(20 * MS, e810.scheduler.now());
     }
+
+    @Test
+    void aLoopThatSendsToTheFarEndStopsThereForItsReply() {
+        End e810 = new End();
+        End node = new End();
+        e810.loop.keepBehind(node.loop);
+        node.loop.keepBehind(e810.loop);
+        e810.loop.pace();
+        node.loop.pace();
+        SimTimer rto = e810.scheduler.newTimer("tcp-rto", () -> e810.note("rto"));
+        // at 1 ms the E810 sends (a doorbell's work), arming a 5 ms RTO; the node answers at once
+        e810.scheduler.newTimer("send", () -> {
+            e810.note("send");
+            rto.scheduleIn(5 * MS);
+            node.inbox.add(() -> {
+                node.note("data");
+                e810.inbox.add(() -> {
+                    e810.note("ack");
+                    rto.cancel();
+                });
+                e810.loop.kickFromFarEnd(); // on the node's thread
+            });
+            node.loop.kickFromFarEnd(); // on the E810's thread
+        }).scheduleIn(MS);
+        wall[0] += 10 * MS;
+        e810.loop.round();
+        assertEquals(List.of("send@1"), e810.log, "the old single step ran on to 10 ms and fired the RTO at 6");
+        assertEquals(MS, e810.scheduler.now());
+        node.loop.round();
+        e810.loop.round();
+        assertEquals(List.of("send@1", "ack@1"), e810.log);
+        assertEquals(List.of("data@1"), node.log);
+        assertEquals(10 * MS, e810.scheduler.now());
+    }
 }
