@@ -35,13 +35,28 @@ public final class WallClockPacer {
 
     /** Runs what is due; answers the wall nanoseconds until the next event (Long.MAX_VALUE when none). */
     public long step() {
-        long target = simStart + (long) ((clock.nanos() - wallStart) * rate);
+        return stepUntil(clock.nanos());
+    }
+
+    /**
+     * Runs what is due up to the simulated instant of wall time {@code wallNanos} (never past the present, never
+     * back): the events that came before an input known to have arrived at that wall instant, or as far as a
+     * caller may go when something else holds it back. Answers as {@link #step()} does, from the simulated time
+     * reached.
+     */
+    public long stepUntil(long wallNanos) {
+        long target = simStart + (long) ((Math.min(wallNanos, clock.nanos()) - wallStart) * rate);
         scheduler.runUntil(Math.max(target, scheduler.now()));
         long next = scheduler.nextDeadline();
         if (next == Long.MAX_VALUE) {
             return Long.MAX_VALUE;
         }
         return Math.max(0, (long) ((next - scheduler.now()) / rate));
+    }
+
+    /** The wall instant that simulated instant {@code simNanos} is paced to. */
+    public long wallAt(long simNanos) {
+        return wallStart + (long) ((simNanos - simStart) / rate);
     }
 
     /** How far simulated time lags (positive) or leads the paced target, in simulated nanoseconds. */

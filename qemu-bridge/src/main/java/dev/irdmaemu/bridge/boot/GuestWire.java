@@ -24,6 +24,13 @@ public interface GuestWire {
     /** What to run when the guest kicks (posted frames or receive buffers): must not block or touch the model. */
     void onKick(Runnable wakeup);
 
+    /**
+     * The node's loop is {@code loop}: a far end that is itself a paced model loop (an emulated E810 on a cable)
+     * joins the two ({@link ModelLoop#keepBehind}, both ways); a guest's NIC does nothing.
+     */
+    default void pacedBy(ModelLoop loop) {
+    }
+
     /** True while the guest's NIC is up (a front-end connected, its rings started). */
     boolean linkUp();
 

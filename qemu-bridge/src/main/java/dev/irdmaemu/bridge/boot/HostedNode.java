@@ -136,6 +136,7 @@ public final class HostedNode implements AutoCloseable {
     /** Starts the model thread and takes the guest's kicks. */
     public HostedNode start() {
         wire.onKick(loop::kick);
+        wire.pacedBy(loop);
         loop.start();
         loop.kick(); // frames posted before the hand-over
         return this;

@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * Ethernet cable. The cable is two {@link FrameMailbox}es: what the E810 transmits waits in one for the far end, and
  * what the far end sends waits in the other until this loop hands it to the switch. The far end is a {@code
  * HostedNode} given {@link #wire()} (on its own loop; each side only kicks the other), or another adapter ({@link
- * #cable}).
+ * #cable}); either way the two loops keep their simulated time behind each other ({@link ModelLoop#keepBehind}),
+ * so that neither's TCP timers expire on frames the other has not yet had the CPU to answer.
  */
 public final class E810Host implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(E810Host.class);
@@ -102,7 +103,7 @@ public final class E810Host implements AutoCloseable {
             if (p != null) {
                 cableTap.frame(scheduler.now(), store, offset, length);
                 if (p.toE810.offer(store, offset, length)) {
-                    p.loop.kick();
+                    p.loop.kickFromFarEnd();
                 }
             } else if (fromE810.offer(store, offset, length)) {
                 farEndWakeup.run();
@@ -212,7 +213,7 @@ public final class E810Host implements AutoCloseable {
             @Override
             public boolean toGuest(BytesStore<?, ?> store, long offset, int length) {
                 boolean sent = toE810.offer(store, offset, length);
-                loop.kick();
+                loop.kickFromFarEnd();
                 return sent;
             }
 
@@ -224,6 +225,13 @@ public final class E810Host implements AutoCloseable {
             @Override
             public void onKick(Runnable wakeup) {
                 farEndWakeup = wakeup;
+            }
+
+            @Override
+            public void pacedBy(ModelLoop farEnd) {
+                loop.keepBehind(farEnd);
+                farEnd.keepBehind(loop);
+                farEndWakeup = farEnd::kickFromFarEnd;
             }
 
             @Override
@@ -250,6 +258,8 @@ public final class E810Host implements AutoCloseable {
         b.cableTap = serial;
         a.peer = b;
         b.peer = a;
+        a.loop.keepBehind(b.loop);
+        b.loop.keepBehind(a.loop);
     }
 
     /** The cable's counts: frames each way and drops (full, oversize). */
