@@ -13,9 +13,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * the answered offset, and {@link #finish()} to checksum it. No Ethernet padding to the 60-byte minimum is
  * added: the device's MAC pads on transmit, and the emulator's taps do not require it.
  */
-public final class TcpPacketBuilder implements FrameWriter {
+public final class TcpPacketBuilder extends EncapsulatedFrameBuilder<TcpPacketBuilder> {
     private final TcpHeader.Builder tcp = new TcpHeader.Builder();
-    private final LinkAndIpEncapsulation link = new LinkAndIpEncapsulation();
 
     // State between begin() and finish().
     private BytesStore<?, ?> out;
@@ -36,27 +35,6 @@ public final class TcpPacketBuilder implements FrameWriter {
         return this;
     }
 
-    /** MAC addresses as 48-bit values (first octet in bits 47..40). */
-    public TcpPacketBuilder ethernet(long destination, long source) {
-        link.ethernet(destination, source);
-        return this;
-    }
-
-    public TcpPacketBuilder vlan(int pcp, boolean dei, int vlanId) {
-        link.vlan(pcp, dei, vlanId);
-        return this;
-    }
-
-    public TcpPacketBuilder noVlan() {
-        link.noVlan();
-        return this;
-    }
-
-    public TcpPacketBuilder ipv4(int source, int destination) {
-        return addresses(IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(source),
-                IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(destination));
-    }
-
     /** IPv6 addresses; IPv4-mapped ones are refused (they would be sent as IPv4, see {@link #addresses}). */
     public TcpPacketBuilder ipv6(long sourceHi, long sourceLo, long destinationHi, long destinationLo) {
         if (IpAddress.isIpv4Mapped(sourceHi, sourceLo) || IpAddress.isIpv4Mapped(destinationHi, destinationLo)) {
@@ -73,30 +51,8 @@ public final class TcpPacketBuilder implements FrameWriter {
         return this;
     }
 
-    /** IPv4 TOS octet, or IPv6 traffic class (same DSCP/ECN layout, RFC 2474 §3, RFC 3168 §5). */
-    public TcpPacketBuilder tos(int tos) {
-        link.tos(tos);
-        return this;
-    }
-
-    public TcpPacketBuilder identification(int identification) {
-        link.identification(identification);
-        return this;
-    }
-
     public TcpPacketBuilder dontFragment(boolean dontFragment) {
         link.dontFragment(dontFragment);
-        return this;
-    }
-
-    /** IPv4 TTL, or IPv6 hop limit. */
-    public TcpPacketBuilder ttl(int ttl) {
-        link.ttl(ttl);
-        return this;
-    }
-
-    public TcpPacketBuilder flowLabel(int flowLabel) {
-        link.flowLabel(flowLabel);
         return this;
     }
 

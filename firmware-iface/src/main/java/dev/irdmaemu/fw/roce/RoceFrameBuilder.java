@@ -1,9 +1,8 @@
 package dev.irdmaemu.fw.roce;
 
 import dev.irdmaemu.fw.NetworkOrder;
-import dev.irdmaemu.fw.frame.FrameWriter;
+import dev.irdmaemu.fw.frame.EncapsulatedFrameBuilder;
 import dev.irdmaemu.fw.frame.IpAddress;
-import dev.irdmaemu.fw.frame.LinkAndIpEncapsulation;
 import dev.irdmaemu.fw.frame.UdpHeader;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -20,8 +19,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * bits, syndrome), so tests can craft what a receiver must refuse; what cannot be represented (payload on an opcode
  * that has none, a frame past 65535 IP bytes or the buffer) throws {@link IllegalArgumentException}.
  */
-public final class RoceFrameBuilder implements FrameWriter {
-    private final LinkAndIpEncapsulation link = new LinkAndIpEncapsulation();
+public final class RoceFrameBuilder extends EncapsulatedFrameBuilder<RoceFrameBuilder> {
     private int udpSourcePort;
     private boolean udpChecksum;
 
@@ -86,54 +84,9 @@ public final class RoceFrameBuilder implements FrameWriter {
         return this;
     }
 
-    /** MAC addresses as 48-bit values (first octet in bits 47..40). */
-    public RoceFrameBuilder ethernet(long destination, long source) {
-        link.ethernet(destination, source);
-        return this;
-    }
-
-    /** One 802.1Q tag (priority, drop eligible, VLAN id). */
-    public RoceFrameBuilder vlan(int pcp, boolean dei, int vlanId) {
-        link.vlan(pcp, dei, vlanId);
-        return this;
-    }
-
-    public RoceFrameBuilder noVlan() {
-        link.noVlan();
-        return this;
-    }
-
-    public RoceFrameBuilder ipv4(int source, int destination) {
-        link.addresses(IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(source), IpAddress.IPV4_MAPPED_HI,
-                IpAddress.mappedLo(destination));
-        return this;
-    }
-
     /** IPv6 addresses (a RoCEv2 GID is one); IPv4-mapped ones mean IPv4, as in {@link IpAddress}. */
     public RoceFrameBuilder ipv6(long sourceHi, long sourceLo, long destinationHi, long destinationLo) {
         link.addresses(sourceHi, sourceLo, destinationHi, destinationLo);
-        return this;
-    }
-
-    /** IPv4 TOS or IPv6 traffic class: DSCP and the two ECN bits (RFC 3168; CE = 3). */
-    public RoceFrameBuilder tos(int tos) {
-        link.tos(tos);
-        return this;
-    }
-
-    /** IPv4 TTL or IPv6 hop limit. */
-    public RoceFrameBuilder ttl(int ttl) {
-        link.ttl(ttl);
-        return this;
-    }
-
-    public RoceFrameBuilder flowLabel(int flowLabel) {
-        link.flowLabel(flowLabel);
-        return this;
-    }
-
-    public RoceFrameBuilder identification(int identification) {
-        link.identification(identification);
         return this;
     }
 
