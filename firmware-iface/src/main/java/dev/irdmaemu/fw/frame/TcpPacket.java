@@ -20,24 +20,24 @@ import net.openhft.chronicle.bytes.BytesStore;
  */
 public final class TcpPacket extends ByteWindow {
     public enum Status implements dev.irdmaemu.fw.Check {
-        ACCEPTED("accepted"),
-        ETH_TRUNCATED("Ethernet: " + EthernetFrame.Status.TRUNCATED.describe()),
-        ETH_VLAN_TAG_TRUNCATED("Ethernet: " + EthernetFrame.Status.TAG_TRUNCATED.describe()),
-        NOT_IP("Ethernet: EtherType is neither IPv4 nor IPv6"),
-        IPV4_TRUNCATED("IPv4: " + Ipv4Header.Status.TRUNCATED.describe()),
-        IPV4_BAD_VERSION("IPv4: " + Ipv4Header.Status.BAD_VERSION.describe()),
-        IPV4_IHL_TOO_SMALL("IPv4: " + Ipv4Header.Status.IHL_TOO_SMALL.describe()),
-        IPV4_IHL_BEYOND_BUFFER("IPv4: " + Ipv4Header.Status.IHL_BEYOND_BUFFER.describe()),
-        IPV4_TOTAL_LENGTH_BELOW_HEADER("IPv4: " + Ipv4Header.Status.TOTAL_LENGTH_BELOW_HEADER.describe()),
-        IPV4_TOTAL_LENGTH_BEYOND_BUFFER("IPv4: " + Ipv4Header.Status.TOTAL_LENGTH_BEYOND_BUFFER.describe()),
-        IPV4_BAD_CHECKSUM("IPv4: " + Ipv4Header.Status.BAD_CHECKSUM.describe()),
-        IPV4_FRAGMENT("IPv4: " + Ipv4Header.Status.FRAGMENT.describe()),
-        IPV6_TRUNCATED("IPv6: " + Ipv6Header.Status.TRUNCATED.describe()),
-        IPV6_BAD_VERSION("IPv6: " + Ipv6Header.Status.BAD_VERSION.describe()),
-        IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER("IPv6: " + Ipv6Header.Status.PAYLOAD_LENGTH_BEYOND_BUFFER.describe()),
-        IPV6_EXTENSION_HEADER("IPv6: " + Ipv6Header.Status.EXTENSION_HEADER.describe()),
+        ACCEPTED(LinkAndIpCheck.ACCEPTED),
+        ETH_TRUNCATED(LinkAndIpCheck.ETH_TRUNCATED),
+        ETH_VLAN_TAG_TRUNCATED(LinkAndIpCheck.ETH_VLAN_TAG_TRUNCATED),
+        NOT_IP(LinkAndIpCheck.NOT_IP),
+        IPV4_TRUNCATED(LinkAndIpCheck.IPV4_TRUNCATED),
+        IPV4_BAD_VERSION(LinkAndIpCheck.IPV4_BAD_VERSION),
+        IPV4_IHL_TOO_SMALL(LinkAndIpCheck.IPV4_IHL_TOO_SMALL),
+        IPV4_IHL_BEYOND_BUFFER(LinkAndIpCheck.IPV4_IHL_BEYOND_BUFFER),
+        IPV4_TOTAL_LENGTH_BELOW_HEADER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BELOW_HEADER),
+        IPV4_TOTAL_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BEYOND_BUFFER),
+        IPV4_BAD_CHECKSUM(LinkAndIpCheck.IPV4_BAD_CHECKSUM),
+        IPV4_FRAGMENT(LinkAndIpCheck.IPV4_FRAGMENT),
+        IPV6_TRUNCATED(LinkAndIpCheck.IPV6_TRUNCATED),
+        IPV6_BAD_VERSION(LinkAndIpCheck.IPV6_BAD_VERSION),
+        IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER),
+        IPV6_EXTENSION_HEADER(LinkAndIpCheck.IPV6_EXTENSION_HEADER),
         IPV6_V4MAPPED_ADDRESS("IPv6: source or destination is IPv4-mapped (::ffff:0:0/96), never valid on the wire"),
-        NOT_TCP("IP protocol / next header is not TCP (6)"),
+        NOT_TCP("IP protocol / next header is not TCP (6)", LinkAndIpCheck.WRONG_TRANSPORT),
         TCP_TRUNCATED("TCP: " + TcpHeader.Status.TRUNCATED.describe()),
         TCP_DATA_OFFSET_TOO_SMALL("TCP: " + TcpHeader.Status.DATA_OFFSET_TOO_SMALL.describe()),
         TCP_DATA_OFFSET_BEYOND_SEGMENT("TCP: " + TcpHeader.Status.DATA_OFFSET_BEYOND_SEGMENT.describe()),
@@ -49,10 +49,36 @@ public final class TcpPacket extends ByteWindow {
         TCP_TIMESTAMPS_BAD_LENGTH("TCP: " + TcpHeader.Status.TIMESTAMPS_BAD_LENGTH.describe()),
         TCP_BAD_CHECKSUM("TCP: checksum over the pseudo-header and segment does not verify");
 
+        private static final Status[] BY_LINK_AND_IP = new Status[LinkAndIpCheck.values().length];
+
+        static {
+            for (Status s : values()) {
+                if (s.linkAndIp != null) {
+                    BY_LINK_AND_IP[s.linkAndIp.ordinal()] = s;
+                }
+            }
+        }
+
         private final String description;
+        /** The link or IP rule this one reports, null for the TCP packet's own rules. */
+        private final LinkAndIpCheck linkAndIp;
 
         Status(String description) {
+            this(description, null);
+        }
+
+        Status(LinkAndIpCheck linkAndIp) {
+            this(linkAndIp.describe(), linkAndIp);
+        }
+
+        Status(String description, LinkAndIpCheck linkAndIp) {
             this.description = description;
+            this.linkAndIp = linkAndIp;
+        }
+
+        /** This packet's verdict for a link or IP layer verdict. */
+        static Status of(LinkAndIpCheck c) {
+            return BY_LINK_AND_IP[c.ordinal()];
         }
 
         @Override
@@ -61,12 +87,9 @@ public final class TcpPacket extends ByteWindow {
         }
     }
 
-    private final EthernetFrame ethernet = new EthernetFrame();
-    private final Ipv4Header ipv4 = new Ipv4Header();
-    private final Ipv6Header ipv6 = new Ipv6Header();
+    private final LinkAndIpLayers layers = new LinkAndIpLayers();
     private final TcpHeader tcp = new TcpHeader();
 
-    private boolean isIpv6;
     private int ipOffset;
     private int tcpOffset;
     private long sourceHi;
@@ -80,13 +103,12 @@ public final class TcpPacket extends ByteWindow {
     public TcpPacket wrap(BytesStore<?, ?> store, long offset, long length) {
         attach(store, offset, length);
         clear();
-        ethernet.wrap(store, offset, this.length);
+        layers.wrap(store, offset, this.length);
         return this;
     }
 
     private void clear() {
         failedAt = -1;
-        isIpv6 = false;
         ipOffset = -1;
         tcpOffset = -1;
         sourceHi = 0;
@@ -113,7 +135,7 @@ public final class TcpPacket extends ByteWindow {
      * layer passed {@link #validateStructure()} (the status is {@code ACCEPTED}, {@code NOT_TCP} or a TCP rule).
      */
     public boolean ipv4ChecksumVerifies() {
-        return isIpv6 || (ipOffset >= 0 && ipv4.checksumVerifies());
+        return layers.isIpv6() || (ipOffset >= 0 && layers.ipv4().checksumVerifies());
     }
 
     /** True if the TCP checksum over the pseudo-header and segment verifies; after {@code ACCEPTED} only. */
@@ -123,49 +145,18 @@ public final class TcpPacket extends ByteWindow {
 
     private Status validate(boolean checksums) {
         clear();
-        ethernet.wrap(store, base, length);
-        // Leave the IP and TCP flyweights empty until their layer is reached: empty windows on this frame's store
-        // (a null store here, replaced by the frame's just after, would cost a reference store each frame).
-        ipv4.wrap(store, base, 0);
-        ipv6.wrap(store, base, 0);
+        // Leave the TCP flyweight empty until its layer is reached: an empty window on this frame's store (a null
+        // store here, replaced by the frame's just after, would cost a reference store each frame).
         tcp.wrap(store, base, 0);
-
-        EthernetFrame.Status es = ethernet.validate();
-        if (!es.accepted()) {
-            return fail(es == EthernetFrame.Status.TRUNCATED ? Status.ETH_TRUNCATED : Status.ETH_VLAN_TAG_TRUNCATED,
-                    ethernet.failedAt());
+        LinkAndIpCheck link = layers.validate(InternetChecksum.PROTOCOL_TCP, checksums);
+        if (layers.linkAccepted()) {
+            ipOffset = layers.ipOffset();
         }
-        int etherType = ethernet.etherType();
-        ipOffset = ethernet.payloadOffset();
-        long ipAt = base + ipOffset;
-        long ipRoom = length - ipOffset;
-        long segmentLength;
-        if (etherType == EthernetFrame.ETHERTYPE_IPV4) {
-            ipv4.wrap(store, ipAt, ipRoom);
-            Ipv4Header.Status s = checksums ? ipv4.validate() : ipv4.validateStructure();
-            if (!s.accepted()) {
-                return fail(map(s), ipOffset + ipv4.failedAt());
-            }
-            if (ipv4.protocol() != InternetChecksum.PROTOCOL_TCP) {
-                return fail(Status.NOT_TCP, ipOffset + 9);
-            }
-            tcpOffset = ipOffset + ipv4.headerLength();
-            segmentLength = ipv4.payloadLength();
-            sourceHi = IpAddress.IPV4_MAPPED_HI;
-            sourceLo = IpAddress.mappedLo(ipv4.source());
-            destinationHi = IpAddress.IPV4_MAPPED_HI;
-            destinationLo = IpAddress.mappedLo(ipv4.destination());
-            pseudo = InternetChecksum.ipv4PseudoHeaderSum(ipv4.source(), ipv4.destination(),
-                    InternetChecksum.PROTOCOL_TCP, (int) segmentLength);
-        } else if (etherType == EthernetFrame.ETHERTYPE_IPV6) {
-            isIpv6 = true;
-            Ipv6Header.Status s = ipv6.wrap(store, ipAt, ipRoom).validate();
-            if (!s.accepted()) {
-                return fail(map(s), ipOffset + ipv6.failedAt());
-            }
-            if (ipv6.nextHeader() != InternetChecksum.PROTOCOL_TCP) {
-                return fail(Status.NOT_TCP, ipOffset + 6);
-            }
+        if (!link.accepted()) {
+            return fail(Status.of(link), layers.failedAt());
+        }
+        if (layers.isIpv6()) {
+            Ipv6Header ipv6 = layers.ipv6();
             sourceHi = ipv6.sourceHi();
             sourceLo = ipv6.sourceLo();
             destinationHi = ipv6.destinationHi();
@@ -176,14 +167,15 @@ public final class TcpPacket extends ByteWindow {
             if (IpAddress.isIpv4Mapped(destinationHi, destinationLo)) {
                 return fail(Status.IPV6_V4MAPPED_ADDRESS, ipOffset + 24);
             }
-            tcpOffset = ipOffset + Ipv6Header.HEADER_LENGTH;
-            segmentLength = ipv6.payloadLength();
-            pseudo = InternetChecksum.ipv6PseudoHeaderSum(sourceHi, sourceLo, destinationHi, destinationLo,
-                    segmentLength, InternetChecksum.PROTOCOL_TCP);
         } else {
-            return fail(Status.NOT_IP, ethernet.hasVlanTag() ? 16 : 12);
+            sourceHi = IpAddress.IPV4_MAPPED_HI;
+            sourceLo = IpAddress.mappedLo(layers.ipv4().source());
+            destinationHi = IpAddress.IPV4_MAPPED_HI;
+            destinationLo = IpAddress.mappedLo(layers.ipv4().destination());
         }
-        TcpHeader.Status ts = tcp.wrap(store, base + tcpOffset, segmentLength).validate();
+        tcpOffset = layers.transportOffset();
+        pseudo = layers.pseudoHeaderSum();
+        TcpHeader.Status ts = tcp.wrap(store, base + tcpOffset, layers.transportLength()).validate();
         if (!ts.accepted()) {
             return fail(map(ts), tcpOffset + tcp.failedAt());
         }
@@ -191,30 +183,6 @@ public final class TcpPacket extends ByteWindow {
             return fail(Status.TCP_BAD_CHECKSUM, tcpOffset + 16);
         }
         return Status.ACCEPTED;
-    }
-
-    private static Status map(Ipv4Header.Status s) {
-        switch (s) {
-            case TRUNCATED: return Status.IPV4_TRUNCATED;
-            case BAD_VERSION: return Status.IPV4_BAD_VERSION;
-            case IHL_TOO_SMALL: return Status.IPV4_IHL_TOO_SMALL;
-            case IHL_BEYOND_BUFFER: return Status.IPV4_IHL_BEYOND_BUFFER;
-            case TOTAL_LENGTH_BELOW_HEADER: return Status.IPV4_TOTAL_LENGTH_BELOW_HEADER;
-            case TOTAL_LENGTH_BEYOND_BUFFER: return Status.IPV4_TOTAL_LENGTH_BEYOND_BUFFER;
-            case BAD_CHECKSUM: return Status.IPV4_BAD_CHECKSUM;
-            case FRAGMENT: return Status.IPV4_FRAGMENT;
-            default: return Status.ACCEPTED;
-        }
-    }
-
-    private static Status map(Ipv6Header.Status s) {
-        switch (s) {
-            case TRUNCATED: return Status.IPV6_TRUNCATED;
-            case BAD_VERSION: return Status.IPV6_BAD_VERSION;
-            case PAYLOAD_LENGTH_BEYOND_BUFFER: return Status.IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER;
-            case EXTENSION_HEADER: return Status.IPV6_EXTENSION_HEADER;
-            default: return Status.ACCEPTED;
-        }
     }
 
     private static Status map(TcpHeader.Status s) {
@@ -233,17 +201,17 @@ public final class TcpPacket extends ByteWindow {
     }
 
     public EthernetFrame ethernet() {
-        return ethernet;
+        return layers.ethernet();
     }
 
     /** Wrapped on the IPv4 header when the frame carries IPv4 (empty otherwise). */
     public Ipv4Header ipv4() {
-        return ipv4;
+        return layers.ipv4();
     }
 
     /** Wrapped on the IPv6 header when the frame carries IPv6 (empty otherwise). */
     public Ipv6Header ipv6() {
-        return ipv6;
+        return layers.ipv6();
     }
 
     public TcpHeader tcp() {
@@ -251,12 +219,12 @@ public final class TcpPacket extends ByteWindow {
     }
 
     public boolean isIpv6() {
-        return isIpv6;
+        return layers.isIpv6();
     }
 
     /** 802.1Q VLAN id, -1 if the frame is untagged. */
     public int vlanId() {
-        return ethernet.vlanId();
+        return layers.ethernet().vlanId();
     }
 
     /** Offset of the IP header from the frame start, -1 before the Ethernet layer validated. */
