@@ -1,6 +1,5 @@
 package dev.irdmaemu.fw.frame;
 
-import dev.irdmaemu.fw.ByteWindow;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -18,7 +17,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * minimum) are ignored. Offsets answered are relative to the frame start ({@link #offset()} in the store).
  * One instance is reused for every frame; nothing is allocated.
  */
-public final class TcpPacket extends ByteWindow {
+public final class TcpPacket extends LinkAndIpFrame {
     public enum Status implements dev.irdmaemu.fw.Check {
         ACCEPTED(LinkAndIpCheck.ACCEPTED),
         ETH_TRUNCATED(LinkAndIpCheck.ETH_TRUNCATED),
@@ -87,10 +86,8 @@ public final class TcpPacket extends ByteWindow {
         }
     }
 
-    private final LinkAndIpLayers layers = new LinkAndIpLayers();
     private final TcpHeader tcp = new TcpHeader();
 
-    private int ipOffset;
     private int tcpOffset;
     private long sourceHi;
     private long sourceLo;
@@ -103,13 +100,12 @@ public final class TcpPacket extends ByteWindow {
     public TcpPacket wrap(BytesStore<?, ?> store, long offset, long length) {
         attach(store, offset, length);
         clear();
-        layers.wrap(store, offset, this.length);
         return this;
     }
 
     private void clear() {
         failedAt = -1;
-        ipOffset = -1;
+        clearLinkAndIp();
         tcpOffset = -1;
         sourceHi = 0;
         sourceLo = 0;
@@ -135,7 +131,7 @@ public final class TcpPacket extends ByteWindow {
      * layer passed {@link #validateStructure()} (the status is {@code ACCEPTED}, {@code NOT_TCP} or a TCP rule).
      */
     public boolean ipv4ChecksumVerifies() {
-        return layers.isIpv6() || (ipOffset >= 0 && layers.ipv4().checksumVerifies());
+        return isIpv6() || (ipOffset() >= 0 && ipv4().checksumVerifies());
     }
 
     /** True if the TCP checksum over the pseudo-header and segment verifies; after {@code ACCEPTED} only. */
@@ -148,34 +144,31 @@ public final class TcpPacket extends ByteWindow {
         // Leave the TCP flyweight empty until its layer is reached: an empty window on this frame's store (a null
         // store here, replaced by the frame's just after, would cost a reference store each frame).
         tcp.wrap(store, base, 0);
-        LinkAndIpCheck link = layers.validate(InternetChecksum.PROTOCOL_TCP, checksums);
-        if (layers.linkAccepted()) {
-            ipOffset = layers.ipOffset();
-        }
+        LinkAndIpCheck link = validateLinkAndIp(InternetChecksum.PROTOCOL_TCP, checksums);
         if (!link.accepted()) {
-            return fail(Status.of(link), layers.failedAt());
+            return Status.of(link);
         }
-        if (layers.isIpv6()) {
-            Ipv6Header ipv6 = layers.ipv6();
+        if (isIpv6()) {
+            Ipv6Header ipv6 = ipv6();
             sourceHi = ipv6.sourceHi();
             sourceLo = ipv6.sourceLo();
             destinationHi = ipv6.destinationHi();
             destinationLo = ipv6.destinationLo();
             if (IpAddress.isIpv4Mapped(sourceHi, sourceLo)) {
-                return fail(Status.IPV6_V4MAPPED_ADDRESS, ipOffset + 8);
+                return fail(Status.IPV6_V4MAPPED_ADDRESS, ipOffset() + 8);
             }
             if (IpAddress.isIpv4Mapped(destinationHi, destinationLo)) {
-                return fail(Status.IPV6_V4MAPPED_ADDRESS, ipOffset + 24);
+                return fail(Status.IPV6_V4MAPPED_ADDRESS, ipOffset() + 24);
             }
         } else {
             sourceHi = IpAddress.IPV4_MAPPED_HI;
-            sourceLo = IpAddress.mappedLo(layers.ipv4().source());
+            sourceLo = IpAddress.mappedLo(ipv4().source());
             destinationHi = IpAddress.IPV4_MAPPED_HI;
-            destinationLo = IpAddress.mappedLo(layers.ipv4().destination());
+            destinationLo = IpAddress.mappedLo(ipv4().destination());
         }
-        tcpOffset = layers.transportOffset();
-        pseudo = layers.pseudoHeaderSum();
-        TcpHeader.Status ts = tcp.wrap(store, base + tcpOffset, layers.transportLength()).validate();
+        tcpOffset = transportOffset();
+        pseudo = pseudoHeaderSum();
+        TcpHeader.Status ts = tcp.wrap(store, base + tcpOffset, transportLength()).validate();
         if (!ts.accepted()) {
             return fail(map(ts), tcpOffset + tcp.failedAt());
         }
@@ -200,36 +193,13 @@ public final class TcpPacket extends ByteWindow {
         }
     }
 
-    public EthernetFrame ethernet() {
-        return layers.ethernet();
-    }
-
-    /** Wrapped on the IPv4 header when the frame carries IPv4 (empty otherwise). */
-    public Ipv4Header ipv4() {
-        return layers.ipv4();
-    }
-
-    /** Wrapped on the IPv6 header when the frame carries IPv6 (empty otherwise). */
-    public Ipv6Header ipv6() {
-        return layers.ipv6();
-    }
-
     public TcpHeader tcp() {
         return tcp;
     }
 
-    public boolean isIpv6() {
-        return layers.isIpv6();
-    }
-
     /** 802.1Q VLAN id, -1 if the frame is untagged. */
     public int vlanId() {
-        return layers.ethernet().vlanId();
-    }
-
-    /** Offset of the IP header from the frame start, -1 before the Ethernet layer validated. */
-    public int ipOffset() {
-        return ipOffset;
+        return ethernet().vlanId();
     }
 
     /** Offset of the TCP header from the frame start, -1 before the IP layer validated. */

@@ -1,11 +1,7 @@
 package dev.irdmaemu.fw.roce;
 
-import dev.irdmaemu.fw.ByteWindow;
-import dev.irdmaemu.fw.frame.EthernetFrame;
-import dev.irdmaemu.fw.frame.Ipv4Header;
-import dev.irdmaemu.fw.frame.Ipv6Header;
 import dev.irdmaemu.fw.frame.LinkAndIpCheck;
-import dev.irdmaemu.fw.frame.LinkAndIpLayers;
+import dev.irdmaemu.fw.frame.LinkAndIpFrame;
 import dev.irdmaemu.fw.frame.UdpHeader;
 import java.util.Optional;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -25,11 +21,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  * {@link #ipv4ChecksumVerifies()} and {@link #mtuCheck(PathMtu)} answer the rest one by one. After either, the layer
  * flyweights are wrapped on their layers. One instance is reused for every frame; nothing is allocated.
  */
-public final class RoceFrame extends ByteWindow {
+public final class RoceFrame extends LinkAndIpFrame {
     /** IBA Annex A17.2: the UDP destination port of RoCEv2 (ib_verbs.h ROCE_V2_UDP_DPORT). */
     public static final int UDP_PORT = 4791;
 
-    private final LinkAndIpLayers layers = new LinkAndIpLayers();
     private final UdpHeader udp = new UdpHeader();
     private final Bth bth = new Bth();
     private final ExtensionHeaders headers = new ExtensionHeaders();
@@ -56,7 +51,7 @@ public final class RoceFrame extends ByteWindow {
         payloadLength = 0;
         icrcOffset = 0;
         pseudo = 0;
-        layers.wrap(store, base, length);
+        clearLinkAndIp();
         udp.wrap(store, base, 0);
         bth.wrap(store, base, 0);
         headers.clear(store, base);
@@ -84,13 +79,13 @@ public final class RoceFrame extends ByteWindow {
 
     private RoceCheck walk(boolean checksums) {
         clear();
-        LinkAndIpCheck link = layers.validate(UdpHeader.PROTOCOL_UDP, checksums);
+        LinkAndIpCheck link = validateLinkAndIp(UdpHeader.PROTOCOL_UDP, checksums);
         if (!link.accepted()) {
-            return fail(RoceCheck.of(link), layers.failedAt());
+            return RoceCheck.of(link);
         }
-        udpOffset = layers.transportOffset();
-        pseudo = layers.pseudoHeaderSum();
-        udp.wrap(store, base + udpOffset, layers.transportLength());
+        udpOffset = transportOffset();
+        pseudo = pseudoHeaderSum();
+        udp.wrap(store, base + udpOffset, transportLength());
         RoceCheck c = udpLayer(checksums);
         return c.accepted() ? transportLayer() : c;
     }
@@ -194,8 +189,8 @@ public final class RoceFrame extends ByteWindow {
 
     /** The ICRC of the frame's invariant fields. */
     public int computedIcrc() {
-        return transportKnown ? Icrc.compute(store, base + layers.ipOffset(), layers.ipHeaderLength(), layers.isIpv6(),
-                base + icrcOffset) : 0;
+        return transportKnown
+                ? Icrc.compute(store, base + ipOffset(), ipHeaderLength(), isIpv6(), base + icrcOffset) : 0;
     }
 
     /** True if the UDP checksum verifies or the sender left it out (0); after an accepted structure only. */
@@ -205,21 +200,7 @@ public final class RoceFrame extends ByteWindow {
 
     /** True if the IPv4 header checksum verifies, or the frame is IPv6; after an accepted structure only. */
     public boolean ipv4ChecksumVerifies() {
-        return transportKnown && (layers.isIpv6() || layers.ipv4().checksumVerifies());
-    }
-
-    public EthernetFrame ethernet() {
-        return layers.ethernet();
-    }
-
-    /** Wrapped on the IPv4 header when the frame carries IPv4 (empty otherwise). */
-    public Ipv4Header ipv4() {
-        return layers.ipv4();
-    }
-
-    /** Wrapped on the IPv6 header when the frame carries IPv6 (empty otherwise). */
-    public Ipv6Header ipv6() {
-        return layers.ipv6();
+        return transportKnown && (isIpv6() || ipv4().checksumVerifies());
     }
 
     public UdpHeader udp() {
@@ -238,10 +219,6 @@ public final class RoceFrame extends ByteWindow {
     /** The opcode of an accepted packet; empty before, or for an opcode this model does not carry. */
     public Optional<BthOpcode> opcode() {
         return bth.opcode();
-    }
-
-    public boolean isIpv6() {
-        return layers.isIpv6();
     }
 
     /** Offset of the BTH from the frame start (valid once the UDP layer was accepted). */

@@ -1,58 +1,54 @@
 package dev.irdmaemu.fw.frame;
 
 import dev.irdmaemu.fw.ByteWindow;
-import net.openhft.chronicle.bytes.BytesStore;
 
 /**
- * The Ethernet (optionally one 802.1Q tag) and IPv4 or IPv6 layers of one received frame, walked and checked for a
- * given transport: the part the TCP and the RoCEv2 parsers share (RFC 791, RFC 8200; the IP checks of
- * drivers/infiniband/sw/rxe/rxe_recv.c and of a NIC's receive path, ice_txrx.c). {@link #validate} answers the first
- * rule broken as a {@link LinkAndIpCheck} and {@link #failedAt()} the byte offset, from the frame start, of the field
- * that broke it; once accepted, the layer flyweights are wrapped and the transport's offset, length and pseudo-header
- * sum are known. One instance is reused for every frame; nothing is allocated.
+ * What the composite flyweights over received frames share: the Ethernet (optionally one 802.1Q tag) and IPv4 or IPv6
+ * layers, walked and checked for the transport the frame must carry (RFC 791, RFC 8200; the IP checks of
+ * drivers/infiniband/sw/rxe/rxe_recv.c and of a NIC's receive path, ice_txrx.c). {@link TcpPacket} and the RoCEv2
+ * frame add their transport. The first rule broken is a {@link LinkAndIpCheck} with {@link #failedAt()} the byte
+ * offset, from the frame start, of the field that broke it; once accepted, the layer flyweights are wrapped and the
+ * transport's offset, length and pseudo-header sum are known. Nothing is allocated.
  */
-public final class LinkAndIpLayers extends ByteWindow {
+public abstract class LinkAndIpFrame extends ByteWindow {
     private final EthernetFrame ethernet = new EthernetFrame();
     private final Ipv4Header ipv4 = new Ipv4Header();
     private final Ipv6Header ipv6 = new Ipv6Header();
 
-    private boolean linkAccepted;
     private boolean isIpv6;
-    private int ipOffset;
+    private int ipOffset = -1;
     private int ipHeaderLength;
     private long transportLength;
     private long pseudoHeaderSum;
 
-    /**
-     * Wraps the whole frame ({@code length} bytes at absolute {@code offset}, no FCS) with the IP flyweights empty on
-     * the same store (a null store here, replaced by the frame's just after, would cost a reference store a frame).
-     */
-    public LinkAndIpLayers wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        linkAccepted = false;
-        isIpv6 = false;
-        ipOffset = 0;
-        ipHeaderLength = 0;
-        transportLength = 0;
-        pseudoHeaderSum = 0;
-        ethernet.wrap(store, offset, length);
-        ipv4.wrap(store, offset, 0);
-        ipv6.wrap(store, offset, 0);
-        return this;
+    protected LinkAndIpFrame() {
     }
 
     /**
-     * Checks the wrapped frame's Ethernet and IP layers, the IPv4 header checksum too when {@code checksum}, and that
-     * the IP payload is of transport {@code protocol} (RFC 790 numbers: 6 TCP, 17 UDP).
+     * Forgets the last walk and wraps the Ethernet flyweight on the whole frame, the IP ones empty on the same store
+     * (a null store here, replaced by the frame's just after, would cost a reference store each frame).
      */
-    public LinkAndIpCheck validate(int protocol, boolean checksum) {
-        wrap(store, base, length);
+    protected final void clearLinkAndIp() {
+        isIpv6 = false;
+        ipOffset = -1;
+        ipHeaderLength = 0;
+        transportLength = 0;
+        pseudoHeaderSum = 0;
+        ethernet.wrap(store, base, length);
+        ipv4.wrap(store, base, 0);
+        ipv6.wrap(store, base, 0);
+    }
+
+    /**
+     * Checks the Ethernet and IP layers, the IPv4 header checksum too when {@code checksum}, and that the IP payload
+     * is of transport {@code protocol} (6 TCP, 17 UDP); call {@link #clearLinkAndIp()} first.
+     */
+    protected final LinkAndIpCheck validateLinkAndIp(int protocol, boolean checksum) {
         EthernetFrame.Status es = ethernet.validate();
         if (!es.accepted()) {
             return fail(es == EthernetFrame.Status.TRUNCATED ? LinkAndIpCheck.ETH_TRUNCATED
                     : LinkAndIpCheck.ETH_VLAN_TAG_TRUNCATED, ethernet.failedAt());
         }
-        linkAccepted = true;
         ipOffset = ethernet.payloadOffset();
         int etherType = ethernet.etherType();
         if (etherType == EthernetFrame.ETHERTYPE_IPV4) {
@@ -96,52 +92,47 @@ public final class LinkAndIpLayers extends ByteWindow {
         return LinkAndIpCheck.ACCEPTED;
     }
 
-    public EthernetFrame ethernet() {
+    public final EthernetFrame ethernet() {
         return ethernet;
     }
 
     /** Wrapped on the IPv4 header when the frame carries IPv4 (empty otherwise). */
-    public Ipv4Header ipv4() {
+    public final Ipv4Header ipv4() {
         return ipv4;
     }
 
     /** Wrapped on the IPv6 header when the frame carries IPv6 (empty otherwise). */
-    public Ipv6Header ipv6() {
+    public final Ipv6Header ipv6() {
         return ipv6;
     }
 
-    /** True once the Ethernet layer passed: {@link #ipOffset()} is then known. */
-    public boolean linkAccepted() {
-        return linkAccepted;
-    }
-
     /** True when the EtherType is IPv6 (whether or not the IPv6 header then passed). */
-    public boolean isIpv6() {
+    public final boolean isIpv6() {
         return isIpv6;
     }
 
-    /** Offset of the IP header from the frame start, once {@link #linkAccepted()}. */
-    public int ipOffset() {
+    /** Offset of the IP header from the frame start, -1 before the Ethernet layer validated. */
+    public final int ipOffset() {
         return ipOffset;
     }
 
-    /** Bytes of the IP header, after an accepted validate. */
-    public int ipHeaderLength() {
+    /** Bytes of the IP header, once the IP layer was accepted. */
+    protected final int ipHeaderLength() {
         return ipHeaderLength;
     }
 
-    /** Offset of the transport header from the frame start, after an accepted validate. */
-    public int transportOffset() {
+    /** Offset of the transport header from the frame start, once the IP layer was accepted. */
+    protected final int transportOffset() {
         return ipOffset + ipHeaderLength;
     }
 
-    /** Bytes of the IP payload (the transport segment or datagram), after an accepted validate. */
-    public long transportLength() {
+    /** Bytes of the IP payload (the transport's segment or datagram), once the IP layer was accepted. */
+    protected final long transportLength() {
         return transportLength;
     }
 
-    /** The transport pseudo-header sum over the addresses, protocol and length, after an accepted validate. */
-    public long pseudoHeaderSum() {
+    /** The transport's pseudo-header sum (addresses, protocol, length), once the IP layer was accepted. */
+    protected final long pseudoHeaderSum() {
         return pseudoHeaderSum;
     }
 }
