@@ -19,24 +19,24 @@ import net.openhft.chronicle.bytes.BytesStore;
  */
 public final class TcpPacket extends LinkAndIpFrame {
     public enum Status implements dev.irdmaemu.fw.Check {
-        ACCEPTED(LinkAndIpCheck.ACCEPTED),
-        ETH_TRUNCATED(LinkAndIpCheck.ETH_TRUNCATED),
-        ETH_VLAN_TAG_TRUNCATED(LinkAndIpCheck.ETH_VLAN_TAG_TRUNCATED),
-        NOT_IP(LinkAndIpCheck.NOT_IP),
-        IPV4_TRUNCATED(LinkAndIpCheck.IPV4_TRUNCATED),
-        IPV4_BAD_VERSION(LinkAndIpCheck.IPV4_BAD_VERSION),
-        IPV4_IHL_TOO_SMALL(LinkAndIpCheck.IPV4_IHL_TOO_SMALL),
-        IPV4_IHL_BEYOND_BUFFER(LinkAndIpCheck.IPV4_IHL_BEYOND_BUFFER),
-        IPV4_TOTAL_LENGTH_BELOW_HEADER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BELOW_HEADER),
-        IPV4_TOTAL_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BEYOND_BUFFER),
-        IPV4_BAD_CHECKSUM(LinkAndIpCheck.IPV4_BAD_CHECKSUM),
-        IPV4_FRAGMENT(LinkAndIpCheck.IPV4_FRAGMENT),
-        IPV6_TRUNCATED(LinkAndIpCheck.IPV6_TRUNCATED),
-        IPV6_BAD_VERSION(LinkAndIpCheck.IPV6_BAD_VERSION),
-        IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER),
-        IPV6_EXTENSION_HEADER(LinkAndIpCheck.IPV6_EXTENSION_HEADER),
+        ACCEPTED("accepted"),
+        ETH_TRUNCATED(LinkAndIpCheck.ETH_TRUNCATED.describe()),
+        ETH_VLAN_TAG_TRUNCATED(LinkAndIpCheck.ETH_VLAN_TAG_TRUNCATED.describe()),
+        NOT_IP(LinkAndIpCheck.NOT_IP.describe()),
+        IPV4_TRUNCATED(LinkAndIpCheck.IPV4_TRUNCATED.describe()),
+        IPV4_BAD_VERSION(LinkAndIpCheck.IPV4_BAD_VERSION.describe()),
+        IPV4_IHL_TOO_SMALL(LinkAndIpCheck.IPV4_IHL_TOO_SMALL.describe()),
+        IPV4_IHL_BEYOND_BUFFER(LinkAndIpCheck.IPV4_IHL_BEYOND_BUFFER.describe()),
+        IPV4_TOTAL_LENGTH_BELOW_HEADER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BELOW_HEADER.describe()),
+        IPV4_TOTAL_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BEYOND_BUFFER.describe()),
+        IPV4_BAD_CHECKSUM(LinkAndIpCheck.IPV4_BAD_CHECKSUM.describe()),
+        IPV4_FRAGMENT(LinkAndIpCheck.IPV4_FRAGMENT.describe()),
+        IPV6_TRUNCATED(LinkAndIpCheck.IPV6_TRUNCATED.describe()),
+        IPV6_BAD_VERSION(LinkAndIpCheck.IPV6_BAD_VERSION.describe()),
+        IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER.describe()),
+        IPV6_EXTENSION_HEADER(LinkAndIpCheck.IPV6_EXTENSION_HEADER.describe()),
         IPV6_V4MAPPED_ADDRESS("IPv6: source or destination is IPv4-mapped (::ffff:0:0/96), never valid on the wire"),
-        NOT_TCP("IP protocol / next header is not TCP (6)", LinkAndIpCheck.WRONG_TRANSPORT),
+        NOT_TCP("IP protocol / next header is not TCP (6)"),
         TCP_TRUNCATED("TCP: " + TcpHeader.Status.TRUNCATED.describe()),
         TCP_DATA_OFFSET_TOO_SMALL("TCP: " + TcpHeader.Status.DATA_OFFSET_TOO_SMALL.describe()),
         TCP_DATA_OFFSET_BEYOND_SEGMENT("TCP: " + TcpHeader.Status.DATA_OFFSET_BEYOND_SEGMENT.describe()),
@@ -48,36 +48,10 @@ public final class TcpPacket extends LinkAndIpFrame {
         TCP_TIMESTAMPS_BAD_LENGTH("TCP: " + TcpHeader.Status.TIMESTAMPS_BAD_LENGTH.describe()),
         TCP_BAD_CHECKSUM("TCP: checksum over the pseudo-header and segment does not verify");
 
-        private static final Status[] BY_LINK_AND_IP = new Status[LinkAndIpCheck.values().length];
-
-        static {
-            for (Status s : values()) {
-                if (s.linkAndIp != null) {
-                    BY_LINK_AND_IP[s.linkAndIp.ordinal()] = s;
-                }
-            }
-        }
-
         private final String description;
-        /** The link or IP rule this one reports, null for the TCP packet's own rules. */
-        private final LinkAndIpCheck linkAndIp;
 
         Status(String description) {
-            this(description, null);
-        }
-
-        Status(LinkAndIpCheck linkAndIp) {
-            this(linkAndIp.describe(), linkAndIp);
-        }
-
-        Status(String description, LinkAndIpCheck linkAndIp) {
             this.description = description;
-            this.linkAndIp = linkAndIp;
-        }
-
-        /** This packet's verdict for a link or IP layer verdict. */
-        static Status of(LinkAndIpCheck c) {
-            return BY_LINK_AND_IP[c.ordinal()];
         }
 
         @Override
@@ -146,7 +120,7 @@ public final class TcpPacket extends LinkAndIpFrame {
         tcp.wrap(store, base, 0);
         LinkAndIpCheck link = validateLinkAndIp(InternetChecksum.PROTOCOL_TCP, checksums);
         if (!link.accepted()) {
-            return Status.of(link);
+            return map(link);
         }
         if (isIpv6()) {
             Ipv6Header ipv6 = ipv6();
@@ -176,6 +150,28 @@ public final class TcpPacket extends LinkAndIpFrame {
             return fail(Status.TCP_BAD_CHECKSUM, tcpOffset + 16);
         }
         return Status.ACCEPTED;
+    }
+
+    private static Status map(LinkAndIpCheck c) {
+        switch (c) {
+            case ETH_TRUNCATED: return Status.ETH_TRUNCATED;
+            case ETH_VLAN_TAG_TRUNCATED: return Status.ETH_VLAN_TAG_TRUNCATED;
+            case NOT_IP: return Status.NOT_IP;
+            case IPV4_TRUNCATED: return Status.IPV4_TRUNCATED;
+            case IPV4_BAD_VERSION: return Status.IPV4_BAD_VERSION;
+            case IPV4_IHL_TOO_SMALL: return Status.IPV4_IHL_TOO_SMALL;
+            case IPV4_IHL_BEYOND_BUFFER: return Status.IPV4_IHL_BEYOND_BUFFER;
+            case IPV4_TOTAL_LENGTH_BELOW_HEADER: return Status.IPV4_TOTAL_LENGTH_BELOW_HEADER;
+            case IPV4_TOTAL_LENGTH_BEYOND_BUFFER: return Status.IPV4_TOTAL_LENGTH_BEYOND_BUFFER;
+            case IPV4_BAD_CHECKSUM: return Status.IPV4_BAD_CHECKSUM;
+            case IPV4_FRAGMENT: return Status.IPV4_FRAGMENT;
+            case IPV6_TRUNCATED: return Status.IPV6_TRUNCATED;
+            case IPV6_BAD_VERSION: return Status.IPV6_BAD_VERSION;
+            case IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER: return Status.IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER;
+            case IPV6_EXTENSION_HEADER: return Status.IPV6_EXTENSION_HEADER;
+            case WRONG_TRANSPORT: return Status.NOT_TCP;
+            default: return Status.ACCEPTED;
+        }
     }
 
     private static Status map(TcpHeader.Status s) {

@@ -10,23 +10,23 @@ import dev.irdmaemu.fw.frame.UdpHeader;
  * Ethernet header inwards.
  */
 public enum RoceCheck implements Check {
-    ACCEPTED("well-formed RoCEv2 packet", LinkAndIpCheck.ACCEPTED),
-    ETH_TRUNCATED(LinkAndIpCheck.ETH_TRUNCATED),
-    ETH_VLAN_TAG_TRUNCATED(LinkAndIpCheck.ETH_VLAN_TAG_TRUNCATED),
-    NOT_IP(LinkAndIpCheck.NOT_IP),
-    IPV4_TRUNCATED(LinkAndIpCheck.IPV4_TRUNCATED),
-    IPV4_BAD_VERSION(LinkAndIpCheck.IPV4_BAD_VERSION),
-    IPV4_IHL_TOO_SMALL(LinkAndIpCheck.IPV4_IHL_TOO_SMALL),
-    IPV4_IHL_BEYOND_BUFFER(LinkAndIpCheck.IPV4_IHL_BEYOND_BUFFER),
-    IPV4_TOTAL_LENGTH_BELOW_HEADER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BELOW_HEADER),
-    IPV4_TOTAL_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BEYOND_BUFFER),
-    IPV4_BAD_CHECKSUM(LinkAndIpCheck.IPV4_BAD_CHECKSUM),
-    IPV4_FRAGMENT(LinkAndIpCheck.IPV4_FRAGMENT),
-    IPV6_TRUNCATED(LinkAndIpCheck.IPV6_TRUNCATED),
-    IPV6_BAD_VERSION(LinkAndIpCheck.IPV6_BAD_VERSION),
-    IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER),
-    IPV6_EXTENSION_HEADER(LinkAndIpCheck.IPV6_EXTENSION_HEADER),
-    NOT_UDP("IP protocol / next header is not UDP (17)", LinkAndIpCheck.WRONG_TRANSPORT),
+    ACCEPTED("well-formed RoCEv2 packet"),
+    ETH_TRUNCATED(LinkAndIpCheck.ETH_TRUNCATED.describe()),
+    ETH_VLAN_TAG_TRUNCATED(LinkAndIpCheck.ETH_VLAN_TAG_TRUNCATED.describe()),
+    NOT_IP(LinkAndIpCheck.NOT_IP.describe()),
+    IPV4_TRUNCATED(LinkAndIpCheck.IPV4_TRUNCATED.describe()),
+    IPV4_BAD_VERSION(LinkAndIpCheck.IPV4_BAD_VERSION.describe()),
+    IPV4_IHL_TOO_SMALL(LinkAndIpCheck.IPV4_IHL_TOO_SMALL.describe()),
+    IPV4_IHL_BEYOND_BUFFER(LinkAndIpCheck.IPV4_IHL_BEYOND_BUFFER.describe()),
+    IPV4_TOTAL_LENGTH_BELOW_HEADER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BELOW_HEADER.describe()),
+    IPV4_TOTAL_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BEYOND_BUFFER.describe()),
+    IPV4_BAD_CHECKSUM(LinkAndIpCheck.IPV4_BAD_CHECKSUM.describe()),
+    IPV4_FRAGMENT(LinkAndIpCheck.IPV4_FRAGMENT.describe()),
+    IPV6_TRUNCATED(LinkAndIpCheck.IPV6_TRUNCATED.describe()),
+    IPV6_BAD_VERSION(LinkAndIpCheck.IPV6_BAD_VERSION.describe()),
+    IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER.describe()),
+    IPV6_EXTENSION_HEADER(LinkAndIpCheck.IPV6_EXTENSION_HEADER.describe()),
+    NOT_UDP("IP protocol / next header is not UDP (17)"),
     UDP_TRUNCATED("UDP: " + UdpHeader.Status.TRUNCATED.describe()),
     UDP_LENGTH_BELOW_HEADER("UDP: " + UdpHeader.Status.LENGTH_BELOW_HEADER.describe()),
     UDP_LENGTH_MISMATCH("UDP: " + UdpHeader.Status.LENGTH_MISMATCH.describe()),
@@ -48,37 +48,12 @@ public enum RoceCheck implements Check {
     PAYLOAD_NOT_FULL_MTU("FIRST or MIDDLE packet whose payload is not exactly the path MTU (IBA §9.7.7)"),
     EMPTY_LAST_PACKET("LAST packet without payload (IBA §9.7.7: 1 to PMTU bytes)");
 
-    private static final RoceCheck[] BY_LINK_AND_IP = new RoceCheck[LinkAndIpCheck.values().length];
-
-    static {
-        for (RoceCheck c : values()) {
-            if (c.linkAndIp != null) {
-                BY_LINK_AND_IP[c.linkAndIp.ordinal()] = c;
-            }
-        }
-    }
-
     private final String text;
-    /** The link or IP rule this one reports, null for the RoCEv2 packet's own rules. */
-    private final LinkAndIpCheck linkAndIp;
 
     RoceCheck(String text) {
-        this(text, null);
-    }
-
-    RoceCheck(LinkAndIpCheck linkAndIp) {
-        this(linkAndIp.describe(), linkAndIp);
-    }
-
-    RoceCheck(String text, LinkAndIpCheck linkAndIp) {
         this.text = text;
-        this.linkAndIp = linkAndIp;
     }
 
-    /** The RoCEv2 verdict for a link or IP layer verdict. */
-    static RoceCheck of(LinkAndIpCheck c) {
-        return BY_LINK_AND_IP[c.ordinal()];
-    }
 
     @Override
     public String describe() {

@@ -81,7 +81,7 @@ public final class RoceFrame extends LinkAndIpFrame {
         clear();
         LinkAndIpCheck link = validateLinkAndIp(UdpHeader.PROTOCOL_UDP, checksums);
         if (!link.accepted()) {
-            return RoceCheck.of(link);
+            return RoceFrameChecks.map(link);
         }
         udpOffset = transportOffset();
         pseudo = pseudoHeaderSum();
