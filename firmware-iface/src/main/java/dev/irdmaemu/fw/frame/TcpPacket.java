@@ -67,8 +67,6 @@ public final class TcpPacket extends LinkAndIpFrame {
     private long sourceLo;
     private long destinationHi;
     private long destinationLo;
-    /** The TCP pseudo-header sum, once the IP layer validated. */
-    private long pseudo;
 
     /** Wrap a whole Ethernet frame (no FCS). */
     public TcpPacket wrap(BytesStore<?, ?> store, long offset, long length) {
@@ -85,7 +83,6 @@ public final class TcpPacket extends LinkAndIpFrame {
         sourceLo = 0;
         destinationHi = 0;
         destinationLo = 0;
-        pseudo = 0;
     }
 
     public Status validate() {
@@ -110,7 +107,7 @@ public final class TcpPacket extends LinkAndIpFrame {
 
     /** True if the TCP checksum over the pseudo-header and segment verifies; after {@code ACCEPTED} only. */
     public boolean tcpChecksumVerifies() {
-        return tcpOffset >= 0 && tcp.checksumValid(pseudo);
+        return tcpOffset >= 0 && tcp.checksumValid(pseudoHeaderSum());
     }
 
     private Status validate(boolean checksums) {
@@ -141,12 +138,11 @@ public final class TcpPacket extends LinkAndIpFrame {
             destinationLo = IpAddress.mappedLo(ipv4().destination());
         }
         tcpOffset = transportOffset();
-        pseudo = pseudoHeaderSum();
         TcpHeader.Status ts = tcp.wrap(store, base + tcpOffset, transportLength()).validate();
         if (!ts.accepted()) {
             return fail(map(ts), tcpOffset + tcp.failedAt());
         }
-        if (checksums && !tcp.checksumValid(pseudo)) {
+        if (checksums && !tcp.checksumValid(pseudoHeaderSum())) {
             return fail(Status.TCP_BAD_CHECKSUM, tcpOffset + 16);
         }
         return Status.ACCEPTED;

@@ -34,7 +34,6 @@ public final class RoceFrame extends LinkAndIpFrame {
     private int payloadOffset;
     private int payloadLength;
     private int icrcOffset;
-    private long pseudo;
 
     /** Wraps a whole Ethernet frame (no FCS). */
     public RoceFrame wrap(BytesStore<?, ?> store, long offset, long length) {
@@ -50,7 +49,6 @@ public final class RoceFrame extends LinkAndIpFrame {
         payloadOffset = 0;
         payloadLength = 0;
         icrcOffset = 0;
-        pseudo = 0;
         clearLinkAndIp();
         udp.wrap(store, base, 0);
         bth.wrap(store, base, 0);
@@ -84,7 +82,6 @@ public final class RoceFrame extends LinkAndIpFrame {
             return RoceFrameChecks.map(link);
         }
         udpOffset = transportOffset();
-        pseudo = pseudoHeaderSum();
         udp.wrap(store, base + udpOffset, transportLength());
         RoceCheck c = udpLayer(checksums);
         return c.accepted() ? transportLayer() : c;
@@ -98,7 +95,7 @@ public final class RoceFrame extends LinkAndIpFrame {
         if (udp.destinationPort() != UDP_PORT) {
             return fail(RoceCheck.NOT_ROCEV2_PORT, udpOffset + UdpHeader.OFF_DESTINATION_PORT);
         }
-        if (checksum && !udp.checksumAbsent() && !udp.checksumVerifies(pseudo)) {
+        if (checksum && !udp.checksumAbsent() && !udp.checksumVerifies(pseudoHeaderSum())) {
             return fail(RoceCheck.UDP_BAD_CHECKSUM, udpOffset + UdpHeader.OFF_CHECKSUM);
         }
         return RoceCheck.ACCEPTED;
@@ -195,7 +192,7 @@ public final class RoceFrame extends LinkAndIpFrame {
 
     /** True if the UDP checksum verifies or the sender left it out (0); after an accepted structure only. */
     public boolean udpChecksumVerifies() {
-        return transportKnown && (udp.checksumAbsent() || udp.checksumVerifies(pseudo));
+        return transportKnown && (udp.checksumAbsent() || udp.checksumVerifies(pseudoHeaderSum()));
     }
 
     /** True if the IPv4 header checksum verifies, or the frame is IPv6; after an accepted structure only. */
