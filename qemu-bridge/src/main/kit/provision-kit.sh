@@ -50,9 +50,9 @@ die() { printf 'kit: error: %s\n' "$*" >&2; exit 1; }
 RECIPE="$(cat "$HERE/provision-kit.sh" "$HERE/guest/init" "$HERE"/guest/scenarios/*.sh | sha256sum | cut -c1-12)"
 
 # Debian 12 userspace for the initramfs, and the programs (with their shared libraries) taken from it.
-USER_PACKAGES=(busybox-static rdmacm-utils ibverbs-providers ibverbs-utils libibverbs1 librdmacm1 iproute2)
+USER_PACKAGES=(busybox-static rdmacm-utils ibverbs-providers ibverbs-utils libibverbs1 librdmacm1 iproute2 ethtool)
 USER_PROGRAMS=(usr/bin/rping usr/bin/ucmatose usr/bin/ibv_devices usr/bin/ibv_devinfo usr/bin/rdma_server
-    usr/bin/rdma_client usr/bin/rdma bin/ip sbin/devlink)
+    usr/bin/rdma_client usr/bin/rdma bin/ip sbin/devlink sbin/ethtool)
 # The e810 flavour: Linux 7.3 from trixie-backports (the newest linux-image-7.3.*-amd64 there). Init loads
 # E810_BOOT_MODULES (virtio and the RDMA core); the e810 scenarios load ice and irdma with modprobe, from the
 # modules.dep written here. Every module comes with the closure of its "depends=" entries.
@@ -353,7 +353,7 @@ for p in "${USER_PROGRAMS[@]}"; do
     copy_with_libs "$U/$p" "$IRD/sbin/$b"
     FOUND+=("$b")
 done
-for b in rping ucmatose ibv_devices ibv_devinfo rdma devlink; do
+for b in rping ucmatose ibv_devices ibv_devinfo rdma devlink ethtool; do
     [[ -e $IRD/sbin/$b ]] || die "$b is not in the guest userspace packages"
 done
 # the siw and irdma providers, dlopened by libibverbs: their driver files and their libraries

@@ -327,6 +327,34 @@ timed mac_change
 step_messages mac-change
 checkpoint mac-changed
 
+step core-reset
+STARTED=$(uptime_ms)
+# ethtool --reset DEV with the shared irq, dma, filter, offload and ram flags is ice's core reset (ice_ethtool.c
+# ice_ethtool_reset: ICE_ETHTOOL_CORER -> ice_schedule_reset(ICE_RESET_CORER)). ice_do_reset writes GLGEN_RTRIG's
+# CORER bit; the device raises OICR GRST, ice_reset_subtask waits for GLGEN_RSTAT to read active again and
+# rebuilds (the DDP package downloaded again); irdma is unplugged and plugged again under a new ib_device index.
+dev="$(netdev_of "$BDF")"
+before="$(rdma_index)"
+[ -n "$before" ] || fail "no irdma device before the core reset"
+run ethtool --reset "$dev" irq-shared dma-shared filter-shared offload-shared ram-shared
+tries=0
+until now="$(rdma_index)" && [ -n "$now" ] && [ "$now" != "$before" ]; do
+    tries=$((tries + 1))
+    [ "$tries" -le 60 ] || fail "irdma was not registered again 30 s after the core reset (index $before)"
+    sleep 0.5
+done
+tries=0
+until [ "$(cat "/sys/class/net/$(netdev_of "$BDF")/carrier" 2>/dev/null)" = 1 ]; do
+    tries=$((tries + 1))
+    [ "$tries" -le 20 ] || fail "no carrier 10 s after the core reset"
+    sleep 0.5
+done
+rdma_up "core reset"
+field core_reset_index "$before-$now"
+timed core_reset
+step_messages core-reset
+checkpoint core-reset
+
 step reboot
 checkpoint before-reboot
 echo 1 >/proc/sys/kernel/printk

@@ -46,7 +46,13 @@ public final class E810LifecycleExpectations {
      * and the IPv6 link-local address follows the MAC). A reboot takes them (the second boot's probe is compared
      * in full).
      */
-    private static final List<String> AFTER_MAC_CHANGE = List.of("mac-changed", "before-reboot");
+    private static final List<String> AFTER_MAC_CHANGE = List.of("mac-changed");
+    /**
+     * The checkpoints after ethtool's core reset (ice's CORER: every PF's state gone on the model, ice's rebuild and
+     * a fresh irdma): what the first probe held, the switch rules no more than the first probe's, irdma's ARP cache
+     * as after the MAC change.
+     */
+    private static final List<String> AFTER_CORE_RESET = List.of("core-reset", "before-reboot");
     private static final int TX_DROP_RULES = 2;
     private static final Pattern DEVICE_RESETS = Pattern.compile("DEVICE_RESET=(\\d+)");
 
@@ -116,6 +122,10 @@ public final class E810LifecycleExpectations {
             assertSameHoldings(probed, h, null, TX_DROP_RULES, Kind.ARP_ENTRIES, up);
             assertTrue(h.count(Kind.ARP_ENTRIES) >= probed.count(Kind.ARP_ENTRIES), h::toString);
         }
+        for (String up : AFTER_CORE_RESET) {
+            E810Holdings h = holdings(o, 1, up);
+            assertSameHoldings(probed, h, null, 0, Kind.ARP_ENTRIES, up);
+        }
         // the function reset went through the PCI function's FLR (pci_reset_function; ice's reset_prepare/done)
         String trace = Files.readString(o.trace(), StandardCharsets.UTF_8);
         assertTrue(trace.contains("\"block\":\"pci\",\"cause\":\"flr\""), "the model saw the FLR");
@@ -150,6 +160,13 @@ public final class E810LifecycleExpectations {
                 && l.contains("\"retval\":\"" + AqError.name(AqError.OK) + "\"")).count();
         assertTrue(macWrites >= 2, () -> "manage_mac_write answered OK " + macWrites + " times");
         assertFalse(log.contains("write to firmware failed"), "ice's MAC write was not refused");
+
+        // ethtool --reset ... ram-shared: ice's CORER through GLGEN_RTRIG, the model's adapter reset, irdma back under
+        // a new index
+        String coreIndices = first.field("core_reset_index");
+        assertTrue(coreIndices != null && coreIndices.matches("\\d+-\\d+"), () -> "core_reset_index " + coreIndices);
+        assertTrue(trace.lines().anyMatch(l -> l.contains("\"ev\":\"reg_write\",\"reg\":\"GLGEN_RTRIG\"")
+                && l.contains("\"val\":\"0x1\"")), "ice wrote GLGEN_RTRIG's CORER bit");
 
         // QEMU resets the vfio-user device at its start and again when the guest reboots
         Matcher resets = DEVICE_RESETS.matcher(o.vfioUser());
