@@ -138,6 +138,7 @@ public final class VxlanCable implements AutoCloseable {
                 }
                 adapter.flush();
             }
+            receiveAll(); // what arrived before the close is counted (and delivered) too
         } catch (ClosedChannelException e) {
             // closed under the thread: the normal end
         } catch (IOException | RuntimeException e) {
@@ -239,9 +240,17 @@ public final class VxlanCable implements AutoCloseable {
         closed = true;
         adapter.onKick(() -> { });
         selector.wakeup();
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
+        // an interrupted caller (Ctrl-C's teardown) still waits for the thread, so the socket is never closed under it
+        boolean interrupted = false;
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (thread.isAlive() && System.nanoTime() < end) {
+            try {
+                thread.join(Math.max(1, (end - System.nanoTime()) / 1_000_000));
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
             Thread.currentThread().interrupt();
         }
         try {

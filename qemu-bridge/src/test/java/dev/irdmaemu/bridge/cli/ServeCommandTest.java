@@ -186,7 +186,8 @@ class ServeCommandTest {
                 java.net.InetSocketAddress to = new java.net.InetSocketAddress(lo, port);
                 peer.send(java.nio.ByteBuffer.wrap(d), to);
                 stranger.send(java.nio.ByteBuffer.wrap(d), to);
-                Thread.sleep(500);
+                // no wait: both datagrams are in the socket's queue now, and the cable takes what is queued before
+                // it closes
             }
             assertEquals(ExitCodes.OK, serve.code.get(), () -> serve.out + "" + serve.err);
             String err = serve.err.toString();
