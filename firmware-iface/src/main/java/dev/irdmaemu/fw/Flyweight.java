@@ -7,9 +7,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * a pointer to it (ip_hdr() and tcp_hdr() in include/linux/ip.h and tcp.h, or irdma's get_64bit_val over a WQE):
  * {@link #wrap} attaches the window, clamped to the bytes the store really holds ({@link ByteWindow}), and answers
  * the codec itself, typed as its own class, so that a caller chains {@code ipv4.wrap(frame, at, n).validate()}.
- * This is the one home of the wrap every variable-length codec would otherwise spell out again; a codec of fixed
- * size, or one whose wrap does more (TcpHeader forgets its parsed options, Fpdu takes its CRC switch), keeps a wrap
- * of its own and does not implement this.
+ * This is the one home of the wrap every codec would otherwise spell out again (the fixed-size RoCEv2 headers take
+ * it through their base, {@code roce.FixedLengthHeader}); a codec whose wrap does more (TcpHeader forgets its parsed
+ * options, Fpdu takes its CRC switch) keeps a wrap of its own and does not implement this.
  *
  * <p>Per frame and per WQE: the call is bound at compile time to a final codec class and inlined, the cast is on
  * the codec's own class, and nothing is allocated.

@@ -1,6 +1,5 @@
 package dev.irdmaemu.fw.frame;
 
-import dev.irdmaemu.fw.ByteWindow;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -18,24 +17,24 @@ import net.openhft.chronicle.bytes.BytesStore;
  * minimum) are ignored. Offsets answered are relative to the frame start ({@link #offset()} in the store).
  * One instance is reused for every frame; nothing is allocated.
  */
-public final class TcpPacket extends ByteWindow {
+public final class TcpPacket extends LinkAndIpFrame {
     public enum Status implements dev.irdmaemu.fw.Check {
         ACCEPTED("accepted"),
-        ETH_TRUNCATED("Ethernet: " + EthernetFrame.Status.TRUNCATED.describe()),
-        ETH_VLAN_TAG_TRUNCATED("Ethernet: " + EthernetFrame.Status.TAG_TRUNCATED.describe()),
-        NOT_IP("Ethernet: EtherType is neither IPv4 nor IPv6"),
-        IPV4_TRUNCATED("IPv4: " + Ipv4Header.Status.TRUNCATED.describe()),
-        IPV4_BAD_VERSION("IPv4: " + Ipv4Header.Status.BAD_VERSION.describe()),
-        IPV4_IHL_TOO_SMALL("IPv4: " + Ipv4Header.Status.IHL_TOO_SMALL.describe()),
-        IPV4_IHL_BEYOND_BUFFER("IPv4: " + Ipv4Header.Status.IHL_BEYOND_BUFFER.describe()),
-        IPV4_TOTAL_LENGTH_BELOW_HEADER("IPv4: " + Ipv4Header.Status.TOTAL_LENGTH_BELOW_HEADER.describe()),
-        IPV4_TOTAL_LENGTH_BEYOND_BUFFER("IPv4: " + Ipv4Header.Status.TOTAL_LENGTH_BEYOND_BUFFER.describe()),
-        IPV4_BAD_CHECKSUM("IPv4: " + Ipv4Header.Status.BAD_CHECKSUM.describe()),
-        IPV4_FRAGMENT("IPv4: " + Ipv4Header.Status.FRAGMENT.describe()),
-        IPV6_TRUNCATED("IPv6: " + Ipv6Header.Status.TRUNCATED.describe()),
-        IPV6_BAD_VERSION("IPv6: " + Ipv6Header.Status.BAD_VERSION.describe()),
-        IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER("IPv6: " + Ipv6Header.Status.PAYLOAD_LENGTH_BEYOND_BUFFER.describe()),
-        IPV6_EXTENSION_HEADER("IPv6: " + Ipv6Header.Status.EXTENSION_HEADER.describe()),
+        ETH_TRUNCATED(LinkAndIpCheck.ETH_TRUNCATED.describe()),
+        ETH_VLAN_TAG_TRUNCATED(LinkAndIpCheck.ETH_VLAN_TAG_TRUNCATED.describe()),
+        NOT_IP(LinkAndIpCheck.NOT_IP.describe()),
+        IPV4_TRUNCATED(LinkAndIpCheck.IPV4_TRUNCATED.describe()),
+        IPV4_BAD_VERSION(LinkAndIpCheck.IPV4_BAD_VERSION.describe()),
+        IPV4_IHL_TOO_SMALL(LinkAndIpCheck.IPV4_IHL_TOO_SMALL.describe()),
+        IPV4_IHL_BEYOND_BUFFER(LinkAndIpCheck.IPV4_IHL_BEYOND_BUFFER.describe()),
+        IPV4_TOTAL_LENGTH_BELOW_HEADER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BELOW_HEADER.describe()),
+        IPV4_TOTAL_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BEYOND_BUFFER.describe()),
+        IPV4_BAD_CHECKSUM(LinkAndIpCheck.IPV4_BAD_CHECKSUM.describe()),
+        IPV4_FRAGMENT(LinkAndIpCheck.IPV4_FRAGMENT.describe()),
+        IPV6_TRUNCATED(LinkAndIpCheck.IPV6_TRUNCATED.describe()),
+        IPV6_BAD_VERSION(LinkAndIpCheck.IPV6_BAD_VERSION.describe()),
+        IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER.describe()),
+        IPV6_EXTENSION_HEADER(LinkAndIpCheck.IPV6_EXTENSION_HEADER.describe()),
         IPV6_V4MAPPED_ADDRESS("IPv6: source or destination is IPv4-mapped (::ffff:0:0/96), never valid on the wire"),
         NOT_TCP("IP protocol / next header is not TCP (6)"),
         TCP_TRUNCATED("TCP: " + TcpHeader.Status.TRUNCATED.describe()),
@@ -61,39 +60,29 @@ public final class TcpPacket extends ByteWindow {
         }
     }
 
-    private final EthernetFrame ethernet = new EthernetFrame();
-    private final Ipv4Header ipv4 = new Ipv4Header();
-    private final Ipv6Header ipv6 = new Ipv6Header();
     private final TcpHeader tcp = new TcpHeader();
 
-    private boolean isIpv6;
-    private int ipOffset;
     private int tcpOffset;
     private long sourceHi;
     private long sourceLo;
     private long destinationHi;
     private long destinationLo;
-    /** The TCP pseudo-header sum, once the IP layer validated. */
-    private long pseudo;
 
     /** Wrap a whole Ethernet frame (no FCS). */
     public TcpPacket wrap(BytesStore<?, ?> store, long offset, long length) {
         attach(store, offset, length);
         clear();
-        ethernet.wrap(store, offset, this.length);
         return this;
     }
 
     private void clear() {
         failedAt = -1;
-        isIpv6 = false;
-        ipOffset = -1;
+        clearLinkAndIp();
         tcpOffset = -1;
         sourceHi = 0;
         sourceLo = 0;
         destinationHi = 0;
         destinationLo = 0;
-        pseudo = 0;
     }
 
     public Status validate() {
@@ -113,106 +102,70 @@ public final class TcpPacket extends ByteWindow {
      * layer passed {@link #validateStructure()} (the status is {@code ACCEPTED}, {@code NOT_TCP} or a TCP rule).
      */
     public boolean ipv4ChecksumVerifies() {
-        return isIpv6 || (ipOffset >= 0 && ipv4.checksumVerifies());
+        return isIpv6() || (ipOffset() >= 0 && ipv4().checksumVerifies());
     }
 
     /** True if the TCP checksum over the pseudo-header and segment verifies; after {@code ACCEPTED} only. */
     public boolean tcpChecksumVerifies() {
-        return tcpOffset >= 0 && tcp.checksumValid(pseudo);
+        return tcpOffset >= 0 && tcp.checksumValid(pseudoHeaderSum());
     }
 
     private Status validate(boolean checksums) {
         clear();
-        ethernet.wrap(store, base, length);
-        // Leave the IP and TCP flyweights empty until their layer is reached: empty windows on this frame's store
-        // (a null store here, replaced by the frame's just after, would cost a reference store each frame).
-        ipv4.wrap(store, base, 0);
-        ipv6.wrap(store, base, 0);
+        // Leave the TCP flyweight empty until its layer is reached: an empty window on this frame's store (a null
+        // store here, replaced by the frame's just after, would cost a reference store each frame).
         tcp.wrap(store, base, 0);
-
-        EthernetFrame.Status es = ethernet.validate();
-        if (!es.accepted()) {
-            return fail(es == EthernetFrame.Status.TRUNCATED ? Status.ETH_TRUNCATED : Status.ETH_VLAN_TAG_TRUNCATED,
-                    ethernet.failedAt());
+        LinkAndIpCheck link = validateLinkAndIp(InternetChecksum.PROTOCOL_TCP, checksums);
+        if (!link.accepted()) {
+            return map(link);
         }
-        int etherType = ethernet.etherType();
-        ipOffset = ethernet.payloadOffset();
-        long ipAt = base + ipOffset;
-        long ipRoom = length - ipOffset;
-        long segmentLength;
-        if (etherType == EthernetFrame.ETHERTYPE_IPV4) {
-            ipv4.wrap(store, ipAt, ipRoom);
-            Ipv4Header.Status s = checksums ? ipv4.validate() : ipv4.validateStructure();
-            if (!s.accepted()) {
-                return fail(map(s), ipOffset + ipv4.failedAt());
-            }
-            if (ipv4.protocol() != InternetChecksum.PROTOCOL_TCP) {
-                return fail(Status.NOT_TCP, ipOffset + 9);
-            }
-            tcpOffset = ipOffset + ipv4.headerLength();
-            segmentLength = ipv4.payloadLength();
-            sourceHi = IpAddress.IPV4_MAPPED_HI;
-            sourceLo = IpAddress.mappedLo(ipv4.source());
-            destinationHi = IpAddress.IPV4_MAPPED_HI;
-            destinationLo = IpAddress.mappedLo(ipv4.destination());
-            pseudo = InternetChecksum.ipv4PseudoHeaderSum(ipv4.source(), ipv4.destination(),
-                    InternetChecksum.PROTOCOL_TCP, (int) segmentLength);
-        } else if (etherType == EthernetFrame.ETHERTYPE_IPV6) {
-            isIpv6 = true;
-            Ipv6Header.Status s = ipv6.wrap(store, ipAt, ipRoom).validate();
-            if (!s.accepted()) {
-                return fail(map(s), ipOffset + ipv6.failedAt());
-            }
-            if (ipv6.nextHeader() != InternetChecksum.PROTOCOL_TCP) {
-                return fail(Status.NOT_TCP, ipOffset + 6);
-            }
+        if (isIpv6()) {
+            Ipv6Header ipv6 = ipv6();
             sourceHi = ipv6.sourceHi();
             sourceLo = ipv6.sourceLo();
             destinationHi = ipv6.destinationHi();
             destinationLo = ipv6.destinationLo();
             if (IpAddress.isIpv4Mapped(sourceHi, sourceLo)) {
-                return fail(Status.IPV6_V4MAPPED_ADDRESS, ipOffset + 8);
+                return fail(Status.IPV6_V4MAPPED_ADDRESS, ipOffset() + 8);
             }
             if (IpAddress.isIpv4Mapped(destinationHi, destinationLo)) {
-                return fail(Status.IPV6_V4MAPPED_ADDRESS, ipOffset + 24);
+                return fail(Status.IPV6_V4MAPPED_ADDRESS, ipOffset() + 24);
             }
-            tcpOffset = ipOffset + Ipv6Header.HEADER_LENGTH;
-            segmentLength = ipv6.payloadLength();
-            pseudo = InternetChecksum.ipv6PseudoHeaderSum(sourceHi, sourceLo, destinationHi, destinationLo,
-                    segmentLength, InternetChecksum.PROTOCOL_TCP);
         } else {
-            return fail(Status.NOT_IP, ethernet.hasVlanTag() ? 16 : 12);
+            sourceHi = IpAddress.IPV4_MAPPED_HI;
+            sourceLo = IpAddress.mappedLo(ipv4().source());
+            destinationHi = IpAddress.IPV4_MAPPED_HI;
+            destinationLo = IpAddress.mappedLo(ipv4().destination());
         }
-        TcpHeader.Status ts = tcp.wrap(store, base + tcpOffset, segmentLength).validate();
+        tcpOffset = transportOffset();
+        TcpHeader.Status ts = tcp.wrap(store, base + tcpOffset, transportLength()).validate();
         if (!ts.accepted()) {
             return fail(map(ts), tcpOffset + tcp.failedAt());
         }
-        if (checksums && !tcp.checksumValid(pseudo)) {
+        if (checksums && !tcp.checksumValid(pseudoHeaderSum())) {
             return fail(Status.TCP_BAD_CHECKSUM, tcpOffset + 16);
         }
         return Status.ACCEPTED;
     }
 
-    private static Status map(Ipv4Header.Status s) {
-        switch (s) {
-            case TRUNCATED: return Status.IPV4_TRUNCATED;
-            case BAD_VERSION: return Status.IPV4_BAD_VERSION;
-            case IHL_TOO_SMALL: return Status.IPV4_IHL_TOO_SMALL;
-            case IHL_BEYOND_BUFFER: return Status.IPV4_IHL_BEYOND_BUFFER;
-            case TOTAL_LENGTH_BELOW_HEADER: return Status.IPV4_TOTAL_LENGTH_BELOW_HEADER;
-            case TOTAL_LENGTH_BEYOND_BUFFER: return Status.IPV4_TOTAL_LENGTH_BEYOND_BUFFER;
-            case BAD_CHECKSUM: return Status.IPV4_BAD_CHECKSUM;
-            case FRAGMENT: return Status.IPV4_FRAGMENT;
-            default: return Status.ACCEPTED;
-        }
-    }
-
-    private static Status map(Ipv6Header.Status s) {
-        switch (s) {
-            case TRUNCATED: return Status.IPV6_TRUNCATED;
-            case BAD_VERSION: return Status.IPV6_BAD_VERSION;
-            case PAYLOAD_LENGTH_BEYOND_BUFFER: return Status.IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER;
-            case EXTENSION_HEADER: return Status.IPV6_EXTENSION_HEADER;
+    private static Status map(LinkAndIpCheck c) {
+        switch (c) {
+            case ETH_TRUNCATED: return Status.ETH_TRUNCATED;
+            case ETH_VLAN_TAG_TRUNCATED: return Status.ETH_VLAN_TAG_TRUNCATED;
+            case NOT_IP: return Status.NOT_IP;
+            case IPV4_TRUNCATED: return Status.IPV4_TRUNCATED;
+            case IPV4_BAD_VERSION: return Status.IPV4_BAD_VERSION;
+            case IPV4_IHL_TOO_SMALL: return Status.IPV4_IHL_TOO_SMALL;
+            case IPV4_IHL_BEYOND_BUFFER: return Status.IPV4_IHL_BEYOND_BUFFER;
+            case IPV4_TOTAL_LENGTH_BELOW_HEADER: return Status.IPV4_TOTAL_LENGTH_BELOW_HEADER;
+            case IPV4_TOTAL_LENGTH_BEYOND_BUFFER: return Status.IPV4_TOTAL_LENGTH_BEYOND_BUFFER;
+            case IPV4_BAD_CHECKSUM: return Status.IPV4_BAD_CHECKSUM;
+            case IPV4_FRAGMENT: return Status.IPV4_FRAGMENT;
+            case IPV6_TRUNCATED: return Status.IPV6_TRUNCATED;
+            case IPV6_BAD_VERSION: return Status.IPV6_BAD_VERSION;
+            case IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER: return Status.IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER;
+            case IPV6_EXTENSION_HEADER: return Status.IPV6_EXTENSION_HEADER;
+            case WRONG_TRANSPORT: return Status.NOT_TCP;
             default: return Status.ACCEPTED;
         }
     }
@@ -232,36 +185,13 @@ public final class TcpPacket extends ByteWindow {
         }
     }
 
-    public EthernetFrame ethernet() {
-        return ethernet;
-    }
-
-    /** Wrapped on the IPv4 header when the frame carries IPv4 (empty otherwise). */
-    public Ipv4Header ipv4() {
-        return ipv4;
-    }
-
-    /** Wrapped on the IPv6 header when the frame carries IPv6 (empty otherwise). */
-    public Ipv6Header ipv6() {
-        return ipv6;
-    }
-
     public TcpHeader tcp() {
         return tcp;
     }
 
-    public boolean isIpv6() {
-        return isIpv6;
-    }
-
     /** 802.1Q VLAN id, -1 if the frame is untagged. */
     public int vlanId() {
-        return ethernet.vlanId();
-    }
-
-    /** Offset of the IP header from the frame start, -1 before the Ethernet layer validated. */
-    public int ipOffset() {
-        return ipOffset;
+        return ethernet().vlanId();
     }
 
     /** Offset of the TCP header from the frame start, -1 before the IP layer validated. */

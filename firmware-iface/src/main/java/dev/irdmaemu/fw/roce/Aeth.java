@@ -1,7 +1,6 @@
 package dev.irdmaemu.fw.roce;
 
 import dev.irdmaemu.fw.NetworkOrder;
-import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -11,7 +10,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * timer codes are IBA's Table 45 (the same table as rxe_comp.c's rnrnak_usec). Accessors read 0 outside the
  * wrapped bytes.
  */
-public final class Aeth extends WireView {
+public final class Aeth extends FixedLengthHeader<Aeth> {
     public static final int LENGTH = 4;
     public static final int OFF_SYNDROME = 0;
     public static final int OFF_MSN = 0;
@@ -26,13 +25,8 @@ public final class Aeth extends WireView {
         491_520,
     };
 
-    public Aeth wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
-    public boolean complete() {
-        return has(0, LENGTH);
+    public Aeth() {
+        super(LENGTH);
     }
 
     public int syndrome() {

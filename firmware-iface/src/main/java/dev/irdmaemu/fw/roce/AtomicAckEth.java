@@ -1,7 +1,6 @@
 package dev.irdmaemu.fw.roce;
 
 import dev.irdmaemu.fw.NetworkOrder;
-import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -9,16 +8,11 @@ import net.openhft.chronicle.bytes.BytesStore;
  * rxe_atmack): the remote data as it was before the atomic operation, big-endian. It follows the AETH of an
  * ATOMIC ACKNOWLEDGE. Accessors read 0 outside the wrapped bytes.
  */
-public final class AtomicAckEth extends WireView {
+public final class AtomicAckEth extends FixedLengthHeader<AtomicAckEth> {
     public static final int LENGTH = 8;
 
-    public AtomicAckEth wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
-    public boolean complete() {
-        return has(0, LENGTH);
+    public AtomicAckEth() {
+        super(LENGTH);
     }
 
     public long originalData() {

@@ -1,7 +1,6 @@
 package dev.irdmaemu.fw.roce;
 
 import dev.irdmaemu.fw.NetworkOrder;
-import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -9,28 +8,13 @@ import net.openhft.chronicle.bytes.BytesStore;
  * rxe_hdr.h struct rxe_atmeth): virtual address (8), R_Key (4), swap or add data (8), compare data (8),
  * big-endian. Accessors read 0 outside the wrapped bytes.
  */
-public final class AtomicEth extends WireView {
+public final class AtomicEth extends RemoteAddressHeader<AtomicEth> {
     public static final int LENGTH = 28;
-    public static final int OFF_VA = 0;
-    public static final int OFF_R_KEY = 8;
     public static final int OFF_SWAP_ADD = 12;
     public static final int OFF_COMPARE = 20;
 
-    public AtomicEth wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
-    public boolean complete() {
-        return has(0, LENGTH);
-    }
-
-    public long virtualAddress() {
-        return i64(OFF_VA);
-    }
-
-    public int remoteKey() {
-        return i32(OFF_R_KEY);
+    public AtomicEth() {
+        super(LENGTH);
     }
 
     /** The swap value of COMPARE SWAP, the addend of FETCH ADD. */
@@ -46,8 +30,7 @@ public final class AtomicEth extends WireView {
     public static int write(BytesStore<?, ?> store, long offset, long virtualAddress, int remoteKey, long swapOrAdd,
                             long compare) {
         NetworkOrder.requireRange(store, offset, LENGTH);
-        NetworkOrder.put64(store, offset + OFF_VA, virtualAddress);
-        NetworkOrder.put32(store, offset + OFF_R_KEY, remoteKey);
+        writeRemoteAddress(store, offset, virtualAddress, remoteKey);
         NetworkOrder.put64(store, offset + OFF_SWAP_ADD, swapOrAdd);
         NetworkOrder.put64(store, offset + OFF_COMPARE, compare);
         return LENGTH;

@@ -1,7 +1,6 @@
 package dev.irdmaemu.fw.roce;
 
 import dev.irdmaemu.fw.NetworkOrder;
-import dev.irdmaemu.fw.WireView;
 import java.util.Optional;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -19,7 +18,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * reported, not judged; {@link RoceFrame} applies the rules (TVer 0, a known opcode). Accessors read 0 outside the
  * wrapped bytes. No allocation.
  */
-public final class Bth extends WireView {
+public final class Bth extends FixedLengthHeader<Bth> {
     public static final int LENGTH = 12;
     /** IBA §9.2.5: the only transport header version defined. */
     public static final int TRANSPORT_VERSION = 0;
@@ -45,16 +44,11 @@ public final class Bth extends WireView {
     public static final int BECN = 0x40;
     public static final int ACK_REQ = 0x80;
 
-    public Bth wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
+    public Bth() {
+        super(LENGTH);
     }
 
     /** True when all 12 bytes are there. */
-    public boolean complete() {
-        return has(0, LENGTH);
-    }
-
     /** The 8-bit opcode as on the wire. */
     public int opcodeCode() {
         return u8(OFF_OPCODE);

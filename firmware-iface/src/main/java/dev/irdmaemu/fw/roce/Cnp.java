@@ -1,7 +1,6 @@
 package dev.irdmaemu.fw.roce;
 
 import dev.irdmaemu.fw.NetworkOrder;
-import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -11,18 +10,13 @@ import net.openhft.chronicle.bytes.BytesStore;
  * ICRC are {@link RoceFrame}'s. {@link RoceFrameBuilder#cnp(int)} builds one. Reserved bytes are sent as zero and
  * not checked on receipt (IBA's rule for reserved fields), so {@link #reservedBytesZero()} only reports.
  */
-public final class Cnp extends WireView {
+public final class Cnp extends FixedLengthHeader<Cnp> {
     /** Bytes after the BTH, before the ICRC. */
     public static final int RESERVED_LENGTH = 16;
     public static final int P_KEY = Bth.DEFAULT_P_KEY;
 
-    public Cnp wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
-    public boolean complete() {
-        return has(0, RESERVED_LENGTH);
+    public Cnp() {
+        super(RESERVED_LENGTH);
     }
 
     /** True when all 16 reserved bytes are 0, as a sender must write them. */

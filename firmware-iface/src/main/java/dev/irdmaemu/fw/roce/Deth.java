@@ -1,7 +1,6 @@
 package dev.irdmaemu.fw.roce;
 
 import dev.irdmaemu.fw.NetworkOrder;
-import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -9,20 +8,15 @@ import net.openhft.chronicle.bytes.BytesStore;
  * struct rxe_deth): Q_Key (4), a reserved byte, source QP (24 bits), big-endian. Accessors read 0 outside the
  * wrapped bytes.
  */
-public final class Deth extends WireView {
+public final class Deth extends FixedLengthHeader<Deth> {
     public static final int LENGTH = 8;
     public static final int OFF_Q_KEY = 0;
     public static final int OFF_SRC_QP = 4;
     /** IBA §10.2.5: a Q_Key with bit 31 set is privileged (the GSI's is 0x80010000). */
     public static final int GSI_Q_KEY = 0x8001_0000;
 
-    public Deth wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
-    public boolean complete() {
-        return has(0, LENGTH);
+    public Deth() {
+        super(LENGTH);
     }
 
     public int queueKey() {

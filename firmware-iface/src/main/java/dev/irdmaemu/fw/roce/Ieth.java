@@ -1,7 +1,6 @@
 package dev.irdmaemu.fw.roce;
 
 import dev.irdmaemu.fw.NetworkOrder;
-import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -9,16 +8,11 @@ import net.openhft.chronicle.bytes.BytesStore;
  * of SEND LAST/ONLY WITH INVALIDATE: the R_Key the responder invalidates. Accessors read 0 outside the wrapped
  * bytes.
  */
-public final class Ieth extends WireView {
+public final class Ieth extends FixedLengthHeader<Ieth> {
     public static final int LENGTH = 4;
 
-    public Ieth wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
-    public boolean complete() {
-        return has(0, LENGTH);
+    public Ieth() {
+        super(LENGTH);
     }
 
     public int remoteKey() {

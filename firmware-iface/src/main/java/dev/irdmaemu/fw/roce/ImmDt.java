@@ -1,7 +1,6 @@
 package dev.irdmaemu.fw.roce;
 
 import dev.irdmaemu.fw.NetworkOrder;
-import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -9,16 +8,11 @@ import net.openhft.chronicle.bytes.BytesStore;
  * "with immediate" SEND and RDMA WRITE packets: 32 bits handed to the receiver's completion as they are, in
  * network order. Accessors read 0 outside the wrapped bytes.
  */
-public final class ImmDt extends WireView {
+public final class ImmDt extends FixedLengthHeader<ImmDt> {
     public static final int LENGTH = 4;
 
-    public ImmDt wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
-    public boolean complete() {
-        return has(0, LENGTH);
+    public ImmDt() {
+        super(LENGTH);
     }
 
     /** The immediate data, first wire byte in bits 31..24. */

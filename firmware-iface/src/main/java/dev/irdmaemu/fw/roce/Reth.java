@@ -1,7 +1,6 @@
 package dev.irdmaemu.fw.roce;
 
 import dev.irdmaemu.fw.NetworkOrder;
-import dev.irdmaemu.fw.WireView;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -9,27 +8,12 @@ import net.openhft.chronicle.bytes.BytesStore;
  * virtual address (8), R_Key (4), DMA length (4, the whole message's length), big-endian. It follows the BTH of
  * RDMA WRITE FIRST/ONLY and RDMA READ REQUEST. Accessors read 0 outside the wrapped bytes.
  */
-public final class Reth extends WireView {
+public final class Reth extends RemoteAddressHeader<Reth> {
     public static final int LENGTH = 16;
-    public static final int OFF_VA = 0;
-    public static final int OFF_R_KEY = 8;
     public static final int OFF_DMA_LENGTH = 12;
 
-    public Reth wrap(BytesStore<?, ?> store, long offset, long length) {
-        attach(store, offset, length);
-        return this;
-    }
-
-    public boolean complete() {
-        return has(0, LENGTH);
-    }
-
-    public long virtualAddress() {
-        return i64(OFF_VA);
-    }
-
-    public int remoteKey() {
-        return i32(OFF_R_KEY);
+    public Reth() {
+        super(LENGTH);
     }
 
     /** Unsigned 32 bits: the length of the whole RDMA message. */
@@ -40,8 +24,7 @@ public final class Reth extends WireView {
     /** Writes the header at absolute {@code offset}; answers 16. */
     public static int write(BytesStore<?, ?> store, long offset, long virtualAddress, int remoteKey, int dmaLength) {
         NetworkOrder.requireRange(store, offset, LENGTH);
-        NetworkOrder.put64(store, offset + OFF_VA, virtualAddress);
-        NetworkOrder.put32(store, offset + OFF_R_KEY, remoteKey);
+        writeRemoteAddress(store, offset, virtualAddress, remoteKey);
         NetworkOrder.put32(store, offset + OFF_DMA_LENGTH, dmaLength);
         return LENGTH;
     }

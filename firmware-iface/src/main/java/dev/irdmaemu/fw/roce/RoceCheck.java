@@ -1,9 +1,7 @@
 package dev.irdmaemu.fw.roce;
 
 import dev.irdmaemu.fw.Check;
-import dev.irdmaemu.fw.frame.EthernetFrame;
-import dev.irdmaemu.fw.frame.Ipv4Header;
-import dev.irdmaemu.fw.frame.Ipv6Header;
+import dev.irdmaemu.fw.frame.LinkAndIpCheck;
 import dev.irdmaemu.fw.frame.UdpHeader;
 
 /**
@@ -13,21 +11,21 @@ import dev.irdmaemu.fw.frame.UdpHeader;
  */
 public enum RoceCheck implements Check {
     ACCEPTED("well-formed RoCEv2 packet"),
-    ETH_TRUNCATED("Ethernet: " + EthernetFrame.Status.TRUNCATED.describe()),
-    ETH_VLAN_TAG_TRUNCATED("Ethernet: " + EthernetFrame.Status.TAG_TRUNCATED.describe()),
-    NOT_IP("Ethernet: EtherType is neither IPv4 nor IPv6"),
-    IPV4_TRUNCATED("IPv4: " + Ipv4Header.Status.TRUNCATED.describe()),
-    IPV4_BAD_VERSION("IPv4: " + Ipv4Header.Status.BAD_VERSION.describe()),
-    IPV4_IHL_TOO_SMALL("IPv4: " + Ipv4Header.Status.IHL_TOO_SMALL.describe()),
-    IPV4_IHL_BEYOND_BUFFER("IPv4: " + Ipv4Header.Status.IHL_BEYOND_BUFFER.describe()),
-    IPV4_TOTAL_LENGTH_BELOW_HEADER("IPv4: " + Ipv4Header.Status.TOTAL_LENGTH_BELOW_HEADER.describe()),
-    IPV4_TOTAL_LENGTH_BEYOND_BUFFER("IPv4: " + Ipv4Header.Status.TOTAL_LENGTH_BEYOND_BUFFER.describe()),
-    IPV4_BAD_CHECKSUM("IPv4: " + Ipv4Header.Status.BAD_CHECKSUM.describe()),
-    IPV4_FRAGMENT("IPv4: " + Ipv4Header.Status.FRAGMENT.describe()),
-    IPV6_TRUNCATED("IPv6: " + Ipv6Header.Status.TRUNCATED.describe()),
-    IPV6_BAD_VERSION("IPv6: " + Ipv6Header.Status.BAD_VERSION.describe()),
-    IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER("IPv6: " + Ipv6Header.Status.PAYLOAD_LENGTH_BEYOND_BUFFER.describe()),
-    IPV6_EXTENSION_HEADER("IPv6: " + Ipv6Header.Status.EXTENSION_HEADER.describe()),
+    ETH_TRUNCATED(LinkAndIpCheck.ETH_TRUNCATED.describe()),
+    ETH_VLAN_TAG_TRUNCATED(LinkAndIpCheck.ETH_VLAN_TAG_TRUNCATED.describe()),
+    NOT_IP(LinkAndIpCheck.NOT_IP.describe()),
+    IPV4_TRUNCATED(LinkAndIpCheck.IPV4_TRUNCATED.describe()),
+    IPV4_BAD_VERSION(LinkAndIpCheck.IPV4_BAD_VERSION.describe()),
+    IPV4_IHL_TOO_SMALL(LinkAndIpCheck.IPV4_IHL_TOO_SMALL.describe()),
+    IPV4_IHL_BEYOND_BUFFER(LinkAndIpCheck.IPV4_IHL_BEYOND_BUFFER.describe()),
+    IPV4_TOTAL_LENGTH_BELOW_HEADER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BELOW_HEADER.describe()),
+    IPV4_TOTAL_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV4_TOTAL_LENGTH_BEYOND_BUFFER.describe()),
+    IPV4_BAD_CHECKSUM(LinkAndIpCheck.IPV4_BAD_CHECKSUM.describe()),
+    IPV4_FRAGMENT(LinkAndIpCheck.IPV4_FRAGMENT.describe()),
+    IPV6_TRUNCATED(LinkAndIpCheck.IPV6_TRUNCATED.describe()),
+    IPV6_BAD_VERSION(LinkAndIpCheck.IPV6_BAD_VERSION.describe()),
+    IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER(LinkAndIpCheck.IPV6_PAYLOAD_LENGTH_BEYOND_BUFFER.describe()),
+    IPV6_EXTENSION_HEADER(LinkAndIpCheck.IPV6_EXTENSION_HEADER.describe()),
     NOT_UDP("IP protocol / next header is not UDP (17)"),
     UDP_TRUNCATED("UDP: " + UdpHeader.Status.TRUNCATED.describe()),
     UDP_LENGTH_BELOW_HEADER("UDP: " + UdpHeader.Status.LENGTH_BELOW_HEADER.describe()),

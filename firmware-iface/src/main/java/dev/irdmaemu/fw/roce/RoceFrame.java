@@ -1,10 +1,7 @@
 package dev.irdmaemu.fw.roce;
 
-import dev.irdmaemu.fw.ByteWindow;
-import dev.irdmaemu.fw.frame.EthernetFrame;
-import dev.irdmaemu.fw.frame.InternetChecksum;
-import dev.irdmaemu.fw.frame.Ipv4Header;
-import dev.irdmaemu.fw.frame.Ipv6Header;
+import dev.irdmaemu.fw.frame.LinkAndIpCheck;
+import dev.irdmaemu.fw.frame.LinkAndIpFrame;
 import dev.irdmaemu.fw.frame.UdpHeader;
 import java.util.Optional;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -24,26 +21,19 @@ import net.openhft.chronicle.bytes.BytesStore;
  * {@link #ipv4ChecksumVerifies()} and {@link #mtuCheck(PathMtu)} answer the rest one by one. After either, the layer
  * flyweights are wrapped on their layers. One instance is reused for every frame; nothing is allocated.
  */
-public final class RoceFrame extends ByteWindow {
+public final class RoceFrame extends LinkAndIpFrame {
     /** IBA Annex A17.2: the UDP destination port of RoCEv2 (ib_verbs.h ROCE_V2_UDP_DPORT). */
     public static final int UDP_PORT = 4791;
 
-    private final EthernetFrame ethernet = new EthernetFrame();
-    private final Ipv4Header ipv4 = new Ipv4Header();
-    private final Ipv6Header ipv6 = new Ipv6Header();
     private final UdpHeader udp = new UdpHeader();
     private final Bth bth = new Bth();
     private final ExtensionHeaders headers = new ExtensionHeaders();
 
-    private boolean isIpv6;
     private boolean transportKnown;
-    private int ipOffset;
-    private int ipHeaderLength;
     private int udpOffset;
     private int payloadOffset;
     private int payloadLength;
     private int icrcOffset;
-    private long pseudo;
 
     /** Wraps a whole Ethernet frame (no FCS). */
     public RoceFrame wrap(BytesStore<?, ?> store, long offset, long length) {
@@ -54,18 +44,12 @@ public final class RoceFrame extends ByteWindow {
 
     private void clear() {
         failedAt = -1;
-        isIpv6 = false;
         transportKnown = false;
-        ipOffset = 0;
-        ipHeaderLength = 0;
         udpOffset = 0;
         payloadOffset = 0;
         payloadLength = 0;
         icrcOffset = 0;
-        pseudo = 0;
-        ethernet.wrap(store, base, length);
-        ipv4.wrap(store, base, 0);
-        ipv6.wrap(store, base, 0);
+        clearLinkAndIp();
         udp.wrap(store, base, 0);
         bth.wrap(store, base, 0);
         headers.clear(store, base);
@@ -93,60 +77,14 @@ public final class RoceFrame extends ByteWindow {
 
     private RoceCheck walk(boolean checksums) {
         clear();
-        EthernetFrame.Status es = ethernet.validate();
-        if (!es.accepted()) {
-            return fail(es == EthernetFrame.Status.TRUNCATED ? RoceCheck.ETH_TRUNCATED
-                    : RoceCheck.ETH_VLAN_TAG_TRUNCATED, ethernet.failedAt());
+        LinkAndIpCheck link = validateLinkAndIp(UdpHeader.PROTOCOL_UDP, checksums);
+        if (!link.accepted()) {
+            return RoceFrameChecks.map(link);
         }
-        ipOffset = ethernet.payloadOffset();
-        int etherType = ethernet.etherType();
-        RoceCheck c;
-        if (etherType == EthernetFrame.ETHERTYPE_IPV4) {
-            c = ipv4Layer(checksums);
-        } else if (etherType == EthernetFrame.ETHERTYPE_IPV6) {
-            c = ipv6Layer();
-        } else {
-            return fail(RoceCheck.NOT_IP, ipOffset - 2);
-        }
-        if (!c.accepted()) {
-            return c;
-        }
-        c = udpLayer(checksums);
+        udpOffset = transportOffset();
+        udp.wrap(store, base + udpOffset, transportLength());
+        RoceCheck c = udpLayer(checksums);
         return c.accepted() ? transportLayer() : c;
-    }
-
-    private RoceCheck ipv4Layer(boolean checksum) {
-        ipv4.wrap(store, base + ipOffset, length - ipOffset);
-        Ipv4Header.Status s = checksum ? ipv4.validate() : ipv4.validateStructure();
-        if (!s.accepted()) {
-            return fail(RoceFrameChecks.map(s), ipOffset + ipv4.failedAt());
-        }
-        if (ipv4.protocol() != UdpHeader.PROTOCOL_UDP) {
-            return fail(RoceCheck.NOT_UDP, ipOffset + 9);
-        }
-        ipHeaderLength = ipv4.headerLength();
-        udpOffset = ipOffset + ipHeaderLength;
-        pseudo = InternetChecksum.ipv4PseudoHeaderSum(ipv4.source(), ipv4.destination(), UdpHeader.PROTOCOL_UDP,
-                ipv4.payloadLength());
-        udp.wrap(store, base + udpOffset, ipv4.payloadLength());
-        return RoceCheck.ACCEPTED;
-    }
-
-    private RoceCheck ipv6Layer() {
-        isIpv6 = true;
-        Ipv6Header.Status s = ipv6.wrap(store, base + ipOffset, length - ipOffset).validate();
-        if (!s.accepted()) {
-            return fail(RoceFrameChecks.map(s), ipOffset + ipv6.failedAt());
-        }
-        if (ipv6.nextHeader() != UdpHeader.PROTOCOL_UDP) {
-            return fail(RoceCheck.NOT_UDP, ipOffset + 6);
-        }
-        ipHeaderLength = Ipv6Header.HEADER_LENGTH;
-        udpOffset = ipOffset + ipHeaderLength;
-        pseudo = InternetChecksum.ipv6PseudoHeaderSum(ipv6.sourceHi(), ipv6.sourceLo(), ipv6.destinationHi(),
-                ipv6.destinationLo(), ipv6.payloadLength(), UdpHeader.PROTOCOL_UDP);
-        udp.wrap(store, base + udpOffset, ipv6.payloadLength());
-        return RoceCheck.ACCEPTED;
     }
 
     private RoceCheck udpLayer(boolean checksum) {
@@ -157,7 +95,7 @@ public final class RoceFrame extends ByteWindow {
         if (udp.destinationPort() != UDP_PORT) {
             return fail(RoceCheck.NOT_ROCEV2_PORT, udpOffset + UdpHeader.OFF_DESTINATION_PORT);
         }
-        if (checksum && !udp.checksumAbsent() && !udp.checksumVerifies(pseudo)) {
+        if (checksum && !udp.checksumAbsent() && !udp.checksumVerifies(pseudoHeaderSum())) {
             return fail(RoceCheck.UDP_BAD_CHECKSUM, udpOffset + UdpHeader.OFF_CHECKSUM);
         }
         return RoceCheck.ACCEPTED;
@@ -248,31 +186,18 @@ public final class RoceFrame extends ByteWindow {
 
     /** The ICRC of the frame's invariant fields. */
     public int computedIcrc() {
-        return transportKnown ? Icrc.compute(store, base + ipOffset, ipHeaderLength, isIpv6, base + icrcOffset) : 0;
+        return transportKnown
+                ? Icrc.compute(store, base + ipOffset(), ipHeaderLength(), isIpv6(), base + icrcOffset) : 0;
     }
 
     /** True if the UDP checksum verifies or the sender left it out (0); after an accepted structure only. */
     public boolean udpChecksumVerifies() {
-        return transportKnown && (udp.checksumAbsent() || udp.checksumVerifies(pseudo));
+        return transportKnown && (udp.checksumAbsent() || udp.checksumVerifies(pseudoHeaderSum()));
     }
 
     /** True if the IPv4 header checksum verifies, or the frame is IPv6; after an accepted structure only. */
     public boolean ipv4ChecksumVerifies() {
-        return transportKnown && (isIpv6 || ipv4.checksumVerifies());
-    }
-
-    public EthernetFrame ethernet() {
-        return ethernet;
-    }
-
-    /** Wrapped on the IPv4 header when the frame carries IPv4 (empty otherwise). */
-    public Ipv4Header ipv4() {
-        return ipv4;
-    }
-
-    /** Wrapped on the IPv6 header when the frame carries IPv6 (empty otherwise). */
-    public Ipv6Header ipv6() {
-        return ipv6;
+        return transportKnown && (isIpv6() || ipv4().checksumVerifies());
     }
 
     public UdpHeader udp() {
@@ -291,10 +216,6 @@ public final class RoceFrame extends ByteWindow {
     /** The opcode of an accepted packet; empty before, or for an opcode this model does not carry. */
     public Optional<BthOpcode> opcode() {
         return bth.opcode();
-    }
-
-    public boolean isIpv6() {
-        return isIpv6;
     }
 
     /** Offset of the BTH from the frame start (valid once the UDP layer was accepted). */

@@ -1,11 +1,8 @@
 package dev.irdmaemu.fw.roce;
 
 import dev.irdmaemu.fw.NetworkOrder;
-import dev.irdmaemu.fw.frame.EthernetFrame;
-import dev.irdmaemu.fw.frame.InternetChecksum;
+import dev.irdmaemu.fw.frame.EncapsulatedFrameBuilder;
 import dev.irdmaemu.fw.frame.IpAddress;
-import dev.irdmaemu.fw.frame.Ipv4Header;
-import dev.irdmaemu.fw.frame.Ipv6Header;
 import dev.irdmaemu.fw.frame.UdpHeader;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -22,20 +19,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * bits, syndrome), so tests can craft what a receiver must refuse; what cannot be represented (payload on an opcode
  * that has none, a frame past 65535 IP bytes or the buffer) throws {@link IllegalArgumentException}.
  */
-public final class RoceFrameBuilder {
-    private long destinationMac;
-    private long sourceMac;
-    private boolean vlan;
-    private int tci;
-    private boolean ipv6;
-    private long sourceHi;
-    private long sourceLo;
-    private long destinationHi;
-    private long destinationLo;
-    private int tos;
-    private int ttl;
-    private int flowLabel;
-    private int identification;
+public final class RoceFrameBuilder extends EncapsulatedFrameBuilder<RoceFrameBuilder> {
     private int udpSourcePort;
     private boolean udpChecksum;
 
@@ -64,11 +48,9 @@ public final class RoceFrameBuilder {
     // between begin() and finish()
     private BytesStore<?, ?> out;
     private long frameOffset = -1;
-    private int ipOffset;
     private int udpOffset;
     private int udpLength;
     private int pad;
-    private long pseudoHeaderSum;
 
     public RoceFrameBuilder() {
         reset();
@@ -79,15 +61,7 @@ public final class RoceFrameBuilder {
      * QP 0, P_Key 0xffff, no flags, PSN 0, every extension field 0.
      */
     public RoceFrameBuilder reset() {
-        destinationMac = 0;
-        sourceMac = 0;
-        vlan = false;
-        tci = 0;
-        addresses(IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(0), IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(0));
-        tos = 0;
-        ttl = 64;
-        flowLabel = 0;
-        identification = 0;
+        link.reset();
         udpSourcePort = 0xc000;
         udpChecksum = true;
         opcode = BthOpcode.RC_SEND_ONLY;
@@ -110,70 +84,9 @@ public final class RoceFrameBuilder {
         return this;
     }
 
-    /** MAC addresses as 48-bit values (first octet in bits 47..40). */
-    public RoceFrameBuilder ethernet(long destination, long source) {
-        destinationMac = destination & 0xffff_ffff_ffffL;
-        sourceMac = source & 0xffff_ffff_ffffL;
-        return this;
-    }
-
-    /** One 802.1Q tag (priority, drop eligible, VLAN id). */
-    public RoceFrameBuilder vlan(int pcp, boolean dei, int vlanId) {
-        if (pcp < 0 || pcp > 7 || vlanId < 0 || vlanId > 0xfff) {
-            throw new IllegalArgumentException("802.1Q PCP must be 0..7 and VID 0..4095");
-        }
-        vlan = true;
-        tci = pcp << 13 | (dei ? 0x1000 : 0) | vlanId;
-        return this;
-    }
-
-    public RoceFrameBuilder noVlan() {
-        vlan = false;
-        return this;
-    }
-
-    public RoceFrameBuilder ipv4(int source, int destination) {
-        return addresses(IpAddress.IPV4_MAPPED_HI, IpAddress.mappedLo(source), IpAddress.IPV4_MAPPED_HI,
-                IpAddress.mappedLo(destination));
-    }
-
     /** IPv6 addresses (a RoCEv2 GID is one); IPv4-mapped ones mean IPv4, as in {@link IpAddress}. */
     public RoceFrameBuilder ipv6(long sourceHi, long sourceLo, long destinationHi, long destinationLo) {
-        return addresses(sourceHi, sourceLo, destinationHi, destinationLo);
-    }
-
-    private RoceFrameBuilder addresses(long srcHi, long srcLo, long dstHi, long dstLo) {
-        boolean v4s = IpAddress.isIpv4Mapped(srcHi, srcLo);
-        if (v4s != IpAddress.isIpv4Mapped(dstHi, dstLo)) {
-            throw new IllegalArgumentException("source and destination are of different families");
-        }
-        ipv6 = !v4s;
-        sourceHi = srcHi;
-        sourceLo = srcLo;
-        destinationHi = dstHi;
-        destinationLo = dstLo;
-        return this;
-    }
-
-    /** IPv4 TOS or IPv6 traffic class: DSCP and the two ECN bits (RFC 3168; CE = 3). */
-    public RoceFrameBuilder tos(int tos) {
-        this.tos = tos & 0xff;
-        return this;
-    }
-
-    /** IPv4 TTL or IPv6 hop limit. */
-    public RoceFrameBuilder ttl(int ttl) {
-        this.ttl = ttl & 0xff;
-        return this;
-    }
-
-    public RoceFrameBuilder flowLabel(int flowLabel) {
-        this.flowLabel = flowLabel & 0xfffff;
-        return this;
-    }
-
-    public RoceFrameBuilder identification(int identification) {
-        this.identification = identification & 0xffff;
+        link.addresses(sourceHi, sourceLo, destinationHi, destinationLo);
         return this;
     }
 
@@ -274,32 +187,28 @@ public final class RoceFrameBuilder {
 
     /** Bytes the frame takes with {@code payloadLength} payload bytes. */
     public int frameLength(int payloadLength) {
-        return linkAndIpLength() + UdpHeader.HEADER_LENGTH + Bth.LENGTH + opcode.extensionHeadersLength()
+        return link.length() + UdpHeader.HEADER_LENGTH + Bth.LENGTH + opcode.extensionHeadersLength()
                 + payloadLength + (-payloadLength & 3) + Icrc.LENGTH;
-    }
-
-    private int linkAndIpLength() {
-        return (vlan ? EthernetFrame.TAGGED_HEADER_LENGTH : EthernetFrame.HEADER_LENGTH)
-                + (ipv6 ? Ipv6Header.HEADER_LENGTH : Ipv4Header.MIN_HEADER_LENGTH);
     }
 
     /**
      * Writes every header for {@code payloadLength} payload bytes at absolute {@code offset}; answers the absolute
      * offset of the payload, which the caller writes before {@link #finish()}.
      */
+    @Override
     public long begin(BytesStore<?, ?> out, long offset, int payloadLength) {
         if (payloadLength < 0 || payloadLength > 0 && !opcode.carriesPayload()) {
             throw new IllegalArgumentException(opcode + " cannot carry " + payloadLength + " payload bytes");
         }
         int total = frameLength(payloadLength);
-        int ipLength = total - (vlan ? EthernetFrame.TAGGED_HEADER_LENGTH : EthernetFrame.HEADER_LENGTH);
-        if (ipLength > 0xffff + (ipv6 ? Ipv6Header.HEADER_LENGTH : 0)) {
+        int ipLength = total - link.linkLength();
+        if (ipLength - link.ipHeaderLength() > link.maxIpPayload()) {
             throw new IllegalArgumentException("RoCEv2 packet of " + ipLength + " IP bytes does not fit");
         }
         NetworkOrder.requireRange(out, offset, total);
         pad = -payloadLength & 3;
-        udpLength = total - linkAndIpLength();
-        long at = writeLinkAndIp(out, offset);
+        udpLength = total - link.length();
+        long at = link.write(out, offset, udpLength, UdpHeader.PROTOCOL_UDP);
         udpOffset = (int) (at - offset);
         at += UdpHeader.write(out, at, udpSourcePort, RoceFrame.UDP_PORT, udpLength);
         at += Bth.write(out, at, opcode.code(), bthFlags | Bth.flagsByte(false, false, pad), partitionKey, ecn,
@@ -309,27 +218,6 @@ public final class RoceFrameBuilder {
             this.out = out; // a reference store runs the GC's write barrier: skipped for the same buffer
         }
         frameOffset = offset;
-        return at;
-    }
-
-    private long writeLinkAndIp(BytesStore<?, ?> out, long offset) {
-        int etherType = ipv6 ? EthernetFrame.ETHERTYPE_IPV6 : EthernetFrame.ETHERTYPE_IPV4;
-        long at = offset + (vlan
-                ? EthernetFrame.writeTagged(out, offset, destinationMac, sourceMac, tci, etherType)
-                : EthernetFrame.write(out, offset, destinationMac, sourceMac, etherType));
-        ipOffset = (int) (at - offset);
-        if (ipv6) {
-            at += Ipv6Header.write(out, at, tos, flowLabel, udpLength, UdpHeader.PROTOCOL_UDP, ttl,
-                    sourceHi, sourceLo, destinationHi, destinationLo);
-            pseudoHeaderSum = InternetChecksum.ipv6PseudoHeaderSum(sourceHi, sourceLo, destinationHi, destinationLo,
-                    udpLength, UdpHeader.PROTOCOL_UDP);
-        } else {
-            int src = IpAddress.ipv4(sourceLo);
-            int dst = IpAddress.ipv4(destinationLo);
-            at += Ipv4Header.write(out, at, tos, Ipv4Header.MIN_HEADER_LENGTH + udpLength, identification, true, ttl,
-                    UdpHeader.PROTOCOL_UDP, src, dst);
-            pseudoHeaderSum = InternetChecksum.ipv4PseudoHeaderSum(src, dst, UdpHeader.PROTOCOL_UDP, udpLength);
-        }
         return at;
     }
 
@@ -362,6 +250,7 @@ public final class RoceFrameBuilder {
     }
 
     /** Writes the pad, the ICRC and the UDP checksum over the payload now in place; answers the frame length. */
+    @Override
     public int finish() {
         if (frameOffset < 0) {
             throw new IllegalStateException("finish() without begin()");
@@ -372,36 +261,14 @@ public final class RoceFrameBuilder {
             NetworkOrder.put8(out, padAt + i, 0);
         }
         long icrcAt = padAt + pad;
-        int ipHeader = ipv6 ? Ipv6Header.HEADER_LENGTH : Ipv4Header.MIN_HEADER_LENGTH;
-        Icrc.write(out, icrcAt, Icrc.compute(out, frameOffset + ipOffset, ipHeader, ipv6, icrcAt));
+        Icrc.write(out, icrcAt, Icrc.compute(out, frameOffset + link.linkLength(), link.ipHeaderLength(),
+                link.isIpv6(), icrcAt));
         if (udpChecksum) {
-            UdpHeader.writeChecksum(out, udpAt, udpLength, pseudoHeaderSum);
+            UdpHeader.writeChecksum(out, udpAt, udpLength, link.pseudoHeaderSum());
         }
         int length = (int) (icrcAt + Icrc.LENGTH - frameOffset);
         frameOffset = -1;
         return length;
-    }
-
-    /**
-     * Writes the whole frame at {@code offset} with {@code payloadLength} bytes copied from {@code payload} at
-     * {@code payloadOffset}; answers the frame length.
-     */
-    public int build(BytesStore<?, ?> out, long offset, BytesStore<?, ?> payload, long payloadOffset,
-                     int payloadLength) {
-        if (payloadLength > 0) {
-            NetworkOrder.requireRange(payload, payloadOffset, payloadLength);
-        }
-        long at = begin(out, offset, payloadLength);
-        if (payloadLength > 0) {
-            out.write(at, payload, payloadOffset, payloadLength);
-        }
-        return finish();
-    }
-
-    /** Writes a frame without payload (ACK, NAK, READ REQUEST, CNP); answers the frame length. */
-    public int build(BytesStore<?, ?> out, long offset) {
-        begin(out, offset, 0);
-        return finish();
     }
 
     /** The opcode set; callers that build several kinds of packet can ask. */
