@@ -70,11 +70,6 @@ public final class DdpHeader extends WireView implements Flyweight<DdpHeader> {
         return DdpCheck.ACCEPTED;
     }
 
-    /** Byte offset (into the wrapped bytes) of the field that failed the last validate(), -1 if none. */
-    public int failedAt() {
-        return failedAt;
-    }
-
     public int control() {
         return u8(OFF_CONTROL);
     }

@@ -60,7 +60,6 @@ public final class Fpdu extends WireView {
         return LENGTH_SIZE + ulpduLength + padFor(ulpduLength) + CRC_SIZE;
     }
 
-
     /**
      * Wraps the {@code available} bytes of a stream at {@code offset} that should start with an FPDU.
      * Bytes past {@link #totalLength()} belong to the next FPDU and are ignored. {@code crcEnabled} only says
@@ -94,10 +93,6 @@ public final class Fpdu extends WireView {
             }
         }
         return FpduCheck.ACCEPTED;
-    }
-
-    public int failedAt() {
-        return failedAt;
     }
 
     public boolean crcEnabled() {

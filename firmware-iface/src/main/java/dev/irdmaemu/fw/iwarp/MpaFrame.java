@@ -116,10 +116,6 @@ public final class MpaFrame extends WireView implements Flyweight<MpaFrame> {
         return MpaCheck.ACCEPTED;
     }
 
-    public int failedAt() {
-        return failedAt;
-    }
-
     public boolean isRequest() {
         return has(0, KEY_SIZE) && leWord(0) == REQ_LO && leWord(8) == REQ_HI;
     }

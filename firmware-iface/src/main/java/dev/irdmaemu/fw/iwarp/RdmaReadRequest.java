@@ -28,10 +28,6 @@ public final class RdmaReadRequest extends WireView implements Flyweight<RdmaRea
         return has(0, LENGTH) ? RdmaReadRequestCheck.ACCEPTED : fail(RdmaReadRequestCheck.TRUNCATED, length);
     }
 
-    public int failedAt() {
-        return failedAt;
-    }
-
     public int sinkStag() {
         return i32(OFF_SINK_STAG);
     }

@@ -130,10 +130,6 @@ public final class Terminate extends WireView implements Flyweight<Terminate> {
         return TerminateCheck.ACCEPTED;
     }
 
-    public int failedAt() {
-        return failedAt;
-    }
-
     public int layer() {
         return u8(OFF_LAYER_ETYPE) >>> 4;
     }
