@@ -1,5 +1,8 @@
 package dev.irdmaemu.fw.reg;
 
+import java.util.Arrays;
+import java.util.Comparator;
+
 /**
  * Names for the BAR0 registers of an E810 PF that ice.ko reads or writes but that no model block gives behaviour to
  * (the model keeps them as plain storage): statistics (ice_main.c ice_update_pf_stats / ice_update_eth_stats read
@@ -14,14 +17,12 @@ package dev.irdmaemu.fw.reg;
  * access to such a register.
  */
 public final class IceRegisterMap {
+    /** What {@link #find} answers for an offset no entry names: a negative int, so the trace needs no allocation. */
+    public static final int NO_ENTRY = -1;
+
     private static final int MAX = 160;
-    private static final String[] NAMES = new String[MAX];
-    private static final long[] BASES = new long[MAX];
-    private static final int[] STRIDES = new int[MAX];
-    private static final int[] COUNTS = new int[MAX];
-    /** Second dimension (GLINT_ITR(_i, _INT), GLPRT_PXONRXC(_i, _j), ...): stride and count, 0 and 1 when none. */
-    private static final int[] STRIDES2 = new int[MAX];
-    private static final int[] COUNTS2 = new int[MAX];
+    /** The table: listed by the static block, then sorted by base. */
+    private static final Register[] TABLE = new Register[MAX];
     /** The furthest byte any entry up to this one (in base order) reaches: bounds the backward scan. */
     private static final long[] REACH = new long[MAX];
     private static int entries;
@@ -127,58 +128,27 @@ public final class IceRegisterMap {
     }
 
     private static void array2(String name, long base, int stride, int count, int stride2, int count2) {
-        int i = entries++;
-        NAMES[i] = name;
-        BASES[i] = base;
-        STRIDES[i] = stride;
-        COUNTS[i] = count;
-        STRIDES2[i] = stride2;
-        COUNTS2[i] = count2;
+        TABLE[entries++] = new Register(name, base, stride, count, stride2, count2);
     }
 
+    /** Sorts the table by base (stably: equal bases keep the order listed) and records each entry's reach. */
     private static void sort() {
-        for (int i = 1; i < entries; i++) {
-            for (int j = i; j > 0 && BASES[j - 1] > BASES[j]; j--) {
-                swap(j - 1, j);
-            }
-        }
+        Arrays.sort(TABLE, 0, entries, Comparator.comparingLong(Register::base));
         long reach = 0;
         for (int i = 0; i < entries; i++) {
-            long end = BASES[i] + (long) STRIDES[i] * (COUNTS[i] - 1) + (long) STRIDES2[i] * (COUNTS2[i] - 1) + 4;
-            reach = Math.max(reach, end);
+            reach = Math.max(reach, TABLE[i].end());
             REACH[i] = reach;
         }
     }
 
-    private static void swap(int a, int b) {
-        String n = NAMES[a];
-        NAMES[a] = NAMES[b];
-        NAMES[b] = n;
-        long t = BASES[a];
-        BASES[a] = BASES[b];
-        BASES[b] = t;
-        int s = STRIDES[a];
-        STRIDES[a] = STRIDES[b];
-        STRIDES[b] = s;
-        s = COUNTS[a];
-        COUNTS[a] = COUNTS[b];
-        COUNTS[b] = s;
-        s = STRIDES2[a];
-        STRIDES2[a] = STRIDES2[b];
-        STRIDES2[b] = s;
-        s = COUNTS2[a];
-        COUNTS2[a] = COUNTS2[b];
-        COUNTS2[b] = s;
-    }
-
-    /** The entry naming BAR0 byte offset {@code offset} (dword-aligned, inside an array), or -1. No allocation. */
+    /** The entry naming BAR0 byte offset {@code offset} (dword-aligned, inside an array), or {@link #NO_ENTRY}. */
     public static int find(long offset) {
         int lo = 0;
         int hi = entries - 1;
-        int last = -1;
+        int last = NO_ENTRY;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            if (BASES[mid] <= offset) {
+            if (TABLE[mid].base() <= offset) {
                 last = mid;
                 lo = mid + 1;
             } else {
@@ -186,72 +156,105 @@ public final class IceRegisterMap {
             }
         }
         for (int i = last; i >= 0 && REACH[i] > offset; i--) {
-            if (index(i, offset) >= 0) {
+            if (TABLE[i].holds(offset)) {
                 return i;
             }
         }
-        return -1;
+        return NO_ENTRY;
     }
 
     /** The register's name as ice_hw_autogen.h spells it (without the index arguments). */
     public static String name(int entry) {
-        return NAMES[entry];
+        return TABLE[entry].name();
     }
 
     /**
-     * The first index of {@code offset} in {@code entry} ({@code _i}; 0 for a plain register), or -1 when the
-     * offset is not an element of it.
+     * Whether {@code offset} is an element of {@code entry}: at or past its base, at an element's start in both
+     * dimensions, and below the element counts.
+     */
+    public static boolean isElement(int entry, long offset) {
+        return TABLE[entry].holds(offset);
+    }
+
+    /**
+     * The first index of {@code offset} in {@code entry} ({@code _i}; 0 for a plain register). Meaningful for an
+     * element ({@link #isElement}); {@link #find} answers only entries the offset is an element of.
      */
     public static int index(int entry, long offset) {
-        return element(entry, offset, false);
+        return TABLE[entry].index(offset, false);
     }
 
     /** The second index ({@code _j}) of {@code offset} in a two-dimensional {@code entry}; 0 otherwise. */
     public static int index2(int entry, long offset) {
-        return Math.max(0, element(entry, offset, true));
-    }
-
-    /**
-     * One index of {@code offset} in {@code entry}, or -1 when the offset is no element of it. The dimension of the
-     * larger stride is taken off first, whichever argument of the macro it is (GLINT_ITR's first, GLPRT_PXONRXC's
-     * second).
-     */
-    private static int element(int entry, long offset, boolean second) {
-        long rel = offset - BASES[entry];
-        if (rel < 0) {
-            return -1;
-        }
-        boolean firstOuter = STRIDES[entry] >= STRIDES2[entry];
-        int outerStride = firstOuter ? STRIDES[entry] : STRIDES2[entry];
-        int outerCount = firstOuter ? COUNTS[entry] : COUNTS2[entry];
-        int innerStride = firstOuter ? STRIDES2[entry] : STRIDES[entry];
-        int innerCount = firstOuter ? COUNTS2[entry] : COUNTS[entry];
-        long outer = outerStride == 0 ? 0 : rel / outerStride;
-        if (outer >= outerCount) {
-            return -1;
-        }
-        rel -= outer * outerStride;
-        long inner;
-        if (innerStride == 0) {
-            if (rel != 0) {
-                return -1;
-            }
-            inner = 0;
-        } else if (rel % innerStride != 0 || rel / innerStride >= innerCount) {
-            return -1;
-        } else {
-            inner = rel / innerStride;
-        }
-        return (int) (second == firstOuter ? inner : outer);
+        Register r = TABLE[entry];
+        return r.holds(offset) ? r.index(offset, true) : 0;
     }
 
     /** Whether {@code entry} is two-dimensional. */
     public static boolean twoDimensional(int entry) {
-        return STRIDES2[entry] != 0;
+        return TABLE[entry].stride2() != 0;
     }
 
     /** Entries in the table (the 64-bit counters' high halves included). */
     public static int size() {
         return entries;
+    }
+
+    /**
+     * One register or array of registers as ice_hw_autogen.h defines it: its base, its first dimension ({@code _i}:
+     * stride and count) and its second (GLINT_ITR(_i, _INT), GLPRT_PXONRXC(_i, _j), ...; stride 0 and count 1 when
+     * none). The dimension of the larger stride is taken off an offset first, whichever argument of the macro it is
+     * (GLINT_ITR's first, GLPRT_PXONRXC's second).
+     */
+    private record Register(String name, long base, int stride, int count, int stride2, int count2) {
+        /** The byte after the last element. */
+        long end() {
+            return base + (long) stride * (count - 1) + (long) stride2 * (count2 - 1) + 4;
+        }
+
+        boolean holds(long offset) {
+            long rel = offset - base;
+            if (rel < 0 || outer(rel) >= outerCount()) {
+                return false;
+            }
+            long rest = rel - outer(rel) * outerStride();
+            if (innerStride() == 0) {
+                return rest == 0;
+            }
+            return rest % innerStride() == 0 && rest / innerStride() < innerCount();
+        }
+
+        /** The first ({@code second} false) or second index of the element {@code offset}. */
+        int index(long offset, boolean second) {
+            long rel = offset - base;
+            long outer = outer(rel);
+            long inner = innerStride() == 0 ? 0 : (rel - outer * outerStride()) / innerStride();
+            return (int) (second == firstOuter() ? inner : outer);
+        }
+
+        private boolean firstOuter() {
+            return stride >= stride2;
+        }
+
+        private int outerStride() {
+            return firstOuter() ? stride : stride2;
+        }
+
+        private int outerCount() {
+            return firstOuter() ? count : count2;
+        }
+
+        private int innerStride() {
+            return firstOuter() ? stride2 : stride;
+        }
+
+        private int innerCount() {
+            return firstOuter() ? count2 : count;
+        }
+
+        /** The index along the larger stride of {@code rel} bytes past the base (0 when that stride is 0). */
+        private long outer(long rel) {
+            return outerStride() == 0 ? 0 : rel / outerStride();
+        }
     }
 }

@@ -36,7 +36,7 @@ class IceRegisterMapTest {
         assertTrue(IceRegisterMap.twoDimensional(e));
         assertEquals(1, IceRegisterMap.index(e, 0x00154000 + 8192 + 5 * 4), "_i, the ITR index");
         assertEquals(5, IceRegisterMap.index2(e, 0x00154000 + 8192 + 5 * 4), "_INT, the vector");
-        assertEquals(-1, IceRegisterMap.index(e, 0x00154000 + 3 * 8192), "no ITR index 3");
+        assertFalse(IceRegisterMap.isElement(e, 0x00154000 + 3 * 8192), "no ITR index 3");
         // GLPRT_PXONRXC(_i, _j) = 0x00380300 + _i * 8 + _j * 64: the larger stride is the second argument
         int p = IceRegisterMap.find(0x00380300 + 2 * 8 + 3 * 64);
         assertEquals("GLPRT_PXONRXC", IceRegisterMap.name(p));
@@ -46,10 +46,10 @@ class IceRegisterMapTest {
 
     @Test
     void offsetsOfNoRegisterAreNotNamed() {
-        assertEquals(-1, IceRegisterMap.find(0x00380002)); // inside a register, not at its start
-        assertEquals(-1, IceRegisterMap.find(0x7FFF_0000L));
-        assertEquals(-1, IceRegisterMap.find(0));
-        assertEquals(-1, IceRegisterMap.find(-4));
+        assertEquals(IceRegisterMap.NO_ENTRY, IceRegisterMap.find(0x00380002)); // inside a register, not at its start
+        assertEquals(IceRegisterMap.NO_ENTRY, IceRegisterMap.find(0x7FFF_0000L));
+        assertEquals(IceRegisterMap.NO_ENTRY, IceRegisterMap.find(0));
+        assertEquals(IceRegisterMap.NO_ENTRY, IceRegisterMap.find(-4));
     }
 
     /** The table names only what no block's own table already names: no offset of theirs falls in it. */
@@ -58,7 +58,7 @@ class IceRegisterMapTest {
         for (Gen2Register r : Gen2Register.values()) {
             if (r.isRegister()) {
                 for (int i = 0; i < r.count(); i += Math.max(1, r.count() / 64)) {
-                    assertEquals(-1, IceRegisterMap.find(r.at(i)), r.name() + "[" + i + "]");
+                    assertEquals(IceRegisterMap.NO_ENTRY, IceRegisterMap.find(r.at(i)), r.name() + "[" + i + "]");
                 }
             }
         }
