@@ -236,7 +236,7 @@ public final class IwarpDataPath implements OffloadedPath {
         // the peer's FPDUs carry one.
         s.crc = !ctx.rcvNoMpaCrc();
         s.ord = ctx.ordSize();
-        s.ird = Math.max(1, ctx.irdHwSize());
+        s.ird = Math.max(1, ctx.irdHwSize().orElse(1));
         s.remoteRead = ctx.rdOk();
         s.writeAndResponse = ctx.wrRdRespOk();
         s.fastRegister = ctx.fastRegEnabled();

@@ -2,6 +2,7 @@ package dev.irdmaemu.fw.qp;
 
 import dev.irdmaemu.fw.Flyweight;
 import dev.irdmaemu.fw.queue.QuadView;
+import java.util.OptionalInt;
 
 /**
  * Flyweight over the 256-byte iWARP QP host context (user.h IRDMA_QP_CTX_SIZE) exactly as irdma_sc_qp_setctx
@@ -37,6 +38,11 @@ import dev.irdmaemu.fw.queue.QuadView;
  */
 public final class QpContext extends QuadView implements Flyweight<QpContext> {
     public static final int SIZE = 256;
+
+    /** defs.h IRDMA_IRD_HW_SIZE_4 .. _256 (codes 0 to 4): the hardware IRD entries each code stands for. */
+    private static final OptionalInt[] IRD_ENTRIES = {
+        OptionalInt.of(4), OptionalInt.of(16), OptionalInt.of(64), OptionalInt.of(128), OptionalInt.of(256)
+    };
 
     public static final int OFF_QW0 = 0;
     public static final int OFF_SQ_ADDR = 8;
@@ -85,7 +91,7 @@ public final class QpContext extends QuadView implements Flyweight<QpContext> {
         if (rdmapVersion() != 1) {
             return fail(QpContextCheck.BAD_RDMAP_VERSION, OFF_QW0 + 7);
         }
-        if (irdHwSize() < 0) {
+        if (irdHwSize().isEmpty()) {
             return fail(QpContextCheck.BAD_IRD_SIZE, OFF_IWARP + 2);
         }
         if (withTcp) {
@@ -126,16 +132,12 @@ public final class QpContext extends QuadView implements Flyweight<QpContext> {
         return 0;
     }
 
-    /** The hardware IRD entries an IRDMA_IRD_HW_SIZE_* code stands for (4, 16, 64, 128, 256), -1 if undefined. */
-    public static int decodeIrd(int code) {
-        switch (code) {
-            case 0: return 4;
-            case 1: return 16;
-            case 2: return 64;
-            case 3: return 128;
-            case 4: return 256;
-            default: return -1;
-        }
+    /**
+     * The hardware IRD entries an IRDMA_IRD_HW_SIZE_* code stands for (4, 16, 64, 128, 256), empty for a code defs.h
+     * does not define. The answers are shared instances: no allocation.
+     */
+    public static OptionalInt decodeIrd(int code) {
+        return code >= 0 && code < IRD_ENTRIES.length ? IRD_ENTRIES[code] : OptionalInt.empty();
     }
 
     private static long roundUpPowerOfTwo(long v) {
@@ -366,8 +368,8 @@ public final class QpContext extends QuadView implements Flyweight<QpContext> {
 
     public int ordSize() { return (int) f(OFF_IWARP, 7, 0); }
     public int irdSizeCode() { return (int) f(OFF_IWARP, 18, 16); }
-    /** The hardware IRD entries ({@link #decodeIrd(int)}), -1 for an undefined code. */
-    public int irdHwSize() { return decodeIrd(irdSizeCode()); }
+    /** The hardware IRD entries ({@link #decodeIrd(int)}), empty for an undefined code. */
+    public OptionalInt irdHwSize() { return decodeIrd(irdSizeCode()); }
     public boolean wrRdRespOk() { return b(OFF_IWARP, 20); }
     public boolean rdOk() { return b(OFF_IWARP, 21); }
     public boolean sndMarkers() { return b(OFF_IWARP, 22); }
@@ -410,11 +412,14 @@ public final class QpContext extends QuadView implements Flyweight<QpContext> {
                 .rtt(srtt(), rttVar()).congestion(cwnd(), ssThresh()).rexmitThresh(rexmitThresh()).build();
     }
 
-    /** The iWARP half; {@code irdSize} here is the hardware IRD entries ({@link #irdHwSize()}), not the code. */
+    /**
+     * The iWARP half; {@code irdSize} here is the hardware IRD entries ({@link #irdHwSize()}), not the code (0 for an
+     * undefined code, which {@link #validate} rejects as BAD_IRD_SIZE).
+     */
     public IwarpOffloadInfo readIwarp() {
         return new IwarpOffloadInfo.Builder().rcvMarkOffset(rcvMarkOffset()).sndMarkOffset(sndMarkOffset())
                 .ddpVer(ddpVersion()).rdmapVer(rdmapVersion()).errRqIdx(errRqIdx()).pdId(pdId()).ordSize(ordSize())
-                .irdSize(irdHwSize()).ibRdEn(ibRdEnabled()).alignHdrs(alignHeaders()).rcvNoMpaCrc(rcvNoMpaCrc())
+                .irdSize(irdHwSize().orElse(0)).ibRdEn(ibRdEnabled()).alignHdrs(alignHeaders()).rcvNoMpaCrc(rcvNoMpaCrc())
                 .errRqIdxValid(errRqIdxValid()).sndMarkEn(sndMarkers()).rcvMarkEn(rcvMarkers()).wrRdrespEn(wrRdRespOk())
                 .bindEn(bindEnabled()).fastRegEn(fastRegEnabled()).privModeEn(privEnabled()).rdEn(rdOk())
                 .timelyEn(timelyEnabled()).ecnEn(ecnEnabled()).dctcpEn(dcTcpEnabled()).tHigh(tHigh()).tLow(tLow())

@@ -1,6 +1,7 @@
 package dev.irdmaemu.fw.queue;
 
 import dev.irdmaemu.fw.Flyweight;
+import java.util.OptionalInt;
 
 /**
  * Flyweight over one receive queue WQE (irdma_uk_post_receive, gen2; defs.h IRDMAQPRQ_* aliases of the SQ
@@ -74,18 +75,18 @@ public final class RqWqe extends FragmentedWqe implements Flyweight<RqWqe> {
         return WqeCheck.ACCEPTED;
     }
 
-    /** irdma_fragcnt_to_wqesize_rq: the RQ WQE size for a maximum SGE count; -1 above 14. */
-    public static int wqeSizeFor(int maxFragments) {
+    /** irdma_fragcnt_to_wqesize_rq: the RQ WQE size for a maximum SGE count; empty above 14 (or below 0). */
+    public static OptionalInt wqeSizeFor(int maxFragments) {
         if (maxFragments < 0 || maxFragments > 14) {
-            return -1;
+            return OptionalInt.empty();
         }
         if (maxFragments <= 1) {
-            return 32;
+            return OptionalInt.of(32);
         }
         if (maxFragments <= 3) {
-            return 64;
+            return OptionalInt.of(64);
         }
-        return maxFragments <= 7 ? 128 : 256;
+        return OptionalInt.of(maxFragments <= 7 ? 128 : 256);
     }
 
     /** irdma_uk_post_receive (gen2); answers the bytes the slots span. */

@@ -1,5 +1,7 @@
 package dev.irdmaemu.fw.reg;
 
+import java.util.OptionalInt;
+
 /**
  * The gen2 (E810) BAR0 registers irdma maps, in the order of {@code enum irdma_registers} (irdma.h), so
  * {@link #ordinal()} is the kernel's index into {@code dev->hw_regs[]}; offsets are the entries of
@@ -103,15 +105,15 @@ public enum Gen2Register {
         return null;
     }
 
-    /** Element index of {@code barOffset} within {@code r} (0 for a plain register); -1 when not inside it. */
-    public static int indexOf(Gen2Register r, long barOffset) {
+    /** Element index of {@code barOffset} within {@code r} (0 for a plain register); empty when not inside it. */
+    public static OptionalInt indexOf(Gen2Register r, long barOffset) {
         long rel = barOffset - r.offset;
         if (rel == 0) {
-            return 0;
+            return OptionalInt.of(0);
         }
         if (r.stride == 0 || rel < 0 || rel % r.stride != 0 || rel / r.stride >= r.count) {
-            return -1;
+            return OptionalInt.empty();
         }
-        return (int) (rel / r.stride);
+        return OptionalInt.of((int) (rel / r.stride));
     }
 }

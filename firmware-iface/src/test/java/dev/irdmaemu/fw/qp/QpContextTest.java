@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.Test;
+import java.util.OptionalInt;
 
 /**
  * Known bytes of the iWARP QP context irdma_sc_qp_setctx (ctrl.c) writes for gen2, each expected quadword
@@ -126,7 +127,7 @@ class QpContextTest {
         assertEquals(QpContextCheck.ACCEPTED, ctx.validate(true));
         assertEquals(0x2_0005, ctx.pdId());
         assertEquals(2, ctx.tos());
-        assertEquals(64, ctx.irdHwSize());
+        assertEquals(OptionalInt.of(64), ctx.irdHwSize());
         assertEquals(0xc633_6407, ctx.destIp(3));
         assertEquals(0xc000_0201, ctx.localIp(3));
         assertEquals(20000, ctx.srcPort());
@@ -155,10 +156,10 @@ class QpContextTest {
         for (int[] c : cases) {
             assertEquals(c[1], QpContext.encodeIrd(c[0]), "ird " + c[0]);
         }
-        assertEquals(4, QpContext.decodeIrd(0));
-        assertEquals(16, QpContext.decodeIrd(1));
-        assertEquals(256, QpContext.decodeIrd(4));
-        assertEquals(-1, QpContext.decodeIrd(5));
+        assertEquals(OptionalInt.of(4), QpContext.decodeIrd(0));
+        assertEquals(OptionalInt.of(16), QpContext.decodeIrd(1));
+        assertEquals(OptionalInt.of(256), QpContext.decodeIrd(4));
+        assertEquals(OptionalInt.empty(), QpContext.decodeIrd(5));
         assertEquals(2, QpContext.effectiveTos(0, true, false));
         assertEquals(1, QpContext.effectiveTos(1, false, true));
         assertEquals(0x10, QpContext.effectiveTos(0x10, false, false));

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import java.util.List;
+import java.util.OptionalInt;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -170,7 +171,7 @@ class QueueCodecProperties {
         BytesStore<?, ?> s = Mem.heap(256);
         int n = fill(fragments);
         int span = rq.wrap(s, 0, 256).write(pol, sges);
-        assertEquals(WqeCheck.ACCEPTED, rq.validate(pol, RqWqe.wqeSizeFor(Math.max(n, 1))));
+        assertEquals(WqeCheck.ACCEPTED, rq.validate(pol, RqWqe.wqeSizeFor(Math.max(n, 1)).getAsInt()));
         assertEquals(span, rq.spannedBytes());
         for (int i = 0; i < n; i++) {
             assertEquals(sges.address(i), rq.fragmentAddress(i));
