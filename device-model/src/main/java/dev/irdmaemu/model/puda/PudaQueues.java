@@ -197,7 +197,7 @@ public final class PudaQueues implements SegmentReceiver {
         int ipLength = ipv4 ? frame.ipv4().totalLength() : 40 + frame.ipv6().payloadLength();
         long placed = PudaLayout.place(frame.store(), ipAt, ipLength, ipv4, memory.store(br),
                 memory.offset(br, bufGpa), bufSize);
-        if (placed == -1) {
+        if (placed == PudaLayout.NO_ROOM) {
             return drop(qp, Drop.TOO_LONG);
         }
         if (placed < 0) {

@@ -28,6 +28,10 @@ public final class DdpPackageFile extends LeView implements Flyweight<DdpPackage
     public static final long SIGN_TYPE_RSA2K = 1;
     public static final long SIGN_SEG_FLAGS_VALID = 0x80000000L;
     public static final long SIGN_SEG_FLAGS_LAST = 0x1;
+    /** What {@link #findSegment} answers when no segment has the type (ice_find_seg_in_pkg answers NULL). */
+    public static final int NO_SEGMENT = -1;
+    /** What {@link #bufferTable} answers for a segment without a buffer table, or one reaching past the file. */
+    public static final long NO_BUFFER_TABLE = -1;
     private static final int SIGN_FIELDS = SEG_HEADER;
     private static final int SIGN_BUF_TABLE = SEG_HEADER + 24 + 40;
 
@@ -110,7 +114,7 @@ public final class DdpPackageFile extends LeView implements Flyweight<DdpPackage
     }
 
     /**
-     * Index of the first segment of {@code type} (ice_find_seg_in_pkg), or -1 when there is none. Only the offsets
+     * Index of the first segment of {@code type} (ice_find_seg_in_pkg), or {@link #NO_SEGMENT}. Only the offsets
      * that lie inside the file are looked at, whatever seg_count claims.
      */
     public int findSegment(long type) {
@@ -120,7 +124,7 @@ public final class DdpPackageFile extends LeView implements Flyweight<DdpPackage
                 return i;
             }
         }
-        return -1;
+        return NO_SEGMENT;
     }
 
     public long signSegmentId(long seg) {
@@ -148,8 +152,8 @@ public final class DdpPackageFile extends LeView implements Flyweight<DdpPackage
     }
 
     /**
-     * Offset of the segment's struct ice_buf_table (its buf_count), or -1 when the segment has none or its tables
-     * reach past the file.
+     * Offset of the segment's struct ice_buf_table (its buf_count), or {@link #NO_BUFFER_TABLE} when the segment has
+     * none or its tables reach past the file.
      */
     public long bufferTable(long seg) {
         long type = segmentType(seg);
@@ -157,15 +161,15 @@ public final class DdpPackageFile extends LeView implements Flyweight<DdpPackage
             return seg + SIGN_BUF_TABLE;
         }
         if (type != SEGMENT_TYPE_ICE_E810 && type != SEGMENT_TYPE_ICE_E830) {
-            return -1;
+            return NO_BUFFER_TABLE;
         }
         long devices = u32(seg + SEG_HEADER);
         long nvm = seg + SEG_HEADER + 4 + 8 * devices;
         if (!has(nvm, 4)) {
-            return -1;
+            return NO_BUFFER_TABLE;
         }
         long table = nvm + 4 + 4 * u32(nvm);
-        return has(table, 4) ? table : -1;
+        return has(table, 4) ? table : NO_BUFFER_TABLE;
     }
 
     public long bufferCount(long table) {

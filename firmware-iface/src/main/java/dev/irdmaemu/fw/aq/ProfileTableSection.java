@@ -30,6 +30,8 @@ public final class ProfileTableSection extends LeView {
     public static final int BLK_RSS = 3;
     public static final int BLK_PE = 4;
     public static final int BLOCKS = 5;
+    /** What {@link #blockOf} answers for a section id that is none of the four decoded tables of a block. */
+    public static final int NOT_A_BLOCK_TABLE = -1;
 
     /** Kinds: the offset of the section id within its block's run (ice_ddp.h). */
     public static final int KIND_XLT1 = 2;
@@ -79,7 +81,7 @@ public final class ProfileTableSection extends LeView {
     private int block = -1;
     private int kind = -1;
 
-    /** The block of section id {@code sid}, or -1 when it is not one of the four decoded tables of a block. */
+    /** The block of section id {@code sid}, or {@link #NOT_A_BLOCK_TABLE}. */
     public static int blockOf(long sid) {
         for (int b = 0; b < BLOCKS; b++) {
             long k = sid - FIRST_SID[b];
@@ -87,7 +89,7 @@ public final class ProfileTableSection extends LeView {
                 return b;
             }
         }
-        return -1;
+        return NOT_A_BLOCK_TABLE;
     }
 
     /** The table kind ({@link #KIND_XLT1} ...) of section id {@code sid}, or -1. */

@@ -14,6 +14,12 @@ import net.openhft.chronicle.bytes.BytesStore;
  * allocate nothing. Not thread-safe for mapping; lookups may run concurrently once mapping is done.
  */
 public final class HostMemory {
+    /**
+     * What {@link #find} answers for a range no single region holds (unmapped, straddling two regions, or a bad
+     * range). A negative int, so that a caller on the per-WQE path tests {@code r < 0} without an allocation.
+     */
+    public static final int UNMAPPED = -1;
+
     private long[] bases = new long[0];
     private long[] lengths = new long[0];
     private BytesStore<?, ?>[] stores = new BytesStore<?, ?>[0];
@@ -63,11 +69,11 @@ public final class HostMemory {
         return bases.length;
     }
 
-    /** The region holding all of {@code [gpa, gpa + length)}, or -1 (unmapped, straddling, or a bad range). */
+    /** The region holding all of {@code [gpa, gpa + length)}, or {@link #UNMAPPED}. */
     public int find(long gpa, long length) {
         long[] b = bases;
         if (length < 0 || gpa < 0 || gpa > Long.MAX_VALUE - length) {
-            return -1;
+            return UNMAPPED;
         }
         int lo = 0;
         int hi = b.length - 1;
@@ -81,10 +87,10 @@ public final class HostMemory {
         }
         int i = hi;
         if (i < 0) {
-            return -1;
+            return UNMAPPED;
         }
         long[] l = lengths;
-        return gpa + length <= b[i] + l[i] ? i : -1;
+        return gpa + length <= b[i] + l[i] ? i : UNMAPPED;
     }
 
     public boolean contains(long gpa, long length) {

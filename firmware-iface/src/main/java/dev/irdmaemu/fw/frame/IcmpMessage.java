@@ -46,6 +46,11 @@ public final class IcmpMessage extends WireView implements Flyweight<IcmpMessage
     public static final int ND_LENGTH = 24;
     /** A link-layer address option for Ethernet: type, length 1 (8 octets), the MAC. */
     public static final int LINK_LAYER_OPTION_LENGTH = 8;
+    /**
+     * What {@link #linkLayerOption} answers when the message carries no such option: no 48-bit MAC is negative,
+     * so the per-frame neighbour-discovery path tests {@code >= 0} and allocates nothing.
+     */
+    public static final long NO_LINK_LAYER_OPTION = -1;
 
     private static final int TYPE = 0;
     private static final int CODE = 1;
@@ -177,21 +182,21 @@ public final class IcmpMessage extends WireView implements Flyweight<IcmpMessage
 
     /**
      * The MAC of the first link-layer address option of {@code optionType} ({@link #OPTION_SOURCE_LINK_LAYER} or
-     * {@link #OPTION_TARGET_LINK_LAYER}) with Ethernet's length (one 8-octet unit), or -1 when there is none.
+     * {@link #OPTION_TARGET_LINK_LAYER}) with Ethernet's length (one 8-octet unit), or {@link #NO_LINK_LAYER_OPTION}.
      * Only meaningful after {@link #validateNeighborDiscovery} accepted the options.
      */
     public long linkLayerOption(int optionType) {
         for (long at = ND_LENGTH; at + 2 <= length; ) {
             int units = u8(at + 1);
             if (units == 0) {
-                return -1;
+                return NO_LINK_LAYER_OPTION;
             }
             if (u8(at) == optionType && units == 1 && at + LINK_LAYER_OPTION_LENGTH <= length) {
                 return u48(at + 2);
             }
             at += units * 8L;
         }
-        return -1;
+        return NO_LINK_LAYER_OPTION;
     }
 
     /** Writes the 8-byte header of an Echo Reply (or any type with identifier and sequence), checksum 0. */

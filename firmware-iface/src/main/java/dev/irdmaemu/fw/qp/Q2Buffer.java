@@ -42,6 +42,8 @@ public final class Q2Buffer extends ByteWindow {
     public static final int SIZE = 256;
     /** defs.h Q2_BAD_FRAME_OFFSET. */
     public static final int BAD_FRAME_OFFSET = 72;
+    /** What {@link #locateMpa} answers when the frame's header lengths point past the buffer. */
+    public static final int NO_MPA_HEADER = -1;
     /** Bytes of frame the buffer holds after {@link #BAD_FRAME_OFFSET}. */
     public static final int FRAME_CAPACITY = SIZE - BAD_FRAME_OFFSET;
     /** defs.h IRDMA_MAC_HLEN: the frame's MAC header irdma_locate_mpa skips (no VLAN tag). */
@@ -115,7 +117,7 @@ public final class Q2Buffer extends ByteWindow {
      * the message's length (irdma's term_len: the Terminate Control and the copied bytes).
      */
     public int writeTerminate(int layer, int errorType, int errorCode, boolean offendingFrame) {
-        int mpa = offendingFrame ? locateMpa() : -1;
+        int mpa = offendingFrame ? locateMpa() : NO_MPA_HEADER;
         int ulpdu = mpa < 0 ? 0 : u16(mpa);
         int hdrct = 0;
         int copy = 0;
@@ -174,16 +176,16 @@ public final class Q2Buffer extends ByteWindow {
 
     /**
      * ctrl.c irdma_locate_mpa on the frame at {@link #BAD_FRAME_OFFSET}: the offset of its MPA header inside the
-     * buffer, or -1 when the header lengths the frame claims point past the buffer (the kernel does not check).
+     * buffer, or {@link #NO_MPA_HEADER} when the header lengths the frame claims point past the buffer (the kernel does not check).
      */
     public int locateMpa() {
         int ip = BAD_FRAME_OFFSET + MAC_HEADER;
         int tcp = ip + 4 * (u8(ip) & 0x0f);
         if (!has(tcp + 12, 1)) {
-            return -1;
+            return NO_MPA_HEADER;
         }
         int mpa = tcp + 4 * (u8(tcp + 12) >>> 4 & 0x0f);
-        return has(mpa, 1) ? mpa : -1;
+        return has(mpa, 1) ? mpa : NO_MPA_HEADER;
     }
 
     /** The FPDU's ULPDU length (its MPA header, RFC 5044 §4.1), 0 when {@link #locateMpa()} finds none. */

@@ -17,6 +17,10 @@ public final class PudaLayout {
     public static final int IPV4_PAD = 20;
     public static final int IPV4_HEADER = 20;
     public static final int IPV6_HEADER = 40;
+    /** What {@link #place} answers when the packet does not fit the receive buffer (irdma drops it as too long). */
+    public static final long NO_ROOM = -1;
+    /** What {@link #place} answers for a bad source range or an IP header the PUDA layout cannot carry. */
+    public static final long BAD_LAYOUT = -2;
 
     private PudaLayout() {
     }
@@ -29,7 +33,8 @@ public final class PudaLayout {
     /**
      * Copies an IP packet ({@code ipLength} bytes at {@code src[ipOffset]}, no Ethernet header) into a PUDA
      * receive buffer at {@code dst[dstOffset]} of {@code bufferSize} bytes. Answers the payload length to put
-     * in the CQE; -1 when it does not fit the buffer (or {@code dst}); -2 when the source range is bad, shorter
+     * in the CQE; {@link #NO_ROOM} when it does not fit the buffer (or {@code dst}); {@link #BAD_LAYOUT} when the
+     * source range is bad, shorter
      * than an IP header, or an IPv4 header is not exactly 20 bytes (options would move the TCP header off
      * {@link #TCP_OFFSET}).
      */
@@ -37,15 +42,15 @@ public final class PudaLayout {
                              BytesStore<?, ?> dst, long dstOffset, long bufferSize) {
         if (ipLength < (ipv4 ? IPV4_HEADER : IPV6_HEADER) || ipOffset < src.start()
             || ipOffset > src.readLimit() - ipLength) {
-            return -2;
+            return BAD_LAYOUT;
         }
         if (ipv4 && (src.readUnsignedByte(ipOffset) & 0x0f) != 5) {
-            return -2;
+            return BAD_LAYOUT;
         }
         int at = ipHeaderOffset(ipv4);
         long placed = (long) at + ipLength;
         if (placed > bufferSize || dstOffset < dst.start() || dstOffset > dst.capacity() - placed) {
-            return -1;
+            return NO_ROOM;
         }
         dst.write(dstOffset + at, src, ipOffset, ipLength);
         return placed;

@@ -49,6 +49,11 @@ public final class SqWqe extends FragmentedWqe implements Flyweight<SqWqe> {
     public static final int BIT_LOCALFENCE = 61;
     public static final int BIT_SIGCOMPL = 62;
 
+    /**
+     * What {@link #fragmentQuanta} answers above 15 fragments (irdma_fragcnt_to_quanta_sq answers -EINVAL): a
+     * negative count, tested on the per-WQE path without an allocation.
+     */
+    public static final int TOO_MANY_FRAGMENTS = -1;
     /** user.h IRDMA_MAX_WQ_FRAGMENT_COUNT / IRDMA_MAX_SGE_RD. */
     public static final int MAX_FRAGMENTS = 13;
     /** user.h IRDMA_MAX_INLINE_DATA_SIZE (gen2 max_hw_inline). */
@@ -212,10 +217,10 @@ public final class SqWqe extends FragmentedWqe implements Flyweight<SqWqe> {
         return Math.min(MAX_QUANTA, 2 + (bytes - 9) / 31);
     }
 
-    /** irdma_fragcnt_to_quanta_sq; -1 above 15 fragments. */
+    /** irdma_fragcnt_to_quanta_sq; {@link #TOO_MANY_FRAGMENTS} above 15 fragments. */
     public static int fragmentQuanta(int fragCount) {
         if (fragCount < 0 || fragCount > 15) {
-            return -1;
+            return TOO_MANY_FRAGMENTS;
         }
         return fragCount <= 1 ? 1 : fragCount / 2 + 1;
     }
