@@ -1,5 +1,6 @@
 package dev.irdmaemu.bridge.vfiouser;
 
+import dev.irdmaemu.bridge.sock.UnixMessageInput;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -254,7 +255,7 @@ public final class MessageDma {
             socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, timeoutMillis)));
             try {
                 InputStream in = socket.getInputStream();
-                if (!readFully(in, reply, 0, VfioUserHeader.SIZE)) {
+                if (!UnixMessageInput.readExactly(in, reply, 0, VfioUserHeader.SIZE)) {
                     closed = true;
                     abort.accept("hung up while a DMA " + (command == VfioUserCommand.DMA_READ ? "read" : "write")
                             + " waited for its reply");
@@ -270,7 +271,7 @@ public final class MessageDma {
                             + " waited for the reply to its " + VfioUserCommand.name(command) + " id " + id);
                     return Result.BAD_REPLY;
                 }
-                if (!readFully(in, reply, VfioUserHeader.SIZE, (int) size - VfioUserHeader.SIZE)) {
+                if (!UnixMessageInput.readExactly(in, reply, VfioUserHeader.SIZE, (int) size - VfioUserHeader.SIZE)) {
                     closed = true;
                     abort.accept("hung up inside the reply to " + VfioUserCommand.name(command));
                     return Result.CLOSED;
@@ -312,7 +313,7 @@ public final class MessageDma {
                 return Taken.NOT_EXPECTED;
             }
             System.arraycopy(header, 0, reply, 0, VfioUserHeader.SIZE);
-            if (!readFully(in, reply, VfioUserHeader.SIZE, (int) size - VfioUserHeader.SIZE)) {
+            if (!UnixMessageInput.readExactly(in, reply, VfioUserHeader.SIZE, (int) size - VfioUserHeader.SIZE)) {
                 return Taken.HUNG_UP;
             }
             replyLength = (int) size;
@@ -351,17 +352,5 @@ public final class MessageDma {
     private Result bad(int command, String why) {
         LOG.warn("vfio-user {}: {} got {}", name, VfioUserCommand.name(command), why);
         return Result.BAD_REPLY;
-    }
-
-    private static boolean readFully(InputStream in, byte[] b, int at, int len) throws IOException {
-        int got = 0;
-        while (got < len) {
-            int n = in.read(b, at + got, len - got);
-            if (n < 0) {
-                return false;
-            }
-            got += n;
-        }
-        return true;
     }
 }

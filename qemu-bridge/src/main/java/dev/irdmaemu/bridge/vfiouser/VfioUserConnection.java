@@ -1,6 +1,7 @@
 package dev.irdmaemu.bridge.vfiouser;
 
 import dev.irdmaemu.bridge.shm.SharedFileMapping;
+import dev.irdmaemu.bridge.sock.UnixMessageInput;
 import dev.irdmaemu.bridge.vfiouser.DeviceCalls.DeviceFailure;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
@@ -122,8 +123,8 @@ final class VfioUserConnection implements Runnable {
             messageDma = new MessageDma(name, socket, out, writeLock, calls, dmaReplyTimeoutMillis, this::abort);
             dma.attach(messageDma);
             while (!closed) {
-                int got = readFully(in, 0, VfioUserHeader.SIZE);
-                collectFds();
+                int got = UnixMessageInput.readFully(in, message, 0, VfioUserHeader.SIZE);
+                UnixMessageInput.collectDescriptors(socket, fds);
                 if (got == 0) {
                     break;
                 }
@@ -178,8 +179,8 @@ final class VfioUserConnection implements Runnable {
                     + Integer.toHexString(header.flags());
         }
         int payload = (int) header.size() - VfioUserHeader.SIZE;
-        int got = readFully(in, VfioUserHeader.SIZE, payload);
-        collectFds();
+        int got = UnixMessageInput.readFully(in, message, VfioUserHeader.SIZE, payload);
+        UnixMessageInput.collectDescriptors(socket, fds);
         if (got < payload) {
             return "hung up inside " + VfioUserCommand.name(header.command()) + " (" + got + " of "
                     + payload + " payload bytes)";
@@ -673,15 +674,6 @@ final class VfioUserConnection implements Runnable {
         }
     }
 
-    private void collectFds() throws IOException {
-        FileDescriptor[] got = socket.getReceivedFileDescriptors();
-        if (got != null) {
-            for (FileDescriptor fd : got) {
-                fds.add(fd);
-            }
-        }
-    }
-
     /** Closes the descriptors no handler kept. Indexed, so the usual case (none) allocates nothing. */
     private void closeFds() {
         for (int i = 0; i < fds.size(); i++) {
@@ -692,17 +684,5 @@ final class VfioUserConnection implements Runnable {
             }
         }
         fds.clear();
-    }
-
-    private int readFully(InputStream in, int at, int len) throws IOException {
-        int got = 0;
-        while (got < len) {
-            int n = in.read(message, at + got, len - got);
-            if (n < 0) {
-                break;
-            }
-            got += n;
-        }
-        return got;
     }
 }

@@ -5,6 +5,7 @@ import static dev.irdmaemu.bridge.vhost.VhostUserRequest.HEADER_SIZE;
 import static dev.irdmaemu.bridge.vhost.VhostUserRequest.VERSION;
 import static dev.irdmaemu.bridge.vhost.VhostUserRequest.VERSION_MASK;
 
+import dev.irdmaemu.bridge.sock.UnixMessageInput;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.IOException;
@@ -36,7 +37,7 @@ final class FrontEndMessage {
 
     /** Reads the 12-byte header; the bytes read (fewer at the end of the stream). */
     int readHeader(InputStream in) throws IOException {
-        return readFully(in, header, HEADER_SIZE);
+        return UnixMessageInput.readFully(in, header, 0, HEADER_SIZE);
     }
 
     int request() {
@@ -71,7 +72,7 @@ final class FrontEndMessage {
 
     /** Reads the payload the header announced (checked by {@link #checkHeader}); the bytes read. */
     int readPayload(InputStream in) throws IOException {
-        return readFully(in, payload, (int) size());
+        return UnixMessageInput.readFully(in, payload, 0, (int) size());
     }
 
     int u32(int at) {
@@ -120,12 +121,7 @@ final class FrontEndMessage {
 
     /** Adds the descriptors that arrived with the bytes read last. */
     void collectFds(AFUNIXSocket socket) throws IOException {
-        FileDescriptor[] got = socket.getReceivedFileDescriptors();
-        if (got != null) {
-            for (FileDescriptor fd : got) {
-                fds.add(fd);
-            }
-        }
+        UnixMessageInput.collectDescriptors(socket, fds);
     }
 
     /** Closes every descriptor no handler took. */
@@ -142,17 +138,5 @@ final class FrontEndMessage {
         } catch (IOException e) {
             LOG.debug("close fd: {}", e.toString());
         }
-    }
-
-    private static int readFully(InputStream in, byte[] buf, int len) throws IOException {
-        int got = 0;
-        while (got < len) {
-            int n = in.read(buf, got, len - got);
-            if (n < 0) {
-                break;
-            }
-            got += n;
-        }
-        return got;
     }
 }
