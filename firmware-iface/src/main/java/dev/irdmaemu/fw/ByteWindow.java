@@ -37,6 +37,23 @@ public abstract class ByteWindow {
         return check;
     }
 
+    /**
+     * The field of {@code width} bits (at most 63) whose lowest bit is bit {@code lsb} of a structure bit-packed
+     * little-endian: bit n lies in byte n / 8 at bit n % 8, as ice_common.c packs the queue contexts (pack_fields
+     * over the packed_field tables of width and lsb: ice_pack_rxq_ctx, ice_pack_txq_ctx). Bytes outside the window
+     * read as 0.
+     */
+    protected final long packedBits(int lsb, int width) {
+        long v = 0;
+        for (int i = width - 1; i >= 0; i--) {
+            int bit = lsb + i;
+            long rel = bit >>> 3;
+            int b = has(rel, 1) ? store.readUnsignedByte(base + rel) : 0;
+            v = v << 1 | (b >>> (bit & 7) & 1);
+        }
+        return v;
+    }
+
     /** Offset, relative to the window, of the field whose rule failed last; -1 when none failed. */
     public int failedAt() {
         return failedAt;

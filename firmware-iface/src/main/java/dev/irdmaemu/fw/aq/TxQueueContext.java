@@ -118,12 +118,7 @@ public final class TxQueueContext extends LeView {
 
     /** The field of {@code width} bits (at most 63) whose lowest bit is context bit {@code lsb}. */
     public long field(int lsb, int width) {
-        long v = 0;
-        for (int i = width - 1; i >= 0; i--) {
-            int bit = lsb + i;
-            v = v << 1 | (u8(bit >>> 3) >>> (bit & 7) & 1);
-        }
-        return v;
+        return packedBits(lsb, width);
     }
 
     public TxQueueContext field(int lsb, int width, long value) {

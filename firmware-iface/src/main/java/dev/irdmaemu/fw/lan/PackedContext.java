@@ -10,12 +10,7 @@ import dev.irdmaemu.fw.ByteWindow;
 abstract class PackedContext extends ByteWindow {
     /** The field of {@code width} bits (at most 63) whose lowest bit is context bit {@code lsb}. */
     public final long field(int lsb, int width) {
-        long v = 0;
-        for (int i = width - 1; i >= 0; i--) {
-            int bit = lsb + i;
-            v = v << 1 | (u8(bit >>> 3) >>> (bit & 7) & 1);
-        }
-        return v;
+        return packedBits(lsb, width);
     }
 
     final void putField(int lsb, int width, long value) {
@@ -29,9 +24,5 @@ abstract class PackedContext extends ByteWindow {
             int m = 1 << (bit & 7);
             store.writeByte(base + rel, (byte) ((value >>> i & 1) != 0 ? b | m : b & ~m));
         }
-    }
-
-    private int u8(long rel) {
-        return has(rel, 1) ? store.readUnsignedByte(base + rel) : 0;
     }
 }
