@@ -9,7 +9,7 @@ public final class IrqInfoPayload extends VfioArgszPayload<IrqInfoPayload> {
     public static final int FLAG_EVENTFD = 1;
 
     public int index() {
-        return u32(8);
+        return u32(INFO_INDEX);
     }
 
     public int count() {
@@ -17,11 +17,7 @@ public final class IrqInfoPayload extends VfioArgszPayload<IrqInfoPayload> {
     }
 
     public VfioUserStatus validate(int numIrqs) {
-        VfioUserStatus sizing = sized(LENGTH, LENGTH);
-        if (sizing != VfioUserStatus.OK) {
-            return sizing;
-        }
-        return indexWithin(index(), numIrqs);
+        return validateInfoRequest(LENGTH, LENGTH, numIrqs);
     }
 
     /** NORESIZE stays unset: QEMU then adds MSI-X vectors one SET_IRQS at a time (pci.c vfio_msix_vector_do_use). */

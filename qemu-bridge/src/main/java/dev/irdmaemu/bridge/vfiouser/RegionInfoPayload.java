@@ -16,7 +16,7 @@ public final class RegionInfoPayload extends VfioArgszPayload<RegionInfoPayload>
     public static final int FLAG_WRITE = 2;
 
     public int index() {
-        return u32(8);
+        return u32(INFO_INDEX);
     }
 
     public int capOffset() {
@@ -32,11 +32,7 @@ public final class RegionInfoPayload extends VfioArgszPayload<RegionInfoPayload>
     }
 
     public VfioUserStatus validate(int numRegions) {
-        VfioUserStatus sizing = sized(LENGTH, MIN_ARGSZ);
-        if (sizing != VfioUserStatus.OK) {
-            return sizing;
-        }
-        return indexWithin(index(), numRegions);
+        return validateInfoRequest(LENGTH, MIN_ARGSZ, numRegions);
     }
 
     /**

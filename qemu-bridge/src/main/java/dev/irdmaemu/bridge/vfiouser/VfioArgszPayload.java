@@ -8,6 +8,9 @@ package dev.irdmaemu.bridge.vfiouser;
  * @param <P> the subclass
  */
 public abstract class VfioArgszPayload<P extends VfioArgszPayload<P>> extends VfioUserPayload<P> {
+    /** Where the *_INFO requests hold the index they ask about: vfio_region_info.index, vfio_irq_info.index. */
+    protected static final int INFO_INDEX = 8;
+
     /** The structure's argsz (the payload's first u32 where the structure has one). */
     public int argsz() {
         return u32(0);
@@ -29,8 +32,15 @@ public abstract class VfioArgszPayload<P extends VfioArgszPayload<P>> extends Vf
         return Integer.compareUnsigned(argsz(), minArgsz) < 0 ? VfioUserStatus.BAD_ARGSZ : VfioUserStatus.OK;
     }
 
-    /** The index check of the *_INFO requests: the unsigned {@code index} names one of {@code count}. */
-    protected static VfioUserStatus indexWithin(int index, int count) {
-        return Integer.compareUnsigned(index, count) >= 0 ? VfioUserStatus.BAD_INDEX : VfioUserStatus.OK;
+    /**
+     * The rules of a *_INFO request (DEVICE_GET_REGION_INFO, DEVICE_GET_IRQ_INFO): the {@link #sized} rules, then that
+     * the unsigned index at {@link #INFO_INDEX} names one of {@code count} (BAD_INDEX).
+     */
+    protected final VfioUserStatus validateInfoRequest(int exact, int minArgsz, int count) {
+        VfioUserStatus sizing = sized(exact, minArgsz);
+        if (sizing != VfioUserStatus.OK) {
+            return sizing;
+        }
+        return Integer.compareUnsigned(u32(INFO_INDEX), count) >= 0 ? VfioUserStatus.BAD_INDEX : VfioUserStatus.OK;
     }
 }
