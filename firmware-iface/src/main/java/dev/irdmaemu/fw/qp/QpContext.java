@@ -302,24 +302,25 @@ public final class QpContext extends QuadView implements Flyweight<QpContext> {
 
     /** The driver's dest_ip_addr[i] (IPv4 in index 3). */
     public int destIp(int i) {
-        switch (i) {
-            case 0: return (int) f(OFF_DEST_IP_01, 63, 32);
-            case 1: return (int) f(OFF_DEST_IP_01, 31, 0);
-            case 2: return (int) f(OFF_DEST_IP_23, 63, 32);
-            case 3: return (int) f(OFF_DEST_IP_23, 31, 0);
-            default: return 0;
-        }
+        return addressWord(OFF_DEST_IP_01, OFF_DEST_IP_23, i);
     }
 
     /** The driver's local_ipaddr[i] (IPv4 in index 3). */
     public int localIp(int i) {
-        switch (i) {
-            case 0: return (int) f(OFF_LOCAL_IP_10, 63, 32);
-            case 1: return (int) f(OFF_LOCAL_IP_10, 31, 0);
-            case 2: return (int) f(OFF_LOCAL_IP_32, 63, 32);
-            case 3: return (int) f(OFF_LOCAL_IP_32, 31, 0);
-            default: return 0;
+        return addressWord(OFF_LOCAL_IP_10, OFF_LOCAL_IP_32, i);
+    }
+
+    /**
+     * Word {@code i} (0 to 3; 0 otherwise) of an address the context holds as the driver's u32[4], two words a
+     * quadword ({@code words01}: words 0 and 1, {@code words23}: 2 and 3), the even word in the high half
+     * (irdma_sc_qp_setctx's FIELD_PREP of IRDMAQPC_DESTIPADDR0..3 / LOCAL_IPADDR0..3).
+     */
+    private int addressWord(int words01, int words23, int i) {
+        if (i < 0 || i > 3) {
+            return 0;
         }
+        int qw = i < 2 ? words01 : words23;
+        return (int) ((i & 1) == 0 ? f(qw, 63, 32) : f(qw, 31, 0));
     }
 
     public long sndMss() { return f(OFF_QW6, 29, 16); }
