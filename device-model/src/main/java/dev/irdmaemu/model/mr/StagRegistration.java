@@ -79,12 +79,7 @@ final class StagRegistration {
         if (f != RegistrationFault.NONE) {
             return counters.refuse(f, "alloc", field, w.stagPdId());
         }
-        e.clear(idx);
-        e.indexField[idx] = field;
-        e.pd[idx] = w.stagPdId();
-        e.rights[idx] = w.stagAccessRights();
-        e.remoteEnabled[idx] = w.stagRemoteAccess();
-        e.remoteAtomics[idx] = w.stagUsePfRid();
+        claim(idx, field, w.stagPdId(), w);
         e.length[idx] = w.stagLength();
         e.chunk[idx] = (byte) chunkCode;
         e.pageShift[idx] = (byte) PAGE_SHIFT[pageCode];
@@ -146,18 +141,26 @@ final class StagRegistration {
         if (f != RegistrationFault.NONE) {
             return counters.refuse(f, "register", field, pdId);
         }
-        e.clear(idx);
-        e.indexField[idx] = field;
+        claim(idx, field, pdId, w);
         e.key[idx] = w.stagKey();
-        e.pd[idx] = pdId;
-        e.rights[idx] = w.stagAccessRights();
-        e.remoteEnabled[idx] = w.stagRemoteAccess();
-        e.remoteAtomics[idx] = w.stagUsePfRid();
         e.validate(idx, based, all, q0, offsetInPage, len, chunkCode, shift, first, frame0);
         e.live++;
         counters.registrations++;
         e.trace("register", idx);
         return RegistrationFault.NONE;
+    }
+
+    /**
+     * Takes entry {@code idx} for the region the WQE allocates or registers (ctrl.c irdma_sc_alloc_stag,
+     * irdma_sc_mr_reg_non_shared): cleared, then its index field, PD and access rights as the WQE gives them.
+     */
+    private void claim(int idx, int field, int pdId, CqpWqe w) {
+        e.clear(idx);
+        e.indexField[idx] = field;
+        e.pd[idx] = pdId;
+        e.rights[idx] = w.stagAccessRights();
+        e.remoteEnabled[idx] = w.stagRemoteAccess();
+        e.remoteAtomics[idx] = w.stagUsePfRid();
     }
 
     /** Deallocate STag (ctrl.c irdma_sc_dealloc_stag): the index field, MR flag and PD must match the entry. */
