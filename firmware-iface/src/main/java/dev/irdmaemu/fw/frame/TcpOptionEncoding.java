@@ -14,30 +14,32 @@ final class TcpOptionEncoding {
     private TcpOptionEncoding() {
     }
 
+    /** An option's kind and length octets (RFC 9293 §3.2: the length counts both and the option's data). */
+    private static void kindAndLength(BytesStore<?, ?> store, long at, int kind, int length) {
+        NetworkOrder.put8(store, at, kind);
+        NetworkOrder.put8(store, at + 1, length);
+    }
+
     static long mss(BytesStore<?, ?> store, long at, int mss) {
-        NetworkOrder.put8(store, at, TcpHeader.OPTION_MSS);
-        NetworkOrder.put8(store, at + 1, 4);
+        kindAndLength(store, at, TcpHeader.OPTION_MSS, 4);
         NetworkOrder.put16(store, at + 2, mss);
         return at + 4;
     }
 
     static long sackPermitted(BytesStore<?, ?> store, long at) {
-        NetworkOrder.put8(store, at, TcpHeader.OPTION_SACK_PERMITTED);
-        NetworkOrder.put8(store, at + 1, 2);
+        kindAndLength(store, at, TcpHeader.OPTION_SACK_PERMITTED, 2);
         return at + 2;
     }
 
     static long timestamps(BytesStore<?, ?> store, long at, long tsVal, long tsEcr) {
-        NetworkOrder.put8(store, at, TcpHeader.OPTION_TIMESTAMPS);
-        NetworkOrder.put8(store, at + 1, 10);
+        kindAndLength(store, at, TcpHeader.OPTION_TIMESTAMPS, 10);
         NetworkOrder.put32(store, at + 2, (int) tsVal);
         NetworkOrder.put32(store, at + 6, (int) tsEcr);
         return at + 10;
     }
 
     static long windowScale(BytesStore<?, ?> store, long at, int shift) {
-        NetworkOrder.put8(store, at, TcpHeader.OPTION_WINDOW_SCALE);
-        NetworkOrder.put8(store, at + 1, 3);
+        kindAndLength(store, at, TcpHeader.OPTION_WINDOW_SCALE, 3);
         NetworkOrder.put8(store, at + 2, shift);
         return at + 3;
     }
