@@ -126,8 +126,13 @@ public final class E810PairRun {
         }
     }
 
-    private static GuestLaunch launch(GuestLaunch base, Path initrd, E810Host host, String part, String address,
-                                      String peer, int count) {
+    /**
+     * The launch of one guest of the pair: {@code base} (the kit as its host holds it) with the rping-pair scenario
+     * as {@code part} ("server" or "client") at {@code address}, its peer at {@code peer}, and {@code host}'s E810
+     * over vfio-user. Also for a pair whose two E810s are in two processes ({@code overlay.VxlanPairSide}).
+     */
+    public static GuestLaunch launch(GuestLaunch base, Path initrd, E810Host host, String part, String address,
+                                     String peer, int count) {
         return base.machine(GuestLaunch.Machine.Q35).scenario("rping-pair").memoryMiB(512)
                 .initramfs(initrd).kernelArgument("irdma_emu.nic=e810").kernelArgument("irdma_emu.pair=" + part)
                 .kernelArgument("irdma_emu.addr=" + address + "/24").kernelArgument("irdma_emu.peer=" + peer)
