@@ -28,7 +28,7 @@ public final class DockerCli {
     /** How a call ended: its exit code, or the deadline passed (the process was killed). */
     public enum Ending { EXITED, TIMED_OUT }
 
-    /** A call's ending and exit code (-1 is never used: a timed-out call has no code, {@code code} is 0 then). */
+    /** A call's ending and, when it {@linkplain Ending#EXITED exited}, its exit code (0 for a timed-out call). */
     public record Exit(Ending ending, int code) {
         public boolean ok() {
             return ending == Ending.EXITED && code == 0;

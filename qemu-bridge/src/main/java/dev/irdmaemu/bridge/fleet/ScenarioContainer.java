@@ -105,11 +105,19 @@ final class ScenarioContainer {
             return new ScenarioRun(scenario, ScenarioRun.Verdict.PASSED, since(started), "", folder, report);
         }
         if (ran.code() == 1 && !report.isEmpty()) {
-            return new ScenarioRun(scenario, ScenarioRun.Verdict.FAILED, since(started), failureOf(report), folder,
-                    report);
+            return new ScenarioRun(scenario, verdictOf(report), since(started), failureOf(report), folder, report);
         }
         return error(scenario, folder, started, "the container ended with exit code " + ran.code() + ": "
                 + DockerCli.tail(log), report);
+    }
+
+    /**
+     * A report that did not pass: failed when the scenario ran and did not pass or ran out of time (boot's FAILED
+     * and TIMEOUT), an error when it could not run (ERROR: QEMU ended early, the model did not come up; ABORTED).
+     */
+    static ScenarioRun.Verdict verdictOf(String report) {
+        return report.lines().anyMatch(l -> l.startsWith("status    ERROR") || l.startsWith("status    ABORTED"))
+                ? ScenarioRun.Verdict.ERROR : ScenarioRun.Verdict.FAILED;
     }
 
     /** The report's status line and the failure's further lines (each "| ..." under it). */

@@ -106,11 +106,9 @@ public final class VxlanPairSide {
                         + cable.localAddress() + ", peers " + segment.peers());
                 Path initrd = temp.resolve("initrd.img");
                 ScenarioOverlay.write(e810Kit.initramfs(), initrd);
-                // no_timer_check: on a loaded machine TCG's first ticks come late and Linux's IO-APIC timer check
-                // panics ("IO-APIC + timer doesn't work"); each side boots on whatever load its host has
                 try (QemuHost.Running qemu = QemuHost.LOCAL.start(E810PairRun.launch(QemuHost.LOCAL.launch(e810Kit),
-                        initrd, host, part.word, part.address, part.peer, count).kernelArgument("no_timer_check"),
-                        runDir.resolve(part.word + ".log"), temp)) {
+                        initrd, host, part.word, part.address, part.peer, count), runDir.resolve(part.word + ".log"),
+                        temp)) {
                     progress.accept("the " + part.word + " guest is booting (Linux " + e810Kit.kernelRelease()
                             + ", TCG): " + qemu.where());
                     result = await(qemu, part, timeout);

@@ -48,6 +48,12 @@ class FleetTest {
         assertEquals("scenario  ping: x\nstatus    ok\nguest     ok\n",
                 Files.readString(tmp.resolve("out/ping").resolve(ScenarioContainer.REPORT)));
         assertEquals(4, engine.removed().size(), "every container removed: " + engine.removed());
+        for (String create : Files.readAllLines(engine.state.resolve("create-args"))) {
+            assertTrue(create.contains("--network none") && create.contains(" irdma-emu:test boot --scenario ")
+                    && create.contains("--out /work/run"), create);
+            assertTrue(!create.contains(" -v ") && !create.contains("--volume") && !create.contains("--mount"),
+                    "nothing bind-mounted: " + create);
+        }
         assertEquals(2, engine.mostAtOnce(), "two containers at a time");
         assertEquals(2, r.passed());
         assertTrue(progress.stream().anyMatch(l -> l.matches("\\[\\d/4] rping-server: FAILED after .*")), progress.toString());
@@ -90,5 +96,9 @@ class FleetTest {
         assertEquals("status    FAILED: x\n| a", ScenarioContainer.failureOf(
                 "scenario  s\nstatus    FAILED: x\n          | a\nguest     fail\n"));
         assertEquals("no status line in the report", ScenarioContainer.failureOf("garbage\n"));
+        assertEquals(ScenarioRun.Verdict.FAILED, ScenarioContainer.verdictOf("status    FAILED: x\n"));
+        assertEquals(ScenarioRun.Verdict.FAILED, ScenarioContainer.verdictOf("status    TIMEOUT: x\n"));
+        assertEquals(ScenarioRun.Verdict.ERROR, ScenarioContainer.verdictOf("s\nstatus    ERROR: QEMU's console closed\n"));
+        assertEquals(ScenarioRun.Verdict.ERROR, ScenarioContainer.verdictOf("status    ABORTED\n"));
     }
 }

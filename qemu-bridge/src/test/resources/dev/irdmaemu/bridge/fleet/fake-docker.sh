@@ -15,6 +15,7 @@ shift 2
 cmd="$1"; shift
 case "$cmd" in
     create)
+        echo "$*" >>"$STATE/create-args"
         name=""; scenario=""
         while (($# > 0)); do
             case "$1" in
