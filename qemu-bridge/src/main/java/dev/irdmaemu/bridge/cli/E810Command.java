@@ -7,10 +7,14 @@ import dev.irdmaemu.bridge.kit.GuestBootException;
 import dev.irdmaemu.bridge.kit.GuestKit;
 import dev.irdmaemu.bridge.kit.GuestResult;
 import dev.irdmaemu.bridge.kit.MissingGuestKitException;
+import dev.irdmaemu.bridge.overlay.VxlanPairSide;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -25,7 +29,8 @@ import picocli.CommandLine.Option;
         description = {"Boots Linux 7.3 with the emulated E810 attached over vfio-user: the stock ice.ko probes it "
                 + "(DDP package, netdev, devlink) and, with --rdma iwarp, the stock irdma.ko registers an iWARP device "
                 + "on it (on each function, with --functions N). With --pair: two guests, each with its own E810, the "
-                + "two on one cable, rping between them.",
+                + "two on one cable, rping between them; with --pair-side, one of the two, its E810's cable a VXLAN "
+                + "segment to the other's.",
             "Writes the guest's console and the model's trace (every register access, admin queue command, CQP "
                 + "op and interrupt, as JSON lines) to the run folder."})
 final class E810Command extends VerboseCommand {
@@ -47,6 +52,25 @@ final class E810Command extends VerboseCommand {
             + "with PINGS verified pings against it.")
     Integer pairPings;
 
+    @Option(names = "--pair-side", paramLabel = "PART",
+            description = "With --pair: boot only one guest of the pair, server or client, with its own E810 whose "
+                    + "cable is the VXLAN segment --vxlan names; the other guest runs the other part in another "
+                    + "process, container or host (two containers of the image stand for two hosts).")
+    String pairSide;
+
+    @Option(names = "--vxlan", paramLabel = "ADDR:PORT",
+            description = "With --pair-side: bind UDP ADDR:PORT (e.g. [::]:4789) for the segment (RFC 7348).")
+    String vxlan;
+
+    @Option(names = "--vxlan-peer", paramLabel = "ADDR:PORT",
+            description = "With --pair-side: the other side's endpoint (repeatable, 1..16); datagrams from anyone "
+                    + "else, of another VNI or malformed are dropped and counted.")
+    List<String> vxlanPeers = new ArrayList<>();
+
+    @Option(names = "--vni", paramLabel = "N", defaultValue = "1",
+            description = "With --pair-side: the segment's network identifier (0..16777215, default: ${DEFAULT-VALUE}).")
+    int vni;
+
     @Option(names = "--out", paramLabel = "DIR", description = "The run folder (default: target/e810/<date-time>).")
     Path out;
 
@@ -65,6 +89,11 @@ final class E810Command extends VerboseCommand {
         if (pairPings != null && functions != 1) {
             throw new CliFailure(ExitCodes.USAGE, "e810: --pair boots one function per guest: no --functions", null);
         }
+        if ((pairSide != null) != (vxlan != null) || (vxlan == null && !vxlanPeers.isEmpty())
+                || (pairSide != null && (pairPings == null || vxlanPeers.isEmpty()))) {
+            throw new CliFailure(ExitCodes.USAGE, "e810: --pair-side PART goes with --pair PINGS, --vxlan ADDR:PORT "
+                    + "and at least one --vxlan-peer", null);
+        }
         if (timeoutSeconds < 10) {
             throw new CliFailure(ExitCodes.USAGE, "e810: --timeout is at least 10 seconds", null);
         }
@@ -76,6 +105,9 @@ final class E810Command extends VerboseCommand {
             throw new CliFailure(ExitCodes.NO_INPUT, "e810: " + e.getMessage(), e);
         }
         Path dir = out != null ? out : BootOptions.newRunDir(Path.of("target", "e810"));
+        if (pairSide != null) {
+            return pairSide(kit, dir, pw);
+        }
         if (pairPings != null) {
             return pair(kit, dir, pw);
         }
@@ -107,6 +139,48 @@ final class E810Command extends VerboseCommand {
         pw.printf("console: %s%ntrace:   %s%n", o.console(), o.trace());
         pw.flush();
         return r.ok() ? ExitCodes.OK : ExitCodes.FAILED;
+    }
+
+    /** One guest of the pair, its E810's cable the VXLAN segment ({@link VxlanPairSide}). */
+    private int pairSide(GuestKit kit, Path dir, PrintWriter pw) throws CliFailure {
+        VxlanPairSide.Segment segment;
+        VxlanPairSide.Part part;
+        try {
+            part = VxlanPairSide.Part.named(pairSide);
+            List<InetSocketAddress> peers = new ArrayList<>();
+            for (String p : vxlanPeers) {
+                peers.add(ServeCommand.socketAddress(p));
+            }
+            segment = new VxlanPairSide.Segment(ServeCommand.socketAddress(vxlan), peers, vni);
+        } catch (IllegalArgumentException e) {
+            throw new CliFailure(ExitCodes.USAGE, "e810: " + e.getMessage(), e);
+        }
+        if (pairPings < 1 || pairPings > 100_000) {
+            throw new CliFailure(ExitCodes.USAGE, "e810: --pair takes 1..100000 pings", null);
+        }
+        VxlanPairSide.Outcome o;
+        try {
+            o = VxlanPairSide.run(kit, part, segment, dir, pairPings, Duration.ofSeconds(timeoutSeconds), progress(pw));
+        } catch (IllegalArgumentException e) {
+            throw new CliFailure(ExitCodes.USAGE, "e810: --vxlan: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new CliFailure(ExitCodes.IO_ERROR, "e810: " + e.getMessage(), e);
+        } catch (TimeoutException | GuestBootException e) {
+            throw new CliFailure(ExitCodes.FAILED, "e810: " + e.getMessage() + "; console in " + dir, e);
+        } catch (InterruptedException e) {
+            throw CliFailure.interrupted("e810", e);
+        }
+        GuestResult r = o.result();
+        pw.printf("%s: %s after %.1f s; rping exit %s, %s%n", part.word(), r.ok() ? "ok"
+                : "FAILED at step " + r.field("step") + " (" + r.field("reason") + ")",
+                r.afterStart().toMillis() / 1000.0, r.field("rping_exit"), part == VxlanPairSide.Part.SERVER
+                        ? r.field("rping_verified") + " verified" : r.field("rping_pings") + " pings");
+        pw.printf("E810 afterwards: %d QPs; %s%n", o.qpsLeft(), o.held());
+        pw.printf("VXLAN segment %d: %s%n", vni, o.overlay());
+        pw.printf("run folder: %s (%s.log, %s-trace.jsonl, %s)%n", o.runDir(), part.word(), part.word(),
+                o.pcap().getFileName());
+        pw.flush();
+        return o.ok() ? ExitCodes.OK : ExitCodes.FAILED;
     }
 
     private int pair(GuestKit kit, Path dir, PrintWriter pw) throws CliFailure {

@@ -10,7 +10,7 @@ import picocli.CommandLine.ParameterException;
         versionProvider = BuildInfo.class,
         description = "A hardware-model emulator of the RDMA block of Intel's E810 NIC (the device of the Linux "
                 + "irdma driver).",
-        subcommands = {BootCommand.class, E810Command.class, ServeCommand.class, CompareCommand.class, DemoCommand.class, RpingCommand.class, DecodeCommand.class, TraceCommand.class, SampleCommand.class, VersionCommand.class, HelpCommand.class},
+        subcommands = {BootCommand.class, E810Command.class, ServeCommand.class, FleetCommand.class, CompareCommand.class, DemoCommand.class, RpingCommand.class, DecodeCommand.class, TraceCommand.class, SampleCommand.class, VersionCommand.class, HelpCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         commandListHeading = "%nCommands:%n")
 final class IrdmaEmuCommand extends VerboseCommand {

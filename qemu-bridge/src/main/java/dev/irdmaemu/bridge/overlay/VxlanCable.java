@@ -30,10 +30,11 @@ import org.slf4j.LoggerFactory;
  * the inner source MAC of a received datagram is learned against its outer source address, {@link VtepTable}),
  * everything else to every endpoint (head-end replication, as a Linux {@code vxlan} device with static remotes does).
  *
- * <p>Everything received is hostile: a datagram from an address that is not one of the configured endpoints
- * (spoofed), one too short for the header and an Ethernet header (truncated), one without the I flag, one with
- * another VNI, and one whose inner frame is longer than the E810's largest frame (oversized) is dropped and counted
- * in {@link VxlanCounters}, never delivered and never an exception. Nothing is allocated per datagram: the buffers
+ * <p>Everything received is hostile: a datagram from an address that is not one of the configured endpoints'
+ * addresses (spoofed; any source port of an endpoint's address is that endpoint's, RFC 7348 section 5), one too
+ * short for the header and an Ethernet header (truncated), one without the I flag, one with another VNI, and one
+ * whose inner frame is longer than the E810's largest frame (oversized) is dropped and counted in {@link
+ * VxlanCounters}, never delivered and never an exception. Nothing is allocated per datagram: the buffers
  * are direct and reused, and the JDK's receive answers the same sender object while the sender stays the same.
  */
 public final class VxlanCable implements AutoCloseable {
@@ -188,11 +189,24 @@ public final class VxlanCable implements AutoCloseable {
         }
     }
 
-    /** The index of the configured endpoint {@code from} is, or empty for a stranger (no allocation). */
+    /**
+     * The index of the configured endpoint {@code from} is, or empty for a stranger (no allocation). The address
+     * names the endpoint, not the port: RFC 7348 section 5 has a VTEP pick its UDP source port from a hash of the
+     * inner frame (Linux's {@code vxlan} device does, from its ephemeral range), so an endpoint's datagrams come from
+     * many ports. An exact address and port match is taken first, so that endpoints sharing an address (several on
+     * one host) stay apart when they send from their own port.
+     */
     private OptionalInt peerIndex(SocketAddress from) {
         for (int i = 0; i < peers.length; i++) {
             if (peers[i].equals(from)) {
                 return peerIds[i];
+            }
+        }
+        if (from instanceof InetSocketAddress f) {
+            for (int i = 0; i < peers.length; i++) {
+                if (peers[i].getAddress().equals(f.getAddress())) {
+                    return peerIds[i];
+                }
             }
         }
         return OptionalInt.empty();

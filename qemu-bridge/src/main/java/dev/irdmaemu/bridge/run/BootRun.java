@@ -20,6 +20,7 @@ import dev.irdmaemu.bridge.kit.GuestLaunch;
 import dev.irdmaemu.bridge.kit.GuestResult;
 import dev.irdmaemu.bridge.vhost.VhostNetPort;
 import dev.irdmaemu.bridge.e810.E810Host;
+import dev.irdmaemu.bridge.e810.E810PairRun;
 import dev.irdmaemu.bridge.e810.E810ProbeRun;
 import dev.irdmaemu.bridge.kit.MissingGuestKitException;
 import dev.irdmaemu.model.E810Holdings;
@@ -276,6 +277,7 @@ public final class BootRun implements AutoCloseable {
                 .memoryMiB(options.memoryMiB()).initramfs(initrd);
         if (e810 != null) {
             launch.machine(GuestLaunch.Machine.Q35).kernelArgument("irdma_emu.nic=e810")
+                    .kernelArgument(E810PairRun.NO_TIMER_CHECK)
                     .vfioUser(VfioUserDevice.socket(e810.server().socketPath()).id("e810")
                             .messageTimeout(Duration.ofSeconds(20)).build());
         } else {

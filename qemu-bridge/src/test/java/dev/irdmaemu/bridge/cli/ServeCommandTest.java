@@ -165,7 +165,8 @@ class ServeCommandTest {
              java.nio.channels.DatagramChannel probe = java.nio.channels.DatagramChannel.open()) {
             java.net.InetAddress lo = java.net.InetAddress.getLoopbackAddress();
             peer.bind(new java.net.InetSocketAddress(lo, 0));
-            stranger.bind(new java.net.InetSocketAddress(lo, 0));
+            // a stranger is another address: any source port of a peer's address is the peer's (RFC 7348 section 5)
+            stranger.bind(new java.net.InetSocketAddress(java.net.InetAddress.getByName("127.0.0.2"), 0));
             probe.bind(new java.net.InetSocketAddress(lo, 0));
             int port = ((java.net.InetSocketAddress) probe.getLocalAddress()).getPort();
             probe.close(); // a free port for serve to bind

@@ -11,8 +11,10 @@ import dev.irdmaemu.bridge.boot.ScenarioExpectations;
  * The E810 path through a guest container: QEMU in the container attaches the emulated E810 over the vfio-user
  * socket in the boot's shared folder, the guest (the kit's e810 flavour, Linux 7.3) runs its stock ice.ko and
  * irdma.ko on it, and the hosted node on the E810's cable answers, checked with the same
- * {@link ScenarioExpectations} as the direct boots of {@code E810ScenariosBootTest}. The two-guest pair through
- * containers is {@link E810PairContainerTest}.
+ * {@link ScenarioExpectations} as the direct boots of {@code E810ScenariosBootTest}: here the longest scenario,
+ * rping-throughput. The other E810 scenarios run in containers of the self-contained image with the model inside
+ * ({@code RemoteEngineIT}'s fleet on the second engine), and so does the two-guest pair, across two containers over
+ * VXLAN.
  */
 class E810ContainerTest {
     private static void onTheE810(BootReport run) {
@@ -21,33 +23,9 @@ class E810ContainerTest {
         assertTrue(run.e810().empty(), () -> "nothing left on the E810: " + run.e810());
     }
 
-    @GuestTest(scenario = "rping-server", model = HostedNodeModel.class, e810 = true, resultTimeoutSeconds = 180)
-    void theNodesRpingClientPingsIrdmasServer(BootReport run) throws Exception {
-        onTheE810(run);
-        ScenarioExpectations.rpingServer(run);
-    }
-
-    @GuestTest(scenario = "rping-client", model = HostedNodeModel.class, e810 = true, resultTimeoutSeconds = 180)
-    void irdmasRpingClientPingsTheNode(BootReport run) throws Exception {
-        onTheE810(run);
-        ScenarioExpectations.rpingClient(run);
-    }
-
     @GuestTest(scenario = "rping-throughput", model = HostedNodeModel.class, e810 = true, resultTimeoutSeconds = 300)
     void irdmasRpingClientMakesAHundredLargestPingsWithTheNode(BootReport run) throws Exception {
         onTheE810(run);
         ScenarioExpectations.rpingThroughput(run);
-    }
-
-    @GuestTest(scenario = "ucmatose-client", model = HostedNodeModel.class, e810 = true, resultTimeoutSeconds = 240)
-    void irdmasUcmatoseClientsConnectToTheNode(BootReport run) throws Exception {
-        onTheE810(run);
-        ScenarioExpectations.ucmatoseClient(run);
-    }
-
-    @GuestTest(scenario = "ucmatose-server", model = HostedNodeModel.class, e810 = true, resultTimeoutSeconds = 240)
-    void theNodesUcmatoseClientsConnectToIrdmasServers(BootReport run) throws Exception {
-        onTheE810(run);
-        ScenarioExpectations.ucmatoseServer(run);
     }
 }

@@ -16,9 +16,9 @@ import java.util.List;
 
 /**
  * What a run of the {@code rping-pair} scenario must show, whichever host ran the two guests' QEMUs (children of
- * the test, {@link E810PairBootTest}, or two guest containers, {@code E810PairContainerTest}): both guests' irdma in
- * iWARP mode, {@code count} pings verified, nothing left on either E810 once its guest powered off, and a capture
- * that decodes with irdma-emu decode (one MPA v2 peer-to-peer exchange, the server's Writes, good CRCs) and with
+ * the test, {@link E810PairBootTest}; across two containers over VXLAN, {@code RemoteEngineIT} checks the
+ * containers' own summaries): both guests' irdma in iWARP mode, {@code count} pings verified, nothing left on
+ * either E810 once its guest powered off, and a capture that decodes with irdma-emu decode (one MPA v2 peer-to-peer exchange, the server's Writes, good CRCs) and with
  * tshark alike.
  */
 public final class E810PairExpectations {

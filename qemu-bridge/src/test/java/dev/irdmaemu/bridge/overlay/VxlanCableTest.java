@@ -176,10 +176,34 @@ class VxlanCableTest {
         assertEquals(5, cable.counters().sent());
     }
 
+    /**
+     * RFC 7348 section 5: a VTEP picks its UDP source port from a hash of the inner frame (Linux's vxlan device
+     * does), so an endpoint's datagrams come from many ports: the endpoint is its address. What it sends from
+     * another port is delivered and its MAC learned against it, and unicast to that MAC goes to its configured port.
+     */
+    @Test
+    void anEndpointsDatagramsFromAnotherSourcePortAreItsOwn() throws Exception {
+        DatagramChannel peer = socket();
+        DatagramChannel hashedPort = socket();
+        FakeAdapter a = keep(new FakeAdapter(64));
+        VxlanCable cable = keep(VxlanCable.open(a, new InetSocketAddress(LOOPBACK, 0), List.of(at(peer)), 5));
+        byte[] f = frame(MAC_A, MAC_B, 60, 9);
+        hashedPort.send(datagram(5, f), cable.localAddress());
+        waitFor(cable.counters()::received, 1);
+        assertEquals(0, cable.counters().spoofed(), cable.counters().toString());
+        assertTrue(java.util.Arrays.equals(f, a.take().get(0)));
+        a.send(frame(MAC_B, MAC_A, 64, 1));
+        assertEquals(72, receiveLength(peer), "unicast to the learned MAC goes to the endpoint's configured port");
+        hashedPort.configureBlocking(false);
+        assertNull(hashedPort.receive(ByteBuffer.allocate(100)), "not to the port it came from");
+    }
+
     @Test
     void hostileDatagramsAreDroppedAndCountedByReason() throws Exception {
         DatagramChannel peer = socket();
-        DatagramChannel stranger = socket();
+        // a stranger is another address (any port of an endpoint's own address is that endpoint's)
+        DatagramChannel stranger = keep(DatagramChannel.open());
+        stranger.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.2"), 0));
         FakeAdapter a = keep(new FakeAdapter(64));
         VxlanCable cable = keep(VxlanCable.open(a, new InetSocketAddress(LOOPBACK, 0), List.of(at(peer)), 99));
         InetSocketAddress to = cable.localAddress();
