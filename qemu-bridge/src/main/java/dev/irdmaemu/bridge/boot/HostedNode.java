@@ -136,6 +136,10 @@ public final class HostedNode implements AutoCloseable {
             local.add(LocalAddress.of(v.v6(), v.tag().id()));
         }
         this.port = new ModelHardwarePort(driver, MAC, link.mtu(), 128, 128, local);
+        for (NodeLink.VlanNetdev v : link.vlans()) {
+            int p = v.tag().pcp();
+            port.egressQosMap(v.tag().id(), p, p, p, p, p, p, p, p); // egress-qos-map 0:P 1:P .. 7:P
+        }
         this.cm = new ConnectionManager(port);
         this.lan = new LanResponder(ADDRESSES, this::toGuest, this::learned);
         if (link.vlans().isEmpty()) {
