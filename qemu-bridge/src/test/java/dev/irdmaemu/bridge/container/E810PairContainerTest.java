@@ -12,5 +12,6 @@ class E810PairContainerTest {
     @GuestTest(scenario = E810PairModel.SCENARIO, model = E810PairModel.class, e810 = true, resultTimeoutSeconds = 300)
     void twoGuestContainersStockIrdmaConnectThroughTheirEmulatedE810s(E810PairRun.Outcome o) throws Exception {
         E810PairExpectations.verifiedPings(o, E810PairModel.PINGS);
+        E810PairExpectations.rdmaPaths(o, E810PairModel.PINGS);
     }
 }
