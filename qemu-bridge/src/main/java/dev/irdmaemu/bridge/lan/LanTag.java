@@ -10,7 +10,11 @@ import net.openhft.chronicle.bytes.BytesStore;
  * vlan_dev_hard_header).
  */
 public sealed interface LanTag {
-    /** The untagged netdev: takes untagged frames only (a tagged one is for a VLAN netdev, or for nobody). */
+    /**
+     * The untagged netdev: takes untagged frames and priority-tagged ones (VLAN id 0, IEEE 802.1Q §9.6: a priority
+     * only, which Linux's __netif_receive_skb_core clears and delivers to the NIC's own netdev); a frame of another
+     * VLAN is for that VLAN's netdev, or for nobody.
+     */
     LanTag UNTAGGED = new Untagged();
 
     /** True when the frame is this netdev's. */
@@ -26,7 +30,7 @@ public sealed interface LanTag {
     record Untagged() implements LanTag {
         @Override
         public boolean matches(EthernetFrame frame) {
-            return !frame.hasVlanTag();
+            return !frame.hasVlanTag() || frame.vlanId() == 0;
         }
 
         @Override
