@@ -33,7 +33,7 @@ kernel_lines() { dmesg -r | wc -l; }
 
 # errors_since MARK: ice's and irdma's lines of level 0..3 (emerg..err) after line MARK of the kernel's log
 errors_since() {
-    dmesg -r | tail -n +"$(($1 + 1))" | grep -E '^<[0-3]>' | grep -E '(ice|irdma)' || true
+    dmesg -r | tail -n +"$(($1 + 1))" | grep -E '^<[0-3]>' | grep -E '(^<[0-7]>|[] ])(ice|irdma)[0-9]*[ :]' || true
 }
 
 # reach ADDRESS: the node answers a ping (ARP or Neighbor Discovery done), within 30 s
@@ -104,3 +104,7 @@ until [ "$(cat "/sys/class/net/$NIC/carrier" 2>/dev/null)" = 1 ]; do
 done
 field jumbo_mtu "$(cat "/sys/class/net/$NIC/mtu")"
 variant jumbo "$NODE4" 7176 7483 8000 20000
+# what the error checks read: the kernel's log in raw form (a level prefix on each line), so a check that found
+# nothing had something to look at
+field kernel_log_lines "$(kernel_lines)"
+field kernel_log_leveled "$(dmesg -r | grep -c '^<[0-7]>')"

@@ -72,7 +72,7 @@ case "$PART" in server) ME=10 OTHER=20 ;; *) ME=20 OTHER=10 ;; esac
 
 # errors_since MARK: ice's and irdma's lines of level 0..3 (emerg..err) after line MARK of the kernel's log
 errors_since() {
-    dmesg -r | tail -n +"$(($1 + 1))" | grep -E '^<[0-3]>' | grep -E '(ice|irdma)' || true
+    dmesg -r | tail -n +"$(($1 + 1))" | grep -E '^<[0-3]>' | grep -E '(^<[0-7]>|[] ])(ice|irdma)[0-9]*[ :]' || true
 }
 
 # pair_rping NAME ADDRESS PEER PORT SIZE: this guest's part of the variant's rping; sets NAME_rping
@@ -161,3 +161,6 @@ until [ "$(cat "/sys/class/net/$NIC/carrier" 2>/dev/null)" = 1 ]; do
 done
 field jumbo_mtu "$(cat "/sys/class/net/$NIC/mtu")"
 pair_variant jumbo "198.51.100.$ME" "198.51.100.$OTHER" 7182 7483 8000 20000
+# what the error checks read: the kernel's log in raw form (a level prefix on each line)
+field kernel_log_lines "$(dmesg -r | wc -l)"
+field kernel_log_leveled "$(dmesg -r | grep -c '^<[0-7]>')"

@@ -40,6 +40,9 @@ final class RdmaPathsExpectations {
             assertEquals("10", rping.field("verified"), v + ": each Read brought rping's ping data");
         }
         ScenarioExpectations.service(r, "ucmatose-server");
+        int lines = Integer.parseInt(g.field("kernel_log_lines"));
+        assertTrue(lines > 100 && Integer.parseInt(g.field("kernel_log_leveled")) == lines,
+                "the error checks read the kernel's log with a level on every line: " + g);
         assertEquals(Integer.toString(BootScenario.PATHS_JUMBO_MTU), g.field("jumbo_mtu"));
 
         Path pcap = r.pcap();

@@ -80,6 +80,11 @@ public final class E810PairExpectations {
             assertEquals("0", o.client().field(v + "_errors"), v + ": no ice or irdma error on the client");
         }
         assertEquals("9000", o.client().field("jumbo_mtu"));
+        for (var g : List.of(o.server(), o.client())) {
+            int lines = Integer.parseInt(g.field("kernel_log_lines"));
+            assertTrue(lines > 100 && Integer.parseInt(g.field("kernel_log_leveled")) == lines,
+                    "the error checks read the kernel's log with a level on every line: " + g);
+        }
         Path dir = Files.createDirectories(o.runDir().resolve("tshark"));
         List<String> v6 = Tshark.run(dir, o.pcap(), "-Y", "ipv6 && iwarp_ddp_rdmap", "-T", "fields", "-e", "ipv6.src");
         assertTrue(v6.contains("2001:db8::10") && v6.contains("2001:db8::20"), "iWARP over IPv6 both ways: "
