@@ -55,10 +55,11 @@ USER_PROGRAMS=(usr/bin/rping usr/bin/ucmatose usr/bin/ibv_devices usr/bin/ibv_de
     usr/bin/rdma_client usr/bin/rdma bin/ip sbin/devlink sbin/ethtool)
 # The e810 flavour: Linux 7.3 from trixie-backports (the newest linux-image-7.3.*-amd64 there). Init loads
 # E810_BOOT_MODULES (virtio and the RDMA core); the e810 scenarios load ice and irdma with modprobe, from the
-# modules.dep written here. Every module comes with the closure of its "depends=" entries.
+# modules.dep written here. Every module comes with the closure of its "depends=" entries. 8021q (with garp, mrp,
+# stp and llc) is for the scenarios that run RDMA over a VLAN netdev on ice's (ip link add ... type vlan).
 E810_KERNEL_SERIES=7.3
 E810_BOOT_MODULES=(virtio_pci virtio_net ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm)
-E810_MODPROBE_MODULES=(ice irdma)
+E810_MODPROBE_MODULES=(ice irdma 8021q)
 # ice's DDP package (ice_main.c ICE_DDP_PKG_FILE: request_firmware of "intel/ice/ddp/ice.pkg", after an
 # "ice-<DSN>.pkg" of the same folder) and the package holding it
 E810_DDP_DIR=intel/ice/ddp

@@ -7,6 +7,15 @@
 # The server runs `rping -s -C N -V` on its address; the client waits for the server to answer a ping (the other
 # guest boots at the same time and may be slower), then runs `rping -c -C N -V`, trying again while the server is
 # not listening yet. Fields: pair, rping_exit, rping_pings (client) or rping_verified (server).
+#
+# Then the RDMA paths the rest skip (issue 29 item 4), one variant after the other, each an rping -V of COUNT pings
+# and a ucmatose run of 5 connections (-C 10) between the two guests: over IPv6 (2001:db8::10 and ::20), over a
+# VLAN netdev (VLAN 100, every egress priority mapped to PCP 5; 203.0.113.10 and .20), and untagged at MTU 9000
+# (198.51.100.10 and .20, a second subnet on ice's netdev; rping -S 20000, ucmatose -S 8000). The server side of a
+# variant starts its ucmatose server, waits until it listens, then serves rping: the client's rping, tried until
+# it connects, is the signal that both are there. Fields per variant NAME (v6, vlan, jumbo): NAME_rping (the
+# client's pings, the server's verified pings), NAME_ucmatose (complete), NAME_errors (ice/irdma lines of error
+# level or worse printed while it ran).
 PART="$(param irdma_emu.pair || echo none)"
 ADDR="$(param irdma_emu.addr || echo none)"
 PEER="$(param irdma_emu.peer || echo none)"
@@ -55,3 +64,103 @@ else
     field rping_pings "$pings"
     [ "$code" = 0 ] && [ "$pings" = "$COUNT" ] || fail "rping client: exit $code, $pings of $COUNT"
 fi
+
+# ---- the RDMA paths between the two guests
+VLAN_ID=100
+VLAN_PCP=5
+case "$PART" in server) ME=10 OTHER=20 ;; *) ME=20 OTHER=10 ;; esac
+
+# errors_since MARK: ice's and irdma's lines of level 0..3 (emerg..err) after line MARK of the kernel's log
+errors_since() {
+    dmesg -r | tail -n +"$(($1 + 1))" | grep -E '^<[0-3]>' | grep -E '(^<[0-7]>|[] ])(ice|irdma)[0-9]*[ :]' || true
+}
+
+# pair_rping NAME ADDRESS PEER PORT SIZE: this guest's part of the variant's rping; sets NAME_rping
+pair_rping() {
+    if [ "$PART" = server ]; then
+        timeout 120 rping -s -a "$2" -p "$4" -C "$COUNT" -S "$5" -V -v >/tmp/rping-$1.log 2>&1
+        code=$?
+        got="$(grep -c '^server ping data: rdma-ping-' /tmp/rping-$1.log)"
+    else
+        attempt=0
+        while :; do
+            attempt=$((attempt + 1))
+            started=$(nic_ms)
+            timeout 120 rping -c -a "$3" -p "$4" -C "$COUNT" -S "$5" -V -v >/tmp/rping-$1.log 2>&1
+            code=$?
+            [ "$code" != 0 ] && [ $(($(nic_ms) - started)) -lt 2000 ] && [ "$attempt" -lt 240 ] \
+                && { sleep 0.5; continue; }
+            break
+        done
+        got="$(grep -c '^ping data: rdma-ping-' /tmp/rping-$1.log)"
+    fi
+    cut -c1-100 /tmp/rping-$1.log # the first 100 bytes of each line: -S 20000 would flood the console
+    field "$1_rping" "$got"
+    [ "$code" = 0 ] && [ "$got" = "$COUNT" ] || fail "$1: rping $PART: exit $code, $got of $COUNT"
+}
+
+# pair_variant NAME ADDRESS PEER RPING-PORT UCMATOSE-PORT SIZE RPING-SIZE
+pair_variant() {
+    name="$1"
+    mark=$(dmesg -r | wc -l)
+    step "$name-reach"
+    tries=0
+    until ping -c 1 -W 1 "$3" >/dev/null 2>&1; do
+        tries=$((tries + 1))
+        [ "$tries" -le 90 ] || fail "$name: no reply from the other guest at $3"
+    done
+    step "$name"
+    if [ "$PART" = server ]; then
+        timeout 150 ucmatose -b "$2" -p "$5" -c 5 -C 10 -S "$6" >/tmp/ucmatose-$name.log 2>&1 &
+        upid=$!
+        tries=0
+        until rdma resource show cm_id 2>/dev/null | grep 'state LISTEN' | grep -q 'comm ucmatose'; do
+            tries=$((tries + 1))
+            [ "$tries" -le 300 ] || fail "$name: the ucmatose server does not listen"
+            sleep 0.1
+        done
+        pair_rping "$name" "$2" "$3" "$4" "$7"
+        wait "$upid"
+        code=$?
+    else
+        pair_rping "$name" "$2" "$3" "$4" "$7"
+        timeout 120 ucmatose -s "$3" -p "$5" -c 5 -C 10 -S "$6" >/tmp/ucmatose-$name.log 2>&1
+        code=$?
+    fi
+    cat /tmp/ucmatose-$name.log
+    if [ "$code" = 0 ] && grep -q '^return status 0$' /tmp/ucmatose-$name.log; then
+        field "${name}_ucmatose" complete
+    else
+        field "${name}_ucmatose" failed
+        fail "$name: ucmatose ($PART) exited $code"
+    fi
+    errors="$(errors_since "$mark")"
+    [ -n "$errors" ] && echo "$errors"
+    field "${name}_errors" "$(printf '%s' "$errors" | grep -c .)"
+    [ -z "$errors" ] || fail "$name: ice or irdma logged errors"
+}
+
+step paths-netdevs
+run $IP -6 addr add "2001:db8::$ME/64" dev "$NIC" nodad
+VLAN_DEV="$NIC.$VLAN_ID"
+run modprobe 8021q
+run $IP link add link "$NIC" name "$VLAN_DEV" type vlan id "$VLAN_ID" \
+    egress-qos-map 0:$VLAN_PCP 1:$VLAN_PCP 2:$VLAN_PCP 3:$VLAN_PCP 4:$VLAN_PCP 5:$VLAN_PCP 6:$VLAN_PCP 7:$VLAN_PCP
+run $IP addr add "203.0.113.$ME/24" dev "$VLAN_DEV"
+run $IP link set "$VLAN_DEV" up
+pair_variant v6 "2001:db8::$ME" "2001:db8::$OTHER" 7180 7481 100 64
+pair_variant vlan "203.0.113.$ME" "203.0.113.$OTHER" 7181 7482 100 64
+step jumbo-mtu
+run $IP link set "$NIC" mtu 9000
+run $IP addr add "198.51.100.$ME/24" dev "$NIC"
+tries=0
+until [ "$(cat "/sys/class/net/$NIC/carrier" 2>/dev/null)" = 1 ]; do
+    tries=$((tries + 1))
+    [ "$tries" -le 100 ] || fail "$NIC has no carrier 10 s after its MTU became 9000"
+    sleep 0.1
+done
+field jumbo_mtu "$(cat "/sys/class/net/$NIC/mtu")"
+pair_variant jumbo "198.51.100.$ME" "198.51.100.$OTHER" 7182 7483 8000 20000
+# what the error checks read: the kernel's log in raw form (a level prefix on each line)
+field kernel_log_lines "$(dmesg -r | wc -l)"
+field kernel_log_leveled "$(dmesg -r | grep -c '^<[0-7]>')"

@@ -22,6 +22,9 @@ public abstract class AbstractHardwarePort<P extends AbstractHardwarePort<P>> im
     private final int maxOrd;
     private final List<LocalAddress> addresses;
     private final NeighbourTable neighbours;
+    /** VLAN sub-interfaces' egress QoS maps: {@link #egressMapVlans}[i]'s priorities in {@link #egressMaps}[i]. */
+    private int[] egressMapVlans = new int[0];
+    private int[][] egressMaps = new int[0][];
     private Receiver receiver;
     /** The attached CM as the port's parts see it: whichever CM attaches, also after they were made. */
     private final Receiver upstream = new Receiver() {
@@ -52,6 +55,34 @@ public abstract class AbstractHardwarePort<P extends AbstractHardwarePort<P>> im
     public final P addNeighbour(IpEndpoint address, long neighbourMac) {
         neighbours.add(address, neighbourMac);
         return (P) this;
+    }
+
+    /**
+     * The egress QoS map of VLAN sub-interface {@code vlanId} ({@code ip link add ... type vlan id N egress-qos-map
+     * 0:P0 1:P1 ...}): {@code pcpOfPriority[p]} is the 802.1p priority of skb priority {@code p}, 8 entries 0..7.
+     */
+    @SuppressWarnings("unchecked")
+    public final P egressQosMap(int vlanId, int... pcpOfPriority) {
+        if (vlanId < 0 || vlanId >= CmNode.NO_VLAN || pcpOfPriority.length != 8
+                || java.util.Arrays.stream(pcpOfPriority).anyMatch(v -> v < 0 || v > 7)) {
+            throw new IllegalArgumentException("an egress QoS map is 8 priorities 0..7 of a VLAN 0..4095");
+        }
+        int n = egressMapVlans.length;
+        egressMapVlans = java.util.Arrays.copyOf(egressMapVlans, n + 1);
+        egressMaps = java.util.Arrays.copyOf(egressMaps, n + 1);
+        egressMapVlans[n] = vlanId;
+        egressMaps[n] = pcpOfPriority.clone();
+        return (P) this;
+    }
+
+    @Override
+    public final int egressPriority(int vlanId, int priority) {
+        for (int i = 0; i < egressMapVlans.length; i++) {
+            if (egressMapVlans[i] == vlanId) {
+                return egressMaps[i][priority & 7];
+            }
+        }
+        return priority;
     }
 
     /** Makes two ports know each other's addresses. */

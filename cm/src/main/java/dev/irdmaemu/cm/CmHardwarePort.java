@@ -43,6 +43,16 @@ public interface CmHardwarePort {
     /** Addresses on the netdev and its VLAN sub-interfaces. */
     List<LocalAddress> localAddresses();
 
+    /**
+     * The 802.1p priority the VLAN sub-interface {@code vlanId} puts in the tag of a frame of skb priority {@code
+     * priority} (0..7): its egress QoS map (net/8021q vlan_dev_get_egress_qos_mask, {@code ip link ... type vlan
+     * egress-qos-map}), which irdma applies to a connection's user priority (cm.c irdma_iw_get_vlan_prio). The
+     * priority itself when the sub-interface maps nothing, as Linux's default map does.
+     */
+    default int egressPriority(int vlanId, int priority) {
+        return priority;
+    }
+
     /** The MAC of the next hop for {@code remote} (ARP/ND); empty when it does not resolve. */
     OptionalLong neighbourMac(boolean ipv4, long remoteHi, long remoteLo);
 

@@ -57,7 +57,8 @@ final class CmListeners {
             l.backlog = backlog;
             l.active = true;
             l.tos = tos;
-            l.userPriority = CmNodeTable.priorityOfTos(tos);
+            l.userPriority = wildcard ? CmNodeTable.priorityOfTos(tos)
+                    : cm.table.userPriority(address.ipv4(), address.addressHi(), address.addressLo(), tos);
             if (!reused) {
                 program(l, address);
             }
@@ -183,7 +184,9 @@ final class CmListeners {
             }
             CmListener child = new CmListener(cm, a.ipv4(), a.addressHi(), a.addressLo(), parent.port, false);
             child.vlanId = a.vlanId();
-            child.userPriority = parent.userPriority;
+            // cm.c irdma_add_mqh_4/_6: the child's priority through its address's VLAN egress map
+            child.userPriority = a.vlanId() == CmNode.NO_VLAN ? parent.userPriority
+                    : port.egressPriority(a.vlanId(), parent.userPriority);
             // cm.c quirk kept: the parent takes the VLAN of the last child it made
             parent.vlanId = a.vlanId();
             if (addQhash(child)) {
@@ -243,7 +246,8 @@ final class CmListeners {
         if (child == null) {
             child = new CmListener(cm, address.ipv4(), address.addressHi(), address.addressLo(), l.port, false);
             child.vlanId = address.vlanId();
-            child.userPriority = l.userPriority;
+            child.userPriority = address.vlanId() == CmNode.NO_VLAN ? l.userPriority
+                    : port.egressPriority(address.vlanId(), l.userPriority);
             if (addQhash(child)) {
                 l.children.add(child);
             }

@@ -166,6 +166,17 @@ final class CmNodeTable {
         return CmNode.NO_VLAN;
     }
 
+    /**
+     * A connection's or listener's user priority for TOS {@code tos} on local address {@code hi:lo}: rt_tos2priority,
+     * through the egress QoS map of the VLAN sub-interface that holds the address, if it is on one (cm.c
+     * irdma_iw_get_vlan_prio; an untagged address keeps the TOS's priority).
+     */
+    int userPriority(boolean ipv4, long hi, long lo, int tos) {
+        int priority = priorityOfTos(tos);
+        int vlan = vlanOf(ipv4, hi, lo);
+        return vlan == CmNode.NO_VLAN ? priority : port.egressPriority(vlan, priority);
+    }
+
     /** The device's MTU must carry the family's minimum (defs.h IRDMA_MIN_MTU_IPV4 / _IPV6). */
     void checkMtu(boolean ipv4) {
         if (port.mtu() < (ipv4 ? ConnectionManager.MIN_MTU_IPV4 : ConnectionManager.MIN_MTU_IPV6)) {

@@ -46,7 +46,7 @@ final class ConnectionControl {
                 throw new IllegalStateException("four-tuple in use: " + local + " " + remote);
             }
             CmNode n = cm.table.makeNode(key, local.ipv4(), true, null, params.tos(),
-                    CmNodeTable.priorityOfTos(params.tos()));
+                    cm.table.userPriority(local.ipv4(), local.addressHi(), local.addressLo(), params.tos()));
             if (n == null) {
                 cm.openErrors.countConnectError();
                 throw new IllegalStateException("no neighbour for " + remote);

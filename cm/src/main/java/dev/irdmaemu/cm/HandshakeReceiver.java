@@ -74,7 +74,8 @@ final class HandshakeReceiver {
         int tos = ipv4 ? rx.ipv4().tos() : rx.ipv6().trafficClass();
         // cm.c irdma_make_cm_node: the higher of the listener's and the peer's TOS decides the priority
         int nodeTos = Math.max(l.tos, tos);
-        CmNode n = cm.table.makeNode(probe.copy(), ipv4, false, l, nodeTos, CmNodeTable.priorityOfTos(nodeTos));
+        CmNode n = cm.table.makeNode(probe.copy(), ipv4, false, l, nodeTos,
+                cm.table.userPriority(ipv4, probe.localHi, probe.localLo, nodeTos));
         if (n == null) {
             cm.listeners.release(l, true);
             return null;

@@ -21,6 +21,12 @@ import org.slf4j.LoggerFactory;
  * the last segment, CWR only on the first). The EOP descriptor of each packet with RS gets DTYPE DESC_DONE, which
  * ice_clean_tx_irq tests; then QINT_TQCTL's vector is raised.
  *
+ * <p>VLAN insertion (ice_txrx.c ice_tx_prepare_vlan_flags): the skb's 802.1Q tag control information comes in the
+ * data descriptor's L2TAG1 with CMD IL2TAG1 (single VLAN mode rings), or in the context descriptor's L2TAG2 with its
+ * IL2TAG2 command (double VLAN mode rings, ICE_TX_RING_FLAGS_VLAN_L2TAG2); either way the frame leaves with a tag
+ * (TPID 0x8100, that TCI: priority, DEI and VLAN id) inserted after its MAC addresses, each TSO segment too. The
+ * offsets and checksums are those of the untagged frame the driver built (MACLEN covers no tag).
+ *
  * <p>Hostile rings: a descriptor outside guest memory, a zero-length or unknown descriptor, a chain without EOP
  * before the tail, headers longer than the packet, a TSO length that does not match: the packet is dropped, its
  * descriptors completed, and a Tx MDD event raised (GL_MDET_TX_TCLAN). A tail beyond the ring is ignored with an
@@ -34,6 +40,12 @@ public final class TxPath {
     /** Largest frame sent without TSO: the MAX_MTU 9728 the capabilities report plus a tagged Ethernet header. */
     public static final int MAX_FRAME = 9728 + 18;
     private static final int MIN_FRAME = 14;
+    /** An 802.1Q tag: TPID 0x8100 and the tag control information, inserted after the two MAC addresses. */
+    static final int VLAN_TAG = 4;
+    private static final int MAC_ADDRESSES = 12;
+    private static final int TPID_8021Q = 0x8100;
+    /** ice_lan_tx_rx.h ICE_TX_CTX_DESC_IL2TAG2: the context descriptor's L2TAG2 is to be inserted. */
+    static final int CTX_CMD_IL2TAG2 = 0x04;
 
     // MDD MAL_TYPE values the model reports (its own numbering; ice only prints them)
     static final int MDD_DESCRIPTOR = 1;
@@ -52,6 +64,8 @@ public final class TxPath {
     private final BytesStore<?, ?> descBuf = BytesStore.nativeStoreWithFixedCapacity(TxDescriptor.SIZE);
     private final BytesStore<?, ?> packet = BytesStore.nativeStoreWithFixedCapacity(MAX_PACKET);
     private final BytesStore<?, ?> segment = BytesStore.nativeStoreWithFixedCapacity(MAX_FRAME + 822);
+    /** A frame with the tag the descriptors asked for inserted. */
+    private final BytesStore<?, ?> tagged = BytesStore.nativeStoreWithFixedCapacity(MAX_FRAME + 822 + VLAN_TAG);
     private final int[] head;
     private final int[] tail;
     private TxContextSource contexts = TxContextSource.NONE;
@@ -65,6 +79,9 @@ public final class TxPath {
     private int mss;
     private int packetLength;
     private int fault;
+    /** The packet's tag control information to insert, or {@link #NO_TAG}. */
+    private int insertTci;
+    private static final int NO_TAG = -1;
 
     TxPath(int queues, HostMemory memory, Trace trace, LanQueues owner, LanCounters counters) {
         this.queues = queues;
@@ -142,6 +159,7 @@ public final class TxPath {
     private int onePacket(int q, int start, int end, int qlen) {
         cmd = 0;
         tso = false;
+        insertTci = NO_TAG;
         packetLength = 0;
         fault = 0;
         int h = start;
@@ -174,11 +192,18 @@ public final class TxPath {
                     tsoLength = desc.tsoLength();
                     mss = desc.mss();
                 }
+                if ((desc.contextCmd() & CTX_CMD_IL2TAG2) != 0) {
+                    // struct ice_tx_ctx_desc: l2tag2 is bytes 4..5 of the first quadword
+                    insertTci = (int) (desc.bufferAddress() >>> 32) & 0xFFFF;
+                }
                 continue;
             }
             gather(desc.bufferAddress(), desc.bufferSize());
             if (desc.endOfPacket()) {
                 cmd = desc.cmd();
+                if ((cmd & TxDescriptor.CMD_IL2TAG1) != 0) {
+                    insertTci = desc.l2Tag1();
+                }
                 macLen = desc.macLength();
                 ipLen = desc.ipLength();
                 l4Len = desc.l4Length();
@@ -326,9 +351,20 @@ public final class TxPath {
         counters.txBytes += len;
         TraceEvent t = trace.start(TraceKind.LAN);
         if (t != null) {
-            t.text("dir", "tx").text("op", "frame").num("q", q).num("len", len).emit();
+            t.text("dir", "tx").text("op", "frame").num("q", q).num("len", len).num("tci", insertTci).emit();
         }
-        wire.transmit(s, 0, len);
+        if (insertTci == NO_TAG) {
+            wire.transmit(s, 0, len);
+            return;
+        }
+        tagged.write(0, s, 0, MAC_ADDRESSES);
+        tagged.writeByte(MAC_ADDRESSES, (byte) (TPID_8021Q >>> 8));
+        tagged.writeByte(MAC_ADDRESSES + 1, (byte) TPID_8021Q);
+        tagged.writeByte(MAC_ADDRESSES + 2, (byte) (insertTci >>> 8));
+        tagged.writeByte(MAC_ADDRESSES + 3, (byte) insertTci);
+        tagged.write(MAC_ADDRESSES + VLAN_TAG, s, MAC_ADDRESSES, len - MAC_ADDRESSES);
+        counters.txBytes += VLAN_TAG;
+        wire.transmit(tagged, 0, len + VLAN_TAG);
     }
 
     private void event(int q, String op, int value) {

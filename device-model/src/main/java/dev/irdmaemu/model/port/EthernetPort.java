@@ -59,14 +59,29 @@ public final class EthernetPort implements PudaWire {
     private long txFrames;
     private long rxOverflow;
 
-    /** The receive FIFO: frames wait here for their classification time. Link.MAX_FRAME-sized slots. */
+    /**
+     * The receive FIFO: frames wait here for their classification time, in arrival order, each in one contiguous
+     * run of a byte ring ({@link #RX_RING_BYTES}), so that a jumbo frame takes the room of four or five 2 KiB
+     * frames rather than every slot being jumbo-sized. At most {@link #RX_SLOTS} frames wait.
+     */
     public static final int RX_SLOTS = 256;
-    public static final int RX_SLOT_BYTES = 2048;
-    private final BytesStore<?, Void> rxBuffer = BytesStore.nativeStoreWithFixedCapacity((long) RX_SLOTS * RX_SLOT_BYTES);
+    /** Room of the FIFO's byte ring: {@link #RX_SLOTS} frames of 2 KiB. */
+    public static final int RX_RING_BYTES = RX_SLOTS * 2048;
+    /**
+     * The largest frame the port takes (without its FCS): the E810's largest, 9728 bytes with the FCS, which ice
+     * programs as the MAC's maximum frame size whatever the MTU (ice_adminq_cmd.h ICE_AQ_SET_MAC_FRAME_SIZE_MAX,
+     * ice_common.c ice_aq_set_mac_cfg); the MTU is enforced per LAN queue (rxmax), not here. Longer frames are
+     * dropped and counted ({@link #rxOverflow}).
+     */
+    public static final int MAX_FRAME = 9728 - 4;
+    private final BytesStore<?, Void> rxBuffer = BytesStore.nativeStoreWithFixedCapacity(RX_RING_BYTES);
     private final int[] rxLength = new int[RX_SLOTS];
+    private final int[] rxStart = new int[RX_SLOTS];
     private final long[] rxDue = new long[RX_SLOTS];
     private int rxHead;
     private int rxCount;
+    /** Where in the ring the next frame goes, when it fits there. */
+    private int rxWrite;
     private long lastDue;
     private final SimTimer rxTimer;
     private long txBytes;
@@ -157,12 +172,13 @@ public final class EthernetPort implements PudaWire {
         if (t != null) {
             t.num("len", length).num("queued", rxCount).bytes("hdr", store, offset, length).emit();
         }
-        if (length < 0 || length > RX_SLOT_BYTES || rxCount == RX_SLOTS) {
+        int at = length < 0 || length > MAX_FRAME || rxCount == RX_SLOTS ? -1 : ringPlace(length);
+        if (at < 0) {
             rxOverflow++;
             rxDropped++;
             TraceEvent d = trace.start(TraceKind.PUDA_DROP);
             if (d != null) {
-                d.text("reason", length > RX_SLOT_BYTES ? "FRAME_TOO_LONG" : "RX_FIFO_FULL").num("len", length)
+                d.text("reason", length > MAX_FRAME ? "FRAME_TOO_LONG" : "RX_FIFO_FULL").num("len", length)
                         .emit();
             }
             return;
@@ -173,10 +189,12 @@ public final class EthernetPort implements PudaWire {
         // link's buffers are native, so its frames take one memory copy.)
         if (!store.isDirectMemory() && store.underlyingObject() instanceof byte[] array && store.start() == 0
                 && offset >= 0 && offset + length <= array.length) {
-            rxBuffer.write((long) slot * RX_SLOT_BYTES, array, (int) offset, length);
+            rxBuffer.write(at, array, (int) offset, length);
         } else {
-            rxBuffer.write((long) slot * RX_SLOT_BYTES, store, offset, length);
+            rxBuffer.write(at, store, offset, length);
         }
+        rxStart[slot] = at;
+        rxWrite = at + (length + 7 & ~7);
         rxLength[slot] = length;
         // Classification (quad-hash lookup) and the placement DMA cost time; frames leave the FIFO in order.
         long due = Math.max(scheduler.now() + latency.rxFrameNanos(length), lastDue);
@@ -188,19 +206,39 @@ public final class EthernetPort implements PudaWire {
         }
     }
 
+    /**
+     * Where a frame of {@code length} bytes goes in the ring: after the newest frame, or at the ring's start when
+     * it does not fit before the end; -1 when the frames waiting leave no contiguous room for it.
+     */
+    private int ringPlace(int length) {
+        if (rxCount == 0) {
+            return 0;
+        }
+        int oldest = rxStart[rxHead];
+        if (rxWrite > oldest) {
+            if (rxWrite + length <= RX_RING_BYTES) {
+                return rxWrite;
+            }
+            return length <= oldest ? 0 : -1;
+        }
+        return rxWrite + length <= oldest ? rxWrite : -1;
+    }
+
     private void drainReceive() {
         while (rxCount > 0 && rxDue[rxHead] <= scheduler.now()) {
             int slot = rxHead;
             rxHead = (rxHead + 1) % RX_SLOTS;
             rxCount--;
-            process(rxBuffer, (long) slot * RX_SLOT_BYTES, rxLength[slot]);
+            process(rxBuffer, rxStart[slot], rxLength[slot]);
         }
         if (rxCount > 0) {
             rxTimer.scheduleAt(rxDue[rxHead]);
         } else {
-            // Empty: start again at slot 0, so the few slots in use stay in the CPU's cache instead of the next
-            // frame going to a slot 2 KiB on, round half a megabyte (where a slot is is seen nowhere else).
+            // Empty: start again at slot 0 and the ring's start, so the few bytes in use stay in the CPU's cache
+            // instead of the next frame going further on, round half a megabyte (where a frame is is seen nowhere
+            // else).
             rxHead = 0;
+            rxWrite = 0;
         }
     }
 

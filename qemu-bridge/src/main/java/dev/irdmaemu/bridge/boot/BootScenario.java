@@ -1,6 +1,8 @@
 package dev.irdmaemu.bridge.boot;
 
 import dev.irdmaemu.bridge.kit.GuestLaunch.Siw;
+import dev.irdmaemu.bridge.lan.LanTag;
+import dev.irdmaemu.cm.IpEndpoint;
 import dev.irdmaemu.cm.rping.RpingOptions;
 import dev.irdmaemu.cm.ucmatose.UcmatoseOptions;
 import java.util.Arrays;
@@ -77,7 +79,17 @@ public enum BootScenario {
     /** Issue 6 test 5, the guest as client (peer-to-peer siw): the guest's ucmatose connects to the node's. */
     UCMATOSE_CLIENT("ucmatose-client", Siw.PEER_TO_PEER, "the guest's ucmatose clients (peer-to-peer siw) open "
             + BootScenario.UCMATOSE_CONNECTIONS + " connections to the node's ucmatose servers twice: -C 0, then "
-            + "-C 10 -S 100, then (virtio-net) the same between two siw endpoints inside the guest, and the ratios");
+            + "-C 10 -S 100, then (virtio-net) the same between two siw endpoints inside the guest, and the ratios"),
+    /**
+     * Issue 29 item 4, the E810 only: the RDMA paths the other scenarios skip, one after the other in one boot,
+     * each `rping -c -V` and ucmatose against the node: over IPv6, over a VLAN netdev whose frames carry a priority,
+     * and at MTU 9000 (the node's port runs at that MTU throughout, its LAN side answers on the VLAN too; see
+     * {@link #nodeLink()}).
+     */
+    RDMA_PATHS("rdma-paths", Siw.PEER_TO_PEER, "on the emulated E810 only: irdma's `rping -c -C 10 -V` and "
+            + "ucmatose (" + BootScenario.PATHS_UCMATOSE_CONNECTIONS + " connections, -C 10) against the node over "
+            + "IPv6 (2001:db8::1), over VLAN " + BootScenario.PATHS_VLAN_ID + " with priority "
+            + BootScenario.PATHS_VLAN_PCP + " (203.0.113.1), and untagged at MTU " + BootScenario.PATHS_JUMBO_MTU);
 
     /** The scenario {@code irdma-emu boot} runs without {@code --scenario}. */
     public static final BootScenario DEFAULT = RPING_SERVER;
@@ -104,6 +116,20 @@ public enum BootScenario {
     /** rping-throughput's pings and their size (rping's largest, RPING_BUFSIZE - 1). */
     public static final int THROUGHPUT_COUNT = 100;
     public static final int THROUGHPUT_SIZE = 65535;
+    /** rdma-paths: the VLAN, the priority the guest's VLAN netdev maps every skb priority to, the jumbo MTU. */
+    public static final int PATHS_VLAN_ID = 100;
+    public static final int PATHS_VLAN_PCP = 5;
+    public static final int PATHS_JUMBO_MTU = 9000;
+    /** rdma-paths: the node's address on the VLAN (the guest's is 203.0.113.2/24) and its IPv6 one there. */
+    public static final IpEndpoint PATHS_VLAN_V4 = IpEndpoint.of("203.0.113.1", 0);
+    public static final IpEndpoint PATHS_VLAN_V6 = IpEndpoint.of("2001:db8:100::1", 0);
+    /** rdma-paths: connections of each ucmatose variant, and the jumbo variant's sizes (Sends, rping buffer). */
+    public static final int PATHS_UCMATOSE_CONNECTIONS = 5;
+    public static final int PATHS_JUMBO_UCMATOSE_SIZE = 8000;
+    public static final int PATHS_JUMBO_RPING_SIZE = 20000;
+    /** rdma-paths: the node's rping servers' ports (v6, vlan, jumbo) and its ucmatose servers' first port. */
+    public static final int PATHS_RPING_PORT = RPING_PORT;
+    public static final int PATHS_UCMATOSE_PORT = 7481;
 
     private final String word;
     private final Siw siw;
@@ -171,7 +197,38 @@ public enum BootScenario {
                     new UcmatoseRound("exchange", List.of(UcmatoseOptions.server(
                             HostedNode.V4.withPort(UCMATOSE_NODE_EXCHANGE_PORT), UCMATOSE_CONNECTIONS)
                             .withMessages(UCMATOSE_MESSAGES, UCMATOSE_SIZE))))));
+            case RDMA_PATHS -> List.of(
+                    new RpingServerService("rping-v6", HostedNode.V6.withPort(PATHS_RPING_PORT),
+                            RpingOptions.DEFAULT_SIZE),
+                    new RpingServerService("rping-vlan", PATHS_VLAN_V4.withPort(PATHS_RPING_PORT + 1),
+                            RpingOptions.DEFAULT_SIZE),
+                    new RpingServerService("rping-jumbo", HostedNode.V4.withPort(PATHS_RPING_PORT + 2),
+                            PATHS_JUMBO_RPING_SIZE),
+                    new UcmatoseServerService("ucmatose-server", List.of(
+                            pathsRound("v6", HostedNode.V6, 0, UCMATOSE_SIZE),
+                            pathsRound("vlan", PATHS_VLAN_V4, 1, UCMATOSE_SIZE),
+                            pathsRound("jumbo", HostedNode.V4, 2, PATHS_JUMBO_UCMATOSE_SIZE))));
         };
+    }
+
+    /** rdma-paths: one ucmatose server of the variant, {@code ucmatose -b ADDRESS -p 7481+i -c 5 -C 10 -S size}. */
+    private static UcmatoseRound pathsRound(String name, IpEndpoint address, int i, int size) {
+        return new UcmatoseRound(name, List.of(UcmatoseOptions.server(address.withPort(PATHS_UCMATOSE_PORT + i),
+                PATHS_UCMATOSE_CONNECTIONS).withMessages(UCMATOSE_MESSAGES, size)));
+    }
+
+    /**
+     * The node's link for this scenario: {@link NodeLink#PLAIN} but for rdma-paths, whose node runs at the jumbo MTU
+     * (the guest's 1500-byte variants still get segments of their own MSS: cm.c takes the smaller of the two) with
+     * VLAN {@value #PATHS_VLAN_ID}'s netdev (203.0.113.1/24, 2001:db8:100::1/64), sending at priority
+     * {@value #PATHS_VLAN_PCP} as the guest does.
+     */
+    public NodeLink nodeLink() {
+        if (this != RDMA_PATHS) {
+            return NodeLink.PLAIN;
+        }
+        return new NodeLink(PATHS_JUMBO_MTU, List.of(new NodeLink.VlanNetdev(
+                new LanTag.Vlan(PATHS_VLAN_ID, PATHS_VLAN_PCP), PATHS_VLAN_V4, 24, PATHS_VLAN_V6, 64)));
     }
 
     /**

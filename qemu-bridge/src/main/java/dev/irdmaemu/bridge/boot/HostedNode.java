@@ -1,7 +1,9 @@
 package dev.irdmaemu.bridge.boot;
 
 import dev.irdmaemu.bridge.lan.LanAddresses;
+import dev.irdmaemu.bridge.lan.LanNetdevs;
 import dev.irdmaemu.bridge.lan.LanResponder;
+import dev.irdmaemu.bridge.lan.LanTag;
 import dev.irdmaemu.cm.CmNode;
 import dev.irdmaemu.cm.ConnectionManager;
 import dev.irdmaemu.cm.IpEndpoint;
@@ -112,6 +114,11 @@ public final class HostedNode implements AutoCloseable {
      * ({@code System::nanoTime}, or a fake in tests).
      */
     public HostedNode(GuestWire wire, FrameTap tap, TraceSink traceSink, WallClockPacer.Clock clock) {
+        this(wire, tap, traceSink, clock, NodeLink.PLAIN);
+    }
+
+    /** As above, the node's port on {@code link}: its MTU, and VLAN netdevs with addresses of their own. */
+    public HostedNode(GuestWire wire, FrameTap tap, TraceSink traceSink, WallClockPacer.Clock clock, NodeLink link) {
         this.wire = wire;
         this.tap = tap == null ? FrameTap.NONE : tap;
         this.scheduler = new SimScheduler(1);
@@ -122,11 +129,30 @@ public final class HostedNode implements AutoCloseable {
         driver.bind(device);
         device.port().setTransmitter(this::toGuest);
         driver.bringUp();
-        this.port = new ModelHardwarePort(driver, MAC, List.of(LocalAddress.of(V4, CmNode.NO_VLAN),
+        List<LocalAddress> local = new ArrayList<>(List.of(LocalAddress.of(V4, CmNode.NO_VLAN),
                 LocalAddress.of(V6, CmNode.NO_VLAN)));
+        for (NodeLink.VlanNetdev v : link.vlans()) {
+            local.add(LocalAddress.of(v.v4(), v.tag().id()));
+            local.add(LocalAddress.of(v.v6(), v.tag().id()));
+        }
+        this.port = new ModelHardwarePort(driver, MAC, link.mtu(), 128, 128, local);
+        for (NodeLink.VlanNetdev v : link.vlans()) {
+            int p = v.tag().pcp();
+            port.egressQosMap(v.tag().id(), p, p, p, p, p, p, p, p); // egress-qos-map 0:P 1:P .. 7:P
+        }
         this.cm = new ConnectionManager(port);
         this.lan = new LanResponder(ADDRESSES, this::toGuest, this::learned);
-        device.port().setLanSink(lan);
+        if (link.vlans().isEmpty()) {
+            device.port().setLanSink(lan);
+        } else {
+            List<LanResponder> netdevs = new ArrayList<>(List.of(lan));
+            List<LanTag> tags = new ArrayList<>(List.of(LanTag.UNTAGGED));
+            for (NodeLink.VlanNetdev v : link.vlans()) {
+                netdevs.add(new LanResponder(v.addresses(MAC), v.tag(), this::toGuest, this::learned));
+                tags.add(v.tag());
+            }
+            device.port().setLanSink(new LanNetdevs(netdevs, tags));
+        }
         this.loop = new ModelLoop("model " + GUEST_MAC_TEXT, scheduler, clock, this::pollGuest, wire::flush);
         this.clockZero = scheduler.now();
         this.deviceQpsAtBringUp = device.qps().liveCount();

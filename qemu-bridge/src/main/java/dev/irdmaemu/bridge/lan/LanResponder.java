@@ -48,9 +48,12 @@ public final class LanResponder implements LanSink {
         void learned(boolean ipv4, long addressHi, long addressLo, long mac);
     }
 
-    /** Largest frame answered: the port's receive slot (EthernetPort.RX_SLOT_BYTES) bounds what reaches it. */
+    /** Largest frame answered: ARP, Neighbor Discovery and echoes of ping's usual sizes; longer echoes are not. */
     public static final int MAX_FRAME = 2048;
-    /** IEEE 802.3 minimum frame without the FCS: shorter answers are padded with zeros. */
+    /**
+     * IEEE 802.3 minimum frame without the FCS: shorter answers are padded with zeros (a tagged one to 64, IEEE
+     * 802.1Q §6.9.1: the tag is inserted into a minimum-size frame, not taken out of its padding).
+     */
     static final int MIN_FRAME = 60;
     /** Neighbour entries kept (the oldest is replaced when full). */
     static final int NEIGHBOURS = 64;
@@ -65,6 +68,7 @@ public final class LanResponder implements LanSink {
     private static final LanOutcome[] OUTCOMES = LanOutcome.values();
 
     private final LanAddresses self;
+    private final LanTag tag;
     private final FrameTransmitter out;
     private final NeighbourSink neighbours;
     private final EthernetFrame ethernet = new EthernetFrame();
@@ -85,8 +89,18 @@ public final class LanResponder implements LanSink {
     private Check lastRule;
     private long lastRuleAt = -1;
 
+    /** The responder of the untagged netdev. */
     public LanResponder(LanAddresses self, FrameTransmitter out, NeighbourSink neighbours) {
+        this(self, LanTag.UNTAGGED, out, neighbours);
+    }
+
+    /**
+     * The responder of the netdev {@code tag} names: it takes only the frames of that VLAN (or only untagged ones)
+     * and sends its answers with that tag, as a VLAN netdev on the host's NIC does (Linux net/8021q).
+     */
+    public LanResponder(LanAddresses self, LanTag tag, FrameTransmitter out, NeighbourSink neighbours) {
         this.self = self;
+        this.tag = tag;
         this.out = out;
         this.neighbours = neighbours == null ? NeighbourSink.NONE : neighbours;
     }
@@ -113,8 +127,8 @@ public final class LanResponder implements LanSink {
             // IEEE 802.3 §3.2.3: a source address is always an individual address
             return rule(LanOutcome.MALFORMED_ETHERNET, null, 6);
         }
-        if (ethernet.hasVlanTag()) {
-            return LanOutcome.NOT_FOR_US; // the node's addresses are on the untagged netdev
+        if (!tag.matches(ethernet)) {
+            return LanOutcome.NOT_FOR_US; // another VLAN's netdev, or tagged where this one is not
         }
         long dst = ethernet.destination();
         if (!group(dst) && dst != self.mac()) {
@@ -155,7 +169,7 @@ public final class LanResponder implements LanSink {
         if (group(senderMac) || senderMac == 0) {
             return LanOutcome.NOT_FOR_US; // nobody to answer
         }
-        int len = EthernetFrame.write(tx, 0, ethernet.source(), self.mac(), EthernetFrame.ETHERTYPE_ARP);
+        int len = tag.write(tx, ethernet.source(), self.mac(), EthernetFrame.ETHERTYPE_ARP);
         len += ArpPacket.write(tx, len, ArpPacket.REPLY, self.mac(), self.ipv4(), senderMac, sender);
         send(len);
         return LanOutcome.ARP_REPLIED;
@@ -184,12 +198,12 @@ public final class LanResponder implements LanSink {
         if (icmp.type() != IcmpMessage.ECHO_REQUEST || icmp.code() != 0 || !unicastV4(source)) {
             return LanOutcome.NOT_FOR_US;
         }
-        int len = EthernetFrame.HEADER_LENGTH + Ipv4Header.MIN_HEADER_LENGTH + icmpLength;
+        int len = tag.headerLength() + Ipv4Header.MIN_HEADER_LENGTH + icmpLength;
         if (len > MAX_FRAME) {
             return LanOutcome.TOO_LONG;
         }
         // RFC 792 "Echo or Echo Reply Message": the same identifier, sequence number and data, type 0
-        int ip = EthernetFrame.write(tx, 0, ethernet.source(), self.mac(), EthernetFrame.ETHERTYPE_IPV4);
+        int ip = tag.write(tx, ethernet.source(), self.mac(), EthernetFrame.ETHERTYPE_IPV4);
         identification = identification + 1 & 0xffff;
         Ipv4Header.write(tx, ip, ipv4.tos(), Ipv4Header.MIN_HEADER_LENGTH + icmpLength, identification, false,
                 DEFAULT_TTL, IcmpMessage.PROTOCOL_ICMP, self.ipv4(), source);
@@ -265,7 +279,7 @@ public final class LanResponder implements LanSink {
     }
 
     private int advertise(long toMac, long toHi, long toLo, int flags) {
-        int ip = EthernetFrame.write(tx, 0, toMac, self.mac(), EthernetFrame.ETHERTYPE_IPV6);
+        int ip = tag.write(tx, toMac, self.mac(), EthernetFrame.ETHERTYPE_IPV6);
         int ndLength = IcmpMessage.ND_LENGTH + IcmpMessage.LINK_LAYER_OPTION_LENGTH;
         // RFC 4861 §7.1.2: Neighbor Discovery is sent with hop limit 255
         Ipv6Header.write(tx, ip, 0, 0, ndLength, IcmpMessage.PROTOCOL_ICMPV6, 255, self.ipv6Hi(), self.ipv6Lo(),
@@ -300,12 +314,12 @@ public final class LanResponder implements LanSink {
                 || srcHi == 0 && srcLo == 0) {
             return LanOutcome.NOT_FOR_US;
         }
-        int len = EthernetFrame.HEADER_LENGTH + Ipv6Header.HEADER_LENGTH + icmpLength;
+        int len = tag.headerLength() + Ipv6Header.HEADER_LENGTH + icmpLength;
         if (len > MAX_FRAME) {
             return LanOutcome.TOO_LONG;
         }
         // RFC 4443 §4.2: the identifier, sequence number and data of the request, type 129
-        int ip = EthernetFrame.write(tx, 0, ethernet.source(), self.mac(), EthernetFrame.ETHERTYPE_IPV6);
+        int ip = tag.write(tx, ethernet.source(), self.mac(), EthernetFrame.ETHERTYPE_IPV6);
         Ipv6Header.write(tx, ip, ipv6.trafficClass(), 0, icmpLength, IcmpMessage.PROTOCOL_ICMPV6, DEFAULT_TTL,
                 self.ipv6Hi(), self.ipv6Lo(), srcHi, srcLo);
         long reply = ip + Ipv6Header.HEADER_LENGTH;
@@ -369,7 +383,8 @@ public final class LanResponder implements LanSink {
 
     private void send(int length) {
         int len = length;
-        while (len < MIN_FRAME) {
+        int min = MIN_FRAME + tag.headerLength() - EthernetFrame.HEADER_LENGTH;
+        while (len < min) {
             tx.writeByte(len++, (byte) 0);
         }
         out.transmit(tx, 0, len);

@@ -219,7 +219,8 @@ public final class BootRun implements AutoCloseable {
             wire = GuestWire.of(port);
         }
         long t = System.nanoTime();
-        node = new HostedNode(wire, pcap, new JsonLinesTraceSink(trace), System::nanoTime);
+        node = new HostedNode(wire, pcap, new JsonLinesTraceSink(trace), System::nanoTime,
+                options.scenario().nodeLink());
         node.cm.onPassiveRefusal(new PassiveRefusalTrace(trace, node.scheduler::now));
         node.start();
         nodeUp = Duration.ofNanos(System.nanoTime() - runStart);

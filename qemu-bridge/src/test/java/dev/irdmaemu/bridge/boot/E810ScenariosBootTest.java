@@ -71,6 +71,16 @@ class E810ScenariosBootTest {
         ScenarioExpectations.ucmatoseClient(boot(BootScenario.UCMATOSE_CLIENT, "ucmatose-client"));
     }
 
+    /**
+     * Issue 29 item 4 in one boot: irdma's rping -V and ucmatose against the node over IPv6, over a VLAN netdev
+     * with priority 5, and at MTU 9000 ({@link RdmaPathsExpectations}).
+     */
+    @Test
+    void irdmaConnectsToTheNodeOverIpv6AVlanWithAPriorityAndJumboFrames() throws Exception {
+        BootReport r = boot(BootScenario.RDMA_PATHS, "rdma-paths");
+        RdmaPathsExpectations.verify(r, r.runDir().resolve("tshark"));
+    }
+
     /** 100 connections from the node's ucmatose clients to the guest's ucmatose servers on irdma. */
     @Test
     void theNodesUcmatoseClientsMakeAHundredConnectionsToIrdmasServers() throws Exception {

@@ -63,4 +63,53 @@ public final class E810PairExpectations {
         assertTrue(tshark.stream().noneMatch(l -> l.contains("Malformed")), () -> "tshark: " + tshark);
         assertTrue(tshark.stream().anyMatch(l -> l.contains(" DDP/RDMA ")), "tshark reads the FPDUs as iWARP");
     }
+
+    /**
+     * The RDMA paths the first rping skips (issue 29 item 4), run after it in the same boot: for each variant (IPv6,
+     * VLAN 100 with priority 5, MTU 9000) both guests' rping counted {@code count} verified pings and both sides'
+     * ucmatose completed, ice and irdma logged no error, and tshark finds what the variant is about in the capture:
+     * iWARP over IPv6, iWARP frames of VLAN 100 with priority 5 from both guests, jumbo iWARP frames from both.
+     */
+    public static void rdmaPaths(E810PairRun.Outcome o, int count) throws IOException, InterruptedException {
+        for (String v : List.of("v6", "vlan", "jumbo")) {
+            assertEquals(Integer.toString(count), o.server().field(v + "_rping"), v + ": the server's verified pings");
+            assertEquals(Integer.toString(count), o.client().field(v + "_rping"), v + ": the client's pings");
+            assertEquals("complete", o.server().field(v + "_ucmatose"), v);
+            assertEquals("complete", o.client().field(v + "_ucmatose"), v);
+            assertEquals("0", o.server().field(v + "_errors"), v + ": no ice or irdma error on the server");
+            assertEquals("0", o.client().field(v + "_errors"), v + ": no ice or irdma error on the client");
+        }
+        assertEquals("9000", o.client().field("jumbo_mtu"));
+        for (var g : List.of(o.server(), o.client())) {
+            int lines = Integer.parseInt(g.field("kernel_log_lines"));
+            assertTrue(lines > 100 && Integer.parseInt(g.field("kernel_log_leveled")) == lines,
+                    "the error checks read the kernel's log with a level on every line: " + g);
+        }
+        Path dir = Files.createDirectories(o.runDir().resolve("tshark"));
+        List<String> v6 = Tshark.run(dir, o.pcap(), "-Y", "ipv6 && iwarp_ddp_rdmap", "-T", "fields", "-e", "ipv6.src");
+        assertTrue(v6.contains("2001:db8::10") && v6.contains("2001:db8::20"), "iWARP over IPv6 both ways: "
+                + v6.subList(0, Math.min(20, v6.size())));
+        String server = mac(E810PairRun.SERVER_MAC);
+        String client = mac(E810PairRun.CLIENT_MAC);
+        List<String> vlan = Tshark.run(dir, o.pcap(), "-Y", "vlan && iwarp_ddp_rdmap", "-T", "fields", "-e", "eth.src",
+                "-e", "vlan.id", "-e", "vlan.priority");
+        assertTrue(vlan.contains(server + "\t100\t5") && vlan.contains(client + "\t100\t5")
+                && vlan.stream().allMatch(l -> l.endsWith("\t100\t5")), "both guests' irdma tag their FPDUs with "
+                + "VLAN 100, priority 5: " + vlan.subList(0, Math.min(20, vlan.size())));
+        List<String> jumbo = Tshark.run(dir, o.pcap(), "-Y", "frame.len > 1514 && iwarp_ddp_rdmap", "-T", "fields",
+                "-e", "eth.src", "-e", "frame.len");
+        assertTrue(jumbo.stream().anyMatch(l -> l.startsWith(server + "\t"))
+                && jumbo.stream().anyMatch(l -> l.startsWith(client + "\t")), "jumbo iWARP frames both ways: "
+                + jumbo.subList(0, Math.min(20, jumbo.size())));
+        assertTrue(jumbo.stream().allMatch(l -> Integer.parseInt(l.substring(l.indexOf('\t') + 1)) <= 9014),
+                "none longer than MTU 9000 allows");
+    }
+
+    private static String mac(long mac) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 5; i >= 0; i--) {
+            b.append(String.format("%02x", mac >>> (8 * i) & 0xff)).append(i > 0 ? ":" : "");
+        }
+        return b.toString();
+    }
 }
