@@ -165,7 +165,9 @@ public final class E810RdmaFunction implements RdmaBlock {
         port.attachDataPath(iwarp);
         // one set of PE counters for the function (Gather Stats): the port's packets, the data path's messages
         port.attachCounters(iwarp.counters());
-        this.roce = new RoceDataPath(qps.capacity(), aeq, trace);
+        this.roce = new RoceDataPath(memory, qps, cqs, stags, addressHandles, arp, aeq, trace, port::transmit,
+                port::loopback);
+        port.attachRoce(roce);
         CqpOperations ops = new CqpOperations(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp,
                 hmcFunctionId, iwarp, workScheduler, addressHandles, roce);
         this.cqp = new CqpEngine(memory, scheduler, trace, latency, cqs, ops);

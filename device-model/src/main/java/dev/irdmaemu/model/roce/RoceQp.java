@@ -9,6 +9,8 @@ import dev.irdmaemu.fw.qp.RoceQpContext;
  * advances per packet. One slot per QP id, reused; read only while the QP lives.
  */
 public final class RoceQp {
+    /** Between Create QP and Destroy QP. */
+    boolean live;
     boolean ipv4;
     boolean insertVlan;
     int vlanTag;
@@ -31,6 +33,12 @@ public final class RoceQp {
     int expectedPsn;
     int retryCount;
     int rnrRetry;
+    /** IRDMAQPC_PRIVEN: a kernel QP, whose STag-0 SGEs are physical addresses ({@link LocalBuffers}). */
+    boolean privileged;
+    /** Bytes per RQ WQE: 32 << IRDMAQPC_RQWQESIZE. */
+    int rqWqeBytes;
+    /** A UD send was refused with an AE: the SQ stays stopped until the QP is moved to a new state. */
+    boolean sqStopped;
 
     void load(RoceQpContext c) {
         ipv4 = c.ipv4();
@@ -55,6 +63,8 @@ public final class RoceQp {
         expectedPsn = c.expectedPsn();
         retryCount = c.rexmitThresh();
         rnrRetry = c.rnrNakThresh();
+        privileged = c.privEnabled();
+        rqWqeBytes = 32 << c.rqWqeSize();
     }
 
     /** The PSN to send with, advancing the counter (24-bit wrap). */
