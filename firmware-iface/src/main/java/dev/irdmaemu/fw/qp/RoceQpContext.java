@@ -34,7 +34,10 @@ public final class RoceQpContext extends QuadView implements Flyweight<RoceQpCon
     public static final int SIZE = 256;
     /** include/rdma/ib_verbs.h ROCE_V2_UDP_DPORT. */
     public static final int ROCE_V2_UDP_DPORT = 4791;
-    /** The largest SQSIZE / RQSIZE code: 4 << 13 = 32768 quanta (icrdma_hw.h ICRDMA_MAX_WQ_QUANTA... the gen2 cap). */
+    /**
+     * The largest SQSIZE / RQSIZE code: 4 &lt;&lt; 13 = 32768 quanta, user.h IRDMA_MAX_WQ_ENTRIES (the code is
+     * log2(quanta) - 2, ctrl.c irdma_get_encoded_wqe_size; defs.h IRDMA_QP_SW_MAX_WQ_QUANTA is the same 32768).
+     */
     public static final int MAX_QUEUE_SIZE_CODE = 13;
 
     private static final int QW0 = 0;
