@@ -306,4 +306,36 @@ class RoceUdDataPathTest {
         assertFalse(node.op("MODIFY_QP", (o, v) -> CqpWqeWriter.modifyQp(node.store(), o, d.qpf, v)).error());
         assertDropped(RoceDrop.QP_NOT_READY, build(peerFrame(BthOpcode.UD_SEND_ONLY, 21, GSI_QKEY, 0xffff), 64));
     }
+
+    /**
+     * Per frame the receive path allocates nothing: the whole parse, ICRC, QP, P_Key and Q_Key checks and the RQ WQE
+     * fetch run for a frame that ends as {@link RoceDrop#TOO_LONG} (its WQE's buffer is too small, so it stays).
+     */
+    @Test
+    void theReceivePathAllocatesNothingPerFrame() {
+        node.trace.off();
+        postRecv(40 + 64);
+        byte[] f = build(peerFrame(BthOpcode.UD_SEND_ONLY, QP, GSI_QKEY, 0xffff), 300);
+        BytesStore<?, Void> s = BytesStore.nativeStoreWithFixedCapacity(f.length);
+        s.write(0, f, 0, f.length);
+        Runnable one = () -> {
+            node.dev.port().receive(s, 0, f.length);
+            node.scheduler.runUntilIdle(Long.MAX_VALUE);
+        };
+        for (int i = 0; i < 20_000; i++) {
+            one.run();
+        }
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long t = Thread.currentThread().getId();
+        long a = threads.getThreadAllocatedBytes(t);
+        long base = threads.getThreadAllocatedBytes(t) - a;
+        long before = threads.getThreadAllocatedBytes(t);
+        for (int i = 0; i < 10_000; i++) {
+            one.run();
+        }
+        long used = threads.getThreadAllocatedBytes(t) - before - base;
+        assertEquals(30_000, counters().dropped(RoceDrop.TOO_LONG));
+        assertTrue(used < 10_000, "RoCE receive allocated " + used + " bytes in 10000 frames");
+    }
 }
