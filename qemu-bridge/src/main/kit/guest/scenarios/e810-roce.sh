@@ -10,7 +10,9 @@
 #
 # Fields: functions, a_ib, b_ib, rdma_links, port_state, transport, link_layer, gid_ipv4_a / gid_ipv4_b (the GID
 # index of the netdev's IPv4 address, RoCE v2 type), gid_ll_a / gid_ll_b (yes when a fe80:: RoCE v2 GID is there),
-# irdma_errors (irdma lines at error level or above), udpp (ok, fail or absent), udpp_iters, udpp_rc.
+# irdma_errors (irdma lines at error level or above), udpp (ok, fail or absent), udpp_iters, udpp_rc,
+# cm_client_established / cm_server_established (RDMA_CM_EVENT_ESTABLISHED lines of rping -d: the IB CM's REQ, REP
+# and RTU crossed QP1), cm_client_rc.
 A_BDF=0000:01:00.0
 B_BDF=0000:01:00.1
 A_IP=192.0.2.2
@@ -154,3 +156,25 @@ dmesg | grep -E '(^|\] )(ice [0-9a-f:.]+ )?irdma|infiniband irdma'
 echo "IRDMA-EMU-END dmesg-irdma"
 # irdma's messages at error level or above (raw dmesg keeps the <level> prefix; ibdev_err prints "<3>... irdma0:")
 field irdma_errors "$(dmesg -r | grep -E '^<[0-3]>' | grep -c 'irdma')"
+
+step cm
+# The IB CM's MADs over QP1 both ways (REQ from A, REP from B, RTU from A: core/cm.c over the MAD layer, UD on
+# hardware QP 1 with the GSI Q_Key), through rping's rdma_cm connection. The model does not run RC yet, so the
+# connection is established and the first RC send is then refused (irdma logs the AE and moves the QP to error):
+# what is checked is that both sides saw RDMA_CM_EVENT_ESTABLISHED. Runs after the irdma_errors count above.
+rping -s -a "$B_IP" -C 1 -d >/tmp/cm-server.log 2>&1 &
+spid=$!
+sleep 1
+timeout 60 rping -c -a "$B_IP" -I "$A_IP" -C 1 -d >/tmp/cm-client.log 2>&1
+crc=$?
+n=0
+while kill -0 "$spid" 2>/dev/null && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+kill "$spid" 2>/dev/null
+wait "$spid"
+echo "IRDMA-EMU-BEGIN cm"
+sed 's/^/client: /' /tmp/cm-client.log | head -n 40
+sed 's/^/server: /' /tmp/cm-server.log | head -n 40
+echo "IRDMA-EMU-END cm"
+field cm_client_established "$(grep -c 'RDMA_CM_EVENT_ESTABLISHED' /tmp/cm-client.log)"
+field cm_server_established "$(grep -c 'RDMA_CM_EVENT_ESTABLISHED' /tmp/cm-server.log)"
+field cm_client_rc "$crc"

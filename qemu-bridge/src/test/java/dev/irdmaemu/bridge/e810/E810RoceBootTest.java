@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * and taken to RTS by the MAD layer, so no CQP error), `rdma link` lists both, ibv_devinfo says transport
  * InfiniBand and link layer Ethernet, the GID tables hold RoCE v2 GIDs for each netdev's IPv4 address and IPv6
  * link-local address, the kernel log has no irdma error, and ibv_ud_pingpong runs between the two functions over
- * their RoCEv2 IPv4 GIDs (UD QPs and AHs through the model's UD data path). After the poweroff the model holds no
- * QP or CQ.
+ * their RoCEv2 IPv4 GIDs (UD QPs and AHs through the model's UD data path). rping's rdma_cm connection between the
+ * two is established (the IB CM's MADs over QP1 both ways); its RC traffic is not modelled yet, so rping itself then
+ * fails. After the poweroff the model holds no QP or CQ.
  */
 class E810RoceBootTest {
     private static final Logger LOG = LoggerFactory.getLogger(E810RoceBootTest.class);
@@ -67,6 +68,13 @@ class E810RoceBootTest {
         assertEquals("100", r.field("udpp_iters"));
         assertTrue(trace.contains("\"ev\":\"roce_tx\"") && trace.contains("\"ev\":\"roce_rx\""),
                 "the UD frames went through the model's RoCE data path");
+        // the IB CM's REQ, REP and RTU over QP1 both ways (MADs posted with Q_Key 0x80000000 leave with the GSI
+        // Q_Key); the RC transport is not modelled, so rping's first send is then refused with an AE
+        assertEquals("1", r.field("cm_client_established"), () -> "rping -c saw ESTABLISHED; console in " + o.console());
+        assertEquals("1", r.field("cm_server_established"), "rping -s saw ESTABLISHED");
+        assertTrue(trace.contains("\"ev\":\"roce_tx\",\"qp\":1,") && trace.contains("\"ev\":\"roce_rx\",\"qp\":1,"),
+                "QP1 sent and received MADs");
+        assertTrue(trace.contains("\"dest_qp\":1,\"qkey\":\"0x80010000\""), "MADs leave with the GSI Q_Key");
         assertEquals(0, o.liveQps(), "no QP left on the model after the poweroff");
         assertEquals(0, o.liveCqs(), "no CQ left on the model after the poweroff");
     }
