@@ -52,7 +52,7 @@ RECIPE="$(cat "$HERE/provision-kit.sh" "$HERE/guest/init" "$HERE"/guest/scenario
 # Debian 12 userspace for the initramfs, and the programs (with their shared libraries) taken from it.
 USER_PACKAGES=(busybox-static rdmacm-utils ibverbs-providers ibverbs-utils libibverbs1 librdmacm1 iproute2 ethtool)
 USER_PROGRAMS=(usr/bin/rping usr/bin/ucmatose usr/bin/ibv_devices usr/bin/ibv_devinfo usr/bin/rdma_server
-    usr/bin/rdma_client usr/bin/rdma bin/ip sbin/devlink sbin/ethtool)
+    usr/bin/rdma_client usr/bin/rdma bin/ip sbin/devlink sbin/ethtool usr/bin/ibv_ud_pingpong)
 # The e810 flavour: Linux 7.3 from trixie-backports (the newest linux-image-7.3.*-amd64 there). Init loads
 # E810_BOOT_MODULES (virtio and the RDMA core); the e810 scenarios load ice and irdma with modprobe, from the
 # modules.dep written here. Every module comes with the closure of its "depends=" entries. 8021q (with garp, mrp,

@@ -4,6 +4,7 @@ import dev.irdmaemu.fw.reg.Gen2Registers;
 import dev.irdmaemu.fw.sim.SimScheduler;
 import dev.irdmaemu.fw.sim.SimTimer;
 import dev.irdmaemu.model.iwarp.IwarpDataPath;
+import dev.irdmaemu.model.roce.RoceDataPath;
 import dev.irdmaemu.model.puda.PudaQueues;
 import dev.irdmaemu.model.qp.CompletionQueue;
 import dev.irdmaemu.model.qp.CqTable;
@@ -28,6 +29,7 @@ final class Doorbells {
     private final QpTable qps;
     private final IwarpDataPath iwarp;
     private final PudaQueues puda;
+    private final RoceDataPath roce;
     /** The PUDA QPs rung and not yet serviced, in ring order, each once. */
     private final int[] pudaQueue;
     private final boolean[] pudaPending;
@@ -39,7 +41,8 @@ final class Doorbells {
 
     /** The timer is made here: built inside the function's timer ownership, so a reset disarms it. */
     Doorbells(SimScheduler scheduler, Trace trace, LatencyTable latency, CqTable cqs, QpTable qps,
-              IwarpDataPath iwarp, PudaQueues puda) {
+              IwarpDataPath iwarp, PudaQueues puda, RoceDataPath roce) {
+        this.roce = roce;
         this.trace = trace;
         this.latency = latency;
         this.cqs = cqs;
@@ -92,6 +95,12 @@ final class Doorbells {
         QueuePair qp = qps.get(qpId);
         if (qp == null) {
             ignored(value, "no_qp");
+            return;
+        }
+        if (qp.role().roce()) {
+            if (!roce.doorbell(qp)) {
+                ignored(value, "not_running");
+            }
             return;
         }
         if (qp.role() == QueuePair.Role.IWARP) {

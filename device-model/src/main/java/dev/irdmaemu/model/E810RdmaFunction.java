@@ -21,6 +21,7 @@ import dev.irdmaemu.model.eq.VectorCauses;
 import dev.irdmaemu.model.hmc.HmcFunction;
 import dev.irdmaemu.model.hmc.HmcLimits;
 import dev.irdmaemu.model.iwarp.IwarpDataPath;
+import dev.irdmaemu.model.roce.RoceDataPath;
 import dev.irdmaemu.model.mr.MemoryRegionTable;
 import dev.irdmaemu.model.mr.MemoryRegions;
 import dev.irdmaemu.model.port.Apbvt;
@@ -76,6 +77,7 @@ public final class E810RdmaFunction implements RdmaBlock {
     private EthernetPort port;
     private PudaQueues puda;
     private IwarpDataPath iwarp;
+    private RoceDataPath roce;
     private Doorbells doorbells;
     private long resets;
 
@@ -163,10 +165,13 @@ public final class E810RdmaFunction implements RdmaBlock {
         port.attachDataPath(iwarp);
         // one set of PE counters for the function (Gather Stats): the port's packets, the data path's messages
         port.attachCounters(iwarp.counters());
+        this.roce = new RoceDataPath(memory, qps, cqs, stags, addressHandles, arp, aeq, trace, port::transmit,
+                port::loopback);
+        port.attachRoce(roce);
         CqpOperations ops = new CqpOperations(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp,
-                hmcFunctionId, iwarp, workScheduler, addressHandles);
+                hmcFunctionId, iwarp, workScheduler, addressHandles, roce);
         this.cqp = new CqpEngine(memory, scheduler, trace, latency, cqs, ops);
-        this.doorbells = new Doorbells(scheduler, trace, latency, cqs, qps, iwarp, puda);
+        this.doorbells = new Doorbells(scheduler, trace, latency, cqs, qps, iwarp, puda, roce);
         new RdmaRegisterTable(regs, cqp, irq, hmc, aeq, doorbells).define();
     }
 
@@ -349,6 +354,11 @@ public final class E810RdmaFunction implements RdmaBlock {
     /** The offloaded iWARP QPs' data path (engines, counters). */
     public IwarpDataPath iwarp() {
         return iwarp;
+    }
+
+    /** The RoCEv2 QPs' data path (UD / QP1, counters). */
+    public RoceDataPath roce() {
+        return roce;
     }
 
     /** The memory-registration state the data path uses: the STag table, as the data path sees it. */

@@ -160,7 +160,7 @@ class QpCqTest {
         // send CQ that does not exist
         assertEquals(CqpFault.NO_SUCH_OBJECT.minor(),
                 d.createQp(13, 1, 1, false, ctx -> d.writeIwarpContext(ctx, 9, 4, null)).minor());
-        // RoCE types are not modelled
+        // an iWARP context under a RoCE type: its IWARPMODE bit is the RoCE layout's FW_CC_ENABLE, not modelled
         assertEquals(CqpFault.UNSUPPORTED_FIELD.minor(),
                 d.createQp(14, 3, 1, false, ctx -> d.writeIwarpContext(ctx, 3, 4, null)).minor());
         // created twice

@@ -19,6 +19,7 @@ import dev.irdmaemu.model.port.ArpTable;
 import dev.irdmaemu.model.port.QuadHashTable;
 import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.qp.QpTable;
+import dev.irdmaemu.model.roce.RoceDataPath;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.ws.WorkSchedulerTree;
 
@@ -73,17 +74,18 @@ public final class CqpOperations implements CqpOpHandler {
     private final WorkSchedulerOps workScheduler;
     private final AddressHandleOps addressHandles;
 
-    /** With the iWARP data path that Create / Modify / Destroy QP and Flush WQEs drive. */
+    /** With the iWARP and RoCE data paths that Create / Modify / Destroy QP and Flush WQEs drive. */
     public CqpOperations(HostMemory memory, Trace trace, HmcFunction hmc, CompletionEventQueue[] ceqs,
                          AsyncEventQueue aeq, CqTable cqs, QpTable qps, MemoryRegionTable stags, QuadHashTable qhash,
                          Apbvt apbvt, ArpTable arp, int hmcFunctionId, IwarpDataPath dataPath,
-                         WorkSchedulerTree ws, AddressHandleTable ahs) {
+                         WorkSchedulerTree ws, AddressHandleTable ahs, RoceDataPath roce) {
         this.hmcOps = new HmcOps(memory, hmc, arp, hmcFunctionId);
         this.queries = new DeviceQueryOps(memory, hmcOps, dataPath);
         this.rings = new RingMapping(memory, trace, hmc, aeq, cqs, qps);
         this.eventQueues = new EventQueueOps(memory, ceqs, aeq, rings);
         this.cqOps = new CqOps(memory, hmcOps, cqs, ceqs.length, rings);
-        this.qpOps = new QpOps(memory, trace, hmc, hmcOps, cqs, qps, dataPath, rings, new QpHashEntry(qhash, trace));
+        this.qpOps = new QpOps(memory, trace, hmc, hmcOps, cqs, qps, dataPath, rings, new QpHashEntry(qhash, trace),
+                roce, new RoceContextRules(cqs, arp));
         this.stagOps = new MemoryRegistrationOps(stags, hmcOps);
         this.portTables = new PortTableOps(trace, hmc, qhash, apbvt, arp);
         this.workScheduler = new WorkSchedulerOps(ws);

@@ -8,6 +8,7 @@ import dev.irdmaemu.fw.hmc.HmcObjectType;
 import dev.irdmaemu.fw.hmc.PbleLayout;
 import dev.irdmaemu.fw.qp.QpContext;
 import dev.irdmaemu.fw.qp.QpContextCheck;
+import dev.irdmaemu.fw.qp.RoceQpContext;
 import dev.irdmaemu.model.hmc.HmcFunction;
 import dev.irdmaemu.model.hmc.RingPages;
 import dev.irdmaemu.model.iwarp.FlushOutcome;
@@ -16,6 +17,7 @@ import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.qp.QpTable;
 import dev.irdmaemu.model.qp.QueuePair;
+import dev.irdmaemu.model.roce.RoceDataPath;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -26,7 +28,11 @@ import net.openhft.chronicle.bytes.BytesStore;
  * The QP family of CQP ops (ctrl.c irdma_sc_qp_create, irdma_sc_qp_modify, irdma_sc_qp_destroy,
  * irdma_sc_qp_flush_wqes / irdma_sc_gen_ae): the 256-byte host context copied into the QP's HMC object and
  * checked, the SQ and RQ rings (contiguous, or PBL-mapped through {@link RingMapping}), the state transitions, and
- * the iWARP data path told of each. The QP's own established quad-hash entry is {@link QpHashEntry}'s.
+ * the iWARP data path told of each. The QP's own established quad-hash entry is {@link QpHashEntry}'s. RoCE QPs
+ * (IRDMA_QP_TYPE_ROCE_RC 3, IRDMA_QP_TYPE_ROCE_UD 4; QP1 is a UD QP with id 1 and no ISQP1 bit on gen2) carry the
+ * RoCE context layout ({@link RoceQpContext}, checked by {@link RoceContextRules}); irdma rewrites it before every
+ * Modify QP without setting CACHEDVARVALID (verbs.c irdma_modify_qp_roce), so it is reloaded on every one and
+ * handed to the {@link RoceDataPath}.
  */
 final class QpOps {
     private final HostMemory memory;
@@ -45,9 +51,15 @@ final class QpOps {
             BytesStore.nativeStoreWithFixedCapacity(CqpOperations.QP_CONTEXT_SIZE);
     private final QpContext qpContext = new QpContext();
     private final QpFlushFields flushFields = new QpFlushFields();
+    private final RoceQpContext roceContext = new RoceQpContext();
+    private final RoceDataPath roce;
+    private final RoceContextRules roceRules;
 
     QpOps(HostMemory memory, Trace trace, HmcFunction hmc, HmcOps hmcOps, CqTable cqs, QpTable qps,
-          IwarpDataPath dataPath, RingMapping rings, QpHashEntry hashEntry) {
+          IwarpDataPath dataPath, RingMapping rings, QpHashEntry hashEntry, RoceDataPath roce,
+          RoceContextRules roceRules) {
+        this.roce = roce;
+        this.roceRules = roceRules;
         this.memory = memory;
         this.trace = trace;
         this.hmc = hmc;
@@ -79,6 +91,7 @@ final class QpOps {
         }
         int region = memory.find(obj, CqpOperations.QP_CONTEXT_SIZE);
         qpContext.wrap(memory.store(region), memory.offset(region, obj), CqpOperations.QP_CONTEXT_SIZE);
+        roceContext.wrap(memory.store(region), memory.offset(region, obj), CqpOperations.QP_CONTEXT_SIZE);
         return OptionalLong.of(obj);
     }
 
@@ -93,12 +106,8 @@ final class QpOps {
             r.fail(CqpFault.OBJECT_IN_USE, "QP exists");
             return;
         }
-        if (type != QueuePair.TYPE_IWARP && type != QueuePair.TYPE_UDA) {
-            r.fail(CqpFault.UNSUPPORTED_FIELD, "RoCE QP types are not modelled");
-            return;
-        }
-        if (w.qpVirtualMap() && type != QueuePair.TYPE_IWARP) {
-            r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-mapped PUDA QP (hw.c creates the ILQ/IEQ rings coherent)");
+        boolean roceType = isRoce(type);
+        if (!typeAccepted(w, type, r)) {
             return;
         }
         QpState next = QpState.of(w.qpNextIwarpState());
@@ -121,6 +130,9 @@ final class QpOps {
                 r.fail(CqpFault.INVALID_FIELD, c.describe());
                 return;
             }
+        }
+        if (roceType && !roceRules.accepted(w, roceContext, r)) {
+            return;
         }
         if (w.qpCqNumValid()
                 && (cqs.get(qpContext.txCqNum()) == null || cqs.get(qpContext.rxCqNum()) == null)) {
@@ -153,12 +165,59 @@ final class QpOps {
             return;
         }
         traceState(qp, QpState.INVALID, next);
+        if (roceType) {
+            roce.contextLoaded(qp, roceContext);
+            roce.stateChanged(qp, QpState.INVALID, next);
+            return;
+        }
         dataPath.stateChanged(qp, QpState.INVALID, next, withTcp ? qpContext : null, 0, false);
+    }
+
+    /** Whether Create QP's type is modelled with the rings as given; if not the op fails. */
+    private static boolean typeAccepted(CqpWqe w, int type, CqpResult r) {
+        if (type != QueuePair.TYPE_IWARP && type != QueuePair.TYPE_UDA && !isRoce(type)) {
+            r.fail(CqpFault.UNSUPPORTED_FIELD, "QP type is none of iWARP, UDA, RoCE RC, RoCE UD (defs.h)");
+            return false;
+        }
+        if (w.qpVirtualMap() && type == QueuePair.TYPE_UDA) {
+            r.fail(CqpFault.UNSUPPORTED_FIELD, "PBL-mapped PUDA QP (hw.c creates the ILQ/IEQ rings coherent)");
+            return false;
+        }
+        return true;
+    }
+
+    private static boolean isRoce(int type) {
+        return type == QueuePair.TYPE_ROCE_RC || type == QueuePair.TYPE_ROCE_UD;
+    }
+
+    /**
+     * Modify QP of a RoCE QP: the context is reloaded and checked whatever the op's valid bits say (irdma rewrote
+     * it), the transition follows {@link QpState#canMoveToRoce}, and the RoCE data path hears both.
+     */
+    private void modifyRoceQp(CqpWqe w, QueuePair qp, CqpResult r) {
+        QpState next = QpState.of(w.qpNextIwarpState());
+        if (next == null || next == QpState.INVALID || !qp.state().canMoveToRoce(next)) {
+            r.fail(CqpFault.INVALID_STATE, "RoCE QP state transition not allowed");
+            return;
+        }
+        if (loadContext(qp.id(), w.qpHostContextAddress(), r).isEmpty() || !roceRules.accepted(w, roceContext, r)) {
+            return;
+        }
+        qps.reload(qp, qpContext, false);
+        roce.contextLoaded(qp, roceContext);
+        QpState was = qp.state();
+        qps.setState(qp, next);
+        traceState(qp, was, next);
+        roce.stateChanged(qp, was, next);
     }
 
     void modifyQp(CqpWqe w, CqpResult r) {
         QueuePair qp = existing(w.qpId(), r);
         if (qp == null) {
+            return;
+        }
+        if (qp.role().roce()) {
+            modifyRoceQp(w, qp, r);
             return;
         }
         QpState next = QpState.of(w.qpNextIwarpState());
@@ -224,6 +283,9 @@ final class QpOps {
         }
         QpState was = qp.state();
         dataPath.release(qp.id());
+        if (qp.role().roce()) {
+            roce.release(qp.id());
+        }
         qps.destroy(qp);
         traceState(qp, was, QpState.INVALID);
     }
@@ -238,8 +300,9 @@ final class QpOps {
         if (qp == null) {
             return;
         }
-        if (qp.role() != QueuePair.Role.IWARP) {
-            r.fail(CqpFault.UNSUPPORTED_FIELD, "flush of a QP without an iWARP data path");
+        if (qp.role() != QueuePair.Role.IWARP && !qp.role().roce()) {
+            // a RoCE QP has no engine there: its posted WQEs are flushed from the rings as they stand
+            r.fail(CqpFault.UNSUPPORTED_FIELD, "flush of a QP without an iWARP or RoCE data path");
             return;
         }
         FlushOutcome flushed = dataPath.flush(qp, flushFields);

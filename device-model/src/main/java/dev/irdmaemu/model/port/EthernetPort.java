@@ -25,6 +25,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  *       MPA, DDP and RDMAP take the segment; an iWARP QP without one (not yet in RTS, or gone to ERROR and reset)
  *       drops it;</li>
  *   <li>a quad-hash entry naming a QP that does not exist raises IRDMA_AE_AMP_BAD_QP (user.h) and drops;</li>
+ *   <li>UDP to port 4791 for a unicast MAC to the RoCEv2 engine ({@link RoceSink}, attached by the function);</li>
  *   <li>everything else to the LAN sink.</li>
  * </ul>
  * Transmit ({@link #transmit}) taps and hands the frame to the {@link FrameTransmitter} (e.g. the wire's
@@ -43,6 +44,8 @@ public final class EthernetPort implements PudaWire {
     private final TcpPacket txPacket = new TcpPacket();
     private FunctionCounters counters = new FunctionCounters();
     private SegmentReceiver puda = SegmentReceiver.NONE;
+    private RoceSink roce = RoceSink.NONE;
+    private long rxRoce;
     private OffloadedPath dataPath;
     private FrameTransmitter transmitter = FrameTransmitter.NONE;
     private FrameTransmitter lanTransmitter = FrameTransmitter.NONE;
@@ -106,6 +109,16 @@ public final class EthernetPort implements PudaWire {
     /** The function's statistics counters this port counts the RDMA block's packets into (Gather Stats). */
     public void attachCounters(FunctionCounters functionCounters) {
         this.counters = functionCounters;
+    }
+
+    /** The RoCEv2 engine: UDP 4791 frames to a unicast MAC go there ({@link RoceSteering}). */
+    public void attachRoce(RoceSink sink) {
+        this.roce = sink == null ? RoceSink.NONE : sink;
+    }
+
+    /** RoCEv2 frames the RoCE engine placed into a QP. */
+    public long rxRoce() {
+        return rxRoce;
     }
 
     public void attachDataPath(OffloadedPath path) {
@@ -243,6 +256,13 @@ public final class EthernetPort implements PudaWire {
     }
 
     private void process(BytesStore<?, ?> store, long offset, int length) {
+        if (roce.active() && RoceSteering.isRoce(store, offset, length)) {
+            // a frame the RoCE engine drops is counted there, by its reason (RoceCounters)
+            if (roce.receive(store, offset, length)) {
+                rxRoce++;
+            }
+            return;
+        }
         TcpPacket.Status st = packet.wrap(store, offset, length).validate();
         if (!st.accepted()) {
             toLan(store, offset, length, st.name());

@@ -40,4 +40,24 @@ public enum QpState {
             default -> false;
         };
     }
+
+    /**
+     * Whether Modify QP may move a RoCE QP from this state to {@code next}, in the CQP's state codes as
+     * irdma_modify_qp_roce (verbs.c) issues them: RESET/INIT are IDLE, RTR, RTS, SQD is code 3 ({@link #CLOSING}
+     * here), SQE/ERR/RESET from a live state are ERROR, and a reused QP goes back from ERROR to IDLE. Every live state
+     * may stay where it is (a context rewrite) or go to ERROR.
+     */
+    public boolean canMoveToRoce(QpState next) {
+        if (next == this || next == ERROR) {
+            return this != INVALID;
+        }
+        return switch (this) {
+            case IDLE -> next == RTR;
+            case RTR -> next == RTS;
+            case RTS -> next == CLOSING;
+            case CLOSING -> next == RTS;
+            case ERROR -> next == IDLE;
+            default -> false;
+        };
+    }
 }

@@ -38,6 +38,8 @@ public final class QpTable {
         }
         qp.type = type;
         qp.role = type == QueuePair.TYPE_IWARP ? QueuePair.Role.IWARP
+                : type == QueuePair.TYPE_ROCE_RC ? QueuePair.Role.ROCE_RC
+                : type == QueuePair.TYPE_ROCE_UD ? QueuePair.Role.ROCE_UD
                 : id == QueuePair.ILQ_QP_ID ? QueuePair.Role.ILQ
                 : id == QueuePair.IEQ_QP_ID ? QueuePair.Role.IEQ : QueuePair.Role.OTHER_UDA;
         qp.contextAddress = contextAddress;

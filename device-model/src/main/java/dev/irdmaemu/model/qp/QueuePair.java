@@ -15,6 +15,9 @@ public final class QueuePair {
     /** defs.h IRDMA_QP_TYPE_IWARP / IRDMA_QP_TYPE_UDA. */
     public static final int TYPE_IWARP = 1;
     public static final int TYPE_UDA = 2;
+    /** defs.h IRDMA_QP_TYPE_ROCE_RC / IRDMA_QP_TYPE_ROCE_UD (QP1, the GSI QP, is a UD QP with id 1 on gen2). */
+    public static final int TYPE_ROCE_RC = 3;
+    public static final int TYPE_ROCE_UD = 4;
     /** type.h enum irdma_rsvd_qp_id: the ILQ is QP 1, the IEQ QP 2 (hw.c irdma_initialize_ilq / _ieq). */
     public static final int ILQ_QP_ID = 1;
     public static final int IEQ_QP_ID = 2;
@@ -23,7 +26,12 @@ public final class QueuePair {
 
     /** What the QP is to the receive path. */
     public enum Role {
-        IWARP, ILQ, IEQ, OTHER_UDA
+        IWARP, ILQ, IEQ, OTHER_UDA, ROCE_RC, ROCE_UD;
+
+        /** A RoCEv2 QP (its context is the RoCE layout, its frames go through {@code model.roce}). */
+        public boolean roce() {
+            return this == ROCE_RC || this == ROCE_UD;
+        }
     }
 
     /** How the device checks the framing of an iWARP QP's FPDUs (the context's IRDMAQPC_RCVMARKERS / RCVNOMPACRC). */
@@ -75,7 +83,11 @@ public final class QueuePair {
         this.id = id;
     }
 
-    /** Reads the fields the model uses from the QP object (the host context copied into HMC). */
+    /**
+     * Reads the fields the model uses from the QP object (the host context copied into HMC). The queue, CQ, MSS and
+     * completion-context fields lie at the same places in the iWARP and the RoCE layouts (ctrl.c
+     * irdma_sc_qp_setctx and irdma_sc_qp_setctx_roce_gen_2), so {@code c} serves both; the rest is iWARP only.
+     */
     void load(QpContext c, boolean withTcp) {
         sqQuanta = 4 << c.sqSize();
         rqQuanta = 4 << c.rqSize();

@@ -23,6 +23,10 @@ public enum TraceKind {
     PUDA_RX("puda_rx"),
     PUDA_TX("puda_tx"),
     PUDA_DROP("puda_drop"),
+    /** RoCEv2 UD / QP1 data path (model.roce): a UD packet placed, sent, or dropped and counted. */
+    ROCE_RX("roce_rx"),
+    ROCE_TX("roce_tx"),
+    ROCE_DROP("roce_drop"),
     FRAME_RX("frame_rx"),
     FRAME_TX("frame_tx"),
     LAN("lan"),

@@ -435,6 +435,28 @@ public final class SqWqe extends FragmentedWqe implements Flyweight<SqWqe> {
         return quanta;
     }
 
+    /**
+     * A UD Send / Send with SE as irdma_uk_send writes it for a RoCE UD QP (QP1's MADs, user UD QPs): the fragments
+     * (or the immediate and then the fragments), IRDMAQPSQ_DESTQKEY 31:0 and IRDMAQPSQ_DESTQPN 55:32 in quadword 2,
+     * IRDMAQPSQ_AHID in the header's low bits. Answers the quanta written.
+     */
+    public int writeUdSend(boolean polarity, SqOpcode opcode, SgeList sges, int flags, long immData, int ahId,
+                           int destQp, int qKey) {
+        int quanta = writeSend(polarity, opcode, sges, flags, immData, ahId);
+        putQ(OFF_REMOTE_TO, prep(destQp & 0xff_ffff, 55, 32) | Integer.toUnsignedLong(qKey));
+        return quanta;
+    }
+
+    /** UD Send: IRDMAQPSQ_DESTQPN, quadword 2 bits 55:32. */
+    public int destQp() {
+        return (int) get(qword(OFF_REMOTE_TO), 55, 32);
+    }
+
+    /** UD Send: IRDMAQPSQ_DESTQKEY, quadword 2 bits 31:0 (unsigned 32 bits in an int). */
+    public int destQKey() {
+        return (int) get(qword(OFF_REMOTE_TO), 31, 0);
+    }
+
     /** RDMA Write / Write with SE (irdma_uk_rdma_write). */
     public int writeRdmaWrite(boolean polarity, SqOpcode opcode, SgeList sges, int remoteStag, long remoteTo,
                               int flags, long immData) {

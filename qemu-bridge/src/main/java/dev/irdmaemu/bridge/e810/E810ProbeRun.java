@@ -34,6 +34,8 @@ public final class E810ProbeRun {
     /** The E810's permanent MAC in the model's NVM (a locally administered address). */
     public static final long MAC = 0x02_00_5E_10_00_01L;
     public static final String VFIO_SOCKET = "e810.sock";
+    /** The guest scenario of {@link #run(GuestKit, Path, String, Duration, Consumer, String...)}. */
+    public static final String PROBE_SCENARIO = "e810-probe";
 
     /** What the run left: the guest's result line, where its files are, and what the model still held. */
     public record Outcome(GuestResult result, Path console, Path trace, String vfioUser, int liveQps, int liveCqs) {
@@ -57,6 +59,16 @@ public final class E810ProbeRun {
     /** As above, the adapter with {@code functions} physical functions (1..8). */
     public static Outcome run(GuestKit e810Kit, Path runDir, String rdma, int functions, Duration timeout,
                               Consumer<String> progress, String... kernelArguments)
+            throws IOException, InterruptedException, TimeoutException, GuestBootException {
+        return run(e810Kit, runDir, PROBE_SCENARIO, rdma, functions, timeout, progress, kernelArguments);
+    }
+
+    /**
+     * As above, the guest running {@code scenario} (a script of the kit's guest/scenarios, laid over the kit's
+     * initramfs from this build), e.g. {@code e810-roce}: irdma in RoCEv2 on two functions.
+     */
+    public static Outcome run(GuestKit e810Kit, Path runDir, String scenario, String rdma, int functions,
+                              Duration timeout, Consumer<String> progress, String... kernelArguments)
             throws IOException, InterruptedException, TimeoutException, GuestBootException {
         if (!rdma.equals("iwarp") && !rdma.equals("roce") && !rdma.equals("none")) {
             throw new IllegalArgumentException("rdma mode " + rdma + " (iwarp, roce or none)");
@@ -87,8 +99,8 @@ public final class E810ProbeRun {
                         .messageTimeout(Duration.ofSeconds(20)).build());
             }
             // the e810-probe script of this build over the kit's (a changed scenario needs no new kit)
-            ScenarioOverlay.write(e810Kit.initramfs(), initrd, "e810-probe");
-            GuestLaunch launch = e810Kit.launch().machine(GuestLaunch.Machine.Q35).scenario("e810-probe")
+            ScenarioOverlay.write(e810Kit.initramfs(), initrd, scenario);
+            GuestLaunch launch = e810Kit.launch().machine(GuestLaunch.Machine.Q35).scenario(scenario)
                     .memoryMiB(512).initramfs(initrd).kernelArgument("irdma_emu.rdma=" + rdma).vfioUserFunctions(devices);
             for (String a : kernelArguments) {
                 launch = launch.kernelArgument(a);
