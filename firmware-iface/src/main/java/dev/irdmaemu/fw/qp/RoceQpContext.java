@@ -83,7 +83,7 @@ public final class RoceQpContext extends QuadView implements Flyweight<RoceQpCon
         if (destPort() != ROCE_V2_UDP_DPORT) {
             return fail(RoceQpContextCheck.BAD_DEST_PORT, QW3 + 6);
         }
-        if (QpContext.decodeIrd(irdSizeCode()) < 0) {
+        if (QpContext.decodeIrd(irdSizeCode()).isEmpty()) {
             return fail(RoceQpContextCheck.BAD_IRD_SIZE, QW20 + 2);
         }
         if (sqSize() > MAX_QUEUE_SIZE_CODE || rqSize() > MAX_QUEUE_SIZE_CODE) {
