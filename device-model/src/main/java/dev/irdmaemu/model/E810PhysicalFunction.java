@@ -70,6 +70,7 @@ public final class E810PhysicalFunction {
         switchAndScheduler.refusals().traceTo(trace);
         switchAndScheduler.install(this::register);
         ice.onPfReset(this::pfSoftwareReset);
+        rdma.onSoftwareInterrupt(ice::softwareInterrupt);
         ice.onAdapterReset(kind -> switchAndScheduler.powerOn());
         ice.onClearPfConfig(switchAndScheduler::clearPfConfig);
         ice.adapterResets().useScheduler(scheduler);

@@ -25,6 +25,8 @@ public final class LanCounters {
     long txDropped;
     /** Doorbells on a queue without a Tx context, or with a tail beyond its ring. */
     long txBadDoorbell;
+    /** Frames the MAC loopback (set_mac_lb) turned back into the receive side instead of the wire. */
+    long txLoopedBack;
     long mddEvents;
     long rxInterrupts;
     long txInterrupts;
@@ -99,5 +101,9 @@ public final class LanCounters {
 
     public long txInterrupts() {
         return txInterrupts;
+    }
+
+    public long txLoopedBack() {
+        return txLoopedBack;
     }
 }

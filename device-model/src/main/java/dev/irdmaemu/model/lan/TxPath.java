@@ -56,6 +56,8 @@ public final class TxPath {
     private final int[] tail;
     private TxContextSource contexts = TxContextSource.NONE;
     private FrameTransmitter wire = FrameTransmitter.NONE;
+    /** The MAC loopback (set_mac_lb): frames go back to the receive side instead of the wire. */
+    private boolean loopback;
     private int cmd;
     private int macLen;
     private int ipLen;
@@ -82,6 +84,11 @@ public final class TxPath {
 
     void wire(FrameTransmitter t) {
         this.wire = t == null ? FrameTransmitter.NONE : t;
+    }
+
+    /** The MAC loopback is port state: a PF reset of the queues leaves it as the firmware set it. */
+    void loopback(boolean on) {
+        this.loopback = on;
     }
 
     void reset() {
@@ -326,7 +333,12 @@ public final class TxPath {
         counters.txBytes += len;
         TraceEvent t = trace.start(TraceKind.LAN);
         if (t != null) {
-            t.text("dir", "tx").text("op", "frame").num("q", q).num("len", len).emit();
+            t.text("dir", "tx").text("op", loopback ? "loopback" : "frame").num("q", q).num("len", len).emit();
+        }
+        if (loopback) {
+            counters.txLoopedBack++;
+            owner.frame(s, 0, len);
+            return;
         }
         wire.transmit(s, 0, len);
     }
