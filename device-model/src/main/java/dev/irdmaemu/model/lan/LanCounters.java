@@ -17,6 +17,10 @@ public final class LanCounters {
     long rxHashed;
     /** Frames whose LUT entry named a queue outside the VSI's map or not enabled: dropped. */
     long rxRssQueueDisabled;
+    /** Frames a header-split queue split: the headers in the header buffer, the payload in the packet buffers. */
+    long rxHeaderSplit;
+    /** Frames whose headers did not fit a header-split queue's header buffer (written whole, HBO set). */
+    long rxHeaderOverflow;
     long txFrames;
     long txBytes;
     long txPackets;
@@ -105,5 +109,13 @@ public final class LanCounters {
 
     public long txLoopedBack() {
         return txLoopedBack;
+    }
+
+    public long rxHeaderSplit() {
+        return rxHeaderSplit;
+    }
+
+    public long rxHeaderOverflow() {
+        return rxHeaderOverflow;
     }
 }
