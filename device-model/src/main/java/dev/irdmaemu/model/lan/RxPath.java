@@ -200,8 +200,20 @@ public final class RxPath {
         tail[q] = v;
     }
 
+    /**
+     * The queue a frame without RSS lands in: the lowest enabled queue that takes frames. A descriptor-only queue
+     * (the flow director's control VSI: dbuf 0, rxmax 0) is skipped while another is enabled, as the switch never
+     * forwards a frame to that VSI (ethtool -t's loopback VSI must get its frames while the PF VSI is down); with
+     * only such queues enabled a frame still goes to the lowest of them, which drops it as oversize.
+     */
     private void recomputeLowest() {
         lowestEnabled = -1;
+        for (int q = 0; q < queues; q++) {
+            if (enabled[q] && rxMax[q] > 0) {
+                lowestEnabled = q;
+                return;
+            }
+        }
         for (int q = 0; q < queues; q++) {
             if (enabled[q]) {
                 lowestEnabled = q;

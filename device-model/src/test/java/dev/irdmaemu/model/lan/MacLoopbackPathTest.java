@@ -52,6 +52,24 @@ class MacLoopbackPathTest {
         assertEquals(1, rig.lan.counters().rxFrames());
     }
 
+    @Test
+    void theFlowDirectorsDescriptorOnlyQueueBelowTheLoopbackQueueTakesNoFrame() {
+        // ethtool -t offline: the PF VSI's queue 0 is down, the flow director's control queue 1 (dbuf 0, rxmax 0)
+        // stays up, the loopback VSI's queue 2 must get the frames
+        net.openhft.chronicle.bytes.BytesStore<?, ?> c = LanHostileDriverTest.goodRxContext(rig.ram.allocate(4096));
+        new dev.irdmaemu.fw.lan.RxQueueContext().wrap(c, 0).dataBufferBytes(0).rxMax(0);
+        org.junit.jupiter.api.Assertions.assertTrue(d.programRx(1, c, 1));
+        d.setupRx(2, 64, 2048, 1);
+        d.postRx(63);
+        d.setupTx(0, 64, 2);
+        rig.lan.macLoopback(true);
+        byte[] frame = selfTestFrame();
+        d.queueFrame(frame, 1, 0, 0, 0, 0, 0, 0);
+        d.ringTx();
+        assertArrayEquals(frame, d.receive().bytes());
+        assertEquals(0, rig.lan.counters().rxOversize());
+    }
+
     /** ice_lbtest_create_frame's 64 bytes: 0xFF everywhere with DE, AD, BE, EF at 32, 42, 44 and 46. */
     static byte[] selfTestFrame() {
         byte[] f = new byte[64];
