@@ -73,6 +73,7 @@ public final class E810PhysicalFunction {
         rdma.onSoftwareInterrupt(ice::softwareInterrupt);
         ice.onAdapterReset(kind -> switchAndScheduler.powerOn());
         ice.onClearPfConfig(switchAndScheduler::clearPfConfig);
+        ice.resources().onFree(switchAndScheduler.switchRules()::resourceFreed);
         ice.adapterResets().useScheduler(scheduler);
         ice.locks().clock(scheduler::now);
         // ice's LAN rings: registers behind the ice block, Tx contexts from add_txqs, frames to and from the port
