@@ -302,6 +302,13 @@ public final class RxPath {
         counters.rxFrames++;
         counters.rxBytes += frameLength;
         counters.rxDescriptors += needed;
+        if (headerSize[q] != 0) {
+            if (headerOverflow) {
+                counters.rxHeaderOverflow++;
+            } else {
+                counters.rxHeaderSplit++;
+            }
+        }
         TraceEvent t = trace.start(TraceKind.LAN);
         if (t != null) {
             t.text("dir", "rx").text("op", "frame").num("q", q).num("len", frameLength).num("descs", needed)
@@ -400,7 +407,7 @@ public final class RxPath {
      * The bytes of the frame queue {@code q} puts in its header buffer: none without header split; with it, up to
      * where {@link #classify} found the headers end (ice_base.c asks for a split after L2, IP and TCP/UDP/SCTP, so
      * the header buffer is never empty). A header longer than the header buffer goes with the payload to the packet
-     * buffers and the first descriptor says HBO (counted).
+     * buffers and the first descriptor says HBO (counted once the frame is written).
      */
     private int headerBytes(int q, int frameLength) {
         headerOverflow = false;
@@ -410,10 +417,8 @@ public final class RxPath {
         int header = Math.min(splitAt, frameLength);
         if (header > headerSize[q]) {
             headerOverflow = true;
-            counters.rxHeaderOverflow++;
             return 0;
         }
-        counters.rxHeaderSplit++;
         return header;
     }
 

@@ -185,6 +185,7 @@ class HeaderSplitRxTest {
         byte[] frame = LanRig.tcp(false, LanRig.tcpFlags(), 2, 10);
         rig.deliver(frame);
         assertArrayEquals(frame, receive());
+        assertEquals(1, rig.lan.counters().rxHeaderSplit(), "the dropped frame is not counted as split");
     }
 
     @Test
