@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The everyday tools through the stock ice.ko of Linux 7.3 on one emulated E810 (scenario {@code e810-tools}):
- * {@code ethtool -i}, {@code -p}, {@code -m} and {@code -t} online and offline pass in the guest, the LAN path to
- * the hosted node works after each, and the model's trace shows the admin queue commands behind them answered OK
+ * {@code ethtool -i}, {@code -p}, {@code -m}, {@code -t} online and offline, {@code -k/-K}, {@code -g/-G},
+ * {@code -l/-L} and {@code -S} pass in the guest, the LAN path to the hosted node works after each, and the model's trace shows the admin queue commands behind them answered OK
  * (set_port_id_led 0x06E9 blink and back, sff_eeprom 0x06EE, nvm_checksum 0x0706, set_mac_lb 0x0620 on and off)
  * with the loopback test's 32 frames turned back by the MAC.
  */
