@@ -70,8 +70,10 @@ public final class E810PhysicalFunction {
         switchAndScheduler.refusals().traceTo(trace);
         switchAndScheduler.install(this::register);
         ice.onPfReset(this::pfSoftwareReset);
+        rdma.onSoftwareInterrupt(ice::softwareInterrupt);
         ice.onAdapterReset(kind -> switchAndScheduler.powerOn());
         ice.onClearPfConfig(switchAndScheduler::clearPfConfig);
+        ice.resources().onFree(switchAndScheduler.switchRules()::resourceFreed);
         ice.adapterResets().useScheduler(scheduler);
         ice.locks().clock(scheduler::now);
         // ice's LAN rings: registers behind the ice block, Tx contexts from add_txqs, frames to and from the port

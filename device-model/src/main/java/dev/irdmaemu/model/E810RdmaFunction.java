@@ -62,6 +62,8 @@ public final class E810RdmaFunction implements RdmaBlock {
     // Everything below is the function's state: built at power-on by build() and built anew by reset().
     private RegisterFile regs;
     private InterruptController irq;
+    /** Where SWINT_TRIG writes go besides the vector (the ice block's PFINT_OICR SWINT); kept over resets. */
+    private java.util.function.IntConsumer softwareInterrupts = v -> { };
     private HmcFunction hmc;
     private final CompletionEventQueue[] ceqs = new CompletionEventQueue[HmcLimits.MAX_CEQS];
     private AsyncEventQueue aeq;
@@ -116,6 +118,7 @@ public final class E810RdmaFunction implements RdmaBlock {
     private void buildState() {
         this.regs = new RegisterFile(trace);
         this.irq = new InterruptController(scheduler, trace, vector -> interrupts.raise(vector), latency.interruptNanos);
+        irq.onSoftwareTrigger(vector -> softwareInterrupts.accept(vector));
         this.hmc = new HmcFunction(memory, trace);
         for (int i = 0; i < ceqs.length; i++) {
             ceqs[i] = new CompletionEventQueue(i, memory, trace, irq);
@@ -284,6 +287,11 @@ public final class E810RdmaFunction implements RdmaBlock {
 
     public AsyncEventQueue aeq() {
         return aeq;
+    }
+
+    /** Tells {@code hook} the vector of every GLINT_DYN_CTL SWINT_TRIG write, across this function's resets. */
+    public void onSoftwareInterrupt(java.util.function.IntConsumer hook) {
+        this.softwareInterrupts = hook == null ? v -> { } : hook;
     }
 
     public InterruptController interrupts() {

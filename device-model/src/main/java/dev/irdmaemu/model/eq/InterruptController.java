@@ -57,6 +57,7 @@ public final class InterruptController {
     private final int[] released = new int[VECTORS];
     private final SimTimer throttle;
     private long throttled;
+    private java.util.function.IntConsumer softwareTrigger = v -> { };
 
     public InterruptController(SimScheduler scheduler, Trace trace, InterruptSink sink, long deliveryNanos) {
         this.scheduler = scheduler;
@@ -86,10 +87,19 @@ public final class InterruptController {
             schedule(vector);
         }
         if ((value & Gen2Registers.GLINT_DYN_CTL_SWINT_TRIG) != 0) {
+            softwareTrigger.accept(vector);
             int sw = (value & Gen2Registers.GLINT_DYN_CTL_SW_ITR_INDX_ENA) != 0
                     ? (int) ((value & Gen2Registers.GLINT_DYN_CTL_SW_ITR_INDX) >>> 25) : Gen2Registers.ITR_NONE;
             throttledCause(vector, sw);
         }
+    }
+
+    /**
+     * Called with the vector of each SWINT_TRIG write, before its cause is raised (the ice block sets PFINT_OICR
+     * SWINT when the vector is its OICR vector: ice_ethtool.c's interrupt test counts it in ice_misc_intr).
+     */
+    public void onSoftwareTrigger(java.util.function.IntConsumer hook) {
+        this.softwareTrigger = hook == null ? v -> { } : hook;
     }
 
     /** GLINT_ITR(index, vector): the interval in 2 us units. */

@@ -59,6 +59,10 @@ public final class IceFirmware implements Mmio {
     private final FirmwareLog fwLog = new FirmwareLog();
     private final LldpAgent lldp = new LldpAgent();
     private final PtpTimer ptp;
+    private final AqRefusals refusals = new AqRefusals();
+    private final MacLoopback macLoopback;
+    private final PortIdentifyLed identifyLed;
+    private final QsfpModuleEeprom module;
     private final int pfgenCtrl;
     private final int oicrEna;
     private final int oicrCtl;
@@ -98,6 +102,14 @@ public final class IceFirmware implements Mmio {
         this.port = new PortLink(pfId, permanentMac, adminQueue);
         this.basic = new BasicCommands();
         this.ptp = new PtpTimer(pfId, System::nanoTime);
+        refusals.traceTo(trace);
+        this.macLoopback = new MacLoopback(refusals, on -> {
+            if (lan != null) {
+                lan.macLoopback(on);
+            }
+        });
+        this.identifyLed = new PortIdentifyLed(pfId, refusals);
+        this.module = new QsfpModuleEeprom(refusals);
         this.regs = new RegisterFile(trace);
 
         regs.defineReadOnly("GL_MNG_FWSM", GL_MNG_FWSM, 1, 0, null, null);
@@ -149,6 +161,9 @@ public final class IceFirmware implements Mmio {
         new Capabilities(pfId, msixVectors, firstVector).registerWith(adminQueue::register);
         port.registerWith(adminQueue::register);
         resources.registerWith(adminQueue::register);
+        macLoopback.registerWith(adminQueue::register);
+        identifyLed.registerWith(adminQueue::register);
+        module.registerWith(adminQueue::register);
     }
 
     private void defineQueue(String p, AdminQueue q, int atqBal, int atqBah, int atqLen, int atqH, int atqT,
@@ -272,6 +287,8 @@ public final class IceFirmware implements Mmio {
         clearFunctionRegisters();
         locks.powerOn();
         port.powerOn();
+        macLoopback.macReset();
+        identifyLed.powerOn();
         pfReset();
     }
 
@@ -312,6 +329,7 @@ public final class IceFirmware implements Mmio {
             port.coreReset();
         } else {
             port.powerOn();
+            macLoopback.macReset();
         }
         pfReset();
         adapterResetHook.accept(kind);
@@ -348,11 +366,8 @@ public final class IceFirmware implements Mmio {
         this.lan = queues;
         if (queues != null) {
             queues.onMdd(() -> raiseOicr(PFINT_OICR_MAL_DETECT_M));
+            queues.macLoopback(macLoopback.on());
         }
-    }
-
-    public LanRegisters lan() {
-        return lan;
     }
 
     /** Connects the PF reset to the rest of the function (the RDMA block's reset). */
@@ -375,6 +390,18 @@ public final class IceFirmware implements Mmio {
         oicr |= causes;
         if ((oicr & regs.stored(oicrEna, 0)) != 0) {
             raise(regs.stored(oicrCtl, 0), "oicr");
+        }
+    }
+
+    /**
+     * A GLINT_DYN_CTL SWINT_TRIG write on {@code vector}: when it is the OICR vector (PFINT_OICR_CTL's MSIX_INDX,
+     * cause enabled) the software cause is latched in PFINT_OICR SWINT before the vector fires, so ice_misc_intr
+     * counts it (ice_ethtool.c ice_intr_test compares that count).
+     */
+    public void softwareInterrupt(int vector) {
+        int ctl = regs.stored(oicrCtl, 0);
+        if ((ctl & CTL_CAUSE_ENA_M) != 0 && (ctl & CTL_MSIX_INDX_M) == vector) {
+            oicr |= PFINT_OICR_SWINT_M;
         }
     }
 

@@ -14,6 +14,12 @@ public interface LanRegisters extends Mmio {
     /** Back to the state a PF reset leaves. */
     void reset();
 
+    /**
+     * The port MAC's loopback (set_mac_lb): while on, transmitted frames come back into the receive side instead of
+     * leaving the port.
+     */
+    void macLoopback(boolean on);
+
     /** Calls {@code hook} on each malicious driver detection event (the firmware raises PFINT_OICR MAL_DETECT). */
     void onMdd(Runnable hook);
 }

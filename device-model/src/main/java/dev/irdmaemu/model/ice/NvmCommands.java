@@ -3,6 +3,7 @@ package dev.irdmaemu.model.ice;
 import dev.irdmaemu.fw.aq.AqDescriptor;
 import dev.irdmaemu.fw.aq.AqError;
 import dev.irdmaemu.fw.aq.AqLayout.Nvm;
+import dev.irdmaemu.fw.aq.AqLayout.NvmChecksum;
 import dev.irdmaemu.fw.aq.AqOpcode;
 import java.util.function.BiConsumer;
 import net.openhft.chronicle.bytes.Bytes;
@@ -19,11 +20,17 @@ import net.openhft.chronicle.bytes.Bytes;
  * </ul>
  * Reads are not refused without the NVM lock: ice always holds it around ice_read_flat_nvm, and its PTP code reads
  * the Shadow RAM without it.
+ *
+ * <p>NVM checksum (direct 0x0706, struct ice_aqc_nvm_checksum; ice_nvm.c ice_nvm_validate_checksum, the EEPROM test of
+ * {@code ethtool -t}): VERIFY answers ICE_AQC_NVM_CHECKSUM_CORRECT (0xBABA) in the checksum field, the model's Shadow
+ * RAM being consistent by construction. RECALC is refused with EACCES (the model's NVM is read-only: nothing is ever
+ * written that would need a new checksum); a buffer, no flag, both flags or reserved bits with EINVAL.
  */
 public final class NvmCommands {
     private final NvmImage nvm;
     private long reads;
     private long pastEnd;
+    private long checksums;
 
     public NvmCommands(NvmImage nvm) {
         this.nvm = nvm;
@@ -31,6 +38,7 @@ public final class NvmCommands {
 
     public void registerWith(BiConsumer<Integer, AqCommandHandler> r) {
         r.accept(AqOpcode.NVM_READ, this::read);
+        r.accept(AqOpcode.NVM_CHECKSUM, this::checksum);
     }
 
     private int read(AqDescriptor d, Bytes<?> b) {
@@ -64,6 +72,24 @@ public final class NvmCommands {
         }
         d.datalen(length);
         return AqError.OK;
+    }
+
+    private int checksum(AqDescriptor d, Bytes<?> b) {
+        int flags = d.paramU8(NvmChecksum.FLAGS);
+        if (b != null || d.flag(AqDescriptor.BUF) || flags != NvmChecksum.VERIFY && flags != NvmChecksum.RECALC) {
+            return AqError.EINVAL;
+        }
+        if (flags == NvmChecksum.RECALC) {
+            return AqError.EACCES;
+        }
+        checksums++;
+        d.paramU16(NvmChecksum.CHECKSUM, NvmChecksum.CORRECT);
+        return AqError.OK;
+    }
+
+    /** Checksum verifications answered (one per {@code ethtool -t DEV offline}). */
+    public long checksums() {
+        return checksums;
     }
 
     public long reads() {

@@ -25,7 +25,13 @@ public final class ResourcePool {
     public static final int RECIPES = 64;
     public static final int IDS_PER_TYPE = 1024;
 
+    /** Told of each id a free_res released (the switch drops a VSI list whose id ice freed). */
+    public interface FreeListener {
+        void freed(int type, int id);
+    }
+
     private final BitSet[] used = new BitSet[RES_TYPE_M + 1];
+    private FreeListener freeListener = (type, id) -> { };
     private final int[] scratch = new int[2048];
 
     public void registerWith(BiConsumer<Integer, AqCommandHandler> r) {
@@ -88,7 +94,9 @@ public final class ResourcePool {
             }
         }
         for (int i = 0; i < n; i++) {
-            p.clear(b.readUnsignedShort(BUF_ELEM + 2L * i));
+            int id = b.readUnsignedShort(BUF_ELEM + 2L * i);
+            p.clear(id);
+            freeListener.freed(type, id);
         }
         return AqError.OK;
     }
@@ -121,6 +129,14 @@ public final class ResourcePool {
             first = used;
         }
         return AqError.ENOSPC;
+    }
+
+    /**
+     * Calls {@code l} for each id free_res releases. In Linux 7.3 ice_switch.c ice_remove_vsi_list_rule builds the
+     * VSI_LIST_CLEAR rule but only sends free_res for the list's id, so the firmware must drop the list with its id.
+     */
+    public void onFree(FreeListener l) {
+        this.freeListener = l == null ? (type, id) -> { } : l;
     }
 
     /** Ids of {@code type} in use. */

@@ -109,6 +109,19 @@ public final class SwitchRules {
         return java.util.Collections.unmodifiableCollection(lookups.values());
     }
 
+    /**
+     * A resource id freed by free_res: a VSI list (RES_TYPE_VSI_LIST_REP) or prune list (RES_TYPE_VSI_LIST_PRUNE)
+     * goes with its id, as ice 7.3 frees a list it no longer uses without a VSI_LIST_CLEAR rule
+     * (ice_switch.c ice_remove_vsi_list_rule); the id can then be allocated and set again.
+     */
+    public void resourceFreed(int type, int id) {
+        Map<Integer, Rule> table = type == dev.irdmaemu.fw.aq.AqLayout.AllocFreeRes.RES_TYPE_VSI_LIST_REP ? lists
+                : type == dev.irdmaemu.fw.aq.AqLayout.AllocFreeRes.RES_TYPE_VSI_LIST_PRUNE ? pruneLists : null;
+        if (table != null && table.remove(id) != null) {
+            generation++;
+        }
+    }
+
     /** The VSI list kept at {@code index} (VSI_LIST_SET), or null. */
     public Rule vsiList(int index) {
         return lists.get(index);

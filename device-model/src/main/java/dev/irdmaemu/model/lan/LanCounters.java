@@ -17,6 +17,10 @@ public final class LanCounters {
     long rxHashed;
     /** Frames whose LUT entry named a queue outside the VSI's map or not enabled: dropped. */
     long rxRssQueueDisabled;
+    /** Frames a header-split queue split: the headers in the header buffer, the payload in the packet buffers. */
+    long rxHeaderSplit;
+    /** Frames whose headers did not fit a header-split queue's header buffer (written whole, HBO set). */
+    long rxHeaderOverflow;
     long txFrames;
     long txBytes;
     long txPackets;
@@ -25,6 +29,8 @@ public final class LanCounters {
     long txDropped;
     /** Doorbells on a queue without a Tx context, or with a tail beyond its ring. */
     long txBadDoorbell;
+    /** Frames the MAC loopback (set_mac_lb) turned back into the receive side instead of the wire. */
+    long txLoopedBack;
     long mddEvents;
     long rxInterrupts;
     long txInterrupts;
@@ -99,5 +105,17 @@ public final class LanCounters {
 
     public long txInterrupts() {
         return txInterrupts;
+    }
+
+    public long txLoopedBack() {
+        return txLoopedBack;
+    }
+
+    public long rxHeaderSplit() {
+        return rxHeaderSplit;
+    }
+
+    public long rxHeaderOverflow() {
+        return rxHeaderOverflow;
     }
 }

@@ -153,6 +153,11 @@ public final class LanQueues implements LanRegisters, LanSink {
         tx.contexts(source);
     }
 
+    @Override
+    public void macLoopback(boolean on) {
+        tx.loopback(on);
+    }
+
     /** Called on an MDD event (the ice block raises PFINT_OICR MAL_DETECT). */
     public void onMdd(Runnable hook) {
         this.mddHook = hook == null ? () -> { } : hook;

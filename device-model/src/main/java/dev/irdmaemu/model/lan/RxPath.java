@@ -32,7 +32,13 @@ import org.slf4j.LoggerFactory;
  * in the flex NIC format with DD, the last with EOF, the packet type and the checksum status, and the queue's
  * interrupt is raised through QINT_RQCTL. A frame that does not fit the posted descriptors is dropped whole and
  * counted (GLV_RDPC); a descriptor or buffer outside guest memory drops the frame and raises an Rx MDD event.
- * Nothing allocates per frame.
+ * A header-split queue ({@code ethtool -G DEV tcp-data-split on}: dtype 1, hbuf, hsplit_0 as ice_base.c
+ * ice_setup_rx_ctx programs them) puts the frame's headers (up to the end of the TCP or UDP header, else of the IP
+ * header, else of the Ethernet header; SCTP is split after IP, the model parsing no SCTP) into the first
+ * descriptor's header buffer (hdr_addr) and the rest into the packet buffers; the first descriptor's write-back
+ * carries the header length and SPH (ice_txrx.c ice_clean_rx_irq reads them), each descriptor's pkt_len its share of
+ * the payload. Headers longer than the header buffer go whole to the packet buffers with HBO on the first
+ * descriptor. Nothing allocates per frame.
  */
 public final class RxPath {
     private static final Logger LOG = LoggerFactory.getLogger(RxPath.class);
@@ -49,6 +55,8 @@ public final class RxPath {
     private final long[] base;
     private final int[] length;
     private final int[] bufferSize;
+    /** Header buffer bytes of a header-split queue (hbuf), 0 for a queue without split. */
+    private final int[] headerSize;
     private final int[] rxMax;
     private final int[] head;
     private final int[] tail;
@@ -67,6 +75,12 @@ public final class RxPath {
     private int lowestEnabled = -1;
     private long rejectedContexts;
     private int status0;
+    /** Where {@link #classify} found the frame's headers end: after L4, else after IP, else after L2. */
+    private int splitAt;
+    /** The header buffer of the frame's first descriptor, fetched with its packet buffers. */
+    private long headerAddress;
+    /** The frame's header did not fit the queue's header buffer: it goes whole to the packet buffers, with HBO. */
+    private boolean headerOverflow;
 
     RxPath(int queues, HostMemory memory, Trace trace, LanQueues owner, LanCounters counters) {
         this.queues = queues;
@@ -80,6 +94,7 @@ public final class RxPath {
         this.base = new long[queues];
         this.length = new int[queues];
         this.bufferSize = new int[queues];
+        this.headerSize = new int[queues];
         this.rxMax = new int[queues];
         this.head = new int[queues];
         this.tail = new int[queues];
@@ -155,6 +170,7 @@ public final class RxPath {
         base[q] = context.ringBase();
         length[q] = context.queueLength();
         bufferSize[q] = context.dataBufferBytes();
+        headerSize[q] = context.descriptorType() == RxQueueContext.DTYPE_HEADER_SPLIT ? context.headerBufferBytes() : 0;
         rxMax[q] = Math.min(context.rxMax(), bufferSize[q] * RxQueueContext.MAX_CHAINED_BUFFERS);
         head[q] = context.head() < length[q] ? context.head() : 0;
         // ice_vsi_cfg_rxq posts its buffers (ice_alloc_rx_bufs writes the tail) before it sets QENA_REQ: keep them
@@ -184,8 +200,20 @@ public final class RxPath {
         tail[q] = v;
     }
 
+    /**
+     * The queue a frame without RSS lands in: the lowest enabled queue that takes frames. A descriptor-only queue
+     * (the flow director's control VSI: dbuf 0, rxmax 0) is skipped while another is enabled, as the switch never
+     * forwards a frame to that VSI (ethtool -t's loopback VSI must get its frames while the PF VSI is down); with
+     * only such queues enabled a frame still goes to the lowest of them, which drops it as oversize.
+     */
     private void recomputeLowest() {
         lowestEnabled = -1;
+        for (int q = 0; q < queues; q++) {
+            if (enabled[q] && rxMax[q] > 0) {
+                lowestEnabled = q;
+                return;
+            }
+        }
         for (int q = 0; q < queues; q++) {
             if (enabled[q]) {
                 lowestEnabled = q;
@@ -258,24 +286,37 @@ public final class RxPath {
             return;
         }
         int size = bufferSize[q];
-        int needed = (frameLength + size - 1) / size;
+        int header = headerBytes(q, frameLength);
+        int payload = frameLength - header;
+        int needed = Math.max(1, (payload + size - 1) / size);
         if (needed > posted(q)) {
             counters.rxNoDescriptor++;
             owner.rxDiscard();
             drop(q, "no_descriptor", frameLength);
             return;
         }
-        if (!fetchBuffers(q, needed, size, frameLength)) {
+        if (!fetchBuffers(q, needed, size, payload, header)) {
             return;
         }
-        head[q] = writeBack(q, needed, size, store, offset, frameLength, ptype, rssHash);
+        head[q] = writeBack(q, needed, size, store, offset, payload, header, ptype, rssHash);
         counters.rxFrames++;
         counters.rxBytes += frameLength;
         counters.rxDescriptors += needed;
+        if (headerSize[q] != 0) {
+            if (headerOverflow) {
+                counters.rxHeaderOverflow++;
+            } else {
+                counters.rxHeaderSplit++;
+            }
+        }
         TraceEvent t = trace.start(TraceKind.LAN);
         if (t != null) {
             t.text("dir", "rx").text("op", "frame").num("q", q).num("len", frameLength).num("descs", needed)
-                    .num("ptype", ptype).num("rss_hash", rssHash & 0xFFFF_FFFFL).emit();
+                    .num("ptype", ptype).num("rss_hash", rssHash & 0xFFFF_FFFFL);
+            if (headerSize[q] != 0) {
+                t.num("hdr", header).num("hbo", headerOverflow ? 1 : 0);
+            }
+            t.emit();
         }
         owner.raiseRx(q);
     }
@@ -285,9 +326,10 @@ public final class RxPath {
      * {@link #bufferAddress}, before any byte is written (the guest may have posted a bad address). False when one
      * is outside host memory: the frame is dropped and the MDD event raised.
      */
-    private boolean fetchBuffers(int q, int needed, int size, int frameLength) {
+    private boolean fetchBuffers(int q, int needed, int size, int payload, int header) {
+        int frameLength = payload + header;
         int h = head[q];
-        int left = frameLength;
+        int left = payload;
         for (int i = 0; i < needed; i++) {
             long descriptor = base[q] + (long) h * RxFlexDescriptor.SIZE;
             int r = memory.find(descriptor, RxFlexDescriptor.SIZE);
@@ -298,8 +340,18 @@ public final class RxPath {
                 drop(q, "descriptor_unmapped", frameLength);
                 return false;
             }
-            long address = posted.wrap(memory.store(r), memory.offset(r, descriptor)).packetBufferAddress();
-            if (!memory.contains(address, chunk)) {
+            posted.wrap(memory.store(r), memory.offset(r, descriptor));
+            long address = posted.packetBufferAddress();
+            if (i == 0 && header > 0) {
+                headerAddress = posted.headerBufferAddress();
+                if (!memory.contains(headerAddress, header)) {
+                    counters.rxDmaFault++;
+                    owner.mddRx(q, 3);
+                    drop(q, "header_buffer_unmapped", frameLength);
+                    return false;
+                }
+            }
+            if (chunk > 0 && !memory.contains(address, chunk)) {
                 counters.rxDmaFault++;
                 owner.mddRx(q, 3);
                 drop(q, "buffer_unmapped", frameLength);
@@ -316,26 +368,58 @@ public final class RxPath {
      * Copies the frame into the fetched buffers and writes each descriptor back (DD; EOF, the status bits and the
      * RSS hash on the last); answers the queue's new head.
      */
-    private int writeBack(int q, int needed, int size, BytesStore<?, ?> store, long offset, int frameLength,
+    private int writeBack(int q, int needed, int size, BytesStore<?, ?> store, long offset, int payload, int header,
                           int ptype, int rssHash) {
         int h = head[q];
-        int left = frameLength;
+        int left = payload;
         long at = offset;
+        if (header > 0) {
+            memory.copyIn(headerAddress, store, at, header);
+            at += header;
+        }
+        boolean split = headerSize[q] != 0;
         for (int i = 0; i < needed; i++) {
             int chunk = Math.min(left, size);
-            memory.copyIn(bufferAddress[i], store, at, chunk);
+            if (chunk > 0) {
+                memory.copyIn(bufferAddress[i], store, at, chunk);
+            }
             boolean last = i == needed - 1;
             int status = RxFlexDescriptor.STATUS0_DD | (last ? RxFlexDescriptor.STATUS0_EOF | status0 : 0);
             if (last && hashInput != HASH_NONE && rssOn) {
                 status |= RxFlexDescriptor.STATUS0_RSS_VALID;
             }
             long descriptor = base[q] + (long) h * RxFlexDescriptor.SIZE;
-            RxFlexDescriptor.writeBack(memory, descriptor, ptype, chunk, status, last ? rssHash : 0);
+            if (split) {
+                int hbo = i == 0 && headerOverflow ? RxFlexDescriptor.STATUS0_HBO : 0;
+                RxFlexDescriptor.writeBack(memory, descriptor, ptype, chunk, i == 0 ? header : 0, status | hbo,
+                        last ? rssHash : 0);
+            } else {
+                RxFlexDescriptor.writeBack(memory, descriptor, ptype, chunk, status, last ? rssHash : 0);
+            }
             at += chunk;
             left -= chunk;
             h = h + 1 == length[q] ? 0 : h + 1;
         }
         return h;
+    }
+
+    /**
+     * The bytes of the frame queue {@code q} puts in its header buffer: none without header split; with it, up to
+     * where {@link #classify} found the headers end (ice_base.c asks for a split after L2, IP and TCP/UDP/SCTP, so
+     * the header buffer is never empty). A header longer than the header buffer goes with the payload to the packet
+     * buffers and the first descriptor says HBO (counted once the frame is written).
+     */
+    private int headerBytes(int q, int frameLength) {
+        headerOverflow = false;
+        if (headerSize[q] == 0) {
+            return 0;
+        }
+        int header = Math.min(splitAt, frameLength);
+        if (header > headerSize[q]) {
+            headerOverflow = true;
+            return 0;
+        }
+        return header;
     }
 
     /** True when the VSI holding queue {@code q} hashes; re-reads the steering only after a change. */
@@ -407,10 +491,12 @@ public final class RxPath {
     private int classify(BytesStore<?, ?> store, long offset, int frameLength) {
         status0 = 0;
         hashInput = HASH_NONE;
+        splitAt = frameLength;
         eth.wrap(store, offset, frameLength);
         if (!eth.validate().accepted()) {
             return RxPacketType.L2;
         }
+        splitAt = eth.payloadOffset();
         long ip = offset + eth.payloadOffset();
         int ipRoom = frameLength - eth.payloadOffset();
         int type = eth.etherType();
@@ -420,6 +506,7 @@ public final class RxPath {
                 return RxPacketType.L2;
             }
             hashInput = HASH_IPV4;
+            splitAt += ipv4.headerLength();
             if (ipv4.moreFragments() || ipv4.fragmentOffset() != 0) {
                 return RxPacketType.IPV4_FRAG;
             }
@@ -442,6 +529,7 @@ public final class RxPath {
                 hashInput = HASH_IPV4_PORTS;
                 l4At = l4;
             }
+            splitAt += l4HeaderLength(store, l4, (int) (offset + frameLength - l4), protocol);
             long pseudo = InternetChecksum.ipv4PseudoHeaderSum(ipv4.source(), ipv4.destination(), protocol, l4Length);
             status0 = RxFlexDescriptor.STATUS0_L3L4P | ipError | l4Status(store, l4, l4Length, protocol, pseudo);
             return ptype;
@@ -452,6 +540,7 @@ public final class RxPath {
                 return RxPacketType.L2;
             }
             hashInput = HASH_IPV6;
+            splitAt += Ipv6Header.HEADER_LENGTH;
             int next = ipv6.nextHeader();
             long l4 = ip + Ipv6Header.HEADER_LENGTH;
             int l4Length = ipv6.payloadLength();
@@ -467,12 +556,28 @@ public final class RxPath {
                 hashInput = HASH_IPV6_PORTS;
                 l4At = l4;
             }
+            splitAt += l4HeaderLength(store, l4, (int) (offset + frameLength - l4), next);
             long pseudo = InternetChecksum.ipv6PseudoHeaderSum(ipv6.sourceHi(), ipv6.sourceLo(),
                     ipv6.destinationHi(), ipv6.destinationLo(), l4Length, next);
             status0 = RxFlexDescriptor.STATUS0_L3L4P | l4Status(store, l4, l4Length, next, pseudo);
             return ptype;
         }
         return RxPacketType.L2;
+    }
+
+    /**
+     * The TCP or UDP header's length at {@code l4} when all of it is in the frame ({@code room} bytes from there),
+     * else 0: the split then falls after the IP header.
+     */
+    private static int l4HeaderLength(BytesStore<?, ?> store, long l4, int room, int protocol) {
+        if (protocol == OffloadHeaders.PROTOCOL_UDP) {
+            return room >= 8 ? 8 : 0;
+        }
+        if (protocol != InternetChecksum.PROTOCOL_TCP || room < 20) {
+            return 0;
+        }
+        int length = (store.readUnsignedByte(l4 + 12) >>> 4) * 4;
+        return length >= 20 && length <= room ? length : 0;
     }
 
     private static int l4Status(BytesStore<?, ?> store, long l4, int l4Length, int protocol, long pseudo) {

@@ -70,6 +70,8 @@ public final class TxPath {
     private final int[] tail;
     private TxContextSource contexts = TxContextSource.NONE;
     private FrameTransmitter wire = FrameTransmitter.NONE;
+    /** The MAC loopback (set_mac_lb): frames go back to the receive side instead of the wire. */
+    private boolean loopback;
     private int cmd;
     private int macLen;
     private int ipLen;
@@ -99,6 +101,11 @@ public final class TxPath {
 
     void wire(FrameTransmitter t) {
         this.wire = t == null ? FrameTransmitter.NONE : t;
+    }
+
+    /** The MAC loopback is port state: a PF reset of the queues leaves it as the firmware set it. */
+    void loopback(boolean on) {
+        this.loopback = on;
     }
 
     void reset() {
@@ -351,10 +358,11 @@ public final class TxPath {
         counters.txBytes += len;
         TraceEvent t = trace.start(TraceKind.LAN);
         if (t != null) {
-            t.text("dir", "tx").text("op", "frame").num("q", q).num("len", len).num("tci", insertTci).emit();
+            t.text("dir", "tx").text("op", loopback ? "loopback" : "frame").num("q", q).num("len", len)
+                    .num("tci", insertTci).emit();
         }
         if (insertTci == NO_TAG) {
-            wire.transmit(s, 0, len);
+            deliver(s, len);
             return;
         }
         tagged.write(0, s, 0, MAC_ADDRESSES);
@@ -364,7 +372,17 @@ public final class TxPath {
         tagged.writeByte(MAC_ADDRESSES + 3, (byte) insertTci);
         tagged.write(MAC_ADDRESSES + VLAN_TAG, s, MAC_ADDRESSES, len - MAC_ADDRESSES);
         counters.txBytes += VLAN_TAG;
-        wire.transmit(tagged, 0, len + VLAN_TAG);
+        deliver(tagged, len + VLAN_TAG);
+    }
+
+    /** The finished frame leaves on the wire, or, with MAC loopback on (set_mac_lb), turns back into Rx. */
+    private void deliver(BytesStore<?, ?> frame, int len) {
+        if (loopback) {
+            counters.txLoopedBack++;
+            owner.frame(frame, 0, len);
+        } else {
+            wire.transmit(frame, 0, len);
+        }
     }
 
     private void event(int q, String op, int value) {

@@ -441,4 +441,66 @@ public final class AqLayout {
         private QueryPortEts() {
         }
     }
+
+    /** struct ice_aqc_set_mac_lb (direct 0x0620; ice_common.c ice_aq_set_mac_loopback, ice_ethtool.c's loopback test). */
+    public static final class SetMacLoopback {
+        public static final int LB_MODE = 0;
+        /** ICE_AQ_MAC_LB_EN and ICE_AQ_MAC_LB_OSC_CLK: the only lb_mode bits. */
+        public static final int LB_EN = 1;
+        public static final int LB_OSC_CLK = 1 << 1;
+
+        private SetMacLoopback() {
+        }
+    }
+
+    /** struct ice_aqc_set_port_id_led (direct 0x06E9; ice_common.c ice_aq_set_port_id_led, ethtool -p). */
+    public static final class SetPortIdLed {
+        public static final int LPORT_NUM = 0;
+        public static final int LPORT_NUM_VALID = 1;
+        public static final int IDENT_MODE = 2;
+        /** ICE_AQC_PORT_IDENT_LED_BLINK; ICE_AQC_PORT_IDENT_LED_ORIG is 0. */
+        public static final int IDENT_BLINK = 1;
+
+        private SetPortIdLed() {
+        }
+    }
+
+    /** struct ice_aqc_sff_eeprom (indirect 0x06EE; ice_common.c ice_aq_sff_eeprom, ethtool -m). */
+    public static final class SffEeprom {
+        public static final int LPORT_NUM = 0;
+        public static final int LPORT_NUM_VALID = 1;
+        public static final int I2C_BUS_ADDR = 2;
+        public static final int I2C_MEM_ADDR = 4;
+        public static final int EEPROM_PAGE = 6;
+        /** ICE_AQC_SFF_I2CBUS_7BIT_M, ICE_AQC_SFF_I2CBUS_TYPE_M (10-bit addressing). */
+        public static final int BUS_7BIT_M = 0x7F;
+        public static final int BUS_TYPE_10BIT = 1 << 10;
+        /** ICE_AQC_SFF_SET_EEPROM_PAGE_S/_M: 0 no page change, 1 set byte 127 (QSFP), 2 set byte 126. */
+        public static final int SET_PAGE_S = 11;
+        public static final int SET_PAGE_M = 0x3 << SET_PAGE_S;
+        /** ICE_AQC_SFF_IS_WRITE. */
+        public static final int IS_WRITE = 1 << 15;
+        /** ICE_AQC_SFF_EEPROM_PAGE_S: the page is the high byte of eeprom_page. */
+        public static final int PAGE_S = 8;
+        /** ICE_I2C_EEPROM_DEV_ADDR 0xA0 and ICE_I2C_EEPROM_DEV_ADDR2 0xA2, as the 7-bit bus addresses ice sends. */
+        public static final int BUS_A0 = 0xA0 >> 1;
+        public static final int BUS_A2 = 0xA2 >> 1;
+
+        private SffEeprom() {
+        }
+    }
+
+    /** struct ice_aqc_nvm_checksum (direct 0x0706; ice_nvm.c ice_nvm_validate_checksum, ethtool -t's EEPROM test). */
+    public static final class NvmChecksum {
+        public static final int FLAGS = 0;
+        public static final int CHECKSUM = 2;
+        /** ICE_AQC_NVM_CHECKSUM_VERIFY and _RECALC. */
+        public static final int VERIFY = 1;
+        public static final int RECALC = 1 << 1;
+        /** ICE_AQC_NVM_CHECKSUM_CORRECT: what a verify answers for a good Shadow RAM. */
+        public static final int CORRECT = 0xBABA;
+
+        private NvmChecksum() {
+        }
+    }
 }

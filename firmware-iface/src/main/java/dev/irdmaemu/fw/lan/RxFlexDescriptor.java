@@ -18,6 +18,8 @@ public final class RxFlexDescriptor extends QuadwordView {
     // enum ice_rx_flex_desc_status_error_0_bits
     public static final int STATUS0_DD = 1;
     public static final int STATUS0_EOF = 1 << 1;
+    /** ICE_RX_FLEX_DESC_STATUS0_HBO_S: the header did not fit the header buffer (ice drops such a buffer as RXE). */
+    public static final int STATUS0_HBO = 1 << 2;
     public static final int STATUS0_L3L4P = 1 << 3;
     public static final int STATUS0_XSUM_IPE = 1 << 4;
     public static final int STATUS0_XSUM_L4E = 1 << 5;
@@ -26,6 +28,14 @@ public final class RxFlexDescriptor extends QuadwordView {
     /** ICE_RX_FLEX_DESC_PTYPE_M / ICE_RX_FLX_DESC_PKT_LEN_M. */
     public static final int PTYPE_M = 0x3FF;
     public static final int PKT_LEN_M = 0x3FFF;
+    /**
+     * hdr_len_sph_flex_flags1 (qword 0 bits 63:48): the header length in bits 10:0 (ICE_RX_FLEX_DESC_HDR_LEN_M,
+     * what ice_clean_rx_irq takes from the header buffer on a header-split queue), SPH in bit 11 (the header was
+     * split into the header buffer; the field's name in ice_lan_tx_rx.h, the bit from the E810 datasheet's
+     * write-back format), the flex flags above.
+     */
+    public static final int HDR_LEN_M = 0x7FF;
+    public static final int SPH = 1 << 11;
 
     public RxFlexDescriptor wrap(BytesStore<?, ?> store, long offset) {
         attach(store, offset, SIZE);
@@ -58,6 +68,16 @@ public final class RxFlexDescriptor extends QuadwordView {
 
     public int packetLength() {
         return (int) (qword(0) >>> 32) & PKT_LEN_M;
+    }
+
+    /** The header length a header-split queue wrote (hdr_len_sph_flex_flags1 bits 10:0). */
+    public int headerLength() {
+        return (int) (qword(0) >>> 48) & HDR_LEN_M;
+    }
+
+    /** SPH: the frame's header went to the header buffer. */
+    public boolean splitHeader() {
+        return ((int) (qword(0) >>> 48) & SPH) != 0;
     }
 
     public int status0() {
@@ -105,6 +125,24 @@ public final class RxFlexDescriptor extends QuadwordView {
             return false;
         }
         memory.writeLong(address, writeBackQword0(ptype, packetLength));
+        memory.writeLong(address + 16, 0);
+        memory.writeLong(address + 24, 0);
+        memory.writeLong(address + 8, writeBackQword1(status0, rssHash));
+        return true;
+    }
+
+    /**
+     * As {@link #writeBack(HostMemory, long, int, int, int, int)}, on a header-split queue: {@code headerLength}
+     * bytes went to the header buffer (SPH set when there are any), {@code packetLength} to the packet buffer.
+     */
+    public static boolean writeBack(HostMemory memory, long address, int ptype, int packetLength, int headerLength,
+                                    int status0, int rssHash) {
+        if (!memory.contains(address, SIZE)) {
+            return false;
+        }
+        long sph = headerLength > 0 ? SPH : 0;
+        memory.writeLong(address, writeBackQword0(ptype, packetLength)
+                | ((headerLength & HDR_LEN_M) | sph) << 48);
         memory.writeLong(address + 16, 0);
         memory.writeLong(address + 24, 0);
         memory.writeLong(address + 8, writeBackQword1(status0, rssHash));

@@ -8,6 +8,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * (ice_common.c ice_write_rxq_ctx, packed by the ice_rlan_ctx_fields table; ICE_RXQ_CTX_SZ = 32 bytes). What
  * ice_base.c ice_setup_rx_ctx sets: base in 128-byte units, qlen, dbuf in 128-byte units, dsize 1 (32-byte
  * descriptors), crcstrip, l2tsel, dtype 0 (no header split) unless header split is on, rxmax, lrxqthresh, prefena.
+ * With header split on (ethtool's tcp-data-split, ice_base.c since the libeth header buffers): dtype 1
+ * (ICE_RX_DTYPE_HEADER_SPLIT), hbuf the header buffer size in 64-byte units, hsplit_0 L2 | IP | TCP/UDP | SCTP.
  */
 public final class RxQueueContext extends PackedContext {
     public static final int SIZE = 32;
@@ -17,6 +19,15 @@ public final class RxQueueContext extends PackedContext {
     public static final int DBUF_SHIFT = 7;
     /** ICE_RX_DTYPE_NO_SPLIT. */
     public static final int DTYPE_NO_SPLIT = 0;
+    /** ICE_RX_DTYPE_HEADER_SPLIT (ice_txrx.h): what ice_setup_rx_ctx programs for {@code tcp-data-split on}. */
+    public static final int DTYPE_HEADER_SPLIT = 1;
+    /** ICE_RLAN_CTX_HBUF_S (ice_lan_tx_rx.h): the header buffer size is stored in 64-byte units. */
+    public static final int HBUF_SHIFT = 6;
+    /** enum ice_rlan_ctx_rx_hsplit_0: split after L2, IP, TCP/UDP or SCTP headers. */
+    public static final int HSPLIT_0_L2 = 1;
+    public static final int HSPLIT_0_IP = 2;
+    public static final int HSPLIT_0_TCP_UDP = 4;
+    public static final int HSPLIT_0_SCTP = 8;
     /** ICE_MAX_CHAINED_RX_BUFS: rxmax must not exceed 5 buffers. */
     public static final int MAX_CHAINED_BUFFERS = 5;
     /**
@@ -35,7 +46,8 @@ public final class RxQueueContext extends PackedContext {
         QLEN_TOO_SMALL("qlen below 8 descriptors"),
         DBUF_ZERO("data buffer size 0"),
         DESC_16_BYTE("16-byte descriptors (dsize 0): ice uses 32-byte flex descriptors"),
-        HEADER_SPLIT("header split (dtype != 0) not modelled"),
+        HEADER_SPLIT("a split other than ice's header split (dtype 2 or 3, or dtype 1 without a header buffer or "
+                + "with hsplit_0 0), not modelled"),
         RXMAX_ZERO("rxmax 0");
 
         private final String text;
@@ -71,7 +83,8 @@ public final class RxQueueContext extends PackedContext {
         if (!descriptor32()) {
             return fail(Status.DESC_16_BYTE, 14);
         }
-        if (descriptorType() != DTYPE_NO_SPLIT) {
+        if (descriptorType() != DTYPE_NO_SPLIT && (descriptorType() != DTYPE_HEADER_SPLIT
+                || headerBufferUnits() == 0 || headerSplit0() == 0)) {
             return fail(Status.HEADER_SPLIT, 14);
         }
         if (rxMax() == 0 && !descriptorOnly) {
@@ -105,6 +118,11 @@ public final class RxQueueContext extends PackedContext {
 
     public int headerBufferUnits() {
         return (int) field(109, 5);
+    }
+
+    /** Header buffer size in bytes (hbuf, 5 bits at 109, in 64-byte units); 0 without header split. */
+    public int headerBufferBytes() {
+        return headerBufferUnits() << HBUF_SHIFT;
     }
 
     public int descriptorType() {
@@ -168,6 +186,17 @@ public final class RxQueueContext extends PackedContext {
 
     public RxQueueContext descriptorType(int dtype) {
         putField(114, 2, dtype);
+        return this;
+    }
+
+    /** Header buffer size in bytes (64-byte units; ice writes rx_hdr_len >> ICE_RLAN_CTX_HBUF_S). */
+    public RxQueueContext headerBufferBytes(int bytes) {
+        putField(109, 5, bytes >>> HBUF_SHIFT);
+        return this;
+    }
+
+    public RxQueueContext headerSplit0(int flags) {
+        putField(120, 4, flags);
         return this;
     }
 

@@ -40,6 +40,21 @@ class LanCodecsTest {
     }
 
     @Test
+    void theHeaderSplitContextIcePrograms() {
+        BytesStore<?, ?> s = zeroed(32);
+        RxQueueContext c = new RxQueueContext().wrap(s, 0).queueLength(64).dataBufferBytes(3072).descriptor32(true)
+                .rxMax(9000).descriptorType(RxQueueContext.DTYPE_HEADER_SPLIT).headerBufferBytes(256)
+                .headerSplit0(RxQueueContext.HSPLIT_0_L2 | RxQueueContext.HSPLIT_0_IP
+                        | RxQueueContext.HSPLIT_0_TCP_UDP | RxQueueContext.HSPLIT_0_SCTP);
+        assertEquals(RxQueueContext.Status.ACCEPTED, c.validate());
+        assertEquals(4, c.headerBufferUnits(), "256 >> ICE_RLAN_CTX_HBUF_S");
+        assertEquals(256, c.headerBufferBytes());
+        assertEquals(15, c.headerSplit0());
+        c.headerBufferBytes(0);
+        assertEquals(RxQueueContext.Status.HEADER_SPLIT, c.validate(), "header split without a header buffer");
+    }
+
+    @Test
     void rxContextRules() {
         BytesStore<?, ?> s = zeroed(32);
         RxQueueContext c = new RxQueueContext().wrap(s, 0);
