@@ -88,7 +88,6 @@ public final class EthernetPort implements PudaWire {
     private long lastDue;
     private final SimTimer rxTimer;
     private long txBytes;
-    private long loopedBack;
 
     public EthernetPort(SimScheduler scheduler, Trace trace, LatencyTable latency, ReceiveClassifier classifier,
                         QpTable qps, AsyncEventQueue aeq) {
@@ -352,13 +351,7 @@ public final class EthernetPort implements PudaWire {
     /** A PUDA frame through an AH with the loopback bit: into the own receive path, never onto the wire. */
     @Override
     public void loopback(BytesStore<?, ?> store, long offset, int length) {
-        loopedBack++;
         receive(store, offset, length);
-    }
-
-    /** Frames a loopback AH sent back into the receive path. */
-    public long loopedBack() {
-        return loopedBack;
     }
 
     /** Puts a frame of the RDMA block on the wire; answers its serialisation time in nanoseconds. */
