@@ -104,12 +104,14 @@ final class SendQueue {
     private int cCount;
 
     // RDMA Read Requests sent and not yet answered (ORD), in order.
+    // A ring of the QP's ORD (the context's 8-bit field, at most ORD_CAPACITY): never more are outstanding.
     private static final int ORD_CAPACITY = 256;
-    private final int[] oSlot = new int[ORD_CAPACITY];
-    private final int[] oSinkStag = new int[ORD_CAPACITY];
-    private final long[] oSinkTo = new long[ORD_CAPACITY];
-    private final long[] oSize = new long[ORD_CAPACITY];
-    private final long[] oPlaced = new long[ORD_CAPACITY];
+    private final int oCapacity;
+    private final int[] oSlot;
+    private final int[] oSinkStag;
+    private final long[] oSinkTo;
+    private final long[] oSize;
+    private final long[] oPlaced;
     private int oHead;
     private int oCount;
 
@@ -137,6 +139,12 @@ final class SendQueue {
         cReads = new int[n];
         cSignaled = new boolean[n];
         cLocalInvalidate = new int[n];
+        oCapacity = Math.max(1, Math.min(ord, ORD_CAPACITY));
+        oSlot = new int[oCapacity];
+        oSinkStag = new int[oCapacity];
+        oSinkTo = new long[oCapacity];
+        oSize = new long[oCapacity];
+        oPlaced = new long[oCapacity];
     }
 
     void release() {
@@ -445,7 +453,7 @@ final class SendQueue {
     }
 
     private StepOutcome sendReadRequest(ServiceCost cost) {
-        if (oCount >= ord || oCount >= ORD_CAPACITY) {
+        if (oCount >= ord || oCount >= oCapacity) {
             // ORD reached: this Read (and the SQ behind it) waits for a response to come back.
             return StepOutcome.WAITING;
         }
@@ -462,7 +470,7 @@ final class SendQueue {
                 curRemoteTo + sgeOff);
         out.send(0);
         readMsn++;
-        int o = (oHead + oCount) % ORD_CAPACITY;
+        int o = (oHead + oCount) % oCapacity;
         oSlot[o] = curSlot;
         oSinkStag[o] = sges.stag(i);
         oSinkTo[o] = sges.address(i);
@@ -623,7 +631,7 @@ final class SendQueue {
     /** The last Read Response of the oldest request arrived: its Read WQE completes when all its requests have. */
     void readResponseDone() {
         int slot = oSlot[oHead];
-        oHead = (oHead + 1) % ORD_CAPACITY;
+        oHead = (oHead + 1) % oCapacity;
         oCount--;
         cReads[slot]--;
         if (cReads[slot] == 0 && cState[slot] == WAIT_READ) {
