@@ -30,16 +30,16 @@ final class ReadResponder {
     private int head;
     private int count;
 
-    ReadResponder(IwarpQp q, int ird) {
+    ReadResponder(IwarpQp q, QpEngineMemory m) {
         this.q = q;
         this.out = q.transmitter();
-        this.ird = Math.max(1, Math.min(CAPACITY, ird));
-        sinkStag = new int[this.ird];
-        sinkTo = new long[this.ird];
-        size = new long[this.ird];
-        sourceStag = new int[this.ird];
-        sourceTo = new long[this.ird];
-        sent = new long[this.ird];
+        this.ird = m.irdSlots;
+        sinkStag = m.rSinkStag;
+        sinkTo = m.rSinkTo;
+        size = m.rSize;
+        sourceStag = m.rSourceStag;
+        sourceTo = m.rSourceTo;
+        sent = m.rSent;
     }
 
     /** Requests waiting or being answered. */

@@ -105,7 +105,7 @@ final class SendQueue {
 
     // RDMA Read Requests sent and not yet answered (ORD), in order.
     // A ring of the QP's ORD (the context's 8-bit field, at most ORD_CAPACITY): never more are outstanding.
-    private static final int ORD_CAPACITY = 256;
+    static final int ORD_CAPACITY = 256;
     private final int oCapacity;
     private final int[] oSlot;
     private final int[] oSinkStag;
@@ -123,7 +123,8 @@ final class SendQueue {
     private boolean flushed;
     private boolean started;
 
-    SendQueue(IwarpQp q, HostMemory memory, RingCursor cursor, RingPages ring, int ringQuanta, int ord) {
+    SendQueue(IwarpQp q, HostMemory memory, RingCursor cursor, RingPages ring, int ringQuanta, int ord,
+              QpEngineMemory m) {
         this.q = q;
         this.out = q.transmitter();
         this.memory = memory;
@@ -131,20 +132,19 @@ final class SendQueue {
         this.ring = ring;
         this.ringQuanta = ringQuanta;
         this.ord = ord;
-        int n = Math.max(1, ringQuanta);
-        cIndex = new int[n];
-        cOpcode = new int[n];
-        cState = new int[n];
-        cEndSeq = new long[n];
-        cReads = new int[n];
-        cSignaled = new boolean[n];
-        cLocalInvalidate = new int[n];
-        oCapacity = Math.max(1, Math.min(ord, ORD_CAPACITY));
-        oSlot = new int[oCapacity];
-        oSinkStag = new int[oCapacity];
-        oSinkTo = new long[oCapacity];
-        oSize = new long[oCapacity];
-        oPlaced = new long[oCapacity];
+        cIndex = m.cIndex;
+        cOpcode = m.cOpcode;
+        cState = m.cState;
+        cEndSeq = m.cEndSeq;
+        cReads = m.cReads;
+        cSignaled = m.cSignaled;
+        cLocalInvalidate = m.cLocalInvalidate;
+        oCapacity = m.ordSlots;
+        oSlot = m.oSlot;
+        oSinkStag = m.oSinkStag;
+        oSinkTo = m.oSinkTo;
+        oSize = m.oSize;
+        oPlaced = m.oPlaced;
     }
 
     void release() {
