@@ -27,9 +27,12 @@ final class SendBuffer {
      */
     private int recordCursor;
 
-    /** A ring of {@code bytes}, a power of two, its record ends kept in {@code records}. */
+    /**
+     * A ring of {@code bytes}, a power of two, not zeroed (only bytes written are ever read back), its record ends
+     * kept in {@code records}.
+     */
     SendBuffer(int bytes, RecordEnds records) {
-        this.ring = BytesStore.nativeStoreWithFixedCapacity(bytes);
+        this.ring = BytesStore.lazyNativeBytesStoreWithFixedCapacity(bytes);
         this.recordEnd = records.ends;
         this.mask = bytes - 1;
     }
