@@ -3,7 +3,7 @@ package dev.irdmaemu.driver.verbs;
 /**
  * The {@link WorkRequestTracking} arrays of destroyed QPs, kept by the verbs for the next QP of the same SQ and RQ
  * depths (the kernel's kcalloc in verbs.c irdma_setup_kmode_qp comes from a slab that keeps freed objects for
- * reuse): a connection's QP then costs its CQP ops rather than some 10 kB of arrays. At most {@link #CAPACITY}
+ * reuse): a connection's QP then costs its CQP ops rather than some 7.5 kB of arrays. At most {@link #CAPACITY}
  * are kept.
  */
 final class SpareWorkRequestTracking {
