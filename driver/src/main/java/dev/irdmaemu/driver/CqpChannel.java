@@ -196,11 +196,35 @@ final class CqpChannel {
      * valid until its WQE index is reused.
      */
     CcqCqeInfo op(String name, IrdmaDriver.WqeWriter writer) {
+        return await(name, writer, true);
+    }
+
+    /**
+     * As {@link #op}, but an error completion is answered (its codes in the {@link CcqCqeInfo}) rather than thrown,
+     * for the ops whose caller expects one as an ordinary outcome (a Flush WQEs with nothing posted): irdma's
+     * callers read the status irdma_handle_cqp_op returns. The reset a 0xffff/0x8029 completion requests is
+     * requested all the same; a timeout or a refused post still throws.
+     */
+    CcqCqeInfo answer(String name, IrdmaDriver.WqeWriter writer) {
+        return await(name, writer, false);
+    }
+
+    private CcqCqeInfo await(String name, IrdmaDriver.WqeWriter writer, boolean throwOnError) {
         resets.refuseAfterReset(name);
         opDepth++;
         try {
             int index = postWqe(writer);
-            return ccqLive ? waitEvent(name, index) : pollRegisters(name);
+            CcqCqeInfo c = ccqLive ? waitEvent(name, index) : pollRegisters(name);
+            if (c.error()) {
+                if (throwOnError) {
+                    throw waitedOpFailed(name, c.majorCode(), c.minorCode());
+                }
+                if (CqpFault.FATAL_RESET.is(c.majorCode(), c.minorCode())) {
+                    resetIfFatal(name, c.majorCode(), c.minorCode(),
+                            new CqpException(CqpException.Kind.OP_ERROR, name, c.majorCode(), c.minorCode()));
+                }
+            }
+            return c;
         } finally {
             opDepth--;
             if (opDepth == 0) {
@@ -321,15 +345,15 @@ final class CqpChannel {
         while (true) {
             if (requests.takeKept(index) instanceof CcqCqeInfo kept) {
                 // a nested op's wait polled this one's completion
-                return checked(name, kept);
+                return kept;
             }
             if (!takeCcqCqe()) {
                 return CcqPoll.Empty.NOT_YET;
             }
             int wqe = completion.wqeIndex();
             if (wqe == index) {
-                return checked(name, requests.slot(wqe).set(wqe, completion.error(), completion.majorCode(),
-                        completion.minorCode(), completion.opReturnValue()));
+                return requests.slot(wqe).set(wqe, completion.error(), completion.majorCode(),
+                        completion.minorCode(), completion.opReturnValue());
             }
             if (wqe < 0 || wqe >= CQP_ENTRIES) {
                 LOG.warn("CCQ completion for WQE {} while waiting for {} ({})", wqe, index, name);
@@ -338,13 +362,6 @@ final class CqpChannel {
             // a request posted without waiting: its callback runs from the handler once this op is done
             recordTaken(wqe);
         }
-    }
-
-    private CcqCqeInfo checked(String name, CcqCqeInfo c) {
-        if (c.error()) {
-            throw waitedOpFailed(name, c.majorCode(), c.minorCode());
-        }
-        return c;
     }
 
     /**
@@ -360,12 +377,17 @@ final class CqpChannel {
             return new CqpException(CqpException.Kind.BUSY, name, major, minor);
         }
         CqpException e = new CqpException(CqpException.Kind.OP_ERROR, name, major, minor);
+        resetIfFatal(name, major, minor, e);
+        return e;
+    }
+
+    /** A 0xffff/0x8029 completion makes the driver request a reset, once (utils.c irdma_wait_event). */
+    private void resetIfFatal(String name, int major, int minor, CqpException cause) {
         if (CqpFault.FATAL_RESET.is(major, minor) && !resets.requested()) {
             LOG.warn("{} completed with major 0x{} minor 0x{}; requesting a reset", name, Integer.toHexString(major),
                     Integer.toHexString(minor));
-            resets.request(ResetCause.of(ResetCause.Reason.CQP_FATAL_ERROR, e), true);
+            resets.request(ResetCause.of(ResetCause.Reason.CQP_FATAL_ERROR, cause), true);
         }
-        return e;
     }
 
     /**

@@ -163,6 +163,16 @@ public final class CqpCommands {
         return cqp.op("FLUSH_WQES", (o, v) -> CqpWqeWriter.flushWqes(store, o, f, v)).minorCode();
     }
 
+    /**
+     * As {@link #flushWqes}, answering an error completion (Flush No WQE Pending for a QP with nothing posted, which
+     * every graceful close meets) as {@link FlushCompletion#ERROR} instead of throwing: irdma_flush_wqes reads the
+     * status. Throws only for a timeout or a refused post.
+     */
+    public FlushCompletion flushWqesCompletion(QpFlushFields f) {
+        CcqCqeInfo c = cqp.answer("FLUSH_WQES", (o, v) -> CqpWqeWriter.flushWqes(store, o, f, v));
+        return FlushCompletion.of(c.error(), c.minorCode());
+    }
+
     /** A NOP through the CQP (ctrl.c irdma_sc_cqp_nop): the cheapest round trip. */
     public void nop() {
         cqp.op("NOP", nopWriter);

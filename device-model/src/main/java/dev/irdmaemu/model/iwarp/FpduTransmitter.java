@@ -30,7 +30,7 @@ final class FpduTransmitter {
     private final IwarpCounters counters;
     private final boolean crc;
     private final int mulpdu;
-    private final Fpdu fpduCodec = new Fpdu();
+    private final Fpdu fpduCodec;
     private final BytesStore<?, Void> tx;
     private final Terminate terminateView = new Terminate();
 
@@ -41,7 +41,7 @@ final class FpduTransmitter {
     private int terminateMsn = 1;
 
     FpduTransmitter(Trace trace, LatencyTable latency, QueuePair qp, OffloadedTcp tcp, QpRunState runState,
-                    IwarpCounters counters, boolean crc, int mulpdu, long firstSequence) {
+                    IwarpCounters counters, boolean crc, int mulpdu, long firstSequence, Fpdu fpduCodec) {
         this.trace = trace;
         this.latency = latency;
         this.qp = qp;
@@ -52,6 +52,7 @@ final class FpduTransmitter {
         this.mulpdu = mulpdu;
         this.txSeq = firstSequence;
         this.tx = BytesStore.nativeStoreWithFixedCapacity(Math.max(mulpdu + 16, SendQueue.LSMM_MAX));
+        this.fpduCodec = fpduCodec;
     }
 
     /** Where the FPDU (or the LSMM) is built. */

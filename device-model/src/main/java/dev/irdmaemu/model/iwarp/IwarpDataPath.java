@@ -65,6 +65,7 @@ public final class IwarpDataPath implements OffloadedPath {
     private final CompletionWriter completions;
     private final IwarpQp[] engines;
     private final IdleQueues idle;
+    private final SpareEngineMemory spares = new SpareEngineMemory();
     private long started;
     private long released;
     private long ieqOutOfOrder;
@@ -243,7 +244,8 @@ public final class IwarpDataPath implements OffloadedPath {
         s.q2Address = ctx.q2Address();
         s.rqWqeBytes = 32 << ctx.rqWqeSize();
         s.ieqQp = ctx.exceptionLanQueue();
-        IwarpQp e = new IwarpQp(this, qp, conn, s);
+        QpEngineMemory m = spares.take(qp.sqQuanta(), s.ord, s.ird);
+        IwarpQp e = new IwarpQp(this, qp, conn, s, m);
         engines[qp.id()] = e;
         started++;
         TraceEvent t = trace.start(TraceKind.QP_STATE);
@@ -254,21 +256,27 @@ public final class IwarpDataPath implements OffloadedPath {
         e.start();
     }
 
-    /** Destroy QP (and ERROR -> IDLE): the engine's timers and buffers go. */
+    /**
+     * Destroy QP (and ERROR -> IDLE): the engine's timers and buffers go, its tables are kept for the next engine.
+     */
     public void release(int qpId) {
         IwarpQp e = qpId >= 0 && qpId < engines.length ? engines[qpId] : null;
         if (e == null) {
             return;
         }
         retiredRetransmits += e.tcp().counters().retransmittedSegments();
-        e.release();
+        QpEngineMemory m = e.release();
+        if (m != null) {
+            spares.give(m);
+        }
         engines[qpId] = null;
         released++;
     }
 
     /**
      * Every engine released, as at a function reset: their timers cancelled, their TCP connections dropped without
-     * a segment (the function is gone from the wire), their off-heap buffers freed.
+     * a segment (the function is gone from the wire), their off-heap buffers freed, and the spare engine tables
+     * kept for later QPs dropped with them.
      */
     public void releaseAll() {
         for (int i = 0; i < engines.length; i++) {
@@ -276,6 +284,7 @@ public final class IwarpDataPath implements OffloadedPath {
                 release(i);
             }
         }
+        spares.clear();
     }
 
     /**

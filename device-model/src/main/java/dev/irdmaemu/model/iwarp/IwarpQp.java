@@ -45,8 +45,10 @@ public final class IwarpQp {
     private final FpduAssembler assembler;
     private final SendQueue sq;
     private final ReadResponder responder;
+    /** Where the parts above keep their tables and codecs; given back to the data path at {@link #release}. */
+    private final QpEngineMemory memory;
 
-    IwarpQp(IwarpDataPath dp, QueuePair qp, TcpConnectionParams conn, Settings s) {
+    IwarpQp(IwarpDataPath dp, QueuePair qp, TcpConnectionParams conn, Settings s, QpEngineMemory m) {
         this.dp = dp;
         this.qp = qp;
         this.pd = s.pd;
@@ -55,16 +57,17 @@ public final class IwarpQp {
         this.writeAndResponse = s.writeAndResponse;
         this.fastRegister = s.fastRegister;
         LlpUpcalls llp = new LlpUpcalls(this, dp, s.ieqQp, conn.receiveBufferBytes());
-        this.tcp = new OffloadedTcp(dp.scheduler(), conn, dp.wire(), llp, llp);
+        this.memory = m;
+        this.tcp = new OffloadedTcp(dp.scheduler(), conn, dp.wire(), llp, llp, m.records);
         this.q2 = new Q2Exchange(dp.memory(), s.q2Address, conn);
         this.runState = new QpRunState(this, dp, qp, q2, counters);
         this.service = new TransmitService(this, dp.scheduler());
         this.transmitter = new FpduTransmitter(dp.trace(), dp.latency(), qp, tcp, runState, counters, s.crc,
-                mulpdu(conn.mss(), conn.timestamps()), conn.sndNxt());
-        this.rx = new ReceivePath(this, dp.memory(), qp.rqCursor(), qp.rqRing(), s.rqWqeBytes);
+                mulpdu(conn.mss(), conn.timestamps()), conn.sndNxt(), m.txFpdu);
+        this.rx = new ReceivePath(this, dp.memory(), qp.rqCursor(), qp.rqRing(), s.rqWqeBytes, m.rxFpdu);
         this.assembler = new FpduAssembler(rx, conn.rcvNxt());
-        this.sq = new SendQueue(this, dp.memory(), qp.sqCursor(), qp.sqRing(), qp.sqQuanta(), s.ord);
-        this.responder = new ReadResponder(this, s.ird);
+        this.sq = new SendQueue(this, dp.memory(), qp.sqCursor(), qp.sqRing(), qp.sqQuanta(), s.ord, m);
+        this.responder = new ReadResponder(this, m);
     }
 
     /** What the engine takes from the QP context besides the TCP connection. */
@@ -137,6 +140,11 @@ public final class IwarpQp {
 
     SendQueue sendQueue() {
         return sq;
+    }
+
+    /** The tables this engine works in (kept for the next engine after {@link #release}). */
+    QpEngineMemory tables() {
+        return memory;
     }
 
     ReadResponder responder() {
@@ -228,10 +236,13 @@ public final class IwarpQp {
         return r;
     }
 
-    /** Destroy QP: timers cancelled, the TCP engine and every off-heap buffer released. */
-    void release() {
+    /**
+     * Destroy QP: timers cancelled, the TCP engine and every off-heap buffer released; answers the engine's tables
+     * for the data path to keep for the next engine, or null when the QP was already released.
+     */
+    QpEngineMemory release() {
         if (!runState.release()) {
-            return;
+            return null;
         }
         service.cancel();
         tcp.release();
@@ -239,6 +250,7 @@ public final class IwarpQp {
         sq.release();
         q2.release();
         transmitter.release();
+        return memory;
     }
 
     // ------------------------------------------------------------------ doorbell, start and frames

@@ -19,20 +19,27 @@ final class ReadResponder {
 
     private final IwarpQp q;
     private final FpduTransmitter out;
+    /** The QP's IRD: the ring's size, since no more requests are ever queued ({@link #full}). */
     private final int ird;
-    private final int[] sinkStag = new int[CAPACITY];
-    private final long[] sinkTo = new long[CAPACITY];
-    private final long[] size = new long[CAPACITY];
-    private final int[] sourceStag = new int[CAPACITY];
-    private final long[] sourceTo = new long[CAPACITY];
-    private final long[] sent = new long[CAPACITY];
+    private final int[] sinkStag;
+    private final long[] sinkTo;
+    private final long[] size;
+    private final int[] sourceStag;
+    private final long[] sourceTo;
+    private final long[] sent;
     private int head;
     private int count;
 
-    ReadResponder(IwarpQp q, int ird) {
+    ReadResponder(IwarpQp q, QpEngineMemory m) {
         this.q = q;
         this.out = q.transmitter();
-        this.ird = Math.max(1, Math.min(CAPACITY, ird));
+        this.ird = m.irdSlots;
+        sinkStag = m.rSinkStag;
+        sinkTo = m.rSinkTo;
+        size = m.rSize;
+        sourceStag = m.rSourceStag;
+        sourceTo = m.rSourceTo;
+        sent = m.rSent;
     }
 
     /** Requests waiting or being answered. */
@@ -44,8 +51,9 @@ final class ReadResponder {
         return count >= ird;
     }
 
+    /** Queues a request; the caller has checked it is not {@link #full}. */
     void accept(int sink, long sinkOffset, long bytes, int source, long sourceOffset) {
-        int slot = (head + count) % CAPACITY;
+        int slot = (head + count) % ird;
         sinkStag[slot] = sink;
         sinkTo[slot] = sinkOffset;
         size[slot] = bytes;
@@ -91,7 +99,7 @@ final class ReadResponder {
         sent[s] += n;
         if (last) {
             q.stats().readResponsesSent++;
-            head = (head + 1) % CAPACITY;
+            head = (head + 1) % ird;
             count--;
         }
         cost.charge(out.cost(n));

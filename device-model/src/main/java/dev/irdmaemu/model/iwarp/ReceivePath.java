@@ -60,7 +60,7 @@ final class ReceivePath implements FpduAssembler.Sink {
     private final RingPages rqRing;
     private final int rqWqeBytes;
     private final int rqWqeQuanta;
-    private final Fpdu fpdu = new Fpdu();
+    private final Fpdu fpdu;
     private final DdpHeader ddp = new DdpHeader();
     private final RdmaReadRequest request = new RdmaReadRequest();
     private final RqWqe rqWqe = new RqWqe();
@@ -81,8 +81,9 @@ final class ReceivePath implements FpduAssembler.Sink {
     private int curLength;
     private long curSequence;
 
-    ReceivePath(IwarpQp q, HostMemory memory, RingCursor rq, RingPages rqRing, int rqWqeBytes) {
+    ReceivePath(IwarpQp q, HostMemory memory, RingCursor rq, RingPages rqRing, int rqWqeBytes, Fpdu fpdu) {
         this.q = q;
+        this.fpdu = fpdu;
         this.memory = memory;
         this.rq = rq;
         this.rqRing = rqRing;

@@ -104,12 +104,14 @@ final class SendQueue {
     private int cCount;
 
     // RDMA Read Requests sent and not yet answered (ORD), in order.
-    private static final int ORD_CAPACITY = 256;
-    private final int[] oSlot = new int[ORD_CAPACITY];
-    private final int[] oSinkStag = new int[ORD_CAPACITY];
-    private final long[] oSinkTo = new long[ORD_CAPACITY];
-    private final long[] oSize = new long[ORD_CAPACITY];
-    private final long[] oPlaced = new long[ORD_CAPACITY];
+    // A ring of the QP's ORD (the context's 8-bit field, at most ORD_CAPACITY): never more are outstanding.
+    static final int ORD_CAPACITY = 256;
+    private final int oCapacity;
+    private final int[] oSlot;
+    private final int[] oSinkStag;
+    private final long[] oSinkTo;
+    private final long[] oSize;
+    private final long[] oPlaced;
     private int oHead;
     private int oCount;
 
@@ -121,7 +123,8 @@ final class SendQueue {
     private boolean flushed;
     private boolean started;
 
-    SendQueue(IwarpQp q, HostMemory memory, RingCursor cursor, RingPages ring, int ringQuanta, int ord) {
+    SendQueue(IwarpQp q, HostMemory memory, RingCursor cursor, RingPages ring, int ringQuanta, int ord,
+              QpEngineMemory m) {
         this.q = q;
         this.out = q.transmitter();
         this.memory = memory;
@@ -129,14 +132,19 @@ final class SendQueue {
         this.ring = ring;
         this.ringQuanta = ringQuanta;
         this.ord = ord;
-        int n = Math.max(1, ringQuanta);
-        cIndex = new int[n];
-        cOpcode = new int[n];
-        cState = new int[n];
-        cEndSeq = new long[n];
-        cReads = new int[n];
-        cSignaled = new boolean[n];
-        cLocalInvalidate = new int[n];
+        cIndex = m.cIndex;
+        cOpcode = m.cOpcode;
+        cState = m.cState;
+        cEndSeq = m.cEndSeq;
+        cReads = m.cReads;
+        cSignaled = m.cSignaled;
+        cLocalInvalidate = m.cLocalInvalidate;
+        oCapacity = m.ordSlots;
+        oSlot = m.oSlot;
+        oSinkStag = m.oSinkStag;
+        oSinkTo = m.oSinkTo;
+        oSize = m.oSize;
+        oPlaced = m.oPlaced;
     }
 
     void release() {
@@ -445,7 +453,7 @@ final class SendQueue {
     }
 
     private StepOutcome sendReadRequest(ServiceCost cost) {
-        if (oCount >= ord || oCount >= ORD_CAPACITY) {
+        if (oCount >= ord || oCount >= oCapacity) {
             // ORD reached: this Read (and the SQ behind it) waits for a response to come back.
             return StepOutcome.WAITING;
         }
@@ -462,7 +470,7 @@ final class SendQueue {
                 curRemoteTo + sgeOff);
         out.send(0);
         readMsn++;
-        int o = (oHead + oCount) % ORD_CAPACITY;
+        int o = (oHead + oCount) % oCapacity;
         oSlot[o] = curSlot;
         oSinkStag[o] = sges.stag(i);
         oSinkTo[o] = sges.address(i);
@@ -623,7 +631,7 @@ final class SendQueue {
     /** The last Read Response of the oldest request arrived: its Read WQE completes when all its requests have. */
     void readResponseDone() {
         int slot = oSlot[oHead];
-        oHead = (oHead + 1) % ORD_CAPACITY;
+        oHead = (oHead + 1) % oCapacity;
         oCount--;
         cReads[slot]--;
         if (cReads[slot] == 0 && cState[slot] == WAIT_READ) {

@@ -86,9 +86,18 @@ public final class OffloadedTcp {
 
     public OffloadedTcp(SimScheduler scheduler, TcpConnectionParams params, FrameTransmitter transmitter,
                         TcpReceiver receiver, Listener listener) {
+        this(scheduler, params, transmitter, receiver, listener, new RecordEnds());
+    }
+
+    /**
+     * As above, the send ring's record ends kept in {@code records}, which the caller lends for the connection's
+     * life and may lend to another connection after {@link #release}.
+     */
+    public OffloadedTcp(SimScheduler scheduler, TcpConnectionParams params, FrameTransmitter transmitter,
+                        TcpReceiver receiver, Listener listener, RecordEnds records) {
         this.p = params;
         this.tcb = new TransmissionControlBlock(params);
-        this.sendBuffer = new SendBuffer(params.sendBufferBytes());
+        this.sendBuffer = new SendBuffer(params.sendBufferBytes(), records);
         this.reassembly = new ReassemblyQueue(params.receiveBufferBytes());
         this.congestion = new CongestionControl(tcb.segmentPayload, params.initialCwnd(), params.ssThresh(),
                 params.dupAckThreshold());

@@ -18,9 +18,9 @@ final class ReassemblyQueue {
     private final long[] rangeEnd = new long[OffloadedTcp.MAX_HOLES];
     private int ranges;
 
-    /** A ring of {@code bytes}, a power of two. */
+    /** A ring of {@code bytes}, a power of two, not zeroed: only the ranges held are ever read. */
     ReassemblyQueue(int bytes) {
-        this.ring = BytesStore.nativeStoreWithFixedCapacity(bytes);
+        this.ring = BytesStore.lazyNativeBytesStoreWithFixedCapacity(bytes);
         this.mask = bytes - 1;
     }
 

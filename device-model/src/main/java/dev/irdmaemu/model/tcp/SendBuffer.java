@@ -18,7 +18,7 @@ import net.openhft.chronicle.bytes.BytesStore;
 final class SendBuffer {
     private final BytesStore<?, Void> ring;
     private final int mask;
-    private final int[] recordEnd = new int[OffloadedTcp.RECORDS];
+    private final int[] recordEnd;
     private int recordHead;
     private int recordCount;
     /**
@@ -27,9 +27,13 @@ final class SendBuffer {
      */
     private int recordCursor;
 
-    /** A ring of {@code bytes}, a power of two. */
-    SendBuffer(int bytes) {
-        this.ring = BytesStore.nativeStoreWithFixedCapacity(bytes);
+    /**
+     * A ring of {@code bytes}, a power of two, not zeroed (only bytes written are ever read back), its record ends
+     * kept in {@code records}.
+     */
+    SendBuffer(int bytes, RecordEnds records) {
+        this.ring = BytesStore.lazyNativeBytesStoreWithFixedCapacity(bytes);
+        this.recordEnd = records.ends;
         this.mask = bytes - 1;
     }
 

@@ -1,7 +1,7 @@
 package dev.irdmaemu.driver.verbs;
 
 import dev.irdmaemu.driver.CqpException;
-import dev.irdmaemu.fw.cqp.CqpErrorCode;
+import dev.irdmaemu.driver.FlushCompletion;
 import dev.irdmaemu.fw.cqp.QpFlushFields;
 import dev.irdmaemu.fw.queue.SqOpcode;
 import dev.irdmaemu.fw.sim.SimTimer;
@@ -62,17 +62,26 @@ final class QpFlush {
         flushFields.sqMinor = qp.flushCode != 0 && qp.sqFlushCode ? qp.flushCode : FlushCode.GENERAL_ERR;
         flushFields.rqMinor = qp.flushCode != 0 && qp.rqFlushCode ? qp.flushCode : FlushCode.GENERAL_ERR;
         try {
-            int minor = qp.driver.cqp().flushWqes(flushFields);
-            if (rq && (minor == CqpErrorCode.COMPL_SQ_WQE_FLUSHED || minor == 0)) {
+            FlushCompletion c = qp.driver.cqp().flushWqesCompletion(flushFields);
+            if (c == FlushCompletion.ERROR) {
+                if (LOG.isDebugEnabled()) {
+                    LOG.debug("QP {}: flush answered with an error completion", qp.id);
+                }
+                refused();
+            } else if (rq && (c == FlushCompletion.SQ_WQE_FLUSHED || c == FlushCompletion.NONE_NAMED)) {
                 queues.rqFlushComplete = true;
             }
         } catch (CqpException e) {
-            // hw.c irdma_hw_flush_wqes: the flush is over as far as the device goes; the worker completes the rest
             LOG.debug("QP {}: flush refused: {}", qp.id, e.getMessage());
-            queues.sqFlushComplete = true;
-            queues.rqFlushComplete = true;
+            refused();
         }
         qp.flushIssued = true;
+    }
+
+    /** hw.c irdma_hw_flush_wqes: the flush is over as far as the device goes; the worker completes the rest. */
+    private void refused() {
+        queues.sqFlushComplete = true;
+        queues.rqFlushComplete = true;
     }
 
     /**

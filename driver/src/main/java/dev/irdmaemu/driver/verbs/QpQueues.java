@@ -52,6 +52,8 @@ final class QpQueues {
     boolean sqFlushComplete;
     boolean rqFlushComplete;
     private final SqWqe wqe = new SqWqe();
+    /** The arrays above, handed to the next QP once this one is destroyed. */
+    final WorkRequestTracking tracking;
 
     /**
      * uk.c irdma_uk_qp_init for an iWARP kernel QP (first_sq_wq): {@code sqBase} / {@code rqBase} are store
@@ -61,25 +63,26 @@ final class QpQueues {
     QpQueues(int qpId, long handle, BytesStore<?, ?> store, long sqBase, int sqSize, long rqBase, int rqSize,
              int rqMultiplier, int maxSqFrag, int maxRqFrag, int maxInline) {
         this(qpId, handle, store, QueueMemory.contiguous(sqBase), sqSize, QueueMemory.contiguous(rqBase), rqSize,
-                rqMultiplier, maxSqFrag, maxRqFrag, maxInline);
+                rqMultiplier, maxSqFrag, maxRqFrag, maxInline, new WorkRequestTracking(sqSize, rqSize));
     }
 
     /** As above, the rings on {@code sq} / {@code rq}: buffers, or pinned pages (a QP created with VQ). */
     QpQueues(int qpId, long handle, BytesStore<?, ?> store, QueueMemory sq, int sqSize, QueueMemory rq, int rqSize,
-             int rqMultiplier, int maxSqFrag, int maxRqFrag, int maxInline) {
+             int rqMultiplier, int maxSqFrag, int maxRqFrag, int maxInline, WorkRequestTracking tracking) {
         this.qpId = qpId;
         this.handle = handle;
         this.store = store;
         this.sqMemory = sq;
         this.sqSize = sqSize;
-        this.sqWrid = new long[sqSize];
-        this.sqWrLen = new int[sqSize];
-        this.sqQuanta = new byte[sqSize];
-        this.sqSignaled = new boolean[sqSize];
+        this.tracking = tracking;
+        this.sqWrid = tracking.sqWrid;
+        this.sqWrLen = tracking.sqWrLen;
+        this.sqQuanta = tracking.sqQuanta;
+        this.sqSignaled = tracking.sqSignaled;
         this.rqMemory = rq;
         this.rqSize = rqSize;
         this.rqMultiplier = rqMultiplier;
-        this.rqWrid = new long[rqSize];
+        this.rqWrid = tracking.rqWrid;
         this.maxSqFrag = maxSqFrag;
         this.maxRqFrag = maxRqFrag;
         this.maxInline = maxInline;

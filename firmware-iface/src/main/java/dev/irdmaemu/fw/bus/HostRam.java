@@ -26,8 +26,8 @@ public final class HostRam implements AutoCloseable {
         this.base = baseGpa;
         this.pages = (int) (size / PAGE_SIZE);
         this.used = new BitSet(pages);
+        // zeroed once, here (Chronicle's fixed-capacity native store clears what it allocates)
         this.block = BytesStore.nativeStoreWithFixedCapacity(size);
-        block.zeroOut(0, size);
         memory.map(baseGpa, block, 0, size);
     }
 

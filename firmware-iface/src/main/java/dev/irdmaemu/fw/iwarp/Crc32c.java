@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * <p>Speed: {@link CRC32C} is a HotSpot intrinsic for {@code byte[]} and direct {@link ByteBuffer}s. For native
  * stores each instance keeps one direct ByteBuffer "view" that is re-pointed at the store's memory for each call
  * (no allocation); heap stores are fed their backing array. Anything else goes through a per-instance 4 KiB
- * scratch array. One instance per thread: it is not thread-safe.
+ * scratch array, made the first time it is needed. One instance per thread: it is not thread-safe.
  */
 public final class Crc32c {
     private static final Logger LOG = LoggerFactory.getLogger(Crc32c.class);
@@ -60,7 +60,8 @@ public final class Crc32c {
     }
 
     private final CRC32C crc = new CRC32C();
-    private final byte[] scratch = new byte[4096];
+    /** Made on first use: only stores that are neither native nor array-backed need it. */
+    private byte[] scratch;
     private final ByteBuffer view = VIEW_USABLE ? ByteBuffer.allocateDirect(0) : null;
 
     /** Begins an incremental computation (RFC 3720 §12.1: register preset to all ones). */
@@ -170,6 +171,9 @@ public final class Crc32c {
     }
 
     private void updateCopying(BytesStore<?, ?> store, long offset, long length) {
+        if (scratch == null) {
+            scratch = new byte[4096];
+        }
         long o = offset;
         long left = length;
         while (left > 0) {
