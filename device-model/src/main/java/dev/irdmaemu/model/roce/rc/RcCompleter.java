@@ -182,17 +182,18 @@ final class RcCompleter {
         }
         int i = slots.index(slots.head);
         int k = Psn.diff(psn, slots.firstPsn[i]);
-        if (!slots.opcode[i].isRead() || k < 0 || k >= slots.packets[i]) {
+        if (!slots.opcode[i].isRead() || k < 0) {
             return RcReceipt.RESPONSE_UNEXPECTED;
         }
         if (k != slots.received[i]) {
+            // a later response (of this READ, or of one after it) while this READ misses one: go back
             retry(Psn.add(slots.firstPsn[i], slots.received[i]));
             return RcReceipt.RESPONSE_OUT_OF_ORDER;
         }
         int mtu = path.mtu.bytes();
         long offset = (long) k * mtu;
         int n = (int) Math.min(mtu, slots.length[i] - offset);
-        if (op != SendOpcode.readResponse(k, slots.packets[i]) || f.payloadLength() != n
+        if (!fits(op, k == slots.packets[i] - 1) || f.payloadLength() != n
                 || f.mtuCheck(path.mtu) != RoceCheck.ACCEPTED) {
             return RcReceipt.RESPONSE_MALFORMED;
         }
@@ -213,6 +214,17 @@ final class RcCompleter {
             }
         }
         return RcReceipt.RESPONSE_PLACED;
+    }
+
+    /**
+     * Whether a response opcode may carry packet {@code k} of a READ: the last one ends a response (LAST or ONLY),
+     * any other continues one (FIRST or MIDDLE). A READ retried from its middle is a new request to the responder,
+     * whose responses start again with FIRST (or ONLY): rxe_comp.c check_ack accepts that restart too.
+     */
+    private static boolean fits(BthOpcode op, boolean last) {
+        BthOpcode.Position p = op.position();
+        return last ? p == BthOpcode.Position.LAST || p == BthOpcode.Position.ONLY
+                : p == BthOpcode.Position.FIRST || p == BthOpcode.Position.MIDDLE;
     }
 
     /**

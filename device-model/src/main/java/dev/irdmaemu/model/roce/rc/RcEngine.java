@@ -209,6 +209,20 @@ public final class RcEngine {
         return responder.expectedPsn();
     }
 
+    /** A one-line summary for logs and test failures (allocates; not for the per-frame paths). */
+    public String describe() {
+        StringBuilder b = new StringBuilder().append(state.current()).append(" slots ").append(slots.head).append('/')
+                .append(slots.numbered).append('/').append(slots.tail).append(" psn next ").append(window.next)
+                .append(" high ").append(window.high).append(" unacked ").append(window.unacked).append(" epsn ")
+                .append(responder.expectedPsn()).append(" rnr ").append(timers.rnrWaiting()).append(" recv");
+        for (RcReceipt r : RcReceipt.values()) {
+            if (counters.received(r) > 0) {
+                b.append(' ').append(r).append('=').append(counters.received(r));
+            }
+        }
+        return b.toString();
+    }
+
     /** The requester's next PSN (PSNNXT). */
     public int nextPsn() {
         return window.next;
