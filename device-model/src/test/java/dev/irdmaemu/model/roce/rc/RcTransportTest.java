@@ -53,7 +53,7 @@ class RcTransportTest {
                 .up();
         pair.a.out.faults(0.02, 0.02, 0.05, 0.01);
         pair.b.out.faults(0.02, 0.02, 0.05, 0.01);
-        assertTrue(transfer(pair, seed * 7, 4, 128 * 1024) > 8 << 20, "more than 8 MB");
+        assertTrue(transfer(pair, seed * 7, 6, 128 * 1024) > 8 << 20, "more than 8 MB");
         long retransmitted = 0;
         long badIcrc = 0;
         for (Side s : List.of(pair.a, pair.b)) {
