@@ -31,20 +31,25 @@ final class TestRegions implements MemoryRegions {
     }
 
     private final Map<Integer, Region> byKey = new HashMap<>();
+    /** Small keys without boxing, so the engine's hot paths can be measured for allocation through this table. */
+    private final Region[] small = new Region[0x1000];
 
     Region register(int key, long length, long va, int access, int pd) {
         Region r = new Region(length, va, access, pd);
+        if (key >= 0 && key < small.length) {
+            small[key] = r;
+        }
         byKey.put(key, r);
         return r;
     }
 
     Region region(int key) {
-        return byKey.get(key);
+        return key >= 0 && key < small.length ? small[key] : byKey.get(key);
     }
 
     @Override
     public int check(int stag, long to, long length, int access, int pdId) {
-        Region r = byKey.get(stag);
+        Region r = region(stag);
         if (r == null || !r.valid) {
             return AeCode.AMP_INVALID_STAG.code();
         }
@@ -64,7 +69,7 @@ final class TestRegions implements MemoryRegions {
     public int write(int stag, long to, BytesStore<?, ?> src, long srcOffset, int length, int access, int pdId) {
         int c = check(stag, to, length, access, pdId);
         if (c == OK && length > 0) {
-            Region r = byKey.get(stag);
+            Region r = region(stag);
             r.store.write(to - r.va, src, srcOffset, length);
         }
         return c;
@@ -74,7 +79,7 @@ final class TestRegions implements MemoryRegions {
     public int read(int stag, long to, BytesStore<?, ?> dst, long dstOffset, int length, int access, int pdId) {
         int c = check(stag, to, length, access, pdId);
         if (c == OK && length > 0) {
-            Region r = byKey.get(stag);
+            Region r = region(stag);
             dst.write(dstOffset, r.store, to - r.va, length);
         }
         return c;
@@ -82,7 +87,7 @@ final class TestRegions implements MemoryRegions {
 
     @Override
     public int invalidate(int stag, int pdId, boolean remote) {
-        Region r = byKey.get(stag);
+        Region r = region(stag);
         if (r == null || !r.valid) {
             return AeCode.AMP_INVALID_STAG.code();
         }
