@@ -19,6 +19,8 @@ import net.openhft.chronicle.bytes.BytesStore;
 public final class RcEngine {
     /** Packets the requester keeps in flight at most (IBA leaves it to the implementation below 2^23). */
     public static final int MAX_IN_FLIGHT = 1024;
+    /** The longest frame the engine sends (4096 bytes of payload and every header), for a wire's buffers. */
+    public static final int MAX_FRAME = RcFrameTransmitter.CAPACITY;
 
     private final RcPath path;
     private final RcCounters counters = new RcCounters();
