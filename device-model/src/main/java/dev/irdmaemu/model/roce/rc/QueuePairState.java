@@ -1,6 +1,8 @@
 package dev.irdmaemu.model.roce.rc;
 
 import dev.irdmaemu.fw.queue.AeCode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The RC QP's state as its transport sees it, shared by requester, completer and responder: the one place the QP
@@ -8,6 +10,8 @@ import dev.irdmaemu.fw.queue.AeCode;
  * to ERROR, FLUSH_WQES).
  */
 final class QueuePairState {
+    private static final Logger LOG = LoggerFactory.getLogger(QueuePairState.class);
+
     private final RcEvents events;
     private RcState state = RcState.RESET;
 
@@ -37,7 +41,9 @@ final class QueuePairState {
             return;
         }
         state = RcState.ERROR;
-        events.queuePairError(event == null ? AeCode.LCE_QP_CATASTROPHIC : event);
+        AeCode ae = event == null ? AeCode.LCE_QP_CATASTROPHIC : event;
+        LOG.debug("RC QP to ERROR: AE {}", ae);
+        events.queuePairError(ae);
     }
 
     /** The AE for a {@code model.mr} refusal code, or {@code fallback} when the code names none. */

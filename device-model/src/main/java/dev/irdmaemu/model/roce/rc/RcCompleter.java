@@ -254,6 +254,16 @@ final class RcCompleter {
         return n;
     }
 
+    /** RESET: the work requests are dropped without completions. */
+    void discard() {
+        while (slots.head != slots.tail) {
+            status[slots.index(slots.head)] = RcStatus.SUCCESS;
+            slots.head++;
+        }
+        slots.numbered = slots.tail;
+        requester.flushed();
+    }
+
     private void complete(RcStatus s) {
         int i = slots.index(slots.head);
         completion.workRequestId = slots.workRequestId[i];

@@ -63,8 +63,8 @@ public final class RcEngine {
 
     /**
      * Moves the QP to {@code next} (irdma's MODIFY_QP): RTR loads the responder's expected PSN, RTS the
-     * requester's PSN and counts, RESET forgets everything, ERROR stops both sides (the work requests wait for
-     * {@link #flushSendQueue()}). The path is read again each time, as irdma rewrites the context.
+     * requester's PSN and counts, RESET discards the work requests without completions (IBA §10.3.1: the
+     * transition to Reset), ERROR stops both sides (the work requests wait for {@link #flushSendQueue()}). The path is read again each time, as irdma rewrites the context.
      */
     public void modify(RcState next, long now) {
         RcState was = state.current();
@@ -76,10 +76,10 @@ public final class RcEngine {
             requester.reset(now);
             completer.reset();
         }
-        if (next == RcState.ERROR) {
-            state.fail(null);
-            return;
+        if (next == RcState.RESET) {
+            completer.discard();
         }
+        // the driver's own MODIFY_QP to ERROR raises no AE: only the transport's errors do (QueuePairState.fail)
         state.set(next);
     }
 

@@ -170,4 +170,24 @@ class RcTransportTest {
         assertEquals(0x999, r.invalidatedKey());
         assertTrue(!pair.b.regions.region(0x999).valid);
     }
+
+    @Test
+    void theDriversModifyToErrorRaisesNoEventAndFlushesWhatIsLeft() {
+        RcPair pair = new RcPair(11, PathMtu.MTU_1024, 0, 0).up();
+        pair.a.out.cut = true;
+        SendRequest w = new SendRequest();
+        w.reset(SendOpcode.SEND, 1, false).add(RcPair.va(RcPair.SOURCE), 10, RcPair.SOURCE);
+        pair.a.engine.post(w);
+        pair.a.engine.service(0, 8);
+        pair.a.engine.modify(RcState.ERROR, 0);
+        assertTrue(pair.a.done.events.isEmpty());
+        assertEquals(0, pair.a.engine.service(1_000_000_000L, 8), "nothing sent in ERROR");
+        assertEquals(1, pair.a.engine.flushSendQueue());
+        assertEquals(RcStatus.FLUSHED, pair.a.done.sends.get(0).status());
+        assertEquals(PostOutcome.FLUSHED, pair.a.engine.post(w));
+        assertEquals(2, pair.a.done.sends.size());
+        pair.a.engine.modify(RcState.RESET, 0);
+        assertEquals(PostOutcome.NOT_READY, pair.a.engine.post(w));
+        assertEquals(0, pair.a.engine.outstanding());
+    }
 }
