@@ -1,5 +1,6 @@
 package dev.irdmaemu.model.roce.rc;
 
+import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.roce.BthOpcode;
 import dev.irdmaemu.fw.roce.RoceCheck;
 import dev.irdmaemu.fw.roce.RoceFrame;
@@ -10,8 +11,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * One RC queue pair's transport on the E810's RoCEv2 block: a requester ({@link RcRequester}, {@link RcCompleter},
  * {@link RetryTimers}) and a responder ({@link RcResponder}) over one path, joined by the frame check every
  * received frame passes first (rxe_recv.c rxe_rcv and check_keys/check_addr, as IBA Vol. 1 §9.6 orders them): its
- * structure, the ICRC (a bad one is dropped and counted), the opcode's transport (RC only; CNPs counted and ignored),
- * the destination QP, the P_Key and the QP's state; then requests go to the responder and ACKs and READ responses to
+ * structure, the ICRC (a bad one is dropped and counted), the IPv4 header checksum, the opcode's transport (RC only;
+ * CNPs counted and ignored), the destination QP, the P_Key, the source address (the QP's peer) and the QP's state; then requests go to the responder and ACKs and READ responses to
  * the completer. Every received frame ends in one {@link RcReceipt}, counted. {@link #service} runs the timers,
  * sends the responder's coalesced ACK and lets the requester transmit. Single-threaded; nothing allocates per frame
  * or per work request.
@@ -127,6 +128,9 @@ public final class RcEngine {
         if (!frame.icrcVerifies()) {
             return RcReceipt.BAD_ICRC;
         }
+        if (!frame.ipv4ChecksumVerifies()) {
+            return RcReceipt.MALFORMED;
+        }
         BthOpcode op = frame.opcode().orElseThrow();
         if (op.service() == BthOpcode.Service.CNP) {
             return RcReceipt.CNP_IGNORED;
@@ -140,10 +144,22 @@ public final class RcEngine {
         if (frame.bth().partitionKey() != path.partitionKey) {
             return RcReceipt.BAD_PARTITION_KEY;
         }
+        if (!fromPeer()) {
+            return RcReceipt.WRONG_SOURCE_ADDRESS;
+        }
         if (isResponse(op)) {
             return state.requests() ? completer.receive(frame, op, now) : RcReceipt.STATE_DROPPED;
         }
         return state.responds() ? responder.receive(frame, op) : RcReceipt.STATE_DROPPED;
+    }
+
+    /** The source IP is the QP's destination (rxe_recv.c check_addr: an RC QP talks to one peer). */
+    private boolean fromPeer() {
+        if (frame.isIpv6()) {
+            return frame.ipv6().sourceHi() == path.destinationHi && frame.ipv6().sourceLo() == path.destinationLo;
+        }
+        return path.destinationHi == IpAddress.IPV4_MAPPED_HI
+                && IpAddress.mappedLo(frame.ipv4().source()) == path.destinationLo;
     }
 
     private static boolean isResponse(BthOpcode op) {

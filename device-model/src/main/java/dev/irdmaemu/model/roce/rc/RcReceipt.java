@@ -7,7 +7,7 @@ package dev.irdmaemu.model.roce.rc;
  * cases are rxe_comp.c's (ACK progress, duplicate, NAKs, READ responses in and out of order).
  */
 public enum RcReceipt {
-    /** Broken structure (lengths, versions, opcode, pad: {@code RoceFrame.validateStructure}). */
+    /** Broken structure (lengths, versions, opcode, pad: {@code RoceFrame.validateStructure}) or IPv4 checksum. */
     MALFORMED,
     /** The ICRC does not match (IBA §7.8.1). */
     BAD_ICRC,
@@ -15,6 +15,8 @@ public enum RcReceipt {
     WRONG_QUEUE_PAIR,
     /** A P_Key other than the QP's (IBA §9.6.1.1). */
     BAD_PARTITION_KEY,
+    /** From an IP address other than the QP's peer (rxe_recv.c check_addr). */
+    WRONG_SOURCE_ADDRESS,
     /** A UC, UD or other non-RC opcode on this RC QP. */
     NOT_RELIABLE_CONNECTION,
     /** A CNP: counted and ignored (DCQCN is off for every irdma QP). */

@@ -175,4 +175,13 @@ class RcResponderTest {
         assertEquals(2, asked);
         assertFalse(pair.a.engine.counters().packetsRetransmitted() > 0);
     }
+
+    @Test
+    void aRequestFromAnotherAddressIsDropped() {
+        peer.ipv4(0x0a00_0009, 0x0a00_0002);
+        peer.reth(RcPair.va(RcPair.TARGET), RcPair.TARGET, 10);
+        assertEquals(RcReceipt.WRONG_SOURCE_ADDRESS, request(BthOpcode.RC_RDMA_WRITE_ONLY, EPSN, 10, true));
+        assertTrue(answers().isEmpty());
+        assertEquals(EPSN, pair.b.engine.expectedPsn());
+    }
 }
