@@ -190,4 +190,18 @@ class RcTransportTest {
         assertEquals(PostOutcome.NOT_READY, pair.a.engine.post(w));
         assertEquals(0, pair.a.engine.outstanding());
     }
+
+    @ParameterizedTest
+    @ValueSource(longs = {10, 11, 12, 13, 14})
+    void aHarshWireAtEveryPathMtuAndAnyStartingPsn(long seed) {
+        RcPair pair = new RcPair(seed, PathMtu.values()[(int) (seed % 5)], (int) (seed * 0x13579b) & 0xffffff,
+                (int) (seed * 0x2468a) & 0xffffff).up();
+        pair.a.out.faults(0.10, 0.05, 0.10, 0.03);
+        pair.b.out.faults(0.10, 0.05, 0.10, 0.03);
+        // 10% loss, 5% duplication, 10% reordering, 3% corruption, both ways
+        assertTrue(transfer(pair, seed * 3, 2, 96 * 1024) > 2 << 20);
+        for (Side s : List.of(pair.a, pair.b)) {
+            assertTrue(s.done.events.isEmpty(), "no AE: " + s.done.events);
+        }
+    }
 }
