@@ -31,6 +31,8 @@ final class RcCompleter {
     private final SendCompletion completion = new SendCompletion();
     private final RcStatus[] status;
     private boolean retryStarted;
+    private boolean gapGuarded;
+    private int gapPsn;
     private int highestAck;
 
     RcCompleter(RcPath path, SendSlots slots, PsnWindow window, RetryTimers timers, RcRequester requester,
@@ -50,6 +52,7 @@ final class RcCompleter {
 
     void reset() {
         retryStarted = false;
+        gapGuarded = false;
         highestAck = Psn.add(window.unacked, -1);
     }
 
@@ -128,10 +131,29 @@ final class RcCompleter {
         }
     }
 
+    /**
+     * A READ response at {@code seen} showed that the one at {@code expected} was lost: a retry from
+     * {@code expected}, unless an earlier gap's retry is still being answered. Until the responses reach the PSN
+     * that revealed that gap, later responses of the streams already under way (the first answer, and any replay)
+     * also look like gaps; retrying on each would start a new replay per straggler, a storm that never converges
+     * under heavy loss. The retransmit timer still covers a retry that was itself lost.
+     */
+    private void gapRetry(int expected, int seen) {
+        if (gapGuarded && Psn.diff(expected, gapPsn) <= 0) {
+            return;
+        }
+        if (requester.restartFrom(expected)) {
+            retryStarted = true;
+            gapGuarded = true;
+            gapPsn = seen;
+        }
+    }
+
     /** The timer expired: a retry from the oldest unacknowledged PSN. */
     void timeoutRetry() {
         requester.restartFrom(window.unacked);
         retryStarted = true;
+        gapGuarded = false;
     }
 
     /**
@@ -185,9 +207,12 @@ final class RcCompleter {
         if (!slots.opcode[i].isRead() || k < 0) {
             return RcReceipt.RESPONSE_UNEXPECTED;
         }
+        if (k < slots.received[i]) {
+            return RcReceipt.RESPONSE_DUPLICATE; // a replay of a part already placed
+        }
         if (k != slots.received[i]) {
-            // a later response (of this READ, or of one after it) while this READ misses one: go back
-            retry(Psn.add(slots.firstPsn[i], slots.received[i]));
+            // a later response (of this READ, or of one after it) while this READ misses one: go back, once per gap
+            gapRetry(Psn.add(slots.firstPsn[i], slots.received[i]), psn);
             return RcReceipt.RESPONSE_OUT_OF_ORDER;
         }
         int mtu = path.mtu.bytes();
@@ -204,6 +229,9 @@ final class RcCompleter {
             return RcReceipt.RESPONSE_PLACEMENT_FAILED;
         }
         slots.received[i]++;
+        if (gapGuarded && Psn.diff(psn, gapPsn) >= 0) {
+            gapGuarded = false;
+        }
         window.acknowledged(psn);
         timers.progress(now);
         retryStarted = false;

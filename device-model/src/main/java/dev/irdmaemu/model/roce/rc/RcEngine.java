@@ -241,6 +241,11 @@ public final class RcEngine {
         return b.toString();
     }
 
+    /** For tests: true when the requester's window and its slots disagree (all completed, PSNs outstanding). */
+    boolean windowInconsistent() {
+        return state.requests() && slots.head == slots.numbered && window.outstanding();
+    }
+
     /** The requester's next PSN (PSNNXT). */
     public int nextPsn() {
         return window.next;

@@ -102,7 +102,13 @@ final class RcPair {
         int n = 0;
         for (byte[] f : wire.drain()) {
             rx.write(0, f, 0, f.length);
-            to.receive(rx, 0, f.length, now);
+            boolean bad = to.windowInconsistent();
+            RcReceipt rr = to.receive(rx, 0, f.length, now);
+            if (!bad && to.windowInconsistent()) {
+                throw new AssertionError("window inconsistent after " + rr + " opcode " + (f[42] & 0xff) + " psn "
+                        + ((f[42 + 9] & 0xff) << 16 | (f[42 + 10] & 0xff) << 8 | f[42 + 11] & 0xff) + ": "
+                        + to.describe());
+            }
             n++;
         }
         return n;
