@@ -12,9 +12,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  * {@link RetryTimers}) and a responder ({@link RcResponder}) over one path, joined by the frame check every
  * received frame passes first (rxe_recv.c rxe_rcv and check_keys/check_addr, as IBA Vol. 1 §9.6 orders them): its
  * structure, the ICRC (a bad one is dropped and counted), the IPv4 header checksum, the opcode's transport (RC only;
- * CNPs counted and ignored), the destination QP, the P_Key, the source address (the QP's peer) and the QP's state; then requests go to the responder and ACKs and READ responses to
- * the completer. Every received frame ends in one {@link RcReceipt}, counted. {@link #service} runs the timers,
- * sends the responder's coalesced ACK and lets the requester transmit. Single-threaded; nothing allocates per frame
+ * CNPs counted and ignored), the destination QP, the P_Key, the source address (the QP's peer) and the QP's
+ * state; then requests go to the responder and ACKs and READ responses to the completer. Every received frame
+ * ends in one {@link RcReceipt}, counted. {@link #service} runs the timers, sends the responder's coalesced ACK and
+ * lets the requester transmit. Single-threaded; nothing allocates per frame
  * or per work request.
  */
 public final class RcEngine {
@@ -65,7 +66,8 @@ public final class RcEngine {
     /**
      * Moves the QP to {@code next} (irdma's MODIFY_QP): RTR loads the responder's expected PSN, RTS the
      * requester's PSN and counts, RESET discards the work requests without completions (IBA §10.3.1: the
-     * transition to Reset), ERROR stops both sides (the work requests wait for {@link #flushSendQueue()}). The path is read again each time, as irdma rewrites the context.
+     * transition to Reset), ERROR stops both sides (the work requests wait for {@link #flushSendQueue()}). The path
+     * is read again each time, as irdma rewrites the context.
      */
     public void modify(RcState next, long now) {
         RcState was = state.current();

@@ -67,7 +67,10 @@ class RcFaultProperties {
         exactlyOnce(pair.b, postedB);
     }
 
-    /** The sample that showed a 28% effective loss each way can exhaust the retries (the property that asked for no error failed on it). */
+    /**
+     * The sample that showed that a 28% effective loss each way can exhaust the retries (the property that asked
+     * for no error failed on it).
+     */
     @Example
     void nearThirtyPercentLossMayExhaustTheRetriesButCompletesEverything() {
         upToFifteenPercentEveryWorkRequestCompletesExactlyOnce(3, PathMtu.MTU_1024, 7582, 4530, 0.15, 0.06, 0.01,

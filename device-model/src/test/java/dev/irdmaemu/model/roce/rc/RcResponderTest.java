@@ -93,8 +93,9 @@ class RcResponderTest {
         peer.reth(RcPair.va(RcPair.EXPOSED), RcPair.EXPOSED, 600);
         assertEquals(RcReceipt.REQUEST_EXECUTED, request(BthOpcode.RC_RDMA_READ_REQUEST, EPSN + 1, 0, true));
         List<int[]> first = answers();
-        assertEquals(List.of(BthOpcode.RC_RDMA_READ_RESPONSE_FIRST.code(), BthOpcode.RC_RDMA_READ_RESPONSE_MIDDLE.code(),
-                BthOpcode.RC_RDMA_READ_RESPONSE_LAST.code()), first.stream().map(a -> a[0]).toList(),
+        assertEquals(List.of(BthOpcode.RC_RDMA_READ_RESPONSE_FIRST.code(),
+                BthOpcode.RC_RDMA_READ_RESPONSE_MIDDLE.code(), BthOpcode.RC_RDMA_READ_RESPONSE_LAST.code()),
+                first.stream().map(a -> a[0]).toList(),
                 "600 bytes at 256: three responses, and no separate ACK (they acknowledge the WRITE)");
         assertEquals(EPSN + 3, first.get(2)[1]);
         assertEquals(EPSN + 4, pair.b.engine.expectedPsn(), "a READ takes one PSN per response");
