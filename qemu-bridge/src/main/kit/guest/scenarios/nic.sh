@@ -12,6 +12,8 @@
 # kernel_lines, errors_since MARK     the kernel log's length now; ice's and irdma's error lines after line MARK
 # ucmatose_verdict NAME CODE WHAT     the variant's ucmatose log and field NAME_ucmatose; fails unless it completed
 # no_errors_since NAME MARK           field NAME_errors; fails when ice or irdma logged errors after line MARK
+# ucmatose_round NAME MS              the logs of a round of PROCESSES ucmatose runs of EACH connections: fields
+#                                     NAME_ms, NAME_rate, NAME_complete; sets complete
 # Fields: nic (virtio or e810), nic_name, nic_up_ms (guest uptime when the NIC had carrier), and for e810 e810_bdf,
 # ice_ms, irdma_ms, rdma_dev, transport.
 IP=/sbin/ip
@@ -140,4 +142,17 @@ no_errors_since() { # NAME MARK: ice's and irdma's error lines since MARK on the
     [ -n "$errors" ] && echo "$errors"
     field "${1}_errors" "$(printf '%s' "$errors" | grep -c .)"
     [ -z "$errors" ] || fail "$1: ice or irdma logged errors"
+}
+
+ucmatose_round() { # NAME MS: /tmp/ucmatose-NAME-1..PROCESSES.log on the console; complete counts "return status 0"
+    complete=0
+    i=1
+    while [ "$i" -le "$PROCESSES" ]; do
+        cat "/tmp/ucmatose-$1-$i.log"
+        grep -q '^return status 0$' "/tmp/ucmatose-$1-$i.log" && complete=$((complete + 1))
+        i=$((i + 1))
+    done
+    field "${1}_ms" "$2"
+    field "${1}_rate" "$(awk -v n=$((PROCESSES * EACH)) -v t="$2" 'BEGIN { printf "%.0f", n * 1000 / (t > 0 ? t : 1) }')"
+    field "${1}_complete" "$complete/$PROCESSES"
 }
