@@ -8,6 +8,7 @@
 # local_siw ADDRESS4/LEN              a second siw device, siw1, on a dummy netdev inside the guest (virtio-net's
 #                                     kernel only: the in-guest figures that the model's are compared with)
 # await_carrier TRIES WHEN            NIC has carrier within TRIES tenths of a second (fails naming WHEN)
+# reach ADDRESS TRIES FAILURE         ADDRESS answers a ping within TRIES tries of a second; sets tries
 # vlan_up DEV ID PCP ADDRESS4/LEN     an 802.1Q netdev DEV over NIC, every egress priority mapped to PCP
 # kernel_lines, errors_since MARK     the kernel log's length now; ice's and irdma's error lines after line MARK
 # ucmatose_verdict NAME CODE WHAT     the variant's ucmatose log and field NAME_ucmatose; fails unless it completed
@@ -56,6 +57,14 @@ await_carrier() { # TRIES WHEN: NIC's carrier within TRIES tenths of a second
         tries=$((tries + 1))
         [ "$tries" -le "$1" ] || fail "$NIC has no carrier 10 s after $2"
         sleep 0.1
+    done
+}
+
+reach() { # ADDRESS TRIES FAILURE: ADDRESS answers a ping (ARP or Neighbor Discovery done), else fail FAILURE
+    tries=0
+    until ping -c 1 -W 1 "$1" >/dev/null 2>&1; do
+        tries=$((tries + 1))
+        [ "$tries" -le "$2" ] || fail "$3"
     done
 }
 

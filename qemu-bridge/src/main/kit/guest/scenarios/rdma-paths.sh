@@ -28,15 +28,6 @@ UCMATOSE_CONNECTIONS=5
 nic_up 192.0.2.2/24 2001:db8::2/64
 rdma_up
 
-# reach ADDRESS: the node answers a ping (ARP or Neighbor Discovery done), within 30 s
-reach() {
-    tries=0
-    until ping -c 1 -W 1 "$1" >/dev/null 2>&1; do
-        tries=$((tries + 1))
-        [ "$tries" -le 30 ] || fail "no reply from the node at $1"
-    done
-}
-
 # variant NAME ADDRESS RPING-PORT UCMATOSE-PORT SIZE RPING-SIZE: rping and ucmatose against the node's servers at
 # ADDRESS (ucmatose's Sends of SIZE bytes, rping's buffer of RPING-SIZE)
 variant() {
@@ -48,7 +39,7 @@ variant() {
     rsize="$6"
     mark=$(kernel_lines)
     step "$name-reach"
-    reach "$addr"
+    reach "$addr" 30 "no reply from the node at $addr"
     step "$name-rping"
     timeout 120 rping -c -a "$addr" -p "$rport" -C "$COUNT" -S "$rsize" -V -v >/tmp/rping-$name.log 2>&1
     code=$?

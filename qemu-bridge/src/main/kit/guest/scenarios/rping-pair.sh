@@ -30,11 +30,7 @@ nic_up "$ADDR"
 rdma_up
 
 step reach
-tries=0
-until ping -c 1 -W 1 "$PEER" >/dev/null 2>&1; do
-    tries=$((tries + 1))
-    [ "$tries" -le 90 ] || fail "no reply from the other guest at $PEER"
-done
+reach "$PEER" 90 "no reply from the other guest at $PEER"
 field reach_tries "$tries"
 
 step rping
@@ -99,11 +95,7 @@ pair_variant() {
     name="$1"
     mark=$(kernel_lines)
     step "$name-reach"
-    tries=0
-    until ping -c 1 -W 1 "$3" >/dev/null 2>&1; do
-        tries=$((tries + 1))
-        [ "$tries" -le 90 ] || fail "$name: no reply from the other guest at $3"
-    done
+    reach "$3" 90 "$name: no reply from the other guest at $3"
     step "$name"
     if [ "$PART" = server ]; then
         timeout 150 ucmatose -b "$2" -p "$5" -c 5 -C 10 -S "$6" >/tmp/ucmatose-$name.log 2>&1 &
