@@ -7,6 +7,14 @@
 # rdma_up                             the iWARP device on NIC; sets RDMA_DEV (siw0 or the irdma device)
 # local_siw ADDRESS4/LEN              a second siw device, siw1, on a dummy netdev inside the guest (virtio-net's
 #                                     kernel only: the in-guest figures that the model's are compared with)
+# await_carrier TRIES WHEN            NIC has carrier within TRIES tenths of a second (fails naming WHEN)
+# reach ADDRESS TRIES FAILURE         ADDRESS answers a ping within TRIES tries of a second; sets tries
+# vlan_up DEV ID PCP ADDRESS4/LEN     an 802.1Q netdev DEV over NIC, every egress priority mapped to PCP
+# kernel_lines, errors_since MARK     the kernel log's length now; ice's and irdma's error lines after line MARK
+# ucmatose_verdict NAME CODE WHAT     the variant's ucmatose log and field NAME_ucmatose; fails unless it completed
+# no_errors_since NAME MARK           field NAME_errors; fails when ice or irdma logged errors after line MARK
+# ucmatose_round NAME MS              the logs of a round of PROCESSES ucmatose runs of EACH connections: fields
+#                                     NAME_ms, NAME_rate, NAME_complete; sets complete
 # Fields: nic (virtio or e810), nic_name, nic_up_ms (guest uptime when the NIC had carrier), and for e810 e810_bdf,
 # ice_ms, irdma_ms, rdma_dev, transport.
 IP=/sbin/ip
@@ -43,6 +51,23 @@ e810_probe() {
     dmesg | grep -E '(^|\] )ice( |:)'
 }
 
+await_carrier() { # TRIES WHEN: NIC's carrier within TRIES tenths of a second
+    tries=0
+    until [ "$(cat "/sys/class/net/$NIC/carrier" 2>/dev/null)" = 1 ]; do
+        tries=$((tries + 1))
+        [ "$tries" -le "$1" ] || fail "$NIC has no carrier 10 s after $2"
+        sleep 0.1
+    done
+}
+
+reach() { # ADDRESS TRIES FAILURE: ADDRESS answers a ping (ARP or Neighbor Discovery done), else fail FAILURE
+    tries=0
+    until ping -c 1 -W 1 "$1" >/dev/null 2>&1; do
+        tries=$((tries + 1))
+        [ "$tries" -le "$2" ] || fail "$3"
+    done
+}
+
 nic_up() { # ADDRESS4/LEN [ADDRESS6/LEN]
     if [ "$NIC_KIND" = e810 ]; then
         e810_probe
@@ -55,14 +80,7 @@ nic_up() { # ADDRESS4/LEN [ADDRESS6/LEN]
     # nodad: usable at once (duplicate address detection would hold the address back for a second)
     [ -n "${2:-}" ] && run $IP -6 addr add "$2" dev "$NIC" nodad
     run $IP link set "$NIC" up
-    if [ "$NIC_KIND" = e810 ]; then
-        tries=0
-        until [ "$(cat "/sys/class/net/$NIC/carrier" 2>/dev/null)" = 1 ]; do
-            tries=$((tries + 1))
-            [ "$tries" -le 20 ] || fail "$NIC has no carrier 10 s after it was set up"
-            sleep 0.1
-        done
-    fi
+    [ "$NIC_KIND" = e810 ] && await_carrier 20 "it was set up"
     field nic_up_ms "$(nic_ms)"
 }
 
@@ -100,4 +118,50 @@ local_siw() { # ADDRESS4/LEN
     run $IP addr add "$1" dev dummy0
     run $IP link set dummy0 up
     run rdma link add siw1 type siw netdev dummy0
+}
+
+vlan_up() { # DEV ID PCP ADDRESS4/LEN: an 802.1Q netdev over NIC, every egress priority mapped to PCP
+    run modprobe 8021q
+    run $IP link add link "$NIC" name "$1" type vlan id "$2" \
+        egress-qos-map 0:$3 1:$3 2:$3 3:$3 4:$3 5:$3 6:$3 7:$3
+    run $IP addr add "$4" dev "$1"
+    run $IP link set "$1" up
+}
+
+# kernel_lines: how many lines the kernel's log holds now (a variant looks at what came after)
+kernel_lines() { dmesg -r | wc -l; }
+
+# errors_since MARK: ice's and irdma's lines of level 0..3 (emerg..err) after line MARK of the kernel's log
+errors_since() {
+    dmesg -r | tail -n +"$(($1 + 1))" | grep -E '^<[0-3]>' | grep -E '(^<[0-7]>|[] ])(ice|irdma)[0-9]*[ :]' || true
+}
+
+ucmatose_verdict() { # NAME CODE WHAT: /tmp/ucmatose-NAME.log on the console, NAME_ucmatose complete or failed
+    cat /tmp/ucmatose-$1.log
+    if [ "$2" = 0 ] && grep -q '^return status 0$' /tmp/ucmatose-$1.log; then
+        field "${1}_ucmatose" complete
+    else
+        field "${1}_ucmatose" failed
+        fail "$1: $3 exited $2"
+    fi
+}
+
+no_errors_since() { # NAME MARK: ice's and irdma's error lines since MARK on the console, their count NAME_errors
+    errors="$(errors_since "$2")"
+    [ -n "$errors" ] && echo "$errors"
+    field "${1}_errors" "$(printf '%s' "$errors" | grep -c .)"
+    [ -z "$errors" ] || fail "$1: ice or irdma logged errors"
+}
+
+ucmatose_round() { # NAME MS: /tmp/ucmatose-NAME-1..PROCESSES.log on the console; complete counts "return status 0"
+    complete=0
+    i=1
+    while [ "$i" -le "$PROCESSES" ]; do
+        cat "/tmp/ucmatose-$1-$i.log"
+        grep -q '^return status 0$' "/tmp/ucmatose-$1-$i.log" && complete=$((complete + 1))
+        i=$((i + 1))
+    done
+    field "${1}_ms" "$2"
+    field "${1}_rate" "$(awk -v n=$((PROCESSES * EACH)) -v t="$2" 'BEGIN { printf "%.0f", n * 1000 / (t > 0 ? t : 1) }')"
+    field "${1}_complete" "$complete/$PROCESSES"
 }

@@ -28,23 +28,6 @@ UCMATOSE_CONNECTIONS=5
 nic_up 192.0.2.2/24 2001:db8::2/64
 rdma_up
 
-# kernel_lines: how many lines the kernel's log holds now (each variant looks at what came after)
-kernel_lines() { dmesg -r | wc -l; }
-
-# errors_since MARK: ice's and irdma's lines of level 0..3 (emerg..err) after line MARK of the kernel's log
-errors_since() {
-    dmesg -r | tail -n +"$(($1 + 1))" | grep -E '^<[0-3]>' | grep -E '(^<[0-7]>|[] ])(ice|irdma)[0-9]*[ :]' || true
-}
-
-# reach ADDRESS: the node answers a ping (ARP or Neighbor Discovery done), within 30 s
-reach() {
-    tries=0
-    until ping -c 1 -W 1 "$1" >/dev/null 2>&1; do
-        tries=$((tries + 1))
-        [ "$tries" -le 30 ] || fail "no reply from the node at $1"
-    done
-}
-
 # variant NAME ADDRESS RPING-PORT UCMATOSE-PORT SIZE RPING-SIZE: rping and ucmatose against the node's servers at
 # ADDRESS (ucmatose's Sends of SIZE bytes, rping's buffer of RPING-SIZE)
 variant() {
@@ -56,7 +39,7 @@ variant() {
     rsize="$6"
     mark=$(kernel_lines)
     step "$name-reach"
-    reach "$addr"
+    reach "$addr" 30 "no reply from the node at $addr"
     step "$name-rping"
     timeout 120 rping -c -a "$addr" -p "$rport" -C "$COUNT" -S "$rsize" -V -v >/tmp/rping-$name.log 2>&1
     code=$?
@@ -68,40 +51,22 @@ variant() {
     step "$name-ucmatose"
     timeout 120 ucmatose -s "$addr" -p "$port" -c "$UCMATOSE_CONNECTIONS" -C 10 -S "$size" >/tmp/ucmatose-$name.log 2>&1
     code=$?
-    cat /tmp/ucmatose-$name.log
-    if [ "$code" = 0 ] && grep -q '^return status 0$' /tmp/ucmatose-$name.log; then
-        field "${name}_ucmatose" complete
-    else
-        field "${name}_ucmatose" failed
-        fail "$name: ucmatose -s $addr -p $port exited $code"
-    fi
-    errors="$(errors_since "$mark")"
-    [ -n "$errors" ] && echo "$errors"
-    field "${name}_errors" "$(printf '%s' "$errors" | grep -c .)"
-    [ -z "$errors" ] || fail "$name: ice or irdma logged errors"
+    ucmatose_verdict "$name" "$code" "ucmatose -s $addr -p $port"
+    no_errors_since "$name" "$mark"
 }
 
 variant v6 "$NODE6" 7174 7481 100 64
 
 step vlan-netdev
 VLAN_DEV="$NIC.$VLAN_ID"
-run modprobe 8021q
-run $IP link add link "$NIC" name "$VLAN_DEV" type vlan id "$VLAN_ID" \
-    egress-qos-map 0:$VLAN_PCP 1:$VLAN_PCP 2:$VLAN_PCP 3:$VLAN_PCP 4:$VLAN_PCP 5:$VLAN_PCP 6:$VLAN_PCP 7:$VLAN_PCP
-run $IP addr add "$GUEST_VLAN4" dev "$VLAN_DEV"
-run $IP link set "$VLAN_DEV" up
+vlan_up "$VLAN_DEV" "$VLAN_ID" "$VLAN_PCP" "$GUEST_VLAN4"
 $IP -d link show "$VLAN_DEV"
 field vlan_dev "$VLAN_DEV"
 variant vlan "$NODE_VLAN4" 7175 7482 100 64
 
 step jumbo-mtu
 run $IP link set "$NIC" mtu "$JUMBO_MTU"
-tries=0
-until [ "$(cat "/sys/class/net/$NIC/carrier" 2>/dev/null)" = 1 ]; do
-    tries=$((tries + 1))
-    [ "$tries" -le 100 ] || fail "$NIC has no carrier 10 s after its MTU became $JUMBO_MTU"
-    sleep 0.1
-done
+await_carrier 100 "its MTU became $JUMBO_MTU"
 field jumbo_mtu "$(cat "/sys/class/net/$NIC/mtu")"
 variant jumbo "$NODE4" 7176 7483 8000 20000
 # what the error checks read: the kernel's log in raw form (a level prefix on each line), so a check that found

@@ -30,11 +30,7 @@ nic_up "$ADDR"
 rdma_up
 
 step reach
-tries=0
-until ping -c 1 -W 1 "$PEER" >/dev/null 2>&1; do
-    tries=$((tries + 1))
-    [ "$tries" -le 90 ] || fail "no reply from the other guest at $PEER"
-done
+reach "$PEER" 90 "no reply from the other guest at $PEER"
 field reach_tries "$tries"
 
 step rping
@@ -70,11 +66,6 @@ VLAN_ID=100
 VLAN_PCP=5
 case "$PART" in server) ME=10 OTHER=20 ;; *) ME=20 OTHER=10 ;; esac
 
-# errors_since MARK: ice's and irdma's lines of level 0..3 (emerg..err) after line MARK of the kernel's log
-errors_since() {
-    dmesg -r | tail -n +"$(($1 + 1))" | grep -E '^<[0-3]>' | grep -E '(^<[0-7]>|[] ])(ice|irdma)[0-9]*[ :]' || true
-}
-
 # pair_rping NAME ADDRESS PEER PORT SIZE: this guest's part of the variant's rping; sets NAME_rping
 pair_rping() {
     if [ "$PART" = server ]; then
@@ -102,13 +93,9 @@ pair_rping() {
 # pair_variant NAME ADDRESS PEER RPING-PORT UCMATOSE-PORT SIZE RPING-SIZE
 pair_variant() {
     name="$1"
-    mark=$(dmesg -r | wc -l)
+    mark=$(kernel_lines)
     step "$name-reach"
-    tries=0
-    until ping -c 1 -W 1 "$3" >/dev/null 2>&1; do
-        tries=$((tries + 1))
-        [ "$tries" -le 90 ] || fail "$name: no reply from the other guest at $3"
-    done
+    reach "$3" 90 "$name: no reply from the other guest at $3"
     step "$name"
     if [ "$PART" = server ]; then
         timeout 150 ucmatose -b "$2" -p "$5" -c 5 -C 10 -S "$6" >/tmp/ucmatose-$name.log 2>&1 &
@@ -127,40 +114,22 @@ pair_variant() {
         timeout 120 ucmatose -s "$3" -p "$5" -c 5 -C 10 -S "$6" >/tmp/ucmatose-$name.log 2>&1
         code=$?
     fi
-    cat /tmp/ucmatose-$name.log
-    if [ "$code" = 0 ] && grep -q '^return status 0$' /tmp/ucmatose-$name.log; then
-        field "${name}_ucmatose" complete
-    else
-        field "${name}_ucmatose" failed
-        fail "$name: ucmatose ($PART) exited $code"
-    fi
-    errors="$(errors_since "$mark")"
-    [ -n "$errors" ] && echo "$errors"
-    field "${name}_errors" "$(printf '%s' "$errors" | grep -c .)"
-    [ -z "$errors" ] || fail "$name: ice or irdma logged errors"
+    ucmatose_verdict "$name" "$code" "ucmatose ($PART)"
+    no_errors_since "$name" "$mark"
 }
 
 step paths-netdevs
 run $IP -6 addr add "2001:db8::$ME/64" dev "$NIC" nodad
 VLAN_DEV="$NIC.$VLAN_ID"
-run modprobe 8021q
-run $IP link add link "$NIC" name "$VLAN_DEV" type vlan id "$VLAN_ID" \
-    egress-qos-map 0:$VLAN_PCP 1:$VLAN_PCP 2:$VLAN_PCP 3:$VLAN_PCP 4:$VLAN_PCP 5:$VLAN_PCP 6:$VLAN_PCP 7:$VLAN_PCP
-run $IP addr add "203.0.113.$ME/24" dev "$VLAN_DEV"
-run $IP link set "$VLAN_DEV" up
+vlan_up "$VLAN_DEV" "$VLAN_ID" "$VLAN_PCP" "203.0.113.$ME/24"
 pair_variant v6 "2001:db8::$ME" "2001:db8::$OTHER" 7180 7481 100 64
 pair_variant vlan "203.0.113.$ME" "203.0.113.$OTHER" 7181 7482 100 64
 step jumbo-mtu
 run $IP link set "$NIC" mtu 9000
 run $IP addr add "198.51.100.$ME/24" dev "$NIC"
-tries=0
-until [ "$(cat "/sys/class/net/$NIC/carrier" 2>/dev/null)" = 1 ]; do
-    tries=$((tries + 1))
-    [ "$tries" -le 100 ] || fail "$NIC has no carrier 10 s after its MTU became 9000"
-    sleep 0.1
-done
+await_carrier 100 "its MTU became 9000"
 field jumbo_mtu "$(cat "/sys/class/net/$NIC/mtu")"
 pair_variant jumbo "198.51.100.$ME" "198.51.100.$OTHER" 7182 7483 8000 20000
 # what the error checks read: the kernel's log in raw form (a level prefix on each line)
-field kernel_log_lines "$(dmesg -r | wc -l)"
+field kernel_log_lines "$(kernel_lines)"
 field kernel_log_leveled "$(dmesg -r | grep -c '^<[0-7]>')"

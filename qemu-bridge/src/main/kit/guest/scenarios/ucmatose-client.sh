@@ -50,16 +50,7 @@ round() {
         wait "$pid" || failed=$((failed + 1))
     done
     ROUND_MS=$(($(ms) - started))
-    complete=0
-    i=1
-    while [ "$i" -le "$PROCESSES" ]; do
-        cat "/tmp/ucmatose-$name-$i.log"
-        grep -q '^return status 0$' "/tmp/ucmatose-$name-$i.log" && complete=$((complete + 1))
-        i=$((i + 1))
-    done
-    field "${name}_ms" "$ROUND_MS"
-    field "${name}_rate" "$(awk -v n=$((PROCESSES * EACH)) -v t="$ROUND_MS" 'BEGIN { printf "%.0f", n * 1000 / (t > 0 ? t : 1) }')"
-    field "${name}_complete" "$complete/$PROCESSES"
+    ucmatose_round "$name" "$ROUND_MS"
     ROUND_FAILED="ucmatose $name round: $failed of $PROCESSES processes failed"
     [ "$failed" = 0 ] && [ "$complete" = "$PROCESSES" ]
 }

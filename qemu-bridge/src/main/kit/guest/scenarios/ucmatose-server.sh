@@ -84,16 +84,7 @@ finish_round() {
     now=$(ms)
     took=$((now - started))
     started=$now
-    complete=0
-    i=1
-    while [ "$i" -le "$PROCESSES" ]; do
-        cat "/tmp/ucmatose-$name-$i.log"
-        grep -q '^return status 0$' "/tmp/ucmatose-$name-$i.log" && complete=$((complete + 1))
-        i=$((i + 1))
-    done
-    field "${name}_ms" "$took"
-    field "${name}_rate" "$(awk -v n=$((PROCESSES * EACH)) -v t="$took" 'BEGIN { printf "%.0f", n * 1000 / (t > 0 ? t : 1) }')"
-    field "${name}_complete" "$complete/$PROCESSES"
+    ucmatose_round "$name" "$took"
     [ "$failed" = 0 ] && [ "$complete" = "$PROCESSES" ] \
         || fail "ucmatose $name round: $failed of $PROCESSES servers failed"
 }

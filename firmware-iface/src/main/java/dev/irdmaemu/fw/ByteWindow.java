@@ -27,6 +27,15 @@ public abstract class ByteWindow {
         length = offset < 0 ? 0 : NetworkOrder.usableLength(s, offset, len);
     }
 
+    /**
+     * The first step of a validation: forgets the rule that failed last and answers whether the window holds at
+     * least {@code minLength} bytes, the shortest the format can be (its TRUNCATED rule when not).
+     */
+    protected final boolean beginValidation(long minLength) {
+        failedAt = -1;
+        return length >= minLength;
+    }
+
     /** True when {@code n} bytes at {@code rel} lie inside the window. */
     public final boolean has(long rel, long n) {
         return rel >= 0 && n >= 0 && rel <= length - n;

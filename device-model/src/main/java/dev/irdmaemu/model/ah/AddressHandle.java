@@ -1,6 +1,8 @@
 package dev.irdmaemu.model.ah;
 
 import dev.irdmaemu.fw.cqp.CqpWqe;
+import dev.irdmaemu.fw.frame.EncapsulatedFrameBuilder;
+import dev.irdmaemu.fw.frame.IpAddress;
 
 /**
  * One address handle as the CQP's Create / Modify Address Handle op left it (the fields of struct irdma_ah_info
@@ -120,5 +122,39 @@ public final class AddressHandle {
     /** Word {@code i} of the source address (irdma_ah_info.src_ip_addr). */
     public int srcIp(int i) {
         return src[i];
+    }
+
+    /**
+     * Writes the Ethernet, 802.1Q and IP settings this AH describes into {@code builder} (just reset): the frame goes
+     * to {@code dstMac} from the AH's own MAC, tagged with its TCI when it inserts one (PCP in 15:13, VLAN id in
+     * 11:0), IPv4 with {@code identification} or IPv6 with the AH's flow label, its TOS/traffic class and hop
+     * limit (the fields uda.c irdma_sc_access_ah put in the WQE, as puda.c and the UD send path put them on the
+     * wire). Answers false, leaving the builder half set, when an IPv6 AH holds an IPv4-mapped address.
+     */
+    public boolean writeLinkAndIp(EncapsulatedFrameBuilder<?> builder, long dstMac, int identification) {
+        builder.ethernet(dstMac, mac);
+        if (insertVlanTag) {
+            builder.vlan(vlanTag >>> 13 & 7, false, vlanTag & 0xfff);
+        } else {
+            builder.noVlan();
+        }
+        if (ipv4) {
+            builder.ipv4(src[0], dest[0]).identification(identification);
+        } else {
+            long sh = word(src[0], src[1]);
+            long sl = word(src[2], src[3]);
+            long dh = word(dest[0], dest[1]);
+            long dl = word(dest[2], dest[3]);
+            if (IpAddress.isIpv4Mapped(sh, sl) || IpAddress.isIpv4Mapped(dh, dl)) {
+                return false;
+            }
+            builder.ipv6(sh, sl, dh, dl).flowLabel(flowLabel);
+        }
+        builder.tos(tcTos).ttl(hopLimit);
+        return true;
+    }
+
+    private static long word(int hi, int lo) {
+        return (long) hi << 32 | (lo & 0xffff_ffffL);
     }
 }

@@ -1,6 +1,5 @@
 package dev.irdmaemu.model.ah;
 
-import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.frame.TcpPacketBuilder;
 import dev.irdmaemu.model.port.ArpTable;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -65,26 +64,15 @@ public final class AhFrameBuilder {
         } else {
             return Result.NO_ARP_ENTRY;
         }
-        builder.reset().ethernet(dstMac, ah.mac());
-        if (ah.insertVlanTag()) {
-            int tci = ah.vlanTag();
-            builder.vlan(tci >>> 13 & 7, false, tci & 0xfff);
+        if (ah.ipv4()) {
+            identification = identification + 1 & 0xffff;
+        }
+        if (!ah.writeLinkAndIp(builder.reset(), dstMac, identification)) {
+            return Result.BAD_ADDRESSES;
         }
         if (ah.ipv4()) {
-            builder.ipv4(ah.srcIp(0), ah.destIp(0)).dontFragment(true);
-            identification = identification + 1 & 0xffff;
-            builder.identification(identification);
-        } else {
-            long sh = word(ah.srcIp(0), ah.srcIp(1));
-            long sl = word(ah.srcIp(2), ah.srcIp(3));
-            long dh = word(ah.destIp(0), ah.destIp(1));
-            long dl = word(ah.destIp(2), ah.destIp(3));
-            if (IpAddress.isIpv4Mapped(sh, sl) || IpAddress.isIpv4Mapped(dh, dl)) {
-                return Result.BAD_ADDRESSES;
-            }
-            builder.ipv6(sh, sl, dh, dl).flowLabel(ah.flowLabel());
+            builder.dontFragment(true);
         }
-        builder.tos(ah.tcTos()).ttl(ah.hopLimit());
         if ((long) builder.linkAndIpLength() + segmentLength > outCapacity) {
             return Result.TOO_LONG;
         }
@@ -95,9 +83,5 @@ public final class AhFrameBuilder {
     /** The length of the frame the last successful {@link #build} wrote. */
     public int length() {
         return length;
-    }
-
-    private static long word(int hi, int lo) {
-        return (long) hi << 32 | (lo & 0xffff_ffffL);
     }
 }

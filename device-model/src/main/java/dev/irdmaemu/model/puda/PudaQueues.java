@@ -1,7 +1,6 @@
 package dev.irdmaemu.model.puda;
 
 import dev.irdmaemu.fw.bus.HostMemory;
-import dev.irdmaemu.fw.frame.EthernetFrame;
 import dev.irdmaemu.fw.frame.TcpHeader;
 import dev.irdmaemu.fw.frame.TcpPacket;
 import dev.irdmaemu.fw.queue.AeCode;
@@ -205,22 +204,11 @@ public final class PudaQueues implements SegmentReceiver {
         }
         int wqeIndex = rq.index();
         int cqeSlot = cq.slotIndex(0);
-        EthernetFrame eth = frame.ethernet();
-        long baseGpa = cq.slotAddress(0);
-        long extGpa = cq.slotAddress(1);
-        int cr = memory.find(baseGpa, Cqe.SIZE);
-        int er = memory.find(extGpa, CqeExtension.SIZE);
-        if (cr < 0 || er < 0) {
-            cqs.lost(CqTable.Loss.CQE_UNMAPPED, cq.id(), qp.id());
+        if (!cqs.wrapReceiveSlots(cq, qp.id(), frame.ethernet(), cqe, ext)) {
             return drop(qp, Drop.CQE_UNMAPPED);
         }
-        ext.wrap(memory.store(er), memory.offset(er, extGpa), CqeExtension.SIZE).clear();
-        if (eth.hasVlanTag()) {
-            ext.vlan(eth.pcp() << 13 | (eth.dei() ? 1 << 12 : 0) | eth.vlanId());
-        }
-        ext.sourceMac(eth.source());
         ext.valid(Cqe.extensionValidBit(cq.polarity(0), cq.slotIndex(1)));
-        cqe.wrap(memory.store(cr), memory.offset(cr, baseGpa), Cqe.SIZE).clear()
+        cqe.clear()
                 .payloadLength(placed).completionContext(qp.completionContext()).qpId(qp.id()).wqeIndex(wqeIndex)
                 .ipv4(ipv4).sq(false).opType(Cqe.OP_RECEIVE).extended(true).valid(cq.polarity(0));
         rq.advance();
@@ -383,26 +371,12 @@ public final class PudaQueues implements SegmentReceiver {
     }
 
     private void completeSend(QueuePair qp, int wqeIndex, TxError result) {
+        if (!cqs.wrapNextSlot(qp.txCq(), qp.id(), cqe)) {
+            sendCompletionsLost++;
+            return;
+        }
         CompletionQueue cq = cqs.get(qp.txCq());
-        if (cq == null) {
-            sendCompletionsLost++;
-            cqs.lost(CqTable.Loss.NO_CQ, qp.txCq(), qp.id());
-            return;
-        }
-        if (!cq.hasRoom(1)) {
-            sendCompletionsLost++;
-            cq.overflow();
-            return;
-        }
-        long gpa = cq.slotAddress(0);
-        int r = memory.find(gpa, Cqe.SIZE);
-        if (r < 0) {
-            sendCompletionsLost++;
-            cqs.lost(CqTable.Loss.CQE_UNMAPPED, cq.id(), qp.id());
-            return;
-        }
-        cqe.wrap(memory.store(r), memory.offset(r, gpa), Cqe.SIZE).clear().completionContext(qp.completionContext())
-                .qpId(qp.id()).wqeIndex(wqeIndex).sq(true);
+        cqe.clear().completionContext(qp.completionContext()).qpId(qp.id()).wqeIndex(wqeIndex).sq(true);
         if (result != TxError.NONE) {
             cqe.error(TX_ERROR_MAJOR, result.minor());
         }

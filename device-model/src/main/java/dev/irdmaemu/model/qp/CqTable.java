@@ -1,6 +1,9 @@
 package dev.irdmaemu.model.qp;
 
 import dev.irdmaemu.fw.bus.HostMemory;
+import dev.irdmaemu.fw.frame.EthernetFrame;
+import dev.irdmaemu.fw.queue.Cqe;
+import dev.irdmaemu.fw.queue.CqeExtension;
 import dev.irdmaemu.model.hmc.RingPages;
 
 /**
@@ -89,6 +92,58 @@ public final class CqTable {
     public void lost(Loss why, int cqId, int qpId) {
         losses[why.ordinal()]++;
         events.cqLost(cqId, qpId, why);
+    }
+
+    /**
+     * Wraps {@code cqe} on the next slot of CQ {@code cqId} for one completion of QP {@code qpId}: true when it may be
+     * written (the caller fills it, sets its valid bit to {@link CompletionQueue#polarity polarity(0)} and calls
+     * {@link CompletionQueue#produced produced}); false when the completion is lost: no such CQ or its slot not in
+     * guest memory (each raises its AE through {@link #lost}), or the CQ full (its overflow AE), as a CQ is looked
+     * up and written for the SQ's completions of uk.c irdma_uk_cq_poll_cmpl. Allocation-free.
+     */
+    public boolean wrapNextSlot(int cqId, int qpId, Cqe cqe) {
+        CompletionQueue cq = get(cqId);
+        if (cq == null) {
+            lost(Loss.NO_CQ, cqId, qpId);
+            return false;
+        }
+        if (!cq.hasRoom(1)) {
+            cq.overflow();
+            return false;
+        }
+        long gpa = cq.slotAddress(0);
+        int r = memory.find(gpa, Cqe.SIZE);
+        if (r < 0) {
+            lost(Loss.CQE_UNMAPPED, cq.id(), qpId);
+            return false;
+        }
+        cqe.wrap(memory.store(r), memory.offset(r, gpa), Cqe.SIZE);
+        return true;
+    }
+
+    /**
+     * Wraps {@code cqe} and {@code ext} on the next two slots of {@code cq} for an extended receive completion of QP
+     * {@code qpId} and writes the extension's link fields from the received frame {@code eth}: its source MAC and,
+     * when tagged, its 802.1Q TCI (uk.c irdma_uk_cq_poll_cmpl reads both from the extension). False, with the
+     * CQE_UNMAPPED loss raised, when either slot is not in guest memory; the caller checked the room for two.
+     * The caller fills the rest and sets both valid bits. Allocation-free.
+     */
+    public boolean wrapReceiveSlots(CompletionQueue cq, int qpId, EthernetFrame eth, Cqe cqe, CqeExtension ext) {
+        long baseGpa = cq.slotAddress(0);
+        long extGpa = cq.slotAddress(1);
+        int cr = memory.find(baseGpa, Cqe.SIZE);
+        int er = memory.find(extGpa, CqeExtension.SIZE);
+        if (cr < 0 || er < 0) {
+            lost(Loss.CQE_UNMAPPED, cq.id(), qpId);
+            return false;
+        }
+        ext.wrap(memory.store(er), memory.offset(er, extGpa), CqeExtension.SIZE).clear();
+        if (eth.hasVlanTag()) {
+            ext.vlan(eth.pcp() << 13 | (eth.dei() ? 1 << 12 : 0) | eth.vlanId());
+        }
+        ext.sourceMac(eth.source());
+        cqe.wrap(memory.store(cr), memory.offset(cr, baseGpa), Cqe.SIZE);
+        return true;
     }
 
     /** Completions lost for {@code why}. */

@@ -65,7 +65,7 @@ public final class RoceDataPath implements RoceSink {
         this.trace = trace;
         this.qpTable = qpTable;
         LocalBuffers buffers = new LocalBuffers(memory, regions);
-        SendCompletionWriter completions = new SendCompletionWriter(memory, cqs);
+        SendCompletionWriter completions = new SendCompletionWriter(cqs);
         this.sender = new UdSender(memory, buffers, ahs, arp, aeq, trace, counters, completions::sent);
         this.receiver = new UdReceiver(memory, cqs, buffers);
         this.output = new UdSender.Output() {

@@ -1,6 +1,5 @@
 package dev.irdmaemu.model.roce;
 
-import dev.irdmaemu.fw.bus.HostMemory;
 import dev.irdmaemu.fw.queue.Cqe;
 import dev.irdmaemu.model.qp.CompletionQueue;
 import dev.irdmaemu.model.qp.CqTable;
@@ -12,37 +11,22 @@ import dev.irdmaemu.model.qp.QueuePair;
  * full or unmapped loses the completion with its AE ({@link CqTable#lost}, the overflow AE). Allocation-free.
  */
 final class SendCompletionWriter {
-    private final HostMemory memory;
     private final CqTable cqs;
     private final Cqe cqe = new Cqe();
     private long lost;
 
-    SendCompletionWriter(HostMemory memory, CqTable cqs) {
-        this.memory = memory;
+    SendCompletionWriter(CqTable cqs) {
         this.cqs = cqs;
     }
 
     void sent(QueuePair qp, int wqeIndex, int opcode) {
+        if (!cqs.wrapNextSlot(qp.txCq(), qp.id(), cqe)) {
+            lost++;
+            return;
+        }
         CompletionQueue cq = cqs.get(qp.txCq());
-        if (cq == null) {
-            lost++;
-            cqs.lost(CqTable.Loss.NO_CQ, qp.txCq(), qp.id());
-            return;
-        }
-        if (!cq.hasRoom(1)) {
-            lost++;
-            cq.overflow();
-            return;
-        }
-        long gpa = cq.slotAddress(0);
-        int r = memory.find(gpa, Cqe.SIZE);
-        if (r < 0) {
-            lost++;
-            cqs.lost(CqTable.Loss.CQE_UNMAPPED, cq.id(), qp.id());
-            return;
-        }
-        cqe.wrap(memory.store(r), memory.offset(r, gpa), Cqe.SIZE).clear().completionContext(qp.completionContext())
-                .qpId(qp.id()).wqeIndex(wqeIndex).opType(opcode).sq(true).valid(cq.polarity(0));
+        cqe.clear().completionContext(qp.completionContext()).qpId(qp.id()).wqeIndex(wqeIndex).opType(opcode).sq(true)
+                .valid(cq.polarity(0));
         cq.produced(1, false);
     }
 

@@ -1,7 +1,6 @@
 package dev.irdmaemu.model.roce;
 
 import dev.irdmaemu.fw.bus.HostMemory;
-import dev.irdmaemu.fw.frame.EthernetFrame;
 import dev.irdmaemu.fw.queue.Cqe;
 import dev.irdmaemu.fw.queue.CqeExtension;
 import dev.irdmaemu.fw.queue.RqWqe;
@@ -128,20 +127,9 @@ final class UdReceiver {
     }
 
     private RoceDrop complete(QueuePair qp, CompletionQueue cq, RoceFrame f, int total, int wqeIndex) {
-        long baseGpa = cq.slotAddress(0);
-        long extGpa = cq.slotAddress(1);
-        int cr = memory.find(baseGpa, Cqe.SIZE);
-        int er = memory.find(extGpa, CqeExtension.SIZE);
-        if (cr < 0 || er < 0) {
-            cqs.lost(CqTable.Loss.CQE_UNMAPPED, cq.id(), qp.id());
+        if (!cqs.wrapReceiveSlots(cq, qp.id(), f.ethernet(), cqe, ext)) {
             return RoceDrop.NO_CQ_ROOM;
         }
-        EthernetFrame eth = f.ethernet();
-        ext.wrap(memory.store(er), memory.offset(er, extGpa), CqeExtension.SIZE).clear();
-        if (eth.hasVlanTag()) {
-            ext.vlan(eth.pcp() << 13 | (eth.dei() ? 1 << 12 : 0) | eth.vlanId());
-        }
-        ext.sourceMac(eth.source());
         Bth bth = f.bth();
         boolean imm = bth.opcode().orElseThrow().carriesImmediate();
         if (imm) {
@@ -149,7 +137,7 @@ final class UdReceiver {
         }
         ext.valid(Cqe.extensionValidBit(cq.polarity(0), cq.slotIndex(1)));
         boolean solicited = bth.solicitedEvent();
-        cqe.wrap(memory.store(cr), memory.offset(cr, baseGpa), Cqe.SIZE).clear().payloadLength(total)
+        cqe.clear().payloadLength(total)
                 .completionContext(qp.completionContext()).qpId(qp.id()).invalidatedStag(f.headers().deth().sourceQp())
                 .wqeIndex(wqeIndex).ipv4(!f.isIpv6()).sq(false).opType(bth.opcodeCode() & 0x1f)
                 .solicitedEvent(solicited).extended(true).valid(cq.polarity(0));

@@ -1,7 +1,6 @@
 package dev.irdmaemu.model.roce;
 
 import dev.irdmaemu.fw.bus.HostMemory;
-import dev.irdmaemu.fw.frame.IpAddress;
 import dev.irdmaemu.fw.queue.AeCode;
 import dev.irdmaemu.fw.queue.AeSource;
 import dev.irdmaemu.model.eq.RingCursor;
@@ -147,7 +146,10 @@ final class UdSender {
         } else {
             return AeCode.INVALID_AH_ENTRY.code();
         }
-        if (!address(ah, dstMac)) {
+        if (ah.ipv4()) {
+            identification = identification + 1 & 0xffff;
+        }
+        if (!ah.writeLinkAndIp(builder.reset(), dstMac, identification)) {
             return AeCode.INVALID_AH_ENTRY.code();
         }
         int n = (int) length;
@@ -181,32 +183,6 @@ final class UdSender {
         return MemoryRegions.OK;
     }
 
-    /** Ethernet, VLAN and IP of the frame from the AH; false when its addresses are not of its family. */
-    private boolean address(AddressHandle ah, long dstMac) {
-        builder.reset().ethernet(dstMac, ah.mac());
-        if (ah.insertVlanTag()) {
-            int tci = ah.vlanTag();
-            builder.vlan(tci >>> 13 & 7, false, tci & 0xfff);
-        } else {
-            builder.noVlan();
-        }
-        if (ah.ipv4()) {
-            identification = identification + 1 & 0xffff;
-            builder.ipv4(ah.srcIp(0), ah.destIp(0)).identification(identification);
-        } else {
-            long sh = word(ah.srcIp(0), ah.srcIp(1));
-            long sl = word(ah.srcIp(2), ah.srcIp(3));
-            long dh = word(ah.destIp(0), ah.destIp(1));
-            long dl = word(ah.destIp(2), ah.destIp(3));
-            if (IpAddress.isIpv4Mapped(sh, sl) || IpAddress.isIpv4Mapped(dh, dl)) {
-                return false;
-            }
-            builder.ipv6(sh, sl, dh, dl).flowLabel(ah.flowLabel());
-        }
-        builder.tos(ah.tcTos()).ttl(ah.hopLimit());
-        return true;
-    }
-
     /** Copies the WQE's {@code n} payload bytes (inline, or through its SGEs) into the frame at {@code at}. */
     private int gather(RoceQp q, long at, int n) {
         if (wqe.inline()) {
@@ -237,9 +213,5 @@ final class UdSender {
         if (t != null) {
             t.text("queue", "SQ").num("qp", qp.id()).num("wqe", wqeIndex).hex("ae", ae).emit();
         }
-    }
-
-    private static long word(int hi, int lo) {
-        return (long) hi << 32 | (lo & 0xffff_ffffL);
     }
 }

@@ -41,8 +41,7 @@ public final class CqpCompletion extends QuadwordView implements Flyweight<CqpCo
     }
 
     public CqpCompletionCheck validate() {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
+        if (!beginValidation(SIZE)) {
             return fail(CqpCompletionCheck.TRUNCATED, length);
         }
         if (!error() && majorCode() != 0) {

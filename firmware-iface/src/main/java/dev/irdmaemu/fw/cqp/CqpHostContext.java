@@ -72,8 +72,7 @@ public final class CqpHostContext extends QuadwordView implements Flyweight<CqpH
     }
 
     public CqpHostContextCheck validate() {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
+        if (!beginValidation(SIZE)) {
             return fail(CqpHostContextCheck.TRUNCATED, length);
         }
         for (int i = 0; i < USED_GEN2.length; i++) {

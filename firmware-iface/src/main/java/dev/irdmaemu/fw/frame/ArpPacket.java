@@ -54,8 +54,7 @@ public final class ArpPacket extends WireView implements Flyweight<ArpPacket> {
     }
 
     public Status validate() {
-        failedAt = -1;
-        if (length < LENGTH) {
+        if (!beginValidation(LENGTH)) {
             return fail(Status.TRUNCATED, 0);
         }
         if (u16(HTYPE) != HARDWARE_ETHERNET) {

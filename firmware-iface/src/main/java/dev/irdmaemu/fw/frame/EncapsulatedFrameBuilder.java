@@ -41,6 +41,12 @@ public abstract class EncapsulatedFrameBuilder<B extends EncapsulatedFrameBuilde
         return self();
     }
 
+    /**
+     * IPv6 addresses, high and low halves; each builder says what it makes of IPv4-mapped ones (the TCP builder
+     * refuses them, the RoCEv2 builder sends IPv4).
+     */
+    public abstract B ipv6(long sourceHi, long sourceLo, long destinationHi, long destinationLo);
+
     /** IPv4 TOS octet, or IPv6 traffic class (same DSCP/ECN layout, RFC 2474 §3, RFC 3168 §5; CE = 3). */
     public final B tos(int tos) {
         link.tos(tos);

@@ -61,8 +61,7 @@ public final class EthernetFrame extends WireView implements Flyweight<EthernetF
     }
 
     public Status validate() {
-        failedAt = -1;
-        if (length < HEADER_LENGTH) {
+        if (!beginValidation(HEADER_LENGTH)) {
             return fail(Status.TRUNCATED, 0);
         }
         if (u16(TYPE_OR_TPID) == ETHERTYPE_VLAN && length < TAGGED_HEADER_LENGTH) {

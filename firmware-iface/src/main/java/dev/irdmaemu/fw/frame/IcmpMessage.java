@@ -97,8 +97,7 @@ public final class IcmpMessage extends WireView implements Flyweight<IcmpMessage
     }
 
     private Status validate(long pseudoHeaderSum) {
-        failedAt = -1;
-        if (length < HEADER_LENGTH) {
+        if (!beginValidation(HEADER_LENGTH)) {
             return fail(Status.TRUNCATED, 0);
         }
         if (!InternetChecksum.verifyUnchecked(store, base, length, pseudoHeaderSum)) {

@@ -85,8 +85,7 @@ public final class Ipv4Header extends WireView implements Flyweight<Ipv4Header> 
     }
 
     private Status validate(boolean checksum) {
-        failedAt = -1;
-        if (length < MIN_HEADER_LENGTH) {
+        if (!beginValidation(MIN_HEADER_LENGTH)) {
             return fail(Status.TRUNCATED, 0);
         }
         if (version() != 4) {

@@ -49,8 +49,7 @@ public final class Ipv6Header extends WireView implements Flyweight<Ipv6Header> 
     }
 
     public Status validate() {
-        failedAt = -1;
-        if (length < HEADER_LENGTH) {
+        if (!beginValidation(HEADER_LENGTH)) {
             return fail(Status.TRUNCATED, 0);
         }
         if (version() != 6) {

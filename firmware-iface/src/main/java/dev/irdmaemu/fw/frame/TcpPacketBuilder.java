@@ -36,6 +36,7 @@ public final class TcpPacketBuilder extends EncapsulatedFrameBuilder<TcpPacketBu
     }
 
     /** IPv6 addresses; IPv4-mapped ones are refused (they would be sent as IPv4, see {@link #addresses}). */
+    @Override
     public TcpPacketBuilder ipv6(long sourceHi, long sourceLo, long destinationHi, long destinationLo) {
         if (IpAddress.isIpv4Mapped(sourceHi, sourceLo) || IpAddress.isIpv4Mapped(destinationHi, destinationLo)) {
             throw new IllegalArgumentException("IPv4-mapped addresses are not sent in IPv6 packets");

@@ -55,8 +55,7 @@ public final class UdpHeader extends WireView {
     }
 
     public Status validate() {
-        failedAt = -1;
-        if (length < HEADER_LENGTH) {
+        if (!beginValidation(HEADER_LENGTH)) {
             return fail(Status.TRUNCATED, 0);
         }
         int udpLength = udpLength();

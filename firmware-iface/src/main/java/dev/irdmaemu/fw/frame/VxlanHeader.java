@@ -56,8 +56,7 @@ public final class VxlanHeader extends WireView {
     }
 
     public Status validate() {
-        failedAt = -1;
-        if (length < LENGTH + MIN_INNER) {
+        if (!beginValidation(LENGTH + MIN_INNER)) {
             return fail(Status.TRUNCATED, 0);
         }
         if ((u8(FLAGS) & FLAG_VNI_VALID) == 0) {

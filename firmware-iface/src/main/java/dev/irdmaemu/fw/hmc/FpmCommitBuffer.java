@@ -38,8 +38,7 @@ public final class FpmCommitBuffer extends QuadwordView implements Flyweight<Fpm
     }
 
     public FpmCheck validate() {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
+        if (!beginValidation(SIZE)) {
             return fail(FpmCheck.TRUNCATED, length);
         }
         return FpmCheck.ACCEPTED;

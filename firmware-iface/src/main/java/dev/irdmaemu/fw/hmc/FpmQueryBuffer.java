@@ -48,8 +48,7 @@ public final class FpmQueryBuffer extends QuadwordView implements Flyweight<FpmQ
      * without a block size) and object sizes it cannot shift by.
      */
     public FpmCheck validate() {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
+        if (!beginValidation(SIZE)) {
             return fail(FpmCheck.TRUNCATED, length);
         }
         for (HmcObjectType t : TYPES) {

@@ -47,8 +47,7 @@ public final class DdpHeader extends WireView implements Flyweight<DdpHeader> {
     public static final int OFF_MO = 14;
 
     public DdpCheck validate() {
-        failedAt = -1;
-        if (!has(0, 2)) {
+        if (!beginValidation(2)) {
             return fail(DdpCheck.TRUNCATED, length);
         }
         if (ddpVersion() != DDP_VERSION) {

@@ -73,8 +73,7 @@ public final class Fpdu extends WireView {
     }
 
     public FpduCheck validate() {
-        failedAt = -1;
-        if (!has(0, LENGTH_SIZE)) {
+        if (!beginValidation(LENGTH_SIZE)) {
             return fail(FpduCheck.TOO_SHORT, length);
         }
         int ulp = ulpduLength();

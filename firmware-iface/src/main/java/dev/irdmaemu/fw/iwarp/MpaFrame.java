@@ -89,8 +89,7 @@ public final class MpaFrame extends WireView implements Flyweight<MpaFrame> {
     }
 
     public MpaCheck validate() {
-        failedAt = -1;
-        if (length < HEADER_SIZE) {
+        if (!beginValidation(HEADER_SIZE)) {
             return fail(MpaCheck.TOO_SHORT, length);
         }
         if (!isRequest() && !isReply()) {

@@ -24,8 +24,7 @@ public final class RdmaReadRequest extends WireView implements Flyweight<RdmaRea
     public static final int OFF_SOURCE_TO = 20;
 
     public RdmaReadRequestCheck validate() {
-        failedAt = -1;
-        return has(0, LENGTH) ? RdmaReadRequestCheck.ACCEPTED : fail(RdmaReadRequestCheck.TRUNCATED, length);
+        return beginValidation(LENGTH) ? RdmaReadRequestCheck.ACCEPTED : fail(RdmaReadRequestCheck.TRUNCATED, length);
     }
 
     public int sinkStag() {

@@ -112,8 +112,7 @@ public final class Terminate extends WireView implements Flyweight<Terminate> {
     }
 
     public TerminateCheck validate() {
-        failedAt = -1;
-        if (!has(0, CONTROL_LENGTH)) {
+        if (!beginValidation(CONTROL_LENGTH)) {
             return fail(TerminateCheck.TRUNCATED, length);
         }
         if (hasDdpSegmentLength() && !has(OFF_HEADERS, DDP_SEGMENT_LENGTH_SIZE)) {

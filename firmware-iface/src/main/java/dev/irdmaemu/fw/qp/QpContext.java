@@ -78,8 +78,7 @@ public final class QpContext extends QuadView implements Flyweight<QpContext> {
 
     /** Checks the iWARP half always and, when {@code withTcp}, the TCP offload half (Modify QP to RTS). */
     public QpContextCheck validate(boolean withTcp) {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
+        if (!beginValidation(SIZE)) {
             return fail(QpContextCheck.TRUNCATED, length);
         }
         if (!iwarpMode()) {

@@ -66,8 +66,7 @@ public final class RoceQpContext extends QuadView implements Flyweight<RoceQpCon
 
     /** Checks what the device cannot act on; the table checks (CQs, ARP index, PD) are the model's. */
     public RoceQpContextCheck validate() {
-        failedAt = -1;
-        if (!has(0, SIZE)) {
+        if (!beginValidation(SIZE)) {
             return fail(RoceQpContextCheck.TRUNCATED, length);
         }
         if (dcqcnEnabled() || timelyEnabled() || fwCcEnabled()) {

@@ -40,8 +40,7 @@ public final class RqWqe extends FragmentedWqe implements Flyweight<RqWqe> {
      * size in bytes (32 * rq_wqe_size_multiplier).
      */
     public WqeCheck validate(boolean polarity, int wqeSize) {
-        failedAt = -1;
-        if (!has(0, MIN_SIZE)) {
+        if (!beginValidation(MIN_SIZE)) {
             return fail(WqeCheck.TRUNCATED, length);
         }
         if (valid() != polarity) {

@@ -230,8 +230,7 @@ public final class SqWqe extends FragmentedWqe implements Flyweight<SqWqe> {
      * reserved header bits, size, fragment count, inline rules, fragment valid bits, total length.
      */
     public WqeCheck validate(boolean polarity) {
-        failedAt = -1;
-        if (!has(0, QUANTUM)) {
+        if (!beginValidation(QUANTUM)) {
             return fail(WqeCheck.TRUNCATED, length);
         }
         long h = header();

@@ -85,6 +85,7 @@ public final class RoceFrameBuilder extends EncapsulatedFrameBuilder<RoceFrameBu
     }
 
     /** IPv6 addresses (a RoCEv2 GID is one); IPv4-mapped ones mean IPv4, as in {@link IpAddress}. */
+    @Override
     public RoceFrameBuilder ipv6(long sourceHi, long sourceLo, long destinationHi, long destinationLo) {
         link.addresses(sourceHi, sourceLo, destinationHi, destinationLo);
         return this;

@@ -10,6 +10,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -96,6 +99,25 @@ public interface QemuHost {
          * {@link GuestBootException} for a local QEMU).
          */
         CompletionStage<GuestResult> result();
+
+        /**
+         * Waits up to {@code nanos} for {@link #result()}: a {@link TimeoutException} "no result line from GUEST
+         * (where) LATE" when it is late; QEMU's own failure (a {@link GuestBootException} for a local QEMU) when it
+         * ended first, any other failure an {@link IOException} naming {@code guest}.
+         */
+        default GuestResult awaitResult(String guest, long nanos, String late)
+                throws GuestBootException, IOException, InterruptedException, TimeoutException {
+            try {
+                return result().toCompletableFuture().get(nanos, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                throw new TimeoutException("no result line from " + guest + " (" + where() + ") " + late);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof GuestBootException g) {
+                    throw g;
+                }
+                throw new IOException(guest + " (" + where() + "): " + e.getCause().getMessage(), e.getCause());
+            }
+        }
 
         /** Waits for QEMU to end by itself (the guest powers off after its result line): its exit code, if it did. */
         OptionalInt awaitExit(Duration timeout) throws InterruptedException;

@@ -20,8 +20,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
@@ -113,7 +111,8 @@ public final class E810LifecycleRun {
                 dialogue.qemu = qemu;
                 progress.accept("QEMU started (Linux " + e810Kit.kernelRelease() + ", TCG, reboot allowed, "
                         + qemu.where() + "); console in " + console);
-                result = awaitResult(qemu, timeout, console);
+                result = qemu.awaitResult("the guest", timeout.toNanos(),
+                        "within " + timeout.toSeconds() + " s; console in " + console);
                 qemu.awaitExit(Duration.ofSeconds(30));
             }
             synchronized (dialogue) {
@@ -122,25 +121,6 @@ public final class E810LifecycleRun {
             }
         } finally {
             TempFolders.delete(shared);
-        }
-    }
-
-    /**
-     * The second boot's result line, within {@code timeout}: a {@link TimeoutException} when it is late; QEMU's own
-     * failure (a {@link GuestBootException} for a local QEMU) when it ended first.
-     */
-    private static GuestResult awaitResult(QemuHost.Running qemu, Duration timeout, Path console)
-            throws GuestBootException, IOException, InterruptedException, TimeoutException {
-        try {
-            return qemu.result().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            throw new TimeoutException("no result line from the guest (" + qemu.where() + ") within "
-                    + timeout.toSeconds() + " s; console in " + console);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof GuestBootException g) {
-                throw g;
-            }
-            throw new IOException("the guest (" + qemu.where() + "): " + e.getCause().getMessage(), e.getCause());
         }
     }
 

@@ -18,8 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
@@ -96,8 +94,8 @@ public final class E810PairRun {
                 progress.accept("both guests booting (Linux " + e810Kit.kernelRelease() + ", TCG): server "
                         + s.where() + ", client " + c.where());
                 long deadline = System.nanoTime() + timeout.toNanos();
-                serverResult = awaitResult(s, "server", deadline);
-                clientResult = awaitResult(c, "client", deadline);
+                serverResult = s.awaitResult("the server guest", Math.max(1, deadline - System.nanoTime()), "in time");
+                clientResult = c.awaitResult("the client guest", Math.max(1, deadline - System.nanoTime()), "in time");
                 s.awaitExit(Duration.ofSeconds(30));
                 c.awaitExit(Duration.ofSeconds(30));
             }
@@ -109,26 +107,6 @@ public final class E810PairRun {
                     server.cableSummary(), serverHeld, clientHeld);
         } finally {
             TempFolders.delete(temp);
-        }
-    }
-
-    /**
-     * One guest's result line, by {@code deadline} ({@link System#nanoTime()}): a {@link TimeoutException} when
-     * it is late; QEMU's own failure (a {@link GuestBootException} for a local QEMU) when it ended first.
-     */
-    private static GuestResult awaitResult(QemuHost.Running qemu, String part, long deadline)
-            throws GuestBootException, IOException, InterruptedException, TimeoutException {
-        try {
-            return qemu.result().toCompletableFuture().get(Math.max(1, deadline - System.nanoTime()),
-                    TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            throw new TimeoutException("no result line from the " + part + " guest (" + qemu.where() + ") in time");
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof GuestBootException g) {
-                throw g;
-            }
-            throw new IOException("the " + part + " guest (" + qemu.where() + "): " + e.getCause().getMessage(),
-                    e.getCause());
         }
     }
 

@@ -20,8 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
@@ -111,7 +109,8 @@ public final class VxlanPairSide {
                         temp)) {
                     progress.accept("the " + part.word + " guest is booting (Linux " + e810Kit.kernelRelease()
                             + ", TCG): " + qemu.where());
-                    result = await(qemu, part, timeout);
+                    result = qemu.awaitResult("the " + part.word + " guest", timeout.toNanos(),
+                            "in " + timeout.toSeconds() + " s");
                     qemu.awaitExit(Duration.ofSeconds(30));
                 }
                 counters = cable.counters().toString();
@@ -121,22 +120,6 @@ public final class VxlanPairSide {
             return new Outcome(part, result, runDir, pcapFile, qps, held, counters);
         } finally {
             TempFolders.delete(temp);
-        }
-    }
-
-    private static GuestResult await(QemuHost.Running qemu, Part part, Duration timeout)
-            throws GuestBootException, IOException, InterruptedException, TimeoutException {
-        try {
-            return qemu.result().toCompletableFuture().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            throw new TimeoutException("no result line from the " + part.word + " guest (" + qemu.where() + ") in "
-                    + timeout.toSeconds() + " s");
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof GuestBootException g) {
-                throw g;
-            }
-            throw new IOException("the " + part.word + " guest (" + qemu.where() + "): " + e.getCause().getMessage(),
-                    e.getCause());
         }
     }
 }
