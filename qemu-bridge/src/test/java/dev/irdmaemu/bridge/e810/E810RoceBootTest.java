@@ -65,7 +65,10 @@ class E810RoceBootTest {
         assertFalse(log.contains("BUG:") || log.contains("Oops"), "no kernel oops");
         // QP1 of each function: created as a RoCE UD QP and taken to RTS, no CQP error anywhere
         assertTrue(trace.contains("\"role\":\"ROCE_UD\",\"from\":\"RTR\",\"to\":\"RTS\""), "QP1 reached RTS");
-        assertFalse(trace.contains("\"ev\":\"cqp_error\""), "no CQP op failed");
+        // Flush WQEs of a QP with nothing posted (rdma_cm's disconnect) answers Flush No WQE Pending, which irdma
+        // counts among its non-critical CQP errors (utils.c irdma_noncrit_err_list); no other CQP op may fail
+        assertEquals(0, trace.lines().filter(l -> l.contains("\"ev\":\"cqp_error\""))
+                .filter(l -> !l.contains("\"result\":\"FLUSH_NO_WQE_PENDING\"")).count(), "no CQP op failed");
         assertEquals("ok", r.field("udpp"), () -> "ibv_ud_pingpong: " + r + "; console in " + o.console());
         assertEquals("100", r.field("udpp_iters"));
         assertTrue(trace.contains("\"ev\":\"roce_tx\"") && trace.contains("\"ev\":\"roce_rx\""),
