@@ -13,7 +13,7 @@
 # irdma_errors (irdma lines at error level or above), udpp (ok, fail or absent), udpp_iters, udpp_rc,
 # cm_client_established / cm_server_established (RDMA_CM_EVENT_ESTABLISHED lines of rping -d: the IB CM's REQ, REP
 # and RTU crossed QP1), cm_client_rc, rping_rc (client/server exit codes of rping -C 10 -V), rping_client_pings /
-# rping_server_pings (verified pings each side), ucmatose (complete or failed: UCMATOSE_CONNECTIONS connections,
+# rping_server_pings (verified pings each side), ucmatose (complete or failed: UCMATOSE_CONNECTIONS (100) connections,
 # ten Sends each way on each), ucmatose_rc, irdma_errors_after (irdma lines at error level after the RC runs).
 A_BDF=0000:01:00.0
 B_BDF=0000:01:00.1
@@ -21,7 +21,7 @@ A_IP=192.0.2.2
 B_IP=192.0.2.3
 ITERS=100
 RPING_COUNT=10
-UCMATOSE_CONNECTIONS=10
+UCMATOSE_CONNECTIONS=100
 
 netdev_of() { for d in /sys/bus/pci/devices/"$1"/net/*; do [ -e "$d" ] && echo "${d##*/}" && return 0; done; return 1; }
 ibdev_of() { for d in /sys/bus/pci/devices/"$1"/infiniband/*; do [ -e "$d" ] && echo "${d##*/}" && return 0; done; return 1; }

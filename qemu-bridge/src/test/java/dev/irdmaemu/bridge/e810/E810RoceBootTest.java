@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * their RoCEv2 IPv4 GIDs (UD QPs and AHs through the model's UD data path). rping's rdma_cm connection between the
  * two is established (the IB CM's MADs over QP1 both ways), then `rping -C 10 -V` runs its RC SENDs, READs and
  * WRITEs through the model's RC transport (model.roce.RcQueuePairs) with the data verified on both sides, and
- * ucmatose runs ten connections with ten Sends each way, with no irdma error in the log. After the poweroff the
+ * ucmatose runs 100 connections with ten Sends each way, with no irdma error in the log. After the poweroff the
  * model holds no QP or CQ.
  */
 class E810RoceBootTest {
@@ -86,6 +86,10 @@ class E810RoceBootTest {
         assertTrue(trace.contains("\"receipt\":\"REQUEST_EXECUTED\""), "RC requests through the model's RC engine");
         assertEquals("complete", r.field("ucmatose"), () -> "ucmatose: " + r + "; console in " + o.console());
         assertEquals("0/0", r.field("ucmatose_rc"));
+        // rping's two RC QPs and ucmatose's 100 a side, each taken to RTS with its context and engine
+        assertEquals(202, trace.lines().filter(l -> l.contains("\"role\":\"ROCE_RC\",\"from\":\"RTR\",\"to\":\"RTS\""))
+                .count(), "RC QPs reaching RTS");
+        assertFalse(trace.contains("\"ev\":\"roce_drop\""), "no RoCE frame dropped between the two functions");
         assertEquals("0", r.field("irdma_errors_after"), () -> "irdma logged errors in the RC runs; " + o.console());
         assertEquals(0, o.liveQps(), "no QP left on the model after the poweroff");
         assertEquals(0, o.liveCqs(), "no CQ left on the model after the poweroff");
