@@ -39,7 +39,9 @@ import org.junit.jupiter.api.Test;
  * path MTU 1024, PSNs), a memory region registered on each, and the work posted as irdma posts it (uk.c
  * irdma_uk_send, irdma_uk_rdma_write, irdma_uk_rdma_read; fw.queue codecs) and rung with PFPE_WQEALLOC: SEND,
  * RDMA WRITE with immediate and RDMA READ of several packets arrive byte for byte with the CQEs irdma reads
- * (verbs.c irdma_process_cqe: SQ op and WQE index, RQ length, op and immediate); a peer gone silent ends the
+ * (verbs.c irdma_process_cqe: SQ op and WQE index, RQ length, op and immediate); a SEND finding no RQ WQE is RNR
+ * NAKed and arrives once one is posted; a SEND longer than the RQ buffer fails both queues with their FLUSH_* minor
+ * codes (LOC_LEN on the responder, REM_INV_REQ and AE 0x0208 on the requester); a peer gone silent ends the
  * QP's SEND with the retry-exceeded flush code and AE 0x050A; Modify QP to ERROR flushes the SEND in flight with
  * one flush CQE; hostile frames at an RTS QP are counted, never thrown; 2048 RDMA WRITEs through both models
  * (doorbell, SQ fetch, frames, ACKs) allocate less than a byte per work request.
@@ -353,6 +355,47 @@ class RoceRcPairTest {
         a.postWriteAround(0, 4096, b, 0x20000 + (long) (i % 8) * 4096);
         a.ring();
         sched.runUntilIdle(sched.now() + 1_000_000_000L);
+    }
+
+    @Test
+    void aSendWithoutAReceiveWqeIsRnrNakedAndArrivesOnceOneIsPosted() {
+        upBoth();
+        a.fill(0, 500, 4);
+        a.postSend(0, 500, SqWqe.SIGNALED, 0);
+        a.ring();
+        sched.runFor(50_000);
+        assertTrue(b.engine().counters().received(dev.irdmaemu.model.roce.rc.RcReceipt.RNR_NAKED) > 0,
+                "B answered RNR NAK: " + b.engine().describe());
+        assertFalse(a.cqe(SQ_CQ, 0).valid(), "the SEND waits");
+        int wqe = b.postRecv(0x10000, 1024);
+        run();
+        assertArrayEquals(a.bytes(0, 500), b.bytes(0x10000, 500));
+        Cqe sc = a.nextSqCqe();
+        assertTrue(sc.valid());
+        assertFalse(sc.error());
+        Cqe rc = b.nextRqCqe(false);
+        assertEquals(500, rc.payloadLength());
+        assertEquals(wqe, rc.wqeIndex());
+    }
+
+    @Test
+    void aSendLongerThanTheReceiveBufferFailsBothSidesWithTheirFlushCodesAndAes() {
+        upBoth();
+        b.postRecv(0x10000, 100);
+        a.postSend(0, 3000, SqWqe.SIGNALED, 0);
+        a.ring();
+        run();
+        Cqe rc = b.nextRqCqe(false);
+        assertTrue(rc.valid());
+        assertTrue(rc.error());
+        assertEquals(Cqe.MAJOR_FLUSH, rc.majorError());
+        assertEquals(6, rc.minorError(), "FLUSH_LOC_LEN_ERR on the responder's RQ");
+        Cqe sc = a.nextSqCqe();
+        assertTrue(sc.valid());
+        assertTrue(sc.error());
+        assertEquals(10, sc.minorError(), "FLUSH_REM_INV_REQ_ERR: NAK invalid request");
+        assertEquals(1, a.aes(0x208), "IRDMA_AE_IB_INVALID_REQUEST on the requester");
+        assertEquals(RcState.ERROR, a.engine().state());
     }
 
     @Test
