@@ -41,7 +41,8 @@ import org.junit.jupiter.api.Test;
  * RDMA WRITE with immediate and RDMA READ of several packets arrive byte for byte with the CQEs irdma reads
  * (verbs.c irdma_process_cqe: SQ op and WQE index, RQ length, op and immediate); a SEND finding no RQ WQE is RNR
  * NAKed and arrives once one is posted; a SEND longer than the RQ buffer fails both queues with their FLUSH_* minor
- * codes (LOC_LEN on the responder, REM_INV_REQ and AE 0x0208 on the requester); a peer gone silent ends the
+ * codes (LOC_LEN on the responder, REM_INV_REQ and AE 0x0208 on the requester); a WQE the RC engine does not
+ * run (inline data) raises AE 0x020A once and stays posted; a peer gone silent ends the
  * QP's SEND with the retry-exceeded flush code and AE 0x050A; Modify QP to ERROR flushes the SEND in flight with
  * one flush CQE; hostile frames at an RTS QP are counted, never thrown; 2048 RDMA WRITEs through both models
  * (doorbell, SQ fetch, frames, ACKs) allocate less than a byte per work request.
@@ -396,6 +397,29 @@ class RoceRcPairTest {
         assertEquals(10, sc.minorError(), "FLUSH_REM_INV_REQ_ERR: NAK invalid request");
         assertEquals(1, a.aes(0x208), "IRDMA_AE_IB_INVALID_REQUEST on the requester");
         assertEquals(RcState.ERROR, a.engine().state());
+    }
+
+    @Test
+    void anRcWqeTheDeviceDoesNotRunRaisesTheUnexpectedOpcodeAeOnceAndStopsTheSq() {
+        upBoth();
+        BytesStore<?, Void> src = BytesStore.nativeStoreWithFixedCapacity(64);
+        try {
+            src.zeroOut(0, 64);
+            a.sqIndex += a.nextSqWqe().writeInlineSend(true, SqOpcode.RDMA_SEND, src, 0, 40, 0, SqWqe.SIGNALED, 0);
+        } finally {
+            src.releaseLast();
+        }
+        a.sqIndex += a.nextSqWqe().writeNop(true, true);
+        a.ring();
+        a.ring();
+        run();
+        assertEquals(1, a.aes(0x20a), "IRDMA_AE_WQE_UNEXPECTED_OPCODE once for the inline SEND");
+        assertEquals(1, a.node.dev.roce().rc().fetchRefusals());
+        assertEquals(0, a.engine().outstanding(), "nothing went to the requester");
+        assertEquals(0, a.node.dev.qps().get(QP).sqCursor().index(), "the WQE stays posted for Flush WQEs");
+        assertEquals(0, b.engine().counters().received(dev.irdmaemu.model.roce.rc.RcReceipt.REQUEST_EXECUTED));
+        assertFalse(a.modify(QpState.ERROR).error());
+        assertFalse(a.d.destroyQp(QP, QueuePair.TYPE_ROCE_RC, false).error());
     }
 
     @Test
