@@ -423,6 +423,32 @@ class RoceRcPairTest {
     }
 
     @Test
+    void aKernelQpsStagZeroSgesAreItsPhysicalBuffersAndARemoteKeyOfZeroIsRefused() {
+        upBoth();
+        a.fill(0x1000, 1500, 8);
+        // PRIVEN is set in these contexts (a kernel QP): lkey 0 is local_dma_lkey, the SGE a DMA address
+        new RqWqe().wrap(b.node.store(), b.node.off(b.rq), RqWqe.MIN_SIZE)
+                .write(true, new SgeList().add(b.region + 0x9000, 2048, 0));
+        b.rqIndex++;
+        a.sqIndex += a.nextSqWqe().writeSend(true, SqOpcode.RDMA_SEND, new SgeList().add(a.region + 0x1000, 1500, 0),
+                SqWqe.SIGNALED, 0, 0);
+        a.ring();
+        run();
+        assertArrayEquals(a.bytes(0x1000, 1500), b.bytes(0x9000, 1500));
+        assertFalse(a.nextSqCqe().error());
+        assertEquals(1500, b.nextRqCqe(false).payloadLength());
+        // an RDMA WRITE naming R_Key 0 is not a physical write on the responder: NAK remote access
+        a.sqIndex += a.nextSqWqe().writeRdmaWrite(true, SqOpcode.RDMA_WRITE,
+                new SgeList().add(a.region + 0x1000, 100, a.stag), 0, b.region, SqWqe.SIGNALED, 0);
+        a.ring();
+        run();
+        Cqe c = a.nextSqCqe();
+        assertTrue(c.error());
+        assertEquals(3, c.minorError(), "FLUSH_REM_ACCESS_ERR");
+        assertEquals(1, a.aes(0x20d), "IRDMA_AE_IB_REMOTE_ACCESS_ERROR");
+    }
+
+    @Test
     void aSilentPeerEndsTheSendWithRetryExceededAndItsAe() {
         upBoth();
         assertFalse(b.modify(QpState.ERROR).error());

@@ -17,8 +17,9 @@ import dev.irdmaemu.model.trace.Trace;
  * One RC QP of the RoCEv2 block between Create QP and Destroy QP: its transport engine ({@link RcEngine}), the path
  * the engine reads ({@link RcPath}, refilled from the RoCE context at every load, as irdma rewrites the whole
  * context before each Modify QP: verbs.c irdma_modify_qp_roce, ctrl.c irdma_sc_qp_setctx_roce_gen_2), its RQ
- * ({@link RcReceiveRing}) and its CQE writer ({@link RcCompletionWriter}). Made at Create QP (the control path),
- * released at Destroy QP.
+ * ({@link RcReceiveRing}), its CQE writer ({@link RcCompletionWriter}) and the memory its engine reaches
+ * ({@link RcQpMemory}: STags, and a kernel QP's STag-0 SGEs at their physical address). Made at Create QP (the
+ * control path), released at Destroy QP.
  */
 final class RcQp {
     /** The retransmit timeout: not in the gen2 context (RoCE facts §8), the device's choice (about 67 ms). */
@@ -30,6 +31,7 @@ final class RcQp {
     private final RcEngine engine;
     private final RcReceiveRing rq;
     private final RcCompletionWriter completions;
+    private final RcQpMemory local;
     /** An SQ WQE was refused with an AE: nothing more is fetched until the QP changes state. */
     private boolean sqStopped;
 
@@ -37,7 +39,8 @@ final class RcQp {
          RcWire wire) {
         this.rq = new RcReceiveRing(memory);
         this.completions = new RcCompletionWriter(memory, cqs, trace, qp.sqQuanta());
-        this.engine = new RcEngine(path, regions, rq, completions, events, wire, Math.max(1, qp.sqQuanta()));
+        this.local = new RcQpMemory(memory, regions);
+        this.engine = new RcEngine(path, local, rq, completions, events, wire, Math.max(1, qp.sqQuanta()));
     }
 
     RcEngine engine() {
@@ -51,6 +54,7 @@ final class RcQp {
     /** Refills the path from the RoCE context {@code q} just loaded for {@code qp}. */
     void configure(QueuePair qp, RoceQp q, ArpTable arp) {
         rq.bind(qp, q.rqWqeBytes);
+        local.privileged(q.privileged);
         completions.bind(qp);
         long remoteMac = arp.valid(q.arpIndex) ? arp.mac(q.arpIndex) : 0;
         if (q.ipv4) {
