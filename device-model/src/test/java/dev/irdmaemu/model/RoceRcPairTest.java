@@ -42,7 +42,8 @@ import org.junit.jupiter.api.Test;
  * (verbs.c irdma_process_cqe: SQ op and WQE index, RQ length, op and immediate); a SEND finding no RQ WQE is RNR
  * NAKed and arrives once one is posted; a SEND longer than the RQ buffer fails both queues with their FLUSH_* minor
  * codes (LOC_LEN on the responder, REM_INV_REQ and AE 0x0208 on the requester); a WQE the RC engine does not
- * run (inline data) raises AE 0x020A once and stays posted; a peer gone silent ends the
+ * run (inline data) raises AE 0x020A once and stays posted; a QP on a VLAN tags its frames (INSERTVLANTAG,
+ * VLANTAG); a peer gone silent ends the
  * QP's SEND with the retry-exceeded flush code and AE 0x050A; Modify QP to ERROR flushes the SEND in flight with
  * one flush CQE; hostile frames at an RTS QP are counted, never thrown; 2048 RDMA WRITEs through both models
  * (doorbell, SQ fetch, frames, ACKs) allocate less than a byte per work request.
@@ -95,6 +96,8 @@ class RoceRcPairTest {
         final SgeList sges = new SgeList();
         int sqCqSlot;
         int rqCqSlot;
+        /** The 802.1Q TCI irdma puts in the context for a VLAN netdev's QP; negative for none. */
+        int vlanTci = -1;
 
         Side(long mac, int ip, long peerMac, int peerIp, int sendPsn, int expectedPsn, int key) {
             this.node = new DriverNode(sched, link, mac);
@@ -145,6 +148,9 @@ class RoceRcPairTest {
                     .writeDefaults(sq, rq, 3, 3, SQ_CQ, RQ_CQ, 1024, 0xC0FFEEL).putPdId(PD).putMac(mac)
                     .putIpv4(true).putLocalIp(0, 0, 0, ip).putDestIp(0, 0, 0, peerIp).putDestQp(QP)
                     .putArpIdx(ARP).putSqPsn(sendPsn).putExpectedPsn(expectedPsn);
+            if (vlanTci >= 0) {
+                ctx.putInsertVlanTag(true).putVlanTag(vlanTci);
+            }
         }
 
         DriverNode.Completion modify(QpState next) {
@@ -446,6 +452,24 @@ class RoceRcPairTest {
         assertTrue(c.error());
         assertEquals(3, c.minorError(), "FLUSH_REM_ACCESS_ERR");
         assertEquals(1, a.aes(0x20d), "IRDMA_AE_IB_REMOTE_ACCESS_ERROR");
+    }
+
+    @Test
+    void aQpOnAVlanSendsItsFramesTaggedAndTheyArrive() {
+        a.vlanTci = 0x6064;
+        b.vlanTci = 0x6064;
+        upBoth();
+        a.fill(0, 2000, 6);
+        b.postRecv(0x10000, 4096);
+        a.postSend(0, 2000, SqWqe.SIGNALED, 0);
+        a.ring();
+        run();
+        assertArrayEquals(a.bytes(0, 2000), b.bytes(0x10000, 2000));
+        assertFalse(a.nextSqCqe().error());
+        byte[] f = wire.stream().filter(x -> x.length > 1000).findFirst().orElseThrow();
+        assertEquals(0x8100, (f[12] & 0xff) << 8 | f[13] & 0xff, "802.1Q");
+        assertEquals(0x6064, (f[14] & 0xff) << 8 | f[15] & 0xff, "priority 3, VLAN 100 from the context");
+        assertTrue(wire.stream().allMatch(x -> ((x[12] & 0xff) << 8 | x[13] & 0xff) == 0x8100), "ACKs too");
     }
 
     @Test

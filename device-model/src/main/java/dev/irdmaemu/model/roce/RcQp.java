@@ -70,6 +70,7 @@ final class RcQp {
                 .psns(q.sendPsn, q.expectedPsn)
                 .retries(q.retryCount, q.rnrRetry, RNR_TIMER_CODE, RETRANSMIT_TIMEOUT_NANOS)
                 .reads(q.ord, QpContext.decodeIrd(q.irdCode).orElse(1))
+                .vlan(q.insertVlan, q.vlanTag)
                 .protectionDomain(q.pd);
     }
 
