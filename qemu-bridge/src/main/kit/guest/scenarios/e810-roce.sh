@@ -12,12 +12,16 @@
 # index of the netdev's IPv4 address, RoCE v2 type), gid_ll_a / gid_ll_b (yes when a fe80:: RoCE v2 GID is there),
 # irdma_errors (irdma lines at error level or above), udpp (ok, fail or absent), udpp_iters, udpp_rc,
 # cm_client_established / cm_server_established (RDMA_CM_EVENT_ESTABLISHED lines of rping -d: the IB CM's REQ, REP
-# and RTU crossed QP1), cm_client_rc.
+# and RTU crossed QP1), cm_client_rc, rping_rc (client/server exit codes of rping -C 10 -V), rping_client_pings /
+# rping_server_pings (verified pings each side), ucmatose (complete or failed: UCMATOSE_CONNECTIONS (100) connections,
+# ten Sends each way on each), ucmatose_rc, irdma_errors_after (irdma lines at error level after the RC runs).
 A_BDF=0000:01:00.0
 B_BDF=0000:01:00.1
 A_IP=192.0.2.2
 B_IP=192.0.2.3
 ITERS=100
+RPING_COUNT=10
+UCMATOSE_CONNECTIONS=100
 
 netdev_of() { for d in /sys/bus/pci/devices/"$1"/net/*; do [ -e "$d" ] && echo "${d##*/}" && return 0; done; return 1; }
 ibdev_of() { for d in /sys/bus/pci/devices/"$1"/infiniband/*; do [ -e "$d" ] && echo "${d##*/}" && return 0; done; return 1; }
@@ -158,23 +162,55 @@ echo "IRDMA-EMU-END dmesg-irdma"
 field irdma_errors "$(dmesg -r | grep -E '^<[0-3]>' | grep -c 'irdma')"
 
 step cm
-# The IB CM's MADs over QP1 both ways (REQ from A, REP from B, RTU from A: core/cm.c over the MAD layer, UD on
-# hardware QP 1 with the GSI Q_Key), through rping's rdma_cm connection. The model does not run RC yet, so the
-# connection is established and the first RC send is then refused (irdma logs the AE and moves the QP to error):
-# what is checked is that both sides saw RDMA_CM_EVENT_ESTABLISHED. Runs after the irdma_errors count above.
-rping -s -a "$B_IP" -C 1 -d >/tmp/cm-server.log 2>&1 &
+# rping over RoCEv2 between the two functions: rdma_cm's connection through the IB CM's MADs over QP1 both ways
+# (REQ from A, REP from B, RTU from A: core/cm.c over the MAD layer, UD on hardware QP 1 with the GSI Q_Key), then
+# RC traffic through the model's RC transport: ten rounds of rping -V (each a SEND of the buffer's address, an RDMA
+# READ of the client's buffer, a SEND, an RDMA WRITE back, a SEND; the data verified on both sides).
+rping -s -a "$B_IP" -C "$RPING_COUNT" -V -v -d >/tmp/cm-server.log 2>&1 &
 spid=$!
 sleep 1
-timeout 60 rping -c -a "$B_IP" -I "$A_IP" -C 1 -d >/tmp/cm-client.log 2>&1
+timeout 120 rping -c -a "$B_IP" -I "$A_IP" -C "$RPING_COUNT" -V -v -d >/tmp/cm-client.log 2>&1
 crc=$?
 n=0
 while kill -0 "$spid" 2>/dev/null && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 kill "$spid" 2>/dev/null
 wait "$spid"
+src=$?
 echo "IRDMA-EMU-BEGIN cm"
-sed 's/^/client: /' /tmp/cm-client.log | head -n 40
-sed 's/^/server: /' /tmp/cm-server.log | head -n 40
+sed 's/^/client: /' /tmp/cm-client.log | head -n 80
+sed 's/^/server: /' /tmp/cm-server.log | head -n 80
 echo "IRDMA-EMU-END cm"
 field cm_client_established "$(grep -c 'RDMA_CM_EVENT_ESTABLISHED' /tmp/cm-client.log)"
 field cm_server_established "$(grep -c 'RDMA_CM_EVENT_ESTABLISHED' /tmp/cm-server.log)"
 field cm_client_rc "$crc"
+field rping_rc "$crc/$src"
+field rping_client_pings "$(grep -c 'ping data: rdma-ping-' /tmp/cm-client.log)"
+field rping_server_pings "$(grep -c 'ping data: rdma-ping-' /tmp/cm-server.log)"
+
+step ucmatose
+# ucmatose between the two functions: UCMATOSE_CONNECTIONS RC connections, ten Sends of 100 bytes each way on each
+ucmatose -b "$B_IP" -c "$UCMATOSE_CONNECTIONS" -C 10 >/tmp/ucmatose-server.log 2>&1 &
+spid=$!
+sleep 1
+timeout 120 ucmatose -s "$B_IP" -b "$A_IP" -c "$UCMATOSE_CONNECTIONS" -C 10 >/tmp/ucmatose-client.log 2>&1
+crc=$?
+n=0
+while kill -0 "$spid" 2>/dev/null && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+kill "$spid" 2>/dev/null
+wait "$spid"
+src=$?
+echo "IRDMA-EMU-BEGIN ucmatose"
+sed 's/^/client: /' /tmp/ucmatose-client.log
+sed 's/^/server: /' /tmp/ucmatose-server.log
+echo "IRDMA-EMU-END ucmatose"
+field ucmatose_rc "$crc/$src"
+if [ "$crc" = 0 ] && [ "$src" = 0 ] && grep -q '^return status 0$' /tmp/ucmatose-client.log \
+    && grep -q '^return status 0$' /tmp/ucmatose-server.log; then
+    field ucmatose complete
+else
+    field ucmatose failed
+fi
+field irdma_errors_after "$(dmesg -r | grep -E '^<[0-3]>' | grep -c 'irdma')"
+echo "IRDMA-EMU-BEGIN dmesg-irdma-after"
+dmesg | grep -E '(^|\] )(ice [0-9a-f:.]+ )?irdma|infiniband irdma' | tail -n 40
+echo "IRDMA-EMU-END dmesg-irdma-after"

@@ -21,6 +21,7 @@ import dev.irdmaemu.model.eq.VectorCauses;
 import dev.irdmaemu.model.hmc.HmcFunction;
 import dev.irdmaemu.model.hmc.HmcLimits;
 import dev.irdmaemu.model.iwarp.IwarpDataPath;
+import dev.irdmaemu.model.roce.RcQueuePairs;
 import dev.irdmaemu.model.roce.RoceDataPath;
 import dev.irdmaemu.model.mr.MemoryRegionTable;
 import dev.irdmaemu.model.mr.MemoryRegions;
@@ -171,6 +172,7 @@ public final class E810RdmaFunction implements RdmaBlock {
         this.roce = new RoceDataPath(memory, qps, cqs, stags, addressHandles, arp, aeq, trace, port::transmit,
                 port::loopback);
         port.attachRoce(roce);
+        roce.attachRc(new RcQueuePairs(scheduler, memory, qps, cqs, stags, arp, aeq, trace, port::transmit));
         CqpOperations ops = new CqpOperations(memory, trace, hmc, ceqs, aeq, cqs, qps, stags, qhash, apbvt, arp,
                 hmcFunctionId, iwarp, workScheduler, addressHandles, roce);
         this.cqp = new CqpEngine(memory, scheduler, trace, latency, cqs, ops);
@@ -192,6 +194,7 @@ public final class E810RdmaFunction implements RdmaBlock {
         // The engines first: their timers are not the function's own (they are made as QPs come up).
         int engines = iwarp.liveEngines();
         iwarp.releaseAll();
+        roce.rc().releaseAll();
         int cancelled = scheduler.cancelOwnedBy(this);
         int liveQps = qps.liveCount();
         int liveCqs = cqs.liveCount();

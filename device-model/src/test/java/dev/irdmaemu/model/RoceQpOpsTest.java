@@ -13,6 +13,8 @@ import dev.irdmaemu.fw.qp.RoceQpContext;
 import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.qp.QueuePair;
 import dev.irdmaemu.model.roce.RoceQp;
+import dev.irdmaemu.model.roce.rc.RcEngine;
+import dev.irdmaemu.model.roce.rc.RcState;
 import dev.irdmaemu.model.trace.RecordingTraceSink;
 import dev.irdmaemu.model.trace.TraceKind;
 import java.util.List;
@@ -26,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * irdma_destroy_qp; the context of ctrl.c irdma_sc_qp_setctx_roce_gen_2): a UD QP taken through INIT, RTR (ARP
  * index 0 valid, as QP1 does), RTS, SQD (and the suspend AE irdma waits for), back to RTS, ERROR, Flush WQEs and
  * Destroy; the context reloaded on every Modify QP without CACHEDVARVALID; an RC QP with its context checked and
- * its doorbell refused with an AE; and each hostile context field answered with its CQP error.
+ * its transport engine (model.roce.RcQueuePairs) following each load; and each hostile context field answered
+ * with its CQP error.
  */
 class RoceQpOpsTest {
     private static final int QKEY_GSI = 0x8001_0000;
@@ -123,7 +126,7 @@ class RoceQpOpsTest {
     }
 
     @Test
-    void anRcQpIsCreatedAndModifiedButItsWorkIsRefusedWithAnAe() {
+    void anRcQpIsCreatedAndModifiedAndItsTransportEngineFollowsTheContext() {
         assertFalse(create(22, QueuePair.TYPE_ROCE_RC, c -> { }).error());
         assertEquals(QueuePair.Role.ROCE_RC, node.dev.qps().get(22).role());
         assertFalse(node.op("MANAGE_ARP",
@@ -133,14 +136,20 @@ class RoceQpOpsTest {
         assertEquals(4096, node.dev.roce().qp(22).pathMtu());
         assertEquals(0x33, node.dev.roce().qp(22).destQp());
         assertEquals(7, node.dev.roce().qp(22).arpIndex());
-        assertFalse(modify(22, 3, QpState.RTS, true, context(c -> c.putDestQp(0x33).putArpIdx(7))).error());
+        RcEngine engine = node.dev.roce().rc().engine(22);
+        assertEquals(RcState.READY_TO_RECEIVE, engine.state());
+        assertEquals(77, engine.expectedPsn(), "EPSN from the context");
+        assertFalse(modify(22, 3, QpState.RTS, true, context(c -> c.putDestQp(0x33).putArpIdx(7).putSqPsn(9)
+                .putExpectedPsn(77))).error());
+        assertEquals(RcState.READY_TO_SEND, engine.state());
+        assertEquals(9, engine.nextPsn(), "PSNNXT from the context");
         int before = aes(0x20a).size();
         node.write(dev.irdmaemu.fw.reg.Gen2Register.WQEALLOC, 22);
-        node.write(dev.irdmaemu.fw.reg.Gen2Register.WQEALLOC, 22);
         node.run();
-        assertEquals(before + 1, aes(0x20a).size(), "IRDMA_AE_WQE_UNEXPECTED_OPCODE once");
-        assertEquals(2, node.dev.roce().rcDoorbellsRefused());
+        assertEquals(before, aes(0x20a).size(), "an empty SQ rung: nothing refused");
+        assertEquals(0, node.dev.roce().rcDoorbellsRefused());
         assertFalse(d.destroyQp(22, 3, true).error());
+        assertNull(node.dev.roce().rc().engine(22), "Destroy QP releases the engine");
     }
 
     @Test

@@ -18,6 +18,7 @@ import dev.irdmaemu.model.qp.CqTable;
 import dev.irdmaemu.model.qp.QpState;
 import dev.irdmaemu.model.qp.QpTable;
 import dev.irdmaemu.model.qp.QueuePair;
+import dev.irdmaemu.model.roce.rc.RcReceipt;
 import dev.irdmaemu.model.trace.Trace;
 import dev.irdmaemu.model.trace.TraceEvent;
 import dev.irdmaemu.model.trace.TraceKind;
@@ -32,8 +33,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * steers here ({@link #receive}, a {@link RoceSink}): the frame is parsed and checked (fw.roce.RoceFrame: structure,
  * ICRC, path MTU), the QP picked by the BTH destination QP, its state, transport, P_Key and Q_Key checked (IBA
  * vol. 1 §9.6), and placed by {@link UdReceiver}; anything else is dropped and counted by reason
- * ({@link RoceCounters}, trace {@code roce_drop}). RC QPs are created, modified and destroyed with their context
- * parsed and checked, but their transport is not here: a doorbell on an RC QP raises
+ * ({@link RoceCounters}, trace {@code roce_drop}). RC QPs' contexts, state changes, doorbells and frames go to the
+ * RC transport ({@link RcQueuePairs}, {@link #attachRc}); without one attached, a doorbell on an RC QP raises
  * IRDMA_AE_WQE_UNEXPECTED_OPCODE once (hw.c irdma_process_aeq then moves the QP to error and flushes it) and is
  * counted, and an RC packet is dropped ({@link RoceDrop#RC_NOT_MODELLED}). Allocation-free per frame and WQE.
  */
@@ -50,6 +51,8 @@ public final class RoceDataPath implements RoceSink {
     private final UdSender.Output output;
     private int liveRoceQps;
     private long rcDoorbellsRefused;
+    /** The RC transport; null until {@link #attachRc} (RC work is then refused as the class comment says). */
+    private RcQueuePairs rc;
 
     /**
      * {@code wire} takes the frames for the wire, {@code loopback} those through a loopback AH (the port's own
@@ -81,6 +84,16 @@ public final class RoceDataPath implements RoceSink {
         };
     }
 
+    /** Plugs the RC transport in: RC QPs' contexts, states, doorbells and frames go to {@code rcQps}. */
+    public void attachRc(RcQueuePairs rcQps) {
+        this.rc = rcQps;
+    }
+
+    /** The RC transport, or null when none is attached. */
+    public RcQueuePairs rc() {
+        return rc;
+    }
+
     /** Create QP or Modify QP loaded {@code c} (already checked) for RoCE QP {@code qp}: every field is replaced. */
     public void contextLoaded(QueuePair qp, RoceQpContext c) {
         RoceQp r = qps[qp.id()];
@@ -93,6 +106,9 @@ public final class RoceDataPath implements RoceSink {
             liveRoceQps++;
         }
         r.load(c);
+        if (rc != null && qp.role() == QueuePair.Role.ROCE_RC) {
+            rc.contextLoaded(qp, r);
+        }
     }
 
     /**
@@ -112,12 +128,18 @@ public final class RoceDataPath implements RoceSink {
         if (r != null && next != was) {
             r.sqStopped = false;
         }
+        if (rc != null && qp.role() == QueuePair.Role.ROCE_RC) {
+            rc.stateChanged(qp, was, next);
+        }
     }
 
     /** Destroy QP: the slot is forgotten. */
     public void release(int qpId) {
         if (qpId >= 0 && qpId < rcRefused.length) {
             rcRefused[qpId] = false;
+            if (rc != null) {
+                rc.release(qpId);
+            }
             RoceQp r = qps[qpId];
             if (r != null && r.live) {
                 r.live = false;
@@ -132,6 +154,9 @@ public final class RoceDataPath implements RoceSink {
      */
     public boolean doorbell(QueuePair qp) {
         if (qp.role() == QueuePair.Role.ROCE_RC) {
+            if (rc != null) {
+                return rc.doorbell(qp);
+            }
             refuseRc(qp);
             return true;
         }
@@ -164,6 +189,9 @@ public final class RoceDataPath implements RoceSink {
         if (q == null || !q.live) {
             return drop(destQp, RoceDrop.NO_QP, null);
         }
+        if (rc != null && qp.role() == QueuePair.Role.ROCE_RC) {
+            return receiveRc(destQp, store, offset, length);
+        }
         RoceDrop why = check(qp, q);
         if (why == null) {
             why = receiver.place(qp, q, frame);
@@ -176,6 +204,24 @@ public final class RoceDataPath implements RoceSink {
         if (t != null) {
             t.num("qp", destQp).num("src_qp", frame.headers().deth().sourceQp()).num("len", frame.payloadLength())
                     .flag("ipv4", !frame.isIpv6()).num("psn", frame.bth().psn()).emit();
+        }
+        return true;
+    }
+
+    /** An RC frame goes to its QP's engine ({@link RcQueuePairs}), which checks and counts it by its receipt. */
+    private boolean receiveRc(int destQp, BytesStore<?, ?> store, long offset, int length) {
+        RcReceipt r = rc.receive(destQp, store, offset, length);
+        if (r == null) {
+            return drop(destQp, RoceDrop.NO_QP, null);
+        }
+        if (!r.passedFrameCheck()) {
+            return drop(destQp, RoceDrop.RC_REFUSED, r.name());
+        }
+        counters.received(frame.payloadLength());
+        TraceEvent t = trace.start(TraceKind.ROCE_RX);
+        if (t != null) {
+            t.num("qp", destQp).num("len", frame.payloadLength()).hex("opcode", frame.bth().opcodeCode())
+                    .num("psn", frame.bth().psn()).text("receipt", r.name()).emit();
         }
         return true;
     }

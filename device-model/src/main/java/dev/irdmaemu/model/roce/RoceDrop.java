@@ -19,7 +19,8 @@ public enum RoceDrop {
     BAD_RQ_WQE("the posted receive WQE is malformed"),
     TOO_LONG("the 40-byte network header slot and the payload do not fit the receive WQE's buffers"),
     BUFFER_FAULT("a receive buffer is outside host memory or its STag refuses the write"),
-    NO_CQ_ROOM("the receive CQ is missing, full or unmapped");
+    NO_CQ_ROOM("the receive CQ is missing, full or unmapped"),
+    RC_REFUSED("the RC transport's frame check refused it (its reason counted by the QP's engine, RcReceipt)");
 
     private final String text;
 

@@ -33,6 +33,10 @@ public final class RoceQp {
     int expectedPsn;
     int retryCount;
     int rnrRetry;
+    /** ORDSIZE: RDMA READs this QP may have outstanding (RC). */
+    int ord;
+    /** IRDSIZE's code (QpContext.decodeIrd): READs the responder keeps (RC). */
+    int irdCode;
     /** IRDMAQPC_PRIVEN: a kernel QP, whose STag-0 SGEs are physical addresses ({@link LocalBuffers}). */
     boolean privileged;
     /** Bytes per RQ WQE: 32 << IRDMAQPC_RQWQESIZE. */
@@ -63,6 +67,8 @@ public final class RoceQp {
         expectedPsn = c.expectedPsn();
         retryCount = c.rexmitThresh();
         rnrRetry = c.rnrNakThresh();
+        ord = c.ordSize();
+        irdCode = c.irdSizeCode();
         privileged = c.privEnabled();
         rqWqeBytes = 32 << c.rqWqeSize();
     }

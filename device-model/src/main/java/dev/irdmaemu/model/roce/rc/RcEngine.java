@@ -252,4 +252,9 @@ public final class RcEngine {
     public int nextPsn() {
         return window.next;
     }
+
+    /** Frees the engine's off-heap transmit buffer at Destroy QP; the engine is not used again. */
+    public void release() {
+        tx.release();
+    }
 }

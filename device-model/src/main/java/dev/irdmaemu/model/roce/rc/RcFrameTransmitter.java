@@ -70,4 +70,9 @@ final class RcFrameTransmitter {
     static int ackSyndrome() {
         return Aeth.ackSyndrome(Aeth.CREDITS_UNLIMITED);
     }
+
+    /** Frees the transmit buffer (the QP is destroyed); the transmitter is not used again. */
+    void release() {
+        tx.releaseLast();
+    }
 }

@@ -36,6 +36,8 @@ public final class RcPath {
     int ord = 32;
     int ird = 32;
     int protectionDomain;
+    boolean vlan;
+    int vlanTci;
 
     /** MACs as 48-bit values and the IP addresses (IPv4-mapped for IPv4, as {@link IpAddress} has them). */
     public RcPath addresses(long local, long remote, long srcHi, long srcLo, long dstHi, long dstLo) {
@@ -102,6 +104,13 @@ public final class RcPath {
         return this;
     }
 
+    /** An 802.1Q tag on every frame (IRDMAQPC_INSERTVLANTAG and VLANTAG: priority 15:13, DEI 12, VLAN id 11:0). */
+    public RcPath vlan(boolean insert, int tci) {
+        vlan = insert;
+        vlanTci = tci & 0xffff;
+        return this;
+    }
+
     public RcPath protectionDomain(int pd) {
         protectionDomain = pd;
         return this;
@@ -117,7 +126,13 @@ public final class RcPath {
 
     /** Writes the link, IP and UDP fields and the P_Key into {@code b}. */
     void applyTo(RoceFrameBuilder b) {
-        b.ethernet(remoteMac, localMac).noVlan().ipv6(sourceHi, sourceLo, destinationHi, destinationLo).tos(tos)
+        b.ethernet(remoteMac, localMac);
+        if (vlan) {
+            b.vlan(vlanTci >>> 13, (vlanTci & 0x1000) != 0, vlanTci & 0xfff);
+        } else {
+            b.noVlan();
+        }
+        b.ipv6(sourceHi, sourceLo, destinationHi, destinationLo).tos(tos)
                 .ttl(ttl).flowLabel(flowLabel).udp(udpSourcePort, false).partitionKey(partitionKey);
     }
 }

@@ -70,5 +70,10 @@ public enum RcReceipt {
     /** Requester: a READ response whose local buffer the QP may not write: the READ fails, QP to error. */
     RESPONSE_PLACEMENT_FAILED,
     /** Requester: a response for a PSN that is no outstanding READ. */
-    RESPONSE_UNEXPECTED
+    RESPONSE_UNEXPECTED;
+
+    /** True when the frame passed the frame check (structure, ICRC, QP, P_Key, source, state) and was acted on. */
+    public boolean passedFrameCheck() {
+        return ordinal() >= REQUEST_EXECUTED.ordinal();
+    }
 }
