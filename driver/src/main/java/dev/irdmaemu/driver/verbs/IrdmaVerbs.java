@@ -55,7 +55,8 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
     private final QueuePair[] qps;
     private final MemoryRegion[] mrs;
     private final PbleResource pbles;
-    private final SpareWorkRequestTracking spareTracking = new SpareWorkRequestTracking();
+    /** Work-request tracking arrays of destroyed QPs, handed to the next QP of the same depths. */
+    final SpareWorkRequestTracking spareTracking = new SpareWorkRequestTracking();
     private boolean userModeRings;
     private final SplittableRandom stagRandom;
     private final CqOpFields cqf = new CqOpFields();
@@ -387,11 +388,6 @@ public final class IrdmaVerbs implements IrdmaDriver.DeviceEvents, CqRing.QpLook
     }
 
     /** The QP's resources go back (the end of verbs.c _irdma_destroy_qp: irdma_free_qp_rsrc). */
-    /** Work-request tracking arrays for a new QP of these depths: a destroyed QP's, or new. */
-    WorkRequestTracking tracking(int sqSize, int rqSize) {
-        return spareTracking.take(sqSize, rqSize);
-    }
-
     void released(QueuePair qp) {
         qps[qp.id] = null;
         spareTracking.give(qp.queues.tracking);

@@ -170,7 +170,7 @@ public final class QueuePair {
                 : pinned.memory(driver, sqPages, rqPages);
         this.queues = new QpQueues(id, IrdmaVerbs.qpHandle(id), store, sqMemory, sqDepth, rqMemory,
                 rqDepth >> rqShift, 1 << rqShift, init.maxSendSge(), init.maxRecvSge(), init.maxInlineData(),
-                verbs.tracking(sqDepth, rqDepth >> rqShift));
+                verbs.spareTracking.take(sqDepth, rqDepth >> rqShift));
         this.ctx = new QpCtxInfo(this);
         this.post = new QpPost(this);
         // the timers in the order irdma's QP has them: terminate, flush, disconnect work
