@@ -60,6 +60,34 @@ await_carrier() { # TRIES WHEN: NIC's carrier within TRIES tenths of a second
     done
 }
 
+mtu_change() { # MTU: set NIC's MTU and wait until irdma has taken it, so that a connection made next gets its MSS.
+    # ice hands irdma the new MTU from its service task (ice_main.c: ice_change_mtu only sets ICE_FLAG_MTU_CHANGED;
+    # the next ice_service_task run, about a second later, sends IIDC_RDMA_EVENT_AFTER_MTU_CHANGE), and
+    # icrdma_if.c's event handler logs "new MTU = N" at debug level just before it applies it. Dynamic debug shows
+    # that line; without it (a kernel built without CONFIG_DYNAMIC_DEBUG) the wait is three service periods.
+    watched=no
+    for ctl in /proc/dynamic_debug/control /sys/kernel/debug/dynamic_debug/control; do
+        if [ -w "$ctl" ] && echo 'module irdma file icrdma_if.c +p' >"$ctl" 2>/dev/null; then
+            watched=yes
+            break
+        fi
+    done
+    run $IP link set "$NIC" mtu "$1"
+    await_carrier 100 "its MTU became $1"
+    if [ "$watched" = no ]; then
+        field irdma_mtu_wait timed
+        sleep 3
+        return
+    fi
+    tries=0
+    until dmesg | grep -q "new MTU = $1\$"; do
+        tries=$((tries + 1))
+        [ "$tries" -le 300 ] || fail "irdma did not take MTU $1 within 30 s of ice's change"
+        sleep 0.1
+    done
+    field irdma_mtu_wait "$((tries * 100))ms"
+}
+
 reach() { # ADDRESS TRIES FAILURE: ADDRESS answers a ping (ARP or Neighbor Discovery done), else fail FAILURE
     tries=0
     until ping -c 1 -W 1 "$1" >/dev/null 2>&1; do

@@ -65,8 +65,7 @@ field vlan_dev "$VLAN_DEV"
 variant vlan "$NODE_VLAN4" 7175 7482 100 64
 
 step jumbo-mtu
-run $IP link set "$NIC" mtu "$JUMBO_MTU"
-await_carrier 100 "its MTU became $JUMBO_MTU"
+mtu_change "$JUMBO_MTU"
 field jumbo_mtu "$(cat "/sys/class/net/$NIC/mtu")"
 variant jumbo "$NODE4" 7176 7483 8000 20000
 # what the error checks read: the kernel's log in raw form (a level prefix on each line), so a check that found
