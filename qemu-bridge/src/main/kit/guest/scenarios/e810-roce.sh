@@ -131,6 +131,21 @@ field gid_ipv4_b "${B_GID4:-none}"
 wait_for 50 has_link_local_gid "$A_IB" && field gid_ll_a yes || field gid_ll_a no
 wait_for 50 has_link_local_gid "$B_IB" && field gid_ll_b yes || field gid_ll_b no
 
+# reap_and_show NAME [LINES]: the server started in the background as $spid gets 10 s to end after its client, then is
+# stopped; sets src to its exit code and prints both sides' logs (/tmp/NAME-client.log, /tmp/NAME-server.log, at most
+# LINES lines each) between the console markers the boot test reads
+reap_and_show() {
+    n=0
+    while kill -0 "$spid" 2>/dev/null && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+    kill "$spid" 2>/dev/null
+    wait "$spid"
+    src=$?
+    echo "IRDMA-EMU-BEGIN $1"
+    sed 's/^/client: /' "/tmp/$1-client.log" | head -n "${2:-100000}"
+    sed 's/^/server: /' "/tmp/$1-server.log" | head -n "${2:-100000}"
+    echo "IRDMA-EMU-END $1"
+}
+
 step udpp
 if command -v ibv_ud_pingpong >/dev/null 2>&1 && [ -n "$A_GID4" ] && [ -n "$B_GID4" ]; then
     ibv_ud_pingpong -d "$B_IB" -i 1 -g "$B_GID4" -s 512 -n "$ITERS" >/tmp/udpp-server.log 2>&1 &
@@ -138,15 +153,7 @@ if command -v ibv_ud_pingpong >/dev/null 2>&1 && [ -n "$A_GID4" ] && [ -n "$B_GI
     sleep 1
     timeout 120 ibv_ud_pingpong -d "$A_IB" -i 1 -g "$A_GID4" -s 512 -n "$ITERS" "$B_IP" >/tmp/udpp-client.log 2>&1
     crc=$?
-    n=0
-    while kill -0 "$spid" 2>/dev/null && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
-    kill "$spid" 2>/dev/null
-    wait "$spid"
-    src=$?
-    echo "IRDMA-EMU-BEGIN udpp"
-    sed 's/^/client: /' /tmp/udpp-client.log
-    sed 's/^/server: /' /tmp/udpp-server.log
-    echo "IRDMA-EMU-END udpp"
+    reap_and_show udpp
     field udpp_rc "$crc/$src"
     field udpp_iters "$(sed -n 's/^\([0-9]*\) iters in .*/\1/p' /tmp/udpp-client.log | head -n 1)"
     if [ "$crc" = 0 ] && [ "$src" = 0 ]; then field udpp ok; else field udpp fail; fi
@@ -171,15 +178,7 @@ spid=$!
 sleep 1
 timeout 120 rping -c -a "$B_IP" -I "$A_IP" -C "$RPING_COUNT" -V -v -d >/tmp/cm-client.log 2>&1
 crc=$?
-n=0
-while kill -0 "$spid" 2>/dev/null && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
-kill "$spid" 2>/dev/null
-wait "$spid"
-src=$?
-echo "IRDMA-EMU-BEGIN cm"
-sed 's/^/client: /' /tmp/cm-client.log | head -n 80
-sed 's/^/server: /' /tmp/cm-server.log | head -n 80
-echo "IRDMA-EMU-END cm"
+reap_and_show cm 80
 field cm_client_established "$(grep -c 'RDMA_CM_EVENT_ESTABLISHED' /tmp/cm-client.log)"
 field cm_server_established "$(grep -c 'RDMA_CM_EVENT_ESTABLISHED' /tmp/cm-server.log)"
 field cm_client_rc "$crc"
@@ -194,15 +193,7 @@ spid=$!
 sleep 1
 timeout 120 ucmatose -s "$B_IP" -b "$A_IP" -c "$UCMATOSE_CONNECTIONS" -C 10 >/tmp/ucmatose-client.log 2>&1
 crc=$?
-n=0
-while kill -0 "$spid" 2>/dev/null && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
-kill "$spid" 2>/dev/null
-wait "$spid"
-src=$?
-echo "IRDMA-EMU-BEGIN ucmatose"
-sed 's/^/client: /' /tmp/ucmatose-client.log
-sed 's/^/server: /' /tmp/ucmatose-server.log
-echo "IRDMA-EMU-END ucmatose"
+reap_and_show ucmatose
 field ucmatose_rc "$crc/$src"
 if [ "$crc" = 0 ] && [ "$src" = 0 ] && grep -q '^return status 0$' /tmp/ucmatose-client.log \
     && grep -q '^return status 0$' /tmp/ucmatose-server.log; then
